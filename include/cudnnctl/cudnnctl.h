@@ -1,0 +1,123 @@
+/**
+ * @file cudnnctl.h
+ * @brief Public API of libcudnnctl: detect, plan, install, switch and validate NVIDIA cuDNN.
+ *
+ * The library never prints, prompts or exits. It reports through the callbacks set on the
+ * context and returns a ::cudnnctl_err from every function that can fail. This header pulls in
+ * no libarchive, libcurl, OpenSSL or cJSON header.
+ */
+#ifndef CUDNNCTL_H
+#define CUDNNCTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32) && defined(CUDNNCTL_BUILDING_DLL)
+#define CUDNNCTL_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define CUDNNCTL_API __attribute__((visibility("default")))
+#else
+#define CUDNNCTL_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUDNNCTL_VERSION_STRING "0.1.0"
+
+/** Error codes, from include/cudnnctl/errors.def. */
+typedef enum {
+#define X(name, group, msg) CUDNNCTL_E_##name,
+#include "cudnnctl/errors.def"
+#undef X
+    CUDNNCTL_E__COUNT
+} cudnnctl_err;
+
+/** Opaque library context: options, callbacks, last error. One per thread of use. */
+typedef struct cudnnctl_ctx cudnnctl_ctx;
+
+/** Log levels for the log callback. */
+typedef enum {
+    CUDNNCTL_LOG_ERROR = 0,
+    CUDNNCTL_LOG_WARN = 1,
+    CUDNNCTL_LOG_INFO = 2,
+    CUDNNCTL_LOG_DEBUG = 3
+} cudnnctl_log_level;
+
+typedef void (*cudnnctl_log_cb)(void *user, cudnnctl_log_level level, const char *msg);
+
+/** Progress of a long stage (download, extract, hash, commit). total is 0 when unknown. */
+typedef struct {
+    const char *stage; /**< "download", "extract", "verify", "commit", ... */
+    uint64_t done;
+    uint64_t total;
+} cudnnctl_progress;
+
+typedef void (*cudnnctl_progress_cb)(void *user, const cudnnctl_progress *p);
+
+/** Events: a tagged union of notable things the library did. */
+typedef enum {
+    CUDNNCTL_EV_STEP = 0,      /**< a pipeline step started: text = its name */
+    CUDNNCTL_EV_FILE_WRITTEN,  /**< path = file placed in a live tree */
+    CUDNNCTL_EV_FILE_REMOVED,  /**< path = file removed from a live tree */
+    CUDNNCTL_EV_CACHE_HIT,     /**< text = sha256 found in cache */
+    CUDNNCTL_EV_RETRY,         /**< text = why a network operation is retried */
+    CUDNNCTL_EV_WARNING        /**< text = something the user should know */
+} cudnnctl_event_kind;
+
+typedef struct {
+    cudnnctl_event_kind kind;
+    const char *text;
+    const char *path;
+} cudnnctl_event;
+
+typedef void (*cudnnctl_event_cb)(void *user, const cudnnctl_event *ev);
+
+/** Details of the last failure on a context. Strings belong to the context. */
+typedef struct {
+    cudnnctl_err code;
+    const char *detail; /**< what failed and, where known, how to fix it */
+    const char *func;   /**< origin of the failure (for --debug) */
+    const char *file;
+    int line;
+} cudnnctl_error_info;
+
+/** Create a context with defaults (no root, XDG cache/state dirs, no callbacks). */
+CUDNNCTL_API cudnnctl_err cudnnctl_ctx_new(cudnnctl_ctx **out);
+CUDNNCTL_API void cudnnctl_ctx_free(cudnnctl_ctx *ctx);
+
+/** Resolve every absolute path the library reads or writes under @p root (NULL: none). */
+CUDNNCTL_API cudnnctl_err cudnnctl_set_root(cudnnctl_ctx *ctx, const char *root);
+CUDNNCTL_API cudnnctl_err cudnnctl_set_cache_dir(cudnnctl_ctx *ctx, const char *dir);
+CUDNNCTL_API cudnnctl_err cudnnctl_set_state_dir(cudnnctl_ctx *ctx, const char *dir);
+CUDNNCTL_API void cudnnctl_set_log_cb(cudnnctl_ctx *ctx, cudnnctl_log_cb cb, void *user);
+CUDNNCTL_API void cudnnctl_set_progress_cb(cudnnctl_ctx *ctx, cudnnctl_progress_cb cb, void *user);
+CUDNNCTL_API void cudnnctl_set_event_cb(cudnnctl_ctx *ctx, cudnnctl_event_cb cb, void *user);
+
+/** Fail the N-th sys_ops call (1-based; 0 disables) — curl-style torture testing. */
+CUDNNCTL_API void cudnnctl_set_fault_injection(cudnnctl_ctx *ctx, unsigned long fail_at);
+/** Number of sys_ops calls made so far (for torture loops). */
+CUDNNCTL_API unsigned long cudnnctl_sys_calls(const cudnnctl_ctx *ctx);
+
+CUDNNCTL_API const cudnnctl_error_info *cudnnctl_last_error(const cudnnctl_ctx *ctx);
+CUDNNCTL_API const char *cudnnctl_strerror(cudnnctl_err code);
+CUDNNCTL_API const char *cudnnctl_err_name(cudnnctl_err code);
+/** Process exit code group of an error (CLI.md "Exit codes"). */
+CUDNNCTL_API int cudnnctl_err_exit_code(cudnnctl_err code);
+
+/** Free a string returned by the library. */
+CUDNNCTL_API void cudnnctl_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* Per-area API, each owned by one part of the library. */
+#include "cudnnctl/detect.h"
+#include "cudnnctl/catalog.h"
+#include "cudnnctl/install.h"
+#include "cudnnctl/envwire.h"
+#include "cudnnctl/validate.h"
+
+#endif /* CUDNNCTL_H */

@@ -1,0 +1,84 @@
+/**
+ * @file detect.h
+ * @brief What is on this machine: CUDA toolkits, the NVIDIA driver, every cuDNN copy. Read-only.
+ * Included by cudnnctl.h; do not include directly.
+ */
+#ifndef CUDNNCTL_DETECT_H
+#define CUDNNCTL_DETECT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Where a toolkit's version was read (bit flags). */
+enum {
+    CUDNNCTL_SRC_VERSION_JSON = 1 << 0,
+    CUDNNCTL_SRC_VERSION_TXT = 1 << 1,
+    CUDNNCTL_SRC_NVCC = 1 << 2,
+    CUDNNCTL_SRC_CUDA_H = 1 << 3,
+    CUDNNCTL_SRC_CUDART_H = 1 << 4,
+    CUDNNCTL_SRC_SONAME = 1 << 5,
+    CUDNNCTL_SRC_REGISTRY = 1 << 6,
+    CUDNNCTL_SRC_ENV = 1 << 7,
+    CUDNNCTL_SRC_DIST_INFO = 1 << 8
+};
+
+/** One CUDA toolkit. */
+typedef struct {
+    char *path;          /**< toolkit root as found (e.g. /usr/local/cuda-13.0), root-relative */
+    char *version;       /**< "13.0" or "13.0.88" */
+    int major, minor, patch; /**< patch -1 when unknown */
+    unsigned sources;    /**< CUDNNCTL_SRC_* where the version was read */
+    int sources_disagree; /**< 1 when sources gave different major.minor */
+    char *lib_dir;       /**< dir holding libcudart (lib64, lib, targets/<arch>/lib, bin) */
+    char *origin;        /**< "system", "conda", "wheel", "env" */
+    int active;          /**< the toolkit a build would use now */
+    char *active_reason; /**< why it is active ("/usr/local/cuda -> ...", "CUDA_HOME", "PATH") */
+    char *found_via;     /**< how it was found ("/usr/local/cuda*", "CUDA_HOME", "PATH nvcc", ...) */
+} cudnnctl_toolkit;
+
+/** The NVIDIA driver. */
+typedef struct {
+    char *version;     /**< "580.159.04", NULL when only the CUDA version is known */
+    int cuda_version;  /**< cuDriverGetVersion encoding, 13000; 0 when unknown */
+    char *source;      /**< "libcuda", "/proc/driver/nvidia/version", "nvidia-smi" */
+} cudnnctl_driver;
+
+/** One copy of cuDNN found on disk. */
+typedef struct {
+    char *path;          /**< dir of the libraries (or of the headers when there are none) */
+    char *include_dir;   /**< dir of cudnn_version.h, NULL when none */
+    char *version;       /**< "9.19.0" (libraries' version, else headers') */
+    int major, minor, patch;
+    char *header_version; /**< from cudnn_version.h, NULL when no header */
+    char *origin;        /**< "cuda-tree", "system", "wheel", "conda", "prefix", "ld-path" */
+    char **libs;         /**< base names of the real library files found */
+    size_t n_libs;
+    char **problems;     /**< human text: mixed sub-library versions, header/library mismatch ... */
+    size_t n_problems;
+    int in_loader_path;  /**< listed in ld.so.cache or LD_LIBRARY_PATH */
+} cudnnctl_cudnn_copy;
+
+typedef struct {
+    char *platform;               /**< "linux-x86_64", "linux-sbsa", "linux-aarch64", "windows-x86_64" */
+    cudnnctl_toolkit *toolkits;
+    size_t n_toolkits;
+    cudnnctl_driver *driver;      /**< NULL when no driver was found */
+    cudnnctl_cudnn_copy *cudnn;
+    size_t n_cudnn;
+    char **notes;                 /**< human text about what was seen (e.g. broken links) */
+    size_t n_notes;
+} cudnnctl_detect_result;
+
+/** Scan the machine (under the context's root). Never loads cuDNN, never hangs. */
+CUDNNCTL_API cudnnctl_err cudnnctl_detect(cudnnctl_ctx *ctx, cudnnctl_detect_result **out);
+CUDNNCTL_API void cudnnctl_detect_result_free(cudnnctl_detect_result *r);
+/** The active toolkit (or the only / newest one), NULL when none. */
+CUDNNCTL_API const cudnnctl_toolkit *cudnnctl_detect_active_toolkit(const cudnnctl_detect_result *r);
+/** JSON text with the keys of CLI.md ("detect --json"); free with cudnnctl_free. */
+CUDNNCTL_API cudnnctl_err cudnnctl_detect_result_json(const cudnnctl_detect_result *r, char **json);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

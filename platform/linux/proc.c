@@ -1,0 +1,179 @@
+/* proc.c (linux): environment, clocks, and running a child with captured output and a timeout. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+void cc_pf_errno_(void);
+
+const char *cc_pf_getenv(const char *name)
+{
+    return getenv(name);
+}
+
+int cc_pf_isatty(int fd)
+{
+    return isatty(fd);
+}
+
+uint64_t cc_pf_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int64_t cc_pf_time(void)
+{
+    return (int64_t)time(NULL);
+}
+
+char *cc_pf_home_dir(void)
+{
+    const char *h = getenv("HOME");
+    if (h && *h)
+        return strdup(h);
+    struct passwd *pw = getpwuid(getuid());
+    return pw && pw->pw_dir ? strdup(pw->pw_dir) : strdup("/");
+}
+
+int cc_pf_is_root(void)
+{
+    return geteuid() == 0;
+}
+
+static void child_exec(const char *const *argv, const char *const *env, int in_fd, int out_fd,
+                       int merge_stderr)
+{
+    dup2(in_fd, 0);
+    dup2(out_fd, 1);
+    if (merge_stderr)
+        dup2(out_fd, 2);
+    else {
+        int dn = open("/dev/null", O_WRONLY);
+        if (dn >= 0)
+            dup2(dn, 2);
+    }
+    /* own process group, so a timeout can kill grandchildren too */
+    setpgid(0, 0);
+    if (env)
+        execvpe(argv[0], (char *const *)argv, (char *const *)env);
+    else
+        execvp(argv[0], (char *const *)argv);
+    _exit(127);
+}
+
+int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin_data,
+              unsigned timeout_ms, int merge_stderr, char **out, size_t *out_len, int *status)
+{
+    int op[2], ip[2];
+    if (out)
+        *out = NULL;
+    if (out_len)
+        *out_len = 0;
+    if (pipe2(op, O_CLOEXEC) != 0) {
+        cc_pf_errno_();
+        return -1;
+    }
+    if (pipe2(ip, O_CLOEXEC) != 0) {
+        cc_pf_errno_();
+        close(op[0]);
+        close(op[1]);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        cc_pf_errno_();
+        close(op[0]);
+        close(op[1]);
+        close(ip[0]);
+        close(ip[1]);
+        return -1;
+    }
+    if (pid == 0)
+        child_exec(argv, env, ip[0], op[1], merge_stderr);
+    setpgid(pid, pid);
+    close(op[1]);
+    close(ip[0]);
+    if (stdin_data) {
+        /* small inputs only (scripts, JSON requests): a pipe buffer holds them */
+        size_t n = strlen(stdin_data);
+        signal(SIGPIPE, SIG_IGN);
+        while (n > 0) {
+            ssize_t w = write(ip[1], stdin_data, n);
+            if (w <= 0)
+                break;
+            stdin_data += w;
+            n -= (size_t)w;
+        }
+    }
+    close(ip[1]);
+
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    uint64_t deadline = cc_pf_now_ms() + timeout_ms;
+    int timed_out = 0;
+    for (;;) {
+        int64_t left = (int64_t)(deadline - cc_pf_now_ms());
+        if (timeout_ms && left <= 0) {
+            timed_out = 1;
+            break;
+        }
+        struct pollfd p = {op[0], POLLIN, 0};
+        int pr = poll(&p, 1, timeout_ms ? (int)left : -1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr == 0) {
+            timed_out = 1;
+            break;
+        }
+        if (len + 4096 > cap) {
+            size_t nc = cap ? cap * 2 : 8192;
+            char *nb = realloc(buf, nc + 1);
+            if (!nb)
+                break;
+            buf = nb;
+            cap = nc;
+        }
+        ssize_t r = read(op[0], buf + len, cap - len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    close(op[0]);
+    if (timed_out)
+        kill(-pid, SIGKILL);
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    if (timed_out)
+        *status = -1;
+    else if (WIFEXITED(ws))
+        *status = WEXITSTATUS(ws);
+    else
+        *status = -2;
+    if (out) {
+        if (!buf)
+            buf = calloc(1, 1);
+        else
+            buf[len] = '\0';
+        *out = buf;
+        if (out_len)
+            *out_len = len;
+    } else {
+        free(buf);
+    }
+    return 0;
+}

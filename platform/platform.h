@@ -1,0 +1,115 @@
+/* platform.h: the only interface through which libcudnnctl touches the operating system.
+ * One implementation per OS lives in platform/<os>/; CMake compiles exactly one of them.
+ * Paths are UTF-8 everywhere; wide strings exist only inside platform/windows.
+ * Functions return 0 on success and -1 on failure; cc_pf_last_error() then names the problem
+ * as a cudnnctl_err plus text. Strings returned as `char *` are malloc'd; the caller frees them. */
+#ifndef CUDNNCTL_PLATFORM_H
+#define CUDNNCTL_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cudnnctl/cudnnctl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- errors --------------------------------------------------------------------------------- */
+/* Mapping of the last OS error (errno / GetLastError) of this thread. */
+cudnnctl_err cc_pf_last_error(void);
+const char *cc_pf_last_error_text(void); /* static / thread-local buffer */
+void cc_pf_set_error(cudnnctl_err code, const char *text); /* used by fault injection */
+
+/* ---- identity ------------------------------------------------------------------------------- */
+const char *cc_pf_os(void);      /* "linux" or "windows" */
+const char *cc_pf_machine(void); /* "x86_64", "aarch64", ... (uname -m / PROCESSOR_ARCHITECTURE) */
+char cc_pf_path_sep(void);         /* '/' or '\\' — native separator for display */
+const char *cc_pf_exe_suffix(void); /* "" or ".exe" */
+char *cc_pf_self_exe(void);      /* absolute path of the running binary */
+
+/* ---- files ---------------------------------------------------------------------------------- */
+typedef struct {
+    int exists;
+    int is_dir;
+    int is_reg;
+    int is_link; /* only from cc_pf_lstat */
+    uint64_t size;
+    uint32_t mode; /* POSIX permission bits (synthesised on Windows) */
+    int64_t mtime;
+    uint64_t dev;
+    uint64_t ino;
+} cc_pf_stat_t;
+
+#define CC_PF_O_RDONLY 0x0
+#define CC_PF_O_WRONLY 0x1
+#define CC_PF_O_RDWR 0x2
+#define CC_PF_O_CREAT 0x10
+#define CC_PF_O_EXCL 0x20
+#define CC_PF_O_TRUNC 0x40
+#define CC_PF_O_APPEND 0x80
+
+typedef intptr_t cc_pf_fd; /* -1 = invalid */
+
+int cc_pf_stat(const char *path, cc_pf_stat_t *st);  /* follows links; st->exists=0 if absent */
+int cc_pf_lstat(const char *path, cc_pf_stat_t *st); /* does not follow the last link */
+cc_pf_fd cc_pf_open(const char *path, int flags, uint32_t mode);
+long long cc_pf_read(cc_pf_fd fd, void *buf, size_t len);
+long long cc_pf_write(cc_pf_fd fd, const void *buf, size_t len);
+int cc_pf_seek(cc_pf_fd fd, uint64_t off);
+int cc_pf_fsync(cc_pf_fd fd);
+int cc_pf_close(cc_pf_fd fd);
+int cc_pf_truncate(cc_pf_fd fd, uint64_t len);
+/* Atomic replace of newpath (rename(2); MoveFileExW(REPLACE_EXISTING) with bounded retry). */
+int cc_pf_rename(const char *oldpath, const char *newpath);
+int cc_pf_unlink(const char *path);
+int cc_pf_rmdir(const char *path);
+int cc_pf_mkdir(const char *path, uint32_t mode); /* EEXIST is an error: callers decide */
+int cc_pf_chmod(const char *path, uint32_t mode);
+int cc_pf_symlink(const char *target, const char *linkpath);
+char *cc_pf_readlink(const char *path);
+char *cc_pf_realpath(const char *path);
+int cc_pf_fsync_dir(const char *path); /* no-op where directories cannot be synced */
+int cc_pf_free_space(const char *path, uint64_t *bytes);
+int cc_pf_is_abs(const char *path);
+
+/* Directory listing: names only, without "." and "..". */
+typedef struct cc_pf_dir cc_pf_dir;
+cc_pf_dir *cc_pf_opendir(const char *path);
+const char *cc_pf_readdir(cc_pf_dir *d); /* NULL at end */
+void cc_pf_closedir(cc_pf_dir *d);
+
+/* Exclusive, non-blocking advisory lock on a file (created if missing). 1 = busy. */
+int cc_pf_lock(const char *path, cc_pf_fd *out, int *busy);
+void cc_pf_unlock(cc_pf_fd fd);
+
+/* ---- environment / processes ---------------------------------------------------------------- */
+const char *cc_pf_getenv(const char *name);
+int cc_pf_isatty(int fd);
+uint64_t cc_pf_now_ms(void); /* monotonic */
+int64_t cc_pf_time(void);    /* wall clock, seconds since the epoch */
+char *cc_pf_home_dir(void);
+int cc_pf_is_root(void);     /* uid 0 / elevated */
+
+/* Run argv[0] (absolute, or looked up on PATH), capture stdout (and stderr when merge_stderr),
+ * kill it after timeout_ms. env: NULL = inherit, else a NULL-terminated "K=V" list.
+ * *status = exit code, or -1 when killed by the timeout, -2 when killed by a signal. */
+int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin_data,
+              unsigned timeout_ms, int merge_stderr, char **out, size_t *out_len, int *status);
+
+/* ---- dynamic loading ------------------------------------------------------------------------ */
+void *cc_pf_dlopen(const char *path); /* by absolute path, or plain SONAME via the loader */
+void *cc_pf_dlsym(void *handle, const char *name);
+void cc_pf_dlclose(void *handle);
+const char *cc_pf_dlerror(void);
+/* Files of loaded modules whose base name starts with prefix; a NULL-terminated malloc'd list. */
+char **cc_pf_loaded_modules(const char *prefix);
+
+/* ---- default locations ---------------------------------------------------------------------- */
+char *cc_pf_default_cache_dir(void); /* $XDG_CACHE_HOME/cudnnctl, %LOCALAPPDATA%\cudnnctl\cache */
+char *cc_pf_default_state_dir(void); /* /var/lib/cudnnctl for root, else $XDG_STATE_HOME/cudnnctl */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,25 @@
+/* main.c: entry point of the cudnnctl command-line tool. */
+#include <stdlib.h>
+
+#include "cli.h"
+
+int main(int argc, char **argv)
+{
+    cli_opts o;
+    const cli_command *cmd = NULL;
+    int rc = cli_parse(argc, argv, &o, &cmd);
+    if (rc >= 0)
+        return rc;
+    cudnnctl_ctx *ctx = NULL;
+    if (cudnnctl_ctx_new(&ctx) != CUDNNCTL_E_OK)
+        return 1;
+    cli_setup_output(&o, ctx);
+    if ((o.root && cudnnctl_set_root(ctx, o.root) != CUDNNCTL_E_OK) ||
+        (o.cache_dir && cudnnctl_set_cache_dir(ctx, o.cache_dir) != CUDNNCTL_E_OK) ||
+        (o.state_dir && cudnnctl_set_state_dir(ctx, o.state_dir) != CUDNNCTL_E_OK))
+        rc = cli_fail(&o, ctx, cudnnctl_last_error(ctx)->code);
+    else
+        rc = cmd->run(&o, ctx);
+    cudnnctl_ctx_free(ctx);
+    return rc;
+}

@@ -1,0 +1,217 @@
+/* output.c: how the front end talks to people: messages, errors, progress bar, tables, JSON. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "platform.h"
+
+static cli_opts *g_opts;
+static int g_progress_shown;
+
+static void on_log(void *user, cudnnctl_log_level lvl, const char *msg)
+{
+    cli_opts *o = user;
+    int max = o->quiet ? CUDNNCTL_LOG_ERROR : CUDNNCTL_LOG_WARN + o->verbose;
+    if (o->debug)
+        max = CUDNNCTL_LOG_DEBUG;
+    if ((int)lvl > max)
+        return;
+    static const char *names[] = {"error", "warning", "info", "debug"};
+    if (g_progress_shown) {
+        fputc('\n', stderr);
+        g_progress_shown = 0;
+    }
+    fprintf(stderr, "cudnnctl: %s: %s\n", names[lvl], msg);
+}
+
+static void human_size(char *buf, size_t n, double v)
+{
+    const char *u[] = {"B", "KiB", "MiB", "GiB"};
+    int i = 0;
+    while (v >= 1024 && i < 3) {
+        v /= 1024;
+        i++;
+    }
+    snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
+}
+
+static void on_progress(void *user, const cudnnctl_progress *p)
+{
+    (void)user;
+    static uint64_t t0, last_draw;
+    static const char *last_stage;
+    uint64_t now = cc_pf_now_ms();
+    if (p->stage != last_stage) {
+        last_stage = p->stage;
+        t0 = now;
+        last_draw = 0;
+    }
+    int finished = p->total && p->done >= p->total;
+    if (!finished && now - last_draw < 100)
+        return;
+    last_draw = now;
+    double secs = (double)(now - t0) / 1000.0;
+    double rate = secs > 0 ? (double)p->done / secs : 0;
+    char done[32], total[32], rs[32];
+    human_size(done, sizeof(done), (double)p->done);
+    human_size(total, sizeof(total), (double)p->total);
+    human_size(rs, sizeof(rs), rate);
+    if (p->total) {
+        int pct = (int)(100.0 * (double)p->done / (double)p->total);
+        int bar = pct / 4;
+        char b[26];
+        for (int i = 0; i < 25; i++)
+            b[i] = i < bar ? '#' : '.';
+        b[25] = '\0';
+        double eta = rate > 0 ? (double)(p->total - p->done) / rate : 0;
+        fprintf(stderr, "\r%-9s [%s] %3d%% %s / %s  %s/s  ETA %02d:%02d ", p->stage, b, pct, done,
+                total, rs, (int)eta / 60, (int)eta % 60);
+    } else {
+        fprintf(stderr, "\r%-9s %s  %s/s ", p->stage, done, rs);
+    }
+    g_progress_shown = 1;
+    if (finished) {
+        fputc('\n', stderr);
+        g_progress_shown = 0;
+    }
+}
+
+static void on_event(void *user, const cudnnctl_event *ev)
+{
+    cli_opts *o = user;
+    if (ev->kind == CUDNNCTL_EV_WARNING && ev->text)
+        cli_warn(o, "%s", ev->text);
+    else if (ev->kind == CUDNNCTL_EV_STEP && ev->text && o->verbose)
+        cli_info(o, "==> %s", ev->text);
+    else if (ev->kind == CUDNNCTL_EV_RETRY && ev->text && !o->quiet)
+        cli_warn(o, "retrying: %s", ev->text);
+}
+
+void cli_setup_output(cli_opts *o, cudnnctl_ctx *ctx)
+{
+    g_opts = o;
+    cudnnctl_set_log_cb(ctx, on_log, o);
+    cudnnctl_set_event_cb(ctx, on_event, o);
+    if (!o->json && !o->no_progress && !o->quiet && cc_pf_isatty(2))
+        cudnnctl_set_progress_cb(ctx, on_progress, o);
+}
+
+int cli_fail(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_err e)
+{
+    const cudnnctl_error_info *ei = cudnnctl_last_error(ctx);
+    if (g_progress_shown) {
+        fputc('\n', stderr);
+        g_progress_shown = 0;
+    }
+    const char *detail = (ei->code == e && ei->detail && *ei->detail) ? ei->detail
+                                                                      : cudnnctl_strerror(e);
+    fprintf(stderr, "cudnnctl: error: %s\n", detail);
+    if (o->debug && ei->code == e && ei->func)
+        fprintf(stderr, "cudnnctl: debug: %s (%s) at %s:%d\n", cudnnctl_err_name(e), ei->func,
+                ei->file, ei->line);
+    return cudnnctl_err_exit_code(e);
+}
+
+void cli_print_json(const char *json)
+{
+    fputs(json, stdout);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+void cli_info(cli_opts *o, const char *fmt, ...)
+{
+    if (o->quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    FILE *f = o->json ? stderr : stdout;
+    vfprintf(f, fmt, ap);
+    fputc('\n', f);
+    va_end(ap);
+}
+
+void cli_warn(cli_opts *o, const char *fmt, ...)
+{
+    (void)o;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cudnnctl: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+struct cli_table {
+    int ncols;
+    char **cells; /* rows * ncols */
+    int nrows, cap;
+};
+
+cli_table *cli_table_new(int ncols, const char *const *headers)
+{
+    cli_table *t = calloc(1, sizeof(*t));
+    if (!t)
+        return NULL;
+    t->ncols = ncols;
+    cli_table_row(t, headers);
+    return t;
+}
+
+void cli_table_row(cli_table *t, const char *const *cells)
+{
+    if (!t)
+        return;
+    if (t->nrows + 1 > t->cap) {
+        int nc = t->cap ? t->cap * 2 : 8;
+        char **n = realloc(t->cells, sizeof(char *) * (size_t)(nc * t->ncols));
+        if (!n)
+            return;
+        t->cells = n;
+        t->cap = nc;
+    }
+    for (int i = 0; i < t->ncols; i++) {
+        const char *s = cells[i] ? cells[i] : "-";
+        size_t n = strlen(s);
+        char *c = malloc(n + 1);
+        if (c)
+            memcpy(c, s, n + 1);
+        t->cells[t->nrows * t->ncols + i] = c;
+    }
+    t->nrows++;
+}
+
+void cli_table_print(cli_table *t, FILE *f)
+{
+    if (!t)
+        return;
+    size_t w[32] = {0};
+    for (int r = 0; r < t->nrows; r++)
+        for (int i = 0; i < t->ncols && i < 32; i++) {
+            const char *c = t->cells[r * t->ncols + i];
+            size_t n = c ? strlen(c) : 0;
+            if (n > w[i])
+                w[i] = n;
+        }
+    for (int r = 0; r < t->nrows; r++) {
+        for (int i = 0; i < t->ncols; i++) {
+            const char *c = t->cells[r * t->ncols + i];
+            if (i == t->ncols - 1)
+                fprintf(f, "%s", c ? c : "");
+            else
+                fprintf(f, "%-*s  ", (int)w[i], c ? c : "");
+        }
+        fputc('\n', f);
+    }
+}
+
+void cli_table_free(cli_table *t)
+{
+    if (!t)
+        return;
+    for (int i = 0; i < t->nrows * t->ncols; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    free(t);
+}

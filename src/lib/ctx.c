@@ -1,0 +1,176 @@
+/* ctx.c: the library context: options, callbacks, root-relative paths. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+cudnnctl_err cudnnctl_ctx_new(cudnnctl_ctx **out)
+{
+    cudnnctl_ctx *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx)
+        return CUDNNCTL_E_NOMEM;
+    cc_sys_default(&ctx->sys);
+    cc_clear_error(ctx);
+    *out = ctx;
+    return CUDNNCTL_E_OK;
+}
+
+void cudnnctl_ctx_free(cudnnctl_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    free(ctx->root);
+    free(ctx->cache_dir);
+    free(ctx->state_dir);
+    free(ctx->err_detail);
+    free(ctx);
+}
+
+static cudnnctl_err set_dir(cudnnctl_ctx *ctx, char **slot, const char *dir, const char *what)
+{
+    char *copy = NULL;
+    if (dir && *dir) {
+        if (!cc_pf_is_abs(dir)) {
+            char *real = cc_pf_realpath(dir);
+            if (!real)
+                CC_RET_ERR(ctx, CUDNNCTL_E_NOT_FOUND, "%s %s: %s", what, dir,
+                           cc_pf_last_error_text());
+            copy = real;
+        } else {
+            copy = cc_strdup(dir);
+            if (!copy)
+                CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        }
+        /* drop trailing separators so joins stay clean */
+        size_t n = strlen(copy);
+        while (n > 1 && copy[n - 1] == '/')
+            copy[--n] = '\0';
+    }
+    free(*slot);
+    *slot = copy;
+    return CUDNNCTL_E_OK;
+}
+
+cudnnctl_err cudnnctl_set_root(cudnnctl_ctx *ctx, const char *root)
+{
+    return set_dir(ctx, &ctx->root, root, "--root");
+}
+
+cudnnctl_err cudnnctl_set_cache_dir(cudnnctl_ctx *ctx, const char *dir)
+{
+    return set_dir(ctx, &ctx->cache_dir, dir, "--cache-dir");
+}
+
+cudnnctl_err cudnnctl_set_state_dir(cudnnctl_ctx *ctx, const char *dir)
+{
+    return set_dir(ctx, &ctx->state_dir, dir, "--state-dir");
+}
+
+void cudnnctl_set_log_cb(cudnnctl_ctx *ctx, cudnnctl_log_cb cb, void *user)
+{
+    ctx->log_cb = cb;
+    ctx->log_user = user;
+}
+
+void cudnnctl_set_progress_cb(cudnnctl_ctx *ctx, cudnnctl_progress_cb cb, void *user)
+{
+    ctx->progress_cb = cb;
+    ctx->progress_user = user;
+}
+
+void cudnnctl_set_event_cb(cudnnctl_ctx *ctx, cudnnctl_event_cb cb, void *user)
+{
+    ctx->event_cb = cb;
+    ctx->event_user = user;
+}
+
+void cudnnctl_set_fault_injection(cudnnctl_ctx *ctx, unsigned long fail_at)
+{
+    ctx->fail_at = fail_at;
+    ctx->sys_calls = 0;
+}
+
+unsigned long cudnnctl_sys_calls(const cudnnctl_ctx *ctx)
+{
+    return ctx->sys_calls;
+}
+
+void cudnnctl_free(void *p)
+{
+    free(p);
+}
+
+void cc_log(cudnnctl_ctx *ctx, cudnnctl_log_level lvl, const char *fmt, ...)
+{
+    if (!ctx || !ctx->log_cb)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = cc_vasprintf(fmt, ap);
+    va_end(ap);
+    if (msg)
+        ctx->log_cb(ctx->log_user, lvl, msg);
+    free(msg);
+}
+
+void cc_event(cudnnctl_ctx *ctx, cudnnctl_event_kind kind, const char *text, const char *path)
+{
+    if (!ctx || !ctx->event_cb)
+        return;
+    cudnnctl_event ev = {kind, text, path};
+    ctx->event_cb(ctx->event_user, &ev);
+}
+
+void cc_progress(cudnnctl_ctx *ctx, const char *stage, uint64_t done, uint64_t total)
+{
+    if (!ctx || !ctx->progress_cb)
+        return;
+    cudnnctl_progress p = {stage, done, total};
+    ctx->progress_cb(ctx->progress_user, &p);
+}
+
+char *cc_rooted(const cudnnctl_ctx *ctx, const char *abs_path)
+{
+    if (!abs_path)
+        return NULL;
+    if (!ctx->root || !cc_pf_is_abs(abs_path))
+        return cc_strdup(abs_path);
+    if (cc_str_starts(abs_path, ctx->root) &&
+        (abs_path[strlen(ctx->root)] == '/' || abs_path[strlen(ctx->root)] == '\0'))
+        return cc_strdup(abs_path); /* already under the root */
+    return cc_path_join(ctx->root, abs_path);
+}
+
+char *cc_unrooted(const cudnnctl_ctx *ctx, const char *real_path)
+{
+    if (!real_path)
+        return NULL;
+    if (ctx->root && cc_str_starts(real_path, ctx->root)) {
+        const char *rest = real_path + strlen(ctx->root);
+        if (*rest == '\0')
+            return cc_strdup("/");
+        if (*rest == '/')
+            return cc_strdup(rest);
+    }
+    return cc_strdup(real_path);
+}
+
+char *cc_cache_dir(const cudnnctl_ctx *ctx)
+{
+    if (ctx->cache_dir)
+        return cc_strdup(ctx->cache_dir);
+    char *d = cc_pf_default_cache_dir();
+    char *r = cc_rooted(ctx, d);
+    free(d);
+    return r;
+}
+
+char *cc_state_dir(const cudnnctl_ctx *ctx)
+{
+    if (ctx->state_dir)
+        return cc_strdup(ctx->state_dir);
+    char *d = cc_pf_default_state_dir();
+    char *r = cc_rooted(ctx, d);
+    free(d);
+    return r;
+}

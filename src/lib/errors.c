@@ -1,0 +1,73 @@
+/* errors.c: the error list's names, messages and exit-code groups, and error recording. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const struct {
+    const char *name;
+    int group;
+    const char *msg;
+} errtab[] = {
+#define X(name, group, msg) {#name, group, msg},
+#include "cudnnctl/errors.def"
+#undef X
+};
+
+const char *cudnnctl_strerror(cudnnctl_err code)
+{
+    if ((int)code < 0 || code >= CUDNNCTL_E__COUNT)
+        return "unknown error";
+    return errtab[code].msg;
+}
+
+const char *cudnnctl_err_name(cudnnctl_err code)
+{
+    if ((int)code < 0 || code >= CUDNNCTL_E__COUNT)
+        return "UNKNOWN";
+    return errtab[code].name;
+}
+
+int cudnnctl_err_exit_code(cudnnctl_err code)
+{
+    if ((int)code < 0 || code >= CUDNNCTL_E__COUNT)
+        return 1;
+    return errtab[code].group;
+}
+
+cudnnctl_err cc_set_error(cudnnctl_ctx *ctx, cudnnctl_err code, const char *func, const char *file,
+                          int line, const char *fmt, ...)
+{
+    if (!ctx)
+        return code;
+    free(ctx->err_detail);
+    ctx->err_detail = NULL;
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        ctx->err_detail = cc_vasprintf(fmt, ap);
+        va_end(ap);
+    }
+    ctx->err.code = code;
+    ctx->err.detail = ctx->err_detail ? ctx->err_detail : cudnnctl_strerror(code);
+    ctx->err.func = func;
+    ctx->err.file = file;
+    ctx->err.line = line;
+    cc_log(ctx, CUDNNCTL_LOG_DEBUG, "error %s at %s (%s:%d): %s", cudnnctl_err_name(code), func,
+           file, line, ctx->err.detail);
+    return code;
+}
+
+void cc_clear_error(cudnnctl_ctx *ctx)
+{
+    free(ctx->err_detail);
+    ctx->err_detail = NULL;
+    memset(&ctx->err, 0, sizeof(ctx->err));
+    ctx->err.detail = "";
+}
+
+const cudnnctl_error_info *cudnnctl_last_error(const cudnnctl_ctx *ctx)
+{
+    return &ctx->err;
+}

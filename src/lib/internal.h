@@ -1,0 +1,68 @@
+/* internal.h: the context structure and the helpers every library file uses
+ * (self-locating errors, callbacks, root-relative paths). Not installed. */
+#ifndef CC_INTERNAL_H
+#define CC_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cudnnctl/cudnnctl.h"
+#include "platform.h"
+#include "str.h"
+#include "sys.h"
+
+struct cudnnctl_ctx {
+    char *root;      /* NULL or an absolute dir every absolute path is resolved under */
+    char *cache_dir; /* NULL = platform default */
+    char *state_dir; /* NULL = platform default */
+    cudnnctl_log_cb log_cb;
+    void *log_user;
+    cudnnctl_progress_cb progress_cb;
+    void *progress_user;
+    cudnnctl_event_cb event_cb;
+    void *event_user;
+    cc_sys_ops sys;  /* file work goes through here (fault-injectable) */
+    unsigned long sys_calls;
+    unsigned long fail_at;
+    cudnnctl_error_info err;
+    char *err_detail;
+};
+
+/* Record an error with its origin; returns code so callers can `return CC_ERR(...)`. */
+cudnnctl_err cc_set_error(cudnnctl_ctx *ctx, cudnnctl_err code, const char *func, const char *file,
+                          int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+#define CC_ERR(ctx, code, ...) cc_set_error((ctx), (code), __func__, __FILE__, __LINE__, __VA_ARGS__)
+/* Set the error and return it from the current function. */
+#define CC_RET_ERR(ctx, code, ...)                                                                 \
+    do {                                                                                           \
+        return cc_set_error((ctx), (code), __func__, __FILE__, __LINE__, __VA_ARGS__);             \
+    } while (0)
+/* The last platform error, recorded with a prefix naming what was attempted. */
+#define CC_ERR_PF(ctx, what, path)                                                                 \
+    cc_set_error((ctx), cc_pf_last_error(), __func__, __FILE__, __LINE__, "%s %s: %s", (what),     \
+                 (path), cc_pf_last_error_text())
+void cc_clear_error(cudnnctl_ctx *ctx);
+
+void cc_log(cudnnctl_ctx *ctx, cudnnctl_log_level lvl, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void cc_event(cudnnctl_ctx *ctx, cudnnctl_event_kind kind, const char *text, const char *path);
+void cc_progress(cudnnctl_ctx *ctx, const char *stage, uint64_t done, uint64_t total);
+
+/* The real path of an absolute path under the context's root (malloc'd). Relative paths are
+ * returned unchanged. */
+char *cc_rooted(const cudnnctl_ctx *ctx, const char *abs_path);
+/* Strip the root prefix again for display / JSON (malloc'd). */
+char *cc_unrooted(const cudnnctl_ctx *ctx, const char *real_path);
+/* Effective cache / state dirs (malloc'd, already rooted). */
+char *cc_cache_dir(const cudnnctl_ctx *ctx);
+char *cc_state_dir(const cudnnctl_ctx *ctx);
+
+#endif

@@ -1,0 +1,266 @@
+/* str.c: string, path, buffer, list and version helpers shared by the whole library. */
+#include "str.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *cc_strdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    return cc_strndup(s, strlen(s));
+}
+
+char *cc_strndup(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *cc_vasprintf(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        return NULL;
+    char *p = malloc((size_t)n + 1);
+    if (!p)
+        return NULL;
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    return p;
+}
+
+char *cc_asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *p = cc_vasprintf(fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+int cc_str_starts(const char *s, const char *prefix)
+{
+    return s && prefix && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int cc_str_ends(const char *s, const char *suffix)
+{
+    if (!s || !suffix)
+        return 0;
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+char *cc_str_trim(char *s)
+{
+    while (*s && isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+char *cc_path_join(const char *a, const char *b)
+{
+    if (!a || !*a)
+        return cc_strdup(b);
+    if (!b || !*b)
+        return cc_strdup(a);
+    size_t la = strlen(a);
+    while (la > 1 && a[la - 1] == '/')
+        la--;
+    while (*b == '/')
+        b++;
+    return cc_asprintf("%.*s/%s", (int)la, a, b);
+}
+
+char *cc_path_join3(const char *a, const char *b, const char *c)
+{
+    char *ab = cc_path_join(a, b);
+    if (!ab)
+        return NULL;
+    char *r = cc_path_join(ab, c);
+    free(ab);
+    return r;
+}
+
+const char *cc_path_base(const char *path)
+{
+    const char *s = strrchr(path, '/');
+#ifdef CC_PATH_BACKSLASH_TOO
+    const char *t = strrchr(path, '\\');
+    if (t && (!s || t > s))
+        s = t;
+#endif
+    return s ? s + 1 : path;
+}
+
+char *cc_path_dir(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    if (!s)
+        return cc_strdup(".");
+    if (s == path)
+        return cc_strdup("/");
+    return cc_strndup(path, (size_t)(s - path));
+}
+
+int cc_buf_append(cc_buf *b, const void *data, size_t len)
+{
+    if (b->len + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + len + 1)
+            cap *= 2;
+        char *p = realloc(b->data, cap);
+        if (!p)
+            return -1;
+        b->data = p;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+int cc_buf_puts(cc_buf *b, const char *s)
+{
+    return cc_buf_append(b, s, strlen(s));
+}
+
+int cc_buf_printf(cc_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = cc_vasprintf(fmt, ap);
+    va_end(ap);
+    if (!s)
+        return -1;
+    int rc = cc_buf_puts(b, s);
+    free(s);
+    return rc;
+}
+
+void cc_buf_free(cc_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+int cc_strv_push_own(cc_strv *sv, char *s)
+{
+    if (!s)
+        return -1;
+    if (sv->n + 2 > sv->cap) {
+        size_t cap = sv->cap ? sv->cap * 2 : 8;
+        char **v = realloc(sv->v, cap * sizeof(*v));
+        if (!v) {
+            free(s);
+            return -1;
+        }
+        sv->v = v;
+        sv->cap = cap;
+    }
+    sv->v[sv->n++] = s;
+    sv->v[sv->n] = NULL;
+    return 0;
+}
+
+int cc_strv_push(cc_strv *sv, const char *s)
+{
+    return cc_strv_push_own(sv, cc_strdup(s));
+}
+
+int cc_strv_contains(const cc_strv *sv, const char *s)
+{
+    for (size_t i = 0; i < sv->n; i++)
+        if (strcmp(sv->v[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+void cc_strv_free(cc_strv *sv)
+{
+    for (size_t i = 0; i < sv->n; i++)
+        free(sv->v[i]);
+    free(sv->v);
+    sv->v = NULL;
+    sv->n = sv->cap = 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void cc_strv_sort(cc_strv *sv)
+{
+    if (sv->n > 1)
+        qsort(sv->v, sv->n, sizeof(char *), cmp_str);
+}
+
+int cc_version_parse(const char *s, cc_version *v)
+{
+    memset(v, 0, sizeof(*v));
+    for (int i = 0; i < 4; i++)
+        v->part[i] = -1;
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    const char *p = s;
+    while (v->n < 4) {
+        if (!isdigit((unsigned char)*p))
+            return -1;
+        long x = 0;
+        while (isdigit((unsigned char)*p)) {
+            x = x * 10 + (*p - '0');
+            if (x > 100000000L)
+                return -1;
+            p++;
+        }
+        v->part[v->n++] = (int)x;
+        if (*p == '.')
+            p++;
+        else
+            break;
+    }
+    return *p == '\0' ? 0 : -1;
+}
+
+int cc_version_cmp(const cc_version *a, const cc_version *b)
+{
+    for (int i = 0; i < 4; i++) {
+        if (a->part[i] != b->part[i])
+            return a->part[i] < b->part[i] ? -1 : 1;
+    }
+    return 0;
+}
+
+int cc_version_prefix_match(const cc_version *prefix, const cc_version *full)
+{
+    for (int i = 0; i < prefix->n; i++)
+        if (prefix->part[i] != full->part[i])
+            return 0;
+    return 1;
+}
+
+char *cc_version_str(const cc_version *v)
+{
+    cc_buf b = {0};
+    for (int i = 0; i < v->n; i++)
+        if (cc_buf_printf(&b, i ? ".%d" : "%d", v->part[i]) != 0) {
+            cc_buf_free(&b);
+            return NULL;
+        }
+    return b.data ? b.data : cc_strdup("");
+}

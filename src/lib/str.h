@@ -1,0 +1,65 @@
+/* str.h: small string, path and list helpers (all allocate with malloc; NULL on OOM). */
+#ifndef CC_STR_H
+#define CC_STR_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+char *cc_strdup(const char *s);
+char *cc_strndup(const char *s, size_t n);
+char *cc_asprintf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+char *cc_vasprintf(const char *fmt, va_list ap);
+int cc_str_starts(const char *s, const char *prefix);
+int cc_str_ends(const char *s, const char *suffix);
+char *cc_str_trim(char *s); /* in place; returns s advanced past leading space */
+
+/* Join with '/' (normalising doubled separators). */
+char *cc_path_join(const char *a, const char *b);
+char *cc_path_join3(const char *a, const char *b, const char *c);
+const char *cc_path_base(const char *path); /* pointer into path */
+char *cc_path_dir(const char *path);        /* malloc'd; "." when none */
+
+/* Growable byte buffer. */
+typedef struct {
+    char *data;
+    size_t len;
+    size_t cap;
+} cc_buf;
+int cc_buf_append(cc_buf *b, const void *data, size_t len);
+int cc_buf_puts(cc_buf *b, const char *s);
+int cc_buf_printf(cc_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void cc_buf_free(cc_buf *b);
+
+/* NULL-terminated string vector. */
+typedef struct {
+    char **v;
+    size_t n;
+    size_t cap;
+} cc_strv;
+int cc_strv_push(cc_strv *sv, const char *s);    /* copies s */
+int cc_strv_push_own(cc_strv *sv, char *s);      /* takes s */
+int cc_strv_contains(const cc_strv *sv, const char *s);
+void cc_strv_free(cc_strv *sv);
+void cc_strv_sort(cc_strv *sv);
+
+/* Versions: up to 4 numeric parts; missing parts are -1. */
+typedef struct {
+    int part[4];
+    int n; /* number of parts present */
+} cc_version;
+int cc_version_parse(const char *s, cc_version *v); /* 0 ok, -1 not a version */
+/* Compare on the parts both have when prefix_match, else on all parts (missing = -1). */
+int cc_version_cmp(const cc_version *a, const cc_version *b);
+int cc_version_prefix_match(const cc_version *prefix, const cc_version *full);
+char *cc_version_str(const cc_version *v);
+
+#endif
