@@ -1,12 +1,13 @@
 /* dl.c (windows): LoadLibraryExW by absolute path with the safe search flags, GetProcAddress, and the
  * list of loaded modules (EnumProcessModules + GetModuleFileNameExW) for the loaded-from check. */
-#include <psapi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
 #include "win.h"
+
+#include <psapi.h>
 
 #ifndef LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR
 #define LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR 0x00000100

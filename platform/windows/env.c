@@ -7,6 +7,8 @@
 
 #include "win.h"
 
+#include <shellapi.h>
+
 /* cc_pf_getenv returns pointers that stay valid like getenv(3)'s: one cached UTF-8 copy per name,
  * replaced (and the old copy kept, never freed) only when the variable changed in between. */
 typedef struct envent {

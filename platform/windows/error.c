@@ -5,6 +5,13 @@
 
 #include "win.h"
 
+#ifndef ERROR_ELEVATION_REQUIRED
+#define ERROR_ELEVATION_REQUIRED 740L
+#endif
+#ifndef ERROR_DISK_QUOTA_EXCEEDED
+#define ERROR_DISK_QUOTA_EXCEEDED 1295L
+#endif
+
 static _Thread_local cudnnctl_err last_code = CUDNNCTL_E_OK;
 static _Thread_local char last_text[512];
 
