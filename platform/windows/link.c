@@ -63,10 +63,8 @@ int cc_pf_symlink(const char *target, const char *linkpath)
         DWORD e = GetLastError();
         /* Windows before 10 1703 rejects the unprivileged flag */
         if (e == ERROR_INVALID_PARAMETER &&
-            CreateSymbolicLinkW(wl, wt, flags & ~(DWORD)SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE)) {
-            rc = 0;
-            goto out;
-        }
+            CreateSymbolicLinkW(wl, wt, flags & ~(DWORD)SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE))
+            goto check;
         e = GetLastError();
         if (e == ERROR_PRIVILEGE_NOT_HELD) {
             cc_pf_set_error(CUDNNCTL_E_UNSUPPORTED,
@@ -76,6 +74,17 @@ int cc_pf_symlink(const char *target, const char *linkpath)
         }
         cc_w_set_error(e, linkpath);
         goto out;
+    }
+check:
+    /* wine 8's CreateSymbolicLinkW is a stub that returns TRUE and creates nothing */
+    {
+        DWORD a = GetFileAttributesW(wl);
+        if (a == INVALID_FILE_ATTRIBUTES || !(a & FILE_ATTRIBUTE_REPARSE_POINT)) {
+            cc_pf_set_error(CUDNNCTL_E_UNSUPPORTED,
+                            "CreateSymbolicLinkW reported success but made no link (wine stub); "
+                            "cuDNN on Windows needs no links");
+            goto out;
+        }
     }
     rc = 0;
 out:

@@ -177,12 +177,28 @@ static void rename_replaces(void **state)
     char *a = join(tmp, "a.dll"), *b = join(tmp, "b.dll");
     write_file(a, "new contents");
     write_file(b, "old");
-    /* the target is open for reading by someone (a scanner, a running program's loader) */
+    /* the target is open for reading by someone (a scanner, a running program's loader): POSIX
+     * replaces it; Windows (MoveFileExW) refuses while the handle stays open, after a bounded retry
+     * that outlasts brief holders, with a permission error and both files untouched */
     cc_pf_fd held = cc_pf_open(b, CC_PF_O_RDONLY, 0);
     assert_true(held != -1);
-    assert_int_equal(cc_pf_rename(a, b), 0);
+    uint64_t t0 = cc_pf_now_ms();
+    int rc = cc_pf_rename(a, b);
+    uint64_t took = cc_pf_now_ms() - t0;
     cc_pf_close(held);
     cc_pf_stat_t st;
+    if (is_win()) {
+        assert_int_equal(rc, -1);
+        assert_int_equal(cc_pf_last_error(), CUDNNCTL_E_PERMISSION);
+        assert_true(took >= 1000); /* it retried */
+        assert_true(took < 5000);  /* ... for a bounded time */
+        char *old = read_file(b);
+        assert_string_equal(old, "old");
+        free(old);
+        assert_int_equal(cc_pf_rename(a, b), 0); /* released: now it works */
+    } else {
+        assert_int_equal(rc, 0);
+    }
     assert_int_equal(cc_pf_stat(a, &st), 0);
     assert_false(st.exists);
     char *got = read_file(b);
