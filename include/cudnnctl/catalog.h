@@ -21,6 +21,9 @@ typedef struct {
     uint64_t size;        /**< bytes */
     char *release_date;   /**< may be NULL */
     char *manifest;       /**< where the entry came from ("embedded:redistrib_9.13.0.json", a path, a URL) */
+    char *manifest_sha256; /**< SHA-256 of that manifest's bytes (for receipts) */
+    int cuda_major;       /**< 13 for "13" and "13.4" */
+    int cuda_minor;       /**< 4 for "13.4"; -1 for a build that covers the whole major */
 } cudnnctl_archive;
 
 typedef struct cudnnctl_catalog cudnnctl_catalog;
@@ -40,6 +43,24 @@ CUDNNCTL_API const cudnnctl_archive *cudnnctl_catalog_find_file(const cudnnctl_c
                                                                 const char *file_name);
 CUDNNCTL_API void cudnnctl_catalog_free(cudnnctl_catalog *cat);
 
+/** A filter over the catalog (the `available` command). NULL fields match everything. */
+typedef struct {
+    const char *cudnn;    /**< version prefix: "9", "9.13", "9.13.0.50" */
+    const char *cuda;     /**< "13" (any 13 build) or "13.4" (builds usable with toolkit 13.4) */
+    const char *platform; /**< platform key; NULL or "all" for every platform */
+} cudnnctl_catalog_filter;
+
+/** Entries that pass the filter, newest first (array owned by the caller: cudnnctl_free; the
+ * entries belong to the catalog). BAD_VERSION for an unparseable filter. */
+CUDNNCTL_API cudnnctl_err cudnnctl_catalog_query(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
+                                                 const cudnnctl_catalog_filter *filter,
+                                                 const cudnnctl_archive ***out, size_t *n);
+/** JSON array of the entries that pass the filter ("available --json"); free with cudnnctl_free. */
+CUDNNCTL_API cudnnctl_err cudnnctl_catalog_json(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
+                                                const cudnnctl_catalog_filter *filter, char **json);
+/** Number of manifests the catalog was built from (embedded + added). */
+CUDNNCTL_API size_t cudnnctl_catalog_manifest_count(const cudnnctl_catalog *cat);
+
 /** What the user asked for; NULL / 0 fields mean "decide from detection". */
 typedef struct {
     const char *cudnn;      /**< "9", "9.13", "9.13.0.50" */
@@ -54,8 +75,12 @@ typedef struct {
 
 /** A candidate that was not chosen, and why. */
 typedef struct {
-    const cudnnctl_archive *archive;
+    const cudnnctl_archive *archive; /**< owned by the plan (a copy), valid until plan_free */
     char *reason;
+    const char *kind; /**< "platform", "cuda", "cuda-minor", "cudnn", "consumer", "driver",
+                           "older": which rule rejected it (static string) */
+    size_t count;     /**< archives this line stands for: 1, or for "platform" every archive of
+                           that other platform (archive is then the newest of them) */
 } cudnnctl_rejection;
 
 typedef enum { CUDNNCTL_TARGET_CUDA_TREE = 0, CUDNNCTL_TARGET_PREFIX = 1 } cudnnctl_target_mode;
@@ -77,6 +102,13 @@ typedef struct {
     size_t n_rejected;
     char **warnings;
     size_t n_warnings;
+    char **step_names;            /**< n_steps short names: "download", "verify", "extract",
+                                       "commit", "links", "ldconfig", "receipt", "validate" */
+    char *platform;               /**< the platform planned for */
+    char *driver_version;         /**< the driver checked against (detected or given), NULL if none */
+    char *driver_floor;           /**< the chosen build's minimum driver for that platform */
+    char *consumer;               /**< "torch==2.9.1+cu130" when --for was given, else NULL */
+    char *consumer_cudnn;         /**< the cuDNN the consumer pins ("9.13.0.50", or "9.3" = >= 9.3) */
 } cudnnctl_plan;
 
 /** Choose an archive and a target. Writes nothing. NO_MATCH / DRIVER_TOO_OLD carry the fix. */
