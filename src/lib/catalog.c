@@ -192,11 +192,16 @@ static cudnnctl_err add_bytes(cudnnctl_ctx *ctx, cudnnctl_catalog *cat, cc_sha25
     return e;
 }
 
+cudnnctl_catalog *cc_catalog_new(void)
+{
+    return calloc(1, sizeof(cudnnctl_catalog));
+}
+
 cudnnctl_err cudnnctl_catalog_load(cudnnctl_ctx *ctx, cudnnctl_catalog **out)
 {
     cudnnctl_err e = CUDNNCTL_E_OK;
     *out = NULL;
-    cudnnctl_catalog *cat = calloc(1, sizeof(*cat));
+    cudnnctl_catalog *cat = cc_catalog_new();
     cc_sha256 *h = cc_sha256_new();
     if (!cat || !h) {
         e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");

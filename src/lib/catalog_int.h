@@ -28,11 +28,17 @@ void cc_archive_clear(cudnnctl_archive *a);
 cudnnctl_err cc_manifest_parse(cudnnctl_ctx *ctx, const char *json, size_t len, const char *origin,
                                const char *manifest_sha256, cc_archive_vec *out);
 
+/* An empty catalog (tests and tools build one from chosen manifests with add_json). */
+cudnnctl_catalog *cc_catalog_new(void);
+
 /* "13" → 13/-1, "13.4" → 13/4; 0 ok, -1 not a CUDA variant. */
 int cc_cuda_variant_parse(const char *s, int *major, int *minor);
 /* The CUDA variant a file name carries ("..._cuda13.4-archive.zip" → "13.4"); malloc'd, NULL
  * when the name has none. */
 char *cc_cuda_variant_from_name(const char *file_name);
+/* The cuDNN version a file name carries ("...-9.15.0.58_cuda13-archive..." → "9.15.0.58");
+ * malloc'd, NULL when none. */
+char *cc_cudnn_version_from_name(const char *file_name);
 /* 0 when a manifest's relative_path is safe to join to a base (no "..", not absolute, ...);
  * else -1 and *why names the problem (static text). */
 int cc_relative_path_check(const char *p, const char **why);

@@ -61,6 +61,26 @@ char *cc_cuda_variant_from_name(const char *file_name)
     return cc_strndup(start, (size_t)(p - start));
 }
 
+char *cc_cudnn_version_from_name(const char *file_name)
+{
+    const char *base = cc_path_base(file_name);
+    const char *cu = NULL;
+    for (const char *p = strstr(base, "_cuda"); p; p = strstr(p + 1, "_cuda"))
+        cu = p;
+    if (!cu)
+        return NULL;
+    const char *start = cu;
+    while (start > base && start[-1] != '-')
+        start--;
+    char *v = cc_strndup(start, (size_t)(cu - start));
+    cc_version pv;
+    if (v && (cc_version_parse(v, &pv) != 0 || pv.n < 3)) {
+        free(v);
+        v = NULL;
+    }
+    return v;
+}
+
 int cc_relative_path_check(const char *p, const char **why)
 {
     if (!p || !*p) {
@@ -223,7 +243,14 @@ static cudnnctl_err parse_archive(parse_state *ps, const cJSON *obj, const char 
         goto out;
     }
 
-    a.cudnn_version = cc_strdup(ps->version);
+    /* The file name's version wins: 9.15.0's manifest says 9.15.0.57 while its cuda13 archives
+     * are 9.15.0.58 (the receipt and the prefix name must say what is really installed). */
+    a.cudnn_version = cc_cudnn_version_from_name(rp->valuestring);
+    if (a.cudnn_version && strcmp(a.cudnn_version, ps->version) != 0)
+        cc_log(ctx, CUDNNCTL_LOG_DEBUG, "manifest %s: %s is version %s, the component says %s",
+               ps->origin, cc_path_base(rp->valuestring), a.cudnn_version, ps->version);
+    if (!a.cudnn_version)
+        a.cudnn_version = cc_strdup(ps->version);
     char *plat = cc_strdup(where + strlen("cudnn."));
     char *dot = plat ? strchr(plat, '.') : NULL;
     if (dot)
