@@ -71,7 +71,8 @@ int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
         char sz[32];
         size_text(sz, sizeof(sz), v[i]->size);
         const char *base = strrchr(v[i]->relative_path, '/');
-        const char *row[] = {v[i]->cudnn_version, v[i]->cuda_variant, v[i]->platform, sz,
+        const char *row[] = {v[i]->cudnn_version, v[i]->cuda_variant,
+                             v[i]->platform,      sz,
                              v[i]->release_date,  base ? base + 1 : v[i]->relative_path};
         cli_table_row(t, row);
     }

@@ -158,8 +158,8 @@ static cudnnctl_err normalise(cudnnctl_ctx *ctx, cudnnctl_catalog *cat)
             }
         } else {
             cc_log(ctx, CUDNNCTL_LOG_WARN,
-                   "%s gives %s a different SHA-256 / size than %s; using %s's (%s)",
-                   new->manifest, new->relative_path, old->manifest, new->manifest, new->sha256);
+                   "%s gives %s a different SHA-256 / size than %s; using %s's (%s)", new->manifest,
+                   new->relative_path, old->manifest, new->manifest, new->sha256);
         }
         drop[r[i].pos] = 1;
     }
@@ -256,8 +256,7 @@ static char *url_ref_path(cudnnctl_ctx *ctx, const char *url)
 }
 
 /* Read a whole source (no hash known in advance: a manifest is not signed), then finish it. */
-static cudnnctl_err read_source(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_buf *b,
-                                char hex[65])
+static cudnnctl_err read_source(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_buf *b, char hex[65])
 {
     cc_source *src = NULL;
     cudnnctl_err e = cc_source_open(ctx, o, &src);
@@ -273,8 +272,9 @@ static cudnnctl_err read_source(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_b
         if (n == 0)
             break;
         if (b->len + (size_t)n > CC_MANIFEST_MAX) {
-            e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST, "manifest %s is larger than %u MiB: not a manifest",
-                       o->url, CC_MANIFEST_MAX >> 20);
+            e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+                       "manifest %s is larger than %u MiB: not a manifest", o->url,
+                       CC_MANIFEST_MAX >> 20);
             goto out;
         }
         if (cc_buf_append(b, tmp, (size_t)n) != 0) {
@@ -316,8 +316,8 @@ static cudnnctl_err add_url(cudnnctl_ctx *ctx, cudnnctl_catalog *cat, const char
         char *line = cc_asprintf("%s\n%s\n", hex, url);
         if (!dir || !line || cc_sys_mkdir_p(ctx, dir, 0755) != 0 ||
             cc_sys_write_file_atomic(ctx, ref, line, strlen(line), 0644) != 0)
-            cc_log(ctx, CUDNNCTL_LOG_WARN, "could not record the cached manifest %s in %s: %s",
-                   url, ref, cc_pf_last_error_text());
+            cc_log(ctx, CUDNNCTL_LOG_WARN, "could not record the cached manifest %s in %s: %s", url,
+                   ref, cc_pf_last_error_text());
         free(dir);
         free(line);
     }
@@ -371,8 +371,8 @@ cudnnctl_err cudnnctl_catalog_add_manifest(cudnnctl_ctx *ctx, cudnnctl_catalog *
         return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     if (cc_sys_read_file(ctx, real, CC_MANIFEST_MAX, &data, &len) != 0) {
         cudnnctl_err pe = cc_pf_last_error();
-        e = CC_ERR(ctx, pe == CUDNNCTL_E_NOT_FOUND || pe == CUDNNCTL_E_PERMISSION ? pe
-                                                                                 : CUDNNCTL_E_IO,
+        e = CC_ERR(ctx,
+                   pe == CUDNNCTL_E_NOT_FOUND || pe == CUDNNCTL_E_PERMISSION ? pe : CUDNNCTL_E_IO,
                    "cannot read manifest %s: %s", path, cc_pf_last_error_text());
         goto out;
     }

@@ -96,9 +96,9 @@ cJSON *cc_archive_to_json(const cudnnctl_archive *a, int with_platform)
     ok = ok && (a->release_date ? cJSON_AddStringToObject(o, "release_date", a->release_date)
                                 : cJSON_AddNullToObject(o, "release_date"));
     ok = ok && cJSON_AddStringToObject(o, "manifest", a->manifest ? a->manifest : "");
-    ok = ok && (a->manifest_sha256
-                    ? cJSON_AddStringToObject(o, "manifest_sha256", a->manifest_sha256)
-                    : cJSON_AddNullToObject(o, "manifest_sha256"));
+    ok = ok &&
+         (a->manifest_sha256 ? cJSON_AddStringToObject(o, "manifest_sha256", a->manifest_sha256)
+                             : cJSON_AddNullToObject(o, "manifest_sha256"));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;

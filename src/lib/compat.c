@@ -223,9 +223,8 @@ cudnnctl_err cc_compat_consumer(cudnnctl_ctx *ctx, const char *for_pkg, int tk_m
         goto out;
     }
     out->pkg = cc_strdup(name);
-    out->label = strcmp(name, "torch") == 0
-                     ? cc_asprintf("%s==%s+cu%d%d", name, ver, bM, bm)
-                     : cc_asprintf("%s==%s", name, ver);
+    out->label = strcmp(name, "torch") == 0 ? cc_asprintf("%s==%s+cu%d%d", name, ver, bM, bm)
+                                            : cc_asprintf("%s==%s", name, ver);
     out->cuda_major = bM;
     out->cuda_minor = bm;
     out->cudnn = best->cudnn;

@@ -28,11 +28,11 @@ typedef struct {
 
 /* What a framework release was built against. */
 typedef struct {
-    const char *pkg;            /* "torch", "tensorflow" */
+    const char *pkg;             /* "torch", "tensorflow" */
     const char *ver_lo, *ver_hi; /* the releases this row covers (inclusive) */
-    const char *cuda;           /* CUDA of the build ("13.0" = cu130) */
-    const char *cudnn;          /* "9.13.0.50" (exact pin) or "9.3" (built with; >= at runtime) */
-    int exact;                  /* 1: the wheel requires exactly this cuDNN */
+    const char *cuda;            /* CUDA of the build ("13.0" = cu130) */
+    const char *cudnn;           /* "9.13.0.50" (exact pin) or "9.3" (built with; >= at runtime) */
+    int exact;                   /* 1: the wheel requires exactly this cuDNN */
     const char *source;
 } cc_consumer_pin;
 
@@ -51,9 +51,9 @@ const cc_toolkit_range *cc_compat_toolkit_range(const char *cudnn_version, int c
 
 /* A resolved --for: the framework build chosen and the cuDNN it needs. */
 typedef struct {
-    char *label;      /* "torch==2.9.1+cu130" */
-    char *pkg;        /* "torch" */
-    int cuda_major;   /* CUDA of the framework build */
+    char *label;    /* "torch==2.9.1+cu130" */
+    char *pkg;      /* "torch" */
+    int cuda_major; /* CUDA of the framework build */
     int cuda_minor;
     const char *cudnn; /* pin (static) */
     int exact;

@@ -330,7 +330,8 @@ cudnnctl_err cc_manifest_parse(cudnnctl_ctx *ctx, const char *json, size_t len, 
                    "manifest %s has no \"cudnn\" component%s%s%s: pass a cuDNN manifest "
                    "(developer.download.nvidia.com/compute/cudnn/redist/redistrib_<version>.json)",
                    origin, cJSON_IsString(prod) ? " (release_product \"" : "",
-                   cJSON_IsString(prod) ? prod->valuestring : "", cJSON_IsString(prod) ? "\")" : "");
+                   cJSON_IsString(prod) ? prod->valuestring : "",
+                   cJSON_IsString(prod) ? "\")" : "");
         goto out;
     }
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(comp, "version");

@@ -101,12 +101,12 @@ static cudnnctl_err resolve_cuda(inputs *in)
     } else if (in->tk && in->tk->major > 0) {
         in->cuda_major = in->tk->major;
         in->cuda_minor = in->tk->minor;
-        in->cuda_from = cc_asprintf("toolkit %s is %s", in->tk->path,
-                                    in->tk->version ? in->tk->version : "?");
+        in->cuda_from =
+            cc_asprintf("toolkit %s is %s", in->tk->path, in->tk->version ? in->tk->version : "?");
     }
     if (sel->for_pkg) {
-        cudnnctl_err e = cc_compat_consumer(ctx, sel->for_pkg, in->cuda_major, in->cuda_minor,
-                                            &in->consumer);
+        cudnnctl_err e =
+            cc_compat_consumer(ctx, sel->for_pkg, in->cuda_major, in->cuda_minor, &in->consumer);
         if (e != CUDNNCTL_E_OK)
             return e;
         in->has_consumer = 1;
@@ -211,8 +211,7 @@ static cudnnctl_err make_target(inputs *in, cudnnctl_plan *p)
         if (sel->prefix) {
             p->target_path = user_path(ctx, sel->prefix);
         } else {
-            p->target_path =
-                cc_strdup(in->windows ? DEFAULT_PREFIX_WINDOWS : DEFAULT_PREFIX_LINUX);
+            p->target_path = cc_strdup(in->windows ? DEFAULT_PREFIX_WINDOWS : DEFAULT_PREFIX_LINUX);
             cc_strv_push_own(&in->warnings,
                              cc_asprintf("no CUDA toolkit to merge into: the target is the prefix "
                                          "%s (pass --cuda-home DIR or --prefix DIR to choose)",
@@ -220,8 +219,8 @@ static cudnnctl_err make_target(inputs *in, cudnnctl_plan *p)
         }
         if (!p->target_path)
             return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-        p->install_dir = cc_asprintf("%s/cudnn-%s-cuda%s", p->target_path, a->cudnn_version,
-                                     a->cuda_variant);
+        p->install_dir =
+            cc_asprintf("%s/cudnn-%s-cuda%s", p->target_path, a->cudnn_version, a->cuda_variant);
         if (!p->install_dir)
             return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         p->lib_dir = cc_path_join(p->install_dir, "lib");
@@ -292,8 +291,7 @@ static void human_size(char *buf, size_t n, uint64_t v)
     snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", d, u[i]);
 }
 
-static int add_step(cc_strv *names, cc_strv *steps, const char *name,
-                    char *detail)
+static int add_step(cc_strv *names, cc_strv *steps, const char *name, char *detail)
 {
     if (!detail || cc_strv_push(names, name) != 0)
         return free(detail), -1;
@@ -328,9 +326,9 @@ static cudnnctl_err make_steps(inputs *in, cudnnctl_plan *p, int mirror_dir)
         rc |= add_step(&names, &steps, "download",
                        cc_asprintf("read %s (%s) from the mirror directory", p->url, sz));
     else
-        rc |= add_step(&names, &steps, "download",
-                       cc_asprintf("fetch %s (%s) into the cache %s", p->url, sz,
-                                   blob_u ? blob_u : "?"));
+        rc |= add_step(
+            &names, &steps, "download",
+            cc_asprintf("fetch %s (%s) into the cache %s", p->url, sz, blob_u ? blob_u : "?"));
     rc |= add_step(&names, &steps, "verify",
                    cc_asprintf("SHA-256 must be %s and the size %llu bytes; a mismatch stops "
                                "before anything is written",
@@ -343,7 +341,8 @@ static cudnnctl_err make_steps(inputs *in, cudnnctl_plan *p, int mirror_dir)
         rc |= add_step(&names, &steps, "commit",
                        cc_asprintf("merge the headers into %s and the libraries into %s%s%s "
                                    "through a journal (replaced files kept until the commit ends)",
-                                   p->include_dir, p->lib_dir, p->bin_dir ? " and the DLLs into " : "",
+                                   p->include_dir, p->lib_dir,
+                                   p->bin_dir ? " and the DLLs into " : "",
                                    p->bin_dir ? p->bin_dir : ""));
     else
         rc |= add_step(&names, &steps, "commit",
@@ -470,10 +469,9 @@ cudnnctl_err cudnnctl_plan_make(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
     in.windows = cc_str_starts(in.platform, "windows");
     if ((e = resolve_cuda(&in)) != CUDNNCTL_E_OK || (e = resolve_driver(&in)) != CUDNNCTL_E_OK)
         goto out;
-    cc_select_in si = {in.platform,        in.cuda_major,
-                       in.cuda_minor,      in.cuda_from,
-                       in.sel->cudnn,      in.has_consumer ? &in.consumer : NULL,
-                       in.driver,          in.driver_cuda};
+    cc_select_in si = {in.platform,  in.cuda_major, in.cuda_minor,
+                       in.cuda_from, in.sel->cudnn, in.has_consumer ? &in.consumer : NULL,
+                       in.driver,    in.driver_cuda};
     if (si.cudnn_pin && !*si.cudnn_pin)
         si.cudnn_pin = NULL;
     if ((e = cc_select(ctx, cat, &si, &so)) != CUDNNCTL_E_OK)

@@ -99,8 +99,8 @@ static int check(const rules *r, const cudnnctl_archive *a, char **reason)
     if (c && (major_of(a->cudnn_version) != major_of(c->cudnn) ||
               cc_version_cmp_str(a->cudnn_version, c->cudnn) < 0)) {
         int other = major_of(a->cudnn_version) != major_of(c->cudnn);
-        *reason = c->exact ? cc_asprintf("%s pins cuDNN %s; this release is %s", c->label,
-                                         c->cudnn, other ? "of another major" : "older")
+        *reason = c->exact ? cc_asprintf("%s pins cuDNN %s; this release is %s", c->label, c->cudnn,
+                                         other ? "of another major" : "older")
                            : cc_asprintf("%s was built with cuDNN %s and needs the same major "
                                          "with an equal or higher minor",
                                          c->label, c->cudnn);
@@ -114,8 +114,9 @@ static int check(const rules *r, const cudnnctl_archive *a, char **reason)
     }
     int need = a->cuda_major * 1000 + (a->cuda_minor > 0 ? a->cuda_minor * 10 : 0);
     if (in->driver_cuda > 0 && in->driver_cuda < need) {
-        *reason = cc_asprintf("needs a driver for CUDA %s; the driver supports CUDA %d.%d", a->cuda_variant,
-                              in->driver_cuda / 1000, (in->driver_cuda % 1000) / 10);
+        *reason =
+            cc_asprintf("needs a driver for CUDA %s; the driver supports CUDA %d.%d",
+                        a->cuda_variant, in->driver_cuda / 1000, (in->driver_cuda % 1000) / 10);
         return ST_DRIVER;
     }
     return ST_FIT;
@@ -124,7 +125,7 @@ static int check(const rules *r, const cudnnctl_archive *a, char **reason)
 /* ---- choosing among the fitting ones --------------------------------------------------------- */
 
 typedef struct {
-    int exact_any;  /* some fit is exactly the consumer's pin */
+    int exact_any;   /* some fit is exactly the consumer's pin */
     int release_any; /* some fit is the M.m.0 release the --cudnn M.m pin names */
 } prefs;
 
@@ -245,8 +246,8 @@ static int driver_alternative(const rules *r, const cudnnctl_catalog *cat)
             continue;
         for (size_t i = 0; i < cudnnctl_catalog_count(cat); i++) {
             const cudnnctl_archive *a = cudnnctl_catalog_get(cat, i);
-            if (strcmp(a->platform, in->platform) == 0 && a->cuda_major == M &&
-                a->cuda_minor < 0 && (!r->has_pin || cc_cudnn_pin_match(&r->pin, a->cudnn_version)))
+            if (strcmp(a->platform, in->platform) == 0 && a->cuda_major == M && a->cuda_minor < 0 &&
+                (!r->has_pin || cc_cudnn_pin_match(&r->pin, a->cudnn_version)))
                 return M;
         }
     }
@@ -263,10 +264,11 @@ static cudnnctl_err no_fit(const rules *r, const cudnnctl_catalog *cat, const si
     const char *p = pin ? pin : "";
     if (on_platform == 0) {
         list = platforms_offered(cat);
-        e = CC_ERR(ctx, CUDNNCTL_E_BAD_PLATFORM,
-                   "the catalog has no cuDNN archive for platform %s (offered: %s): pass --platform "
-                   "with one of those",
-                   in->platform, list ? list : "");
+        e = CC_ERR(
+            ctx, CUDNNCTL_E_BAD_PLATFORM,
+            "the catalog has no cuDNN archive for platform %s (offered: %s): pass --platform "
+            "with one of those",
+            in->platform, list ? list : "");
     } else if (passed[ST_CUDA] == 0) {
         list = builds_on_platform(cat, in->platform, NULL);
         e = CC_ERR(ctx, CUDNNCTL_E_NO_MATCH,
@@ -274,10 +276,11 @@ static cudnnctl_err no_fit(const rules *r, const cudnnctl_catalog *cat, const si
                    "those CUDA majors (--cuda-home DIR, or --cuda M to plan for one)",
                    in->cuda_major, in->platform, list ? list : "");
     } else if (passed[ST_MINOR] == 0) {
-        e = CC_ERR(ctx, CUDNNCTL_E_NO_MATCH,
-                   "the only CUDA %d builds for %s are made for a later CUDA %d minor than the "
-                   "toolkit's (%s): pass --cuda %d.N with the toolkit's minor, or update the toolkit",
-                   in->cuda_major, in->platform, in->cuda_major, in->cuda_from, in->cuda_major);
+        e = CC_ERR(
+            ctx, CUDNNCTL_E_NO_MATCH,
+            "the only CUDA %d builds for %s are made for a later CUDA %d minor than the "
+            "toolkit's (%s): pass --cuda %d.N with the toolkit's minor, or update the toolkit",
+            in->cuda_major, in->platform, in->cuda_major, in->cuda_from, in->cuda_major);
     } else if (passed[ST_CUDNN] == 0) {
         cc_cudnn_pin any = r->pin;
         list = builds_on_platform(cat, in->platform, &any);
@@ -299,8 +302,8 @@ static cudnnctl_err no_fit(const rules *r, const cudnnctl_catalog *cat, const si
         int alt = driver_alternative(r, cat);
         char fix[96];
         if (alt)
-            snprintf(fix, sizeof(fix), "update the driver or use --cuda %d (with a CUDA %d toolkit)",
-                     alt, alt);
+            snprintf(fix, sizeof(fix),
+                     "update the driver or use --cuda %d (with a CUDA %d toolkit)", alt, alt);
         else
             snprintf(fix, sizeof(fix), "update the driver%s%s", floor ? " to " : "",
                      floor ? floor : "");
@@ -418,8 +421,7 @@ static char *choice_reason(const rules *r, const prefs *p, const cudnnctl_archiv
         cc_buf_printf(&b, "cuDNN %s is the nearest release at or above the %s that %s pins",
                       a->cudnn_version, in->consumer->cudnn, in->consumer->label);
     else if (p->release_any)
-        cc_buf_printf(&b, "cuDNN %s is release %s.0, as --cudnn %s asks", a->cudnn_version, pp,
-                      pp);
+        cc_buf_printf(&b, "cuDNN %s is release %s.0, as --cudnn %s asks", a->cudnn_version, pp, pp);
     else if (r->has_pin)
         cc_buf_printf(&b, "cuDNN %s is the newest release matching --cudnn %s", a->cudnn_version,
                       pp);
@@ -455,10 +457,10 @@ static void add_warnings(const rules *r, const prefs *p, const cudnnctl_archive 
                                         "--cudnn %s.x to take the newest patch",
                                         newer_patch->cudnn_version, pp, pp));
     if (r->has_pin && r->pin.release && !p->release_any)
-        cc_strv_push_own(w, cc_asprintf("release %s.0 is not offered for %s CUDA %d; took %s, "
-                                        "the newest %s patch",
-                                        pp, in->platform, in->cuda_major, chosen->cudnn_version,
-                                        pp));
+        cc_strv_push_own(w,
+                         cc_asprintf("release %s.0 is not offered for %s CUDA %d; took %s, "
+                                     "the newest %s patch",
+                                     pp, in->platform, in->cuda_major, chosen->cudnn_version, pp));
     if (in->consumer && in->consumer->exact && !p->exact_any)
         cc_strv_push_own(w, cc_asprintf("%s pins cuDNN %s, which is not offered for %s CUDA %d; "
                                         "took %s, the nearest newer release of the same major",
@@ -468,7 +470,8 @@ static void add_warnings(const rules *r, const prefs *p, const cudnnctl_archive 
     if (tr && in->cuda_minor >= 0) {
         char tk[32];
         snprintf(tk, sizeof(tk), "%d.%d", in->cuda_major, in->cuda_minor);
-        if (cc_version_cmp_str(tk, tr->toolkit_lo) < 0 || cc_version_cmp_str(tk, tr->toolkit_hi) > 0)
+        if (cc_version_cmp_str(tk, tr->toolkit_lo) < 0 ||
+            cc_version_cmp_str(tk, tr->toolkit_hi) > 0)
             cc_strv_push_own(w, cc_asprintf("cuDNN %s for CUDA %d lists toolkits %s to %s (%s); "
                                             "%s relies on CUDA minor-version compatibility",
                                             chosen->cudnn_version, chosen->cuda_major,

@@ -8,13 +8,13 @@
 
 typedef struct {
     const char *platform;
-    int cuda_major;          /* the toolkit's CUDA major (required) */
-    int cuda_minor;          /* -1 when unknown */
-    const char *cuda_from;   /* where the CUDA version came from, for messages ("--cuda 13") */
-    const char *cudnn_pin;   /* --cudnn: "9", "9.13", "9.13.x", "9.13.0.50"; NULL = none */
+    int cuda_major;              /* the toolkit's CUDA major (required) */
+    int cuda_minor;              /* -1 when unknown */
+    const char *cuda_from;       /* where the CUDA version came from, for messages ("--cuda 13") */
+    const char *cudnn_pin;       /* --cudnn: "9", "9.13", "9.13.x", "9.13.0.50"; NULL = none */
     const cc_consumer *consumer; /* resolved --for, NULL = none */
-    const char *driver;      /* driver version, NULL when unknown */
-    int driver_cuda;         /* cuDriverGetVersion encoding (13000), 0 when unknown */
+    const char *driver;          /* driver version, NULL when unknown */
+    int driver_cuda;             /* cuDriverGetVersion encoding (13000), 0 when unknown */
 } cc_select_in;
 
 typedef struct {
@@ -27,7 +27,7 @@ typedef struct {
 typedef struct {
     const cudnnctl_archive *chosen; /* points into the catalog */
     char *reason;
-    const char *floor;              /* the chosen build's driver floor (static), NULL if unknown */
+    const char *floor; /* the chosen build's driver floor (static), NULL if unknown */
     cc_select_rej *rejected;
     size_t n_rejected;
     cc_strv warnings;

@@ -170,11 +170,11 @@ static void find_file_by_name(void **state)
 
 #define EXTRA                                                                                      \
     "{\"release_date\":\"2030-01-01\",\"cudnn\":{\"version\":\"9.99.0.1\",\"linux-x86_64\":{"      \
-    "\"cuda13\":{\"relative_path\":\"cudnn/linux-x86_64/"                                        \
-    "cudnn-linux-x86_64-9.99.0.1_cuda13-archive.tar.xz\",\"sha256\":\""                          \
-    "1111111111111111111111111111111111111111111111111111111111111111\",\"size\":\"42\"},"        \
-    "\"cuda12\":{\"relative_path\":\"cudnn/linux-x86_64/"                                        \
-    "cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz\",\"sha256\":\""                         \
+    "\"cuda13\":{\"relative_path\":\"cudnn/linux-x86_64/"                                          \
+    "cudnn-linux-x86_64-9.99.0.1_cuda13-archive.tar.xz\",\"sha256\":\""                            \
+    "1111111111111111111111111111111111111111111111111111111111111111\",\"size\":\"42\"},"         \
+    "\"cuda12\":{\"relative_path\":\"cudnn/linux-x86_64/"                                          \
+    "cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz\",\"sha256\":\""                           \
     "2222222222222222222222222222222222222222222222222222222222222222\",\"size\":\"43\"}}}}"
 
 static void added_manifest_wins(void **state)
@@ -274,7 +274,8 @@ static void filters(void **state)
         {NULL, "13.4", "windows-arm64", 2, "cudnn-windows-arm64-9.27.0.42_cuda13.4-archive.zip"},
         {NULL, "13", "windows-arm64", 2, NULL},
         {"9.13", "13", "linux-x86_64", 2, "cudnn-linux-x86_64-9.13.1.26_cuda13-archive.tar.xz"},
-        {"9.13.0.50", NULL, "linux-x86_64", 2, "cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz"},
+        {"9.13.0.50", NULL, "linux-x86_64", 2,
+         "cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz"},
         {"9.11", NULL, "linux-x86_64", 2, "cudnn-linux-x86_64-9.11.1.4_cuda12-archive.tar.xz"},
         {NULL, "10", "all", 6, NULL},
         {"7", NULL, NULL, 0, NULL},

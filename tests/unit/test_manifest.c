@@ -255,20 +255,26 @@ static void synthetic_shapes(void **state)
         /* size as a JSON number, bare archive on the platform */
         {WRAP(ARCH(GOODPATH, GOODSHA, "123456")), 1, "13", 123456},
         /* variant child, upper-case hex is normalised */
-        {WRAP("{\"cuda13\":" ARCH(GOODPATH, "02F47D9456773C80D97ED245EFD9EB22BB985DCFDB74559213536035291E7A01", "\"5\"") "}"),
+        {WRAP("{\"cuda13\":" ARCH(
+             GOODPATH, "02F47D9456773C80D97ED245EFD9EB22BB985DCFDB74559213536035291E7A01",
+             "\"5\"") "}"),
          1, "13", 5},
         /* key order: cuda_variant between platforms; unknown scalar keys ignored */
-        {"{\"cudnn\":{\"linux-x86_64\":{\"cuda13\":" ARCH(GOODPATH, GOODSHA, "\"7\"") "},"
-         "\"cuda_variant\":[\"13\"],\"future_key\":42,\"version\":\"9.99.0.1\","
-         "\"source\":" ARCH("cudnn_samples/source/x-archive.tar.xz", GOODSHA, "\"1\"") "},"
-         "\"cudnn_jit\":{\"nonsense\":true}}",
+        {"{\"cudnn\":{\"linux-x86_64\":{\"cuda13\":" ARCH(
+             GOODPATH, GOODSHA,
+             "\"7\"") "},"
+                      "\"cuda_variant\":[\"13\"],\"future_key\":42,\"version\":\"9.99.0.1\","
+                      "\"source\":" ARCH("cudnn_samples/source/x-archive.tar.xz", GOODSHA,
+                                         "\"1\"") "},"
+                                                  "\"cudnn_jit\":{\"nonsense\":true}}",
          1, "13", 7},
         /* a component without platforms gives no entries but is not an error */
         {"{\"cudnn\":{\"version\":\"9.99.0.1\"}}", 0, NULL, 0},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         cc_archive_vec v = {0};
-        cudnnctl_err e = cc_manifest_parse(ctx, t[i].json, strlen(t[i].json), "synthetic", NULL, &v);
+        cudnnctl_err e =
+            cc_manifest_parse(ctx, t[i].json, strlen(t[i].json), "synthetic", NULL, &v);
         if (e != CUDNNCTL_E_OK)
             fail_msg("case %zu: %s", i, cudnnctl_last_error(ctx)->detail);
         assert_int_equal(v.n, t[i].n);
@@ -296,7 +302,9 @@ static void malformed_rejected(void **state)
         {"{\"cudnn\":{\"linux-x86_64\":{}}}", "cudnn.version", "bad.json"},
         {WRAP("{\"cuda13\":" ARCH(GOODPATH, "02f47d94", "\"1\"") "}"),
          "cudnn.linux-x86_64.cuda13.sha256", "not 64 hex"},
-        {WRAP("{\"cuda13\":" ARCH(GOODPATH, "zz47d9456773c80d97ed245efd9eb22bb985dcfdb74559213536035291e7a01", "\"1\"") "}"),
+        {WRAP("{\"cuda13\":" ARCH(GOODPATH,
+                                  "zz47d9456773c80d97ed245efd9eb22bb985dcfdb74559213536035291e7a01",
+                                  "\"1\"") "}"),
          "cudnn.linux-x86_64.cuda13.sha256", "bad.json"},
         {WRAP("{\"cuda13\":" ARCH(GOODPATH, GOODSHA, "\"12abc\"") "}"),
          "cudnn.linux-x86_64.cuda13.size", "\"12abc\""},

@@ -15,7 +15,6 @@
 
 #include "select.h"
 
-
 static cudnnctl_ctx *ctx;
 static cudnnctl_catalog *cat;
 static char tmp[64];
@@ -38,7 +37,8 @@ static int teardown(void **state)
     return 0;
 }
 
-/* ---- a detection result made by hand ---------------------------------------------------------- */
+/* ---- a detection result made by hand ----------------------------------------------------------
+ */
 
 typedef struct {
     cudnnctl_detect_result r;
@@ -133,8 +133,8 @@ static const sel_case cases[] = {
      CUDNNCTL_E_DRIVER_TOO_OLD, NULL, NULL, "below 527.41"},
     {"windows at cuda12 floor", "windows-x86_64", "12", NULL, NULL, "527.41", 0, CUDNNCTL_E_OK,
      "9.27.0.42", "12", NULL},
-    {"windows cuda13 floor is R580", "windows-x86_64", "13", NULL, NULL, "580.88", 0,
-     CUDNNCTL_E_OK, "9.27.0.42", "13", NULL},
+    {"windows cuda13 floor is R580", "windows-x86_64", "13", NULL, NULL, "580.88", 0, CUDNNCTL_E_OK,
+     "9.27.0.42", "13", NULL},
     {"driver known by CUDA version only", "linux-x86_64", "13", NULL, NULL, NULL, 12040,
      CUDNNCTL_E_DRIVER_TOO_OLD, NULL, NULL, "supports CUDA 12.4"},
     {"driver CUDA version suffices", "linux-x86_64", "13", NULL, NULL, NULL, 13000, CUDNNCTL_E_OK,
@@ -167,16 +167,16 @@ static const sel_case cases[] = {
      "9.1.0.70", "12", NULL},
     {"torch 2.7 cu118", "linux-x86_64", "11.8", NULL, "torch==2.7.1", NULL, 0, CUDNNCTL_E_OK,
      "9.1.0.70", "11", NULL},
-    {"torch 2.12.1 on aarch64 cuda13 (not offered)", "linux-aarch64", "13", NULL,
-     "torch==2.12.1", NULL, 0, CUDNNCTL_E_NO_MATCH, NULL, NULL, "needs cuDNN 9.20.0.48"},
+    {"torch 2.12.1 on aarch64 cuda13 (not offered)", "linux-aarch64", "13", NULL, "torch==2.12.1",
+     NULL, 0, CUDNNCTL_E_NO_MATCH, NULL, NULL, "needs cuDNN 9.20.0.48"},
     {"torch 2.0 (built with 8.7)", "linux-x86_64", "11", NULL, "torch==2.0.1", NULL, 0,
      CUDNNCTL_E_OK, "8.9.7.29", "11", NULL},
     {"torch 2.8 has no recorded pin", "linux-x86_64", "12", NULL, "torch==2.8.0", NULL, 0,
      CUDNNCTL_E_NO_PIN, NULL, NULL, "no cuDNN pin is recorded for torch 2.8.0"},
     {"tensorflow 2.18 alone", "linux-x86_64", NULL, NULL, "tensorflow==2.18.0", NULL, 0,
      CUDNNCTL_E_OK, "9.27.0.42", "12", "built with cuDNN 9.3"},
-    {"tensorflow 2.18 with --cudnn 9.3", "linux-x86_64", NULL, "9.3", "tensorflow==2.18.0", NULL,
-     0, CUDNNCTL_E_OK, "9.3.0.75", "12", NULL},
+    {"tensorflow 2.18 with --cudnn 9.3", "linux-x86_64", NULL, "9.3", "tensorflow==2.18.0", NULL, 0,
+     CUDNNCTL_E_OK, "9.3.0.75", "12", NULL},
     {"tensorflow 2.18 vs CUDA 13", "linux-x86_64", "13", NULL, "tensorflow==2.18.0", NULL, 0,
      CUDNNCTL_E_NO_MATCH, NULL, NULL, "cu125 (CUDA 12.5)"},
     {"tensorflow 2.14 needs 8.x >= 8.7", "linux-x86_64", NULL, NULL, "tensorflow[and-cuda]==2.14.1",
@@ -194,8 +194,8 @@ static const sel_case cases[] = {
     {"--for unknown build", "linux-x86_64", NULL, NULL, "torch==2.9.1+cu124", NULL, 0,
      CUDNNCTL_E_NO_PIN, NULL, NULL, "cu128 (CUDA 12.8)"},
     /* bad input */
-    {"bad --cudnn", "linux-x86_64", "13", "nine", NULL, NULL, 0, CUDNNCTL_E_BAD_VERSION, NULL,
-     NULL, "--cudnn nine"},
+    {"bad --cudnn", "linux-x86_64", "13", "nine", NULL, NULL, 0, CUDNNCTL_E_BAD_VERSION, NULL, NULL,
+     "--cudnn nine"},
     {"bad --cuda", "linux-x86_64", "cuda13", NULL, NULL, NULL, 0, CUDNNCTL_E_BAD_VERSION, NULL,
      NULL, "--cuda cuda13"},
     {"bad --driver-version", "linux-x86_64", "13", NULL, NULL, "new", 0, CUDNNCTL_E_BAD_VERSION,
@@ -369,7 +369,7 @@ static void compat_lookups(void **state)
         {"torch==2.9.1", 13, 0, "torch==2.9.1+cu130", "9.13.0.50", 1},
         {"torch==2.9.1", 12, 9, "torch==2.9.1+cu129", "9.10.2.21", 1},
         {"torch==2.9.1", 12, 4, "torch==2.9.1+cu128", "9.10.2.21", 1}, /* oldest above */
-        {"torch==2.9.1", 0, -1, "torch==2.9.1+cu130", "9.13.0.50", 1},  /* newest build */
+        {"torch==2.9.1", 0, -1, "torch==2.9.1+cu130", "9.13.0.50", 1}, /* newest build */
         {"PyTorch==2.9", 13, -1, "torch==2.9+cu130", "9.13.0.50", 1},
         {"torch==2.7.0+cu128", 0, -1, "torch==2.7.0+cu128", "9.7.1.26", 1},
         {"tensorflow==2.16.2", 0, -1, "tensorflow==2.16.2", "8.9", 0},
@@ -387,7 +387,8 @@ static void compat_lookups(void **state)
     }
 }
 
-/* ---- targets ---------------------------------------------------------------------------------- */
+/* ---- targets ----------------------------------------------------------------------------------
+ */
 
 static void mk(const char *rel)
 {
@@ -594,9 +595,11 @@ static void plan_json_keys(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(selection_table), cmocka_unit_test(every_candidate_accounted_for),
+        cmocka_unit_test(selection_table),
+        cmocka_unit_test(every_candidate_accounted_for),
         cmocka_unit_test(nearest_newer_when_exact_pin_missing),
-        cmocka_unit_test(compat_lookups),  cmocka_unit_test(targets),
+        cmocka_unit_test(compat_lookups),
+        cmocka_unit_test(targets),
         cmocka_unit_test(plan_json_keys),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -64,19 +64,15 @@ static void compare_table(void **state)
     (void)state;
     static const struct {
         const char *a, *b;
-        int strict;  /* cc_version_cmp: missing parts are -1 */
-        int padded;  /* cc_version_cmp_str: missing parts are 0 */
+        int strict; /* cc_version_cmp: missing parts are -1 */
+        int padded; /* cc_version_cmp_str: missing parts are 0 */
     } t[] = {
-        {"9.13.0.50", "9.13.0.50", 0, 0},
-        {"9.13.1.26", "9.13.0.50", 1, 1},
-        {"9.9.0.52", "9.10.0.56", -1, -1},   /* numeric, not lexical */
-        {"9.27.0.42", "9.3.0.75", 1, 1},
-        {"8.9.7.29", "9.0.0.312", -1, -1},
-        {"580", "580.0.0", -1, 0},           /* a driver "580" equals the floor "580" */
-        {"525.60.13", "580.65.06", -1, -1},
-        {"580.65.06", "580.65.06", 0, 0},
-        {"580.159.04", "580.65.06", 1, 1},
-        {"9.3", "9.3.0.75", -1, -1},
+        {"9.13.0.50", "9.13.0.50", 0, 0},   {"9.13.1.26", "9.13.0.50", 1, 1},
+        {"9.9.0.52", "9.10.0.56", -1, -1}, /* numeric, not lexical */
+        {"9.27.0.42", "9.3.0.75", 1, 1},    {"8.9.7.29", "9.0.0.312", -1, -1},
+        {"580", "580.0.0", -1, 0}, /* a driver "580" equals the floor "580" */
+        {"525.60.13", "580.65.06", -1, -1}, {"580.65.06", "580.65.06", 0, 0},
+        {"580.159.04", "580.65.06", 1, 1},  {"9.3", "9.3.0.75", -1, -1},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         cc_version a, b;
@@ -98,9 +94,9 @@ static void prefix_table(void **state)
         const char *prefix, *full;
         int match;
     } t[] = {
-        {"9", "9.13.0.50", 1},          {"9.13", "9.13.0.50", 1}, {"9.13", "9.13.1.26", 1},
-        {"9.13.0.50", "9.13.0.50", 1},  {"9.1", "9.13.0.50", 0},  {"9.13.1", "9.13.0.50", 0},
-        {"8", "9.13.0.50", 0},          {"9.13.0", "9.13.0.50", 1},
+        {"9", "9.13.0.50", 1},         {"9.13", "9.13.0.50", 1},   {"9.13", "9.13.1.26", 1},
+        {"9.13.0.50", "9.13.0.50", 1}, {"9.1", "9.13.0.50", 0},    {"9.13.1", "9.13.0.50", 0},
+        {"8", "9.13.0.50", 0},         {"9.13.0", "9.13.0.50", 1},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         cc_version p, f;
@@ -117,8 +113,8 @@ static void cuda_variants(void **state)
         const char *s;
         int ok, major, minor;
     } t[] = {
-        {"13", 1, 13, -1}, {"11.5", 1, 11, 5}, {"13.4", 1, 13, 4}, {"0", 0, 0, 0},
-        {"cuda13", 0, 0, 0}, {"13.", 0, 0, 0}, {"13.x", 0, 0, 0}, {"", 0, 0, 0},
+        {"13", 1, 13, -1},   {"11.5", 1, 11, 5}, {"13.4", 1, 13, 4}, {"0", 0, 0, 0},
+        {"cuda13", 0, 0, 0}, {"13.", 0, 0, 0},   {"13.x", 0, 0, 0},  {"", 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         int M = 0, m = 0;
@@ -230,9 +226,9 @@ static void relative_paths(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(parse_table),    cmocka_unit_test(compare_table),
-        cmocka_unit_test(prefix_table),   cmocka_unit_test(cuda_variants),
-        cmocka_unit_test(cudnn_pins),     cmocka_unit_test(relative_paths),
+        cmocka_unit_test(parse_table),  cmocka_unit_test(compare_table),
+        cmocka_unit_test(prefix_table), cmocka_unit_test(cuda_variants),
+        cmocka_unit_test(cudnn_pins),   cmocka_unit_test(relative_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
