@@ -1,6 +1,5 @@
 /* test_catalog.c: the embedded catalog (complete, de-duplicated, newest first, fast), manifests
  * added from text, files and file:// URLs (later wins), find_file, filters and JSON. */
-#define _XOPEN_SOURCE 700 /* mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -217,8 +216,10 @@ static void added_manifest_wins(void **state)
 static void add_from_file_and_url(void **state)
 {
     (void)state;
-    char tmpl[] = "/tmp/cc-catalog-XXXXXX";
-    assert_non_null(mkdtemp(tmpl));
+    char *cwd = cc_pf_realpath(".");
+    char *tmpl = cc_asprintf("%s/cc-catalog-%llu", cwd, (unsigned long long)cc_pf_now_ms());
+    free(cwd);
+    assert_int_equal(cc_sys_mkdir_p(ctx, tmpl, 0755), 0);
     char *f = cc_asprintf("%s/redistrib_9.13.0.json", tmpl);
     char *src = cc_asprintf("%s/redistrib_9.13.0.json", MDIR), *text = NULL;
     size_t len = 0;
@@ -253,6 +254,7 @@ static void add_from_file_and_url(void **state)
     assert_int_equal(cudnnctl_set_root(ctx, NULL), CUDNNCTL_E_OK);
     cudnnctl_catalog_free(r);
     cc_sys_rm_rf(ctx, tmpl);
+    free(tmpl);
     free(missing);
     free(url);
     free(text);

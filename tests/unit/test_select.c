@@ -1,7 +1,6 @@
 /* test_select.c: the selection tables — platform, CUDA major/minor, driver floors, --cudnn and
  * --for pins — through cudnnctl_plan_make with hand-built detection results; the compatibility
  * lookups; targets, URLs, steps and the plan's JSON. */
-#define _XOPEN_SOURCE 700 /* mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,21 +16,24 @@
 
 static cudnnctl_ctx *ctx;
 static cudnnctl_catalog *cat;
-static char tmp[64];
+static char *tmp; /* a scratch dir under the test's working directory */
 
 static int setup(void **state)
 {
     (void)state;
     if (cudnnctl_ctx_new(&ctx) != CUDNNCTL_E_OK || cudnnctl_catalog_load(ctx, &cat) != 0)
         return -1;
-    strcpy(tmp, "/tmp/cc-select-XXXXXX");
-    return mkdtemp(tmp) ? 0 : -1;
+    char *cwd = cc_pf_realpath(".");
+    tmp = cwd ? cc_asprintf("%s/cc-select-%llu", cwd, (unsigned long long)cc_pf_now_ms()) : NULL;
+    free(cwd);
+    return tmp && cc_sys_mkdir_p(ctx, tmp, 0755) == 0 ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
     cc_sys_rm_rf(ctx, tmp);
+    free(tmp);
     cudnnctl_catalog_free(cat);
     cudnnctl_ctx_free(ctx);
     return 0;
