@@ -6,10 +6,6 @@
 #include "catalog_int.h"
 #include "embedded.h"
 #include "hash.h"
-#include "source.h"
-
-/* A manifest is a few KiB; anything this large is not one. */
-#define CC_MANIFEST_MAX (16u << 20)
 
 struct cudnnctl_catalog {
     cc_archive_vec all;
@@ -242,103 +238,23 @@ cudnnctl_err cudnnctl_catalog_add_json(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     return e;
 }
 
-/* The reference file that remembers which cached blob a manifest URL last gave. */
-static char *url_ref_path(cudnnctl_ctx *ctx, const char *url)
-{
-    char hex[65];
-    cc_sha256 *h = cc_sha256_new();
-    int ok = h && cc_sha256_update(h, url, strlen(url)) == 0 && cc_sha256_final_hex(h, hex) == 0;
-    cc_sha256_free(h);
-    char *dir = ok ? cc_cache_dir(ctx) : NULL;
-    char *p = dir ? cc_asprintf("%s/manifests/%.32s.ref", dir, hex) : NULL;
-    free(dir);
-    return p;
-}
-
-/* Read a whole source (no hash known in advance: a manifest is not signed), then finish it. */
-static cudnnctl_err read_source(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_buf *b, char hex[65])
-{
-    cc_source *src = NULL;
-    cudnnctl_err e = cc_source_open(ctx, o, &src);
-    if (e != CUDNNCTL_E_OK)
-        return e;
-    char tmp[65536];
-    for (;;) {
-        long long n = cc_source_read(src, tmp, sizeof(tmp));
-        if (n < 0) {
-            e = cudnnctl_last_error(ctx)->code;
-            goto out;
-        }
-        if (n == 0)
-            break;
-        if (b->len + (size_t)n > CC_MANIFEST_MAX) {
-            e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
-                       "manifest %s is larger than %u MiB: not a manifest", o->url,
-                       CC_MANIFEST_MAX >> 20);
-            goto out;
-        }
-        if (cc_buf_append(b, tmp, (size_t)n) != 0) {
-            e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-            goto out;
-        }
-    }
-    uint64_t size = 0;
-    e = cc_source_finish(src, hex, &size);
-out:
-    cc_source_close(src);
-    return e;
-}
-
-/* http(s): fetched through the source layer into the content-addressed cache; the manifest's
- * own SHA-256 is recorded (in every entry, and in a per-URL reference file) so a later offline
- * run can reopen the same bytes from the cache. */
+/* http(s): the bytes come through the source layer (or, offline, from the copy cached when
+ * the URL last worked); their SHA-256 is recorded in every entry. */
 static cudnnctl_err add_url(cudnnctl_ctx *ctx, cudnnctl_catalog *cat, const char *url)
 {
-    cc_buf b = {0};
-    char hex[65] = {0};
-    char *ref = url_ref_path(ctx, url), *old = NULL, *origin = NULL;
-    cc_source_opts o = {0};
-    o.url = url;
-    o.insecure_skip_verify = 1; /* nothing to verify against: NVIDIA does not sign manifests */
-    o.use_cache = 1;
-    cudnnctl_err e = read_source(ctx, &o, &b, hex);
-    if ((e == CUDNNCTL_E_NETWORK || e == CUDNNCTL_E_HTTP_STATUS || e == CUDNNCTL_E_TLS) && ref &&
-        cc_sys_read_file(ctx, ref, 4096, &old, NULL) == 0 && cc_sha256_is_hex(cc_str_trim(old))) {
-        const char *cached = cc_str_trim(old);
-        cc_log(ctx, CUDNNCTL_LOG_WARN, "%s: %s; using the copy cached earlier (sha256 %s)", url,
-               cudnnctl_last_error(ctx)->detail, cached);
-        cc_buf_free(&b);
-        o.insecure_skip_verify = 0;
-        o.expected_sha256 = cached;
-        e = read_source(ctx, &o, &b, hex);
-    } else if (e == CUDNNCTL_E_OK && ref) {
-        char *dir = cc_path_dir(ref);
-        char *line = cc_asprintf("%s\n%s\n", hex, url);
-        if (!dir || !line || cc_sys_mkdir_p(ctx, dir, 0755) != 0 ||
-            cc_sys_write_file_atomic(ctx, ref, line, strlen(line), 0644) != 0)
-            cc_log(ctx, CUDNNCTL_LOG_WARN, "could not record the cached manifest %s in %s: %s", url,
-                   ref, cc_pf_last_error_text());
-        free(dir);
-        free(line);
-    }
+    char *data = NULL;
+    size_t len = 0;
+    char hex[65];
+    cudnnctl_err e = cc_manifest_fetch(ctx, url, &data, &len, hex);
     if (e != CUDNNCTL_E_OK)
-        goto out;
-    origin = cc_strdup(url);
-    if (!origin) {
-        e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-        goto out;
-    }
-    e = cc_manifest_parse(ctx, b.data ? b.data : "", b.len, origin, hex, &cat->all);
+        return e;
+    e = cc_manifest_parse(ctx, data, len, url, hex, &cat->all);
     if (e == CUDNNCTL_E_OK) {
         cat->n_manifests++;
         cc_log(ctx, CUDNNCTL_LOG_INFO, "manifest %s: sha256 %s", url, hex);
         e = normalise(ctx, cat);
     }
-out:
-    free(origin);
-    free(old);
-    free(ref);
-    cc_buf_free(&b);
+    free(data);
     return e;
 }
 

@@ -28,6 +28,15 @@ void cc_archive_clear(cudnnctl_archive *a);
 cudnnctl_err cc_manifest_parse(cudnnctl_ctx *ctx, const char *json, size_t len, const char *origin,
                                const char *manifest_sha256, cc_archive_vec *out);
 
+/* A manifest is a few KiB; anything this large is not one. */
+#define CC_MANIFEST_MAX (16u << 20)
+
+/* Fetch a manifest from an http(s) URL through the source layer; on success keep a copy in
+ * <cache>/manifests/<sha256>.json with a per-URL reference, and when the network fails later,
+ * fall back to that copy (with a warning). *data is malloc'd; hex gets the bytes' SHA-256. */
+cudnnctl_err cc_manifest_fetch(cudnnctl_ctx *ctx, const char *url, char **data, size_t *len,
+                               char hex[65]);
+
 /* An empty catalog (tests and tools build one from chosen manifests with add_json). */
 cudnnctl_catalog *cc_catalog_new(void);
 
