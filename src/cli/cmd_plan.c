@@ -91,6 +91,7 @@ static void print_plan(cli_opts *o, const cudnnctl_plan *p)
     for (size_t i = 0; i < p->n_steps; i++)
         printf("  %zu. %-9s %s\n", i + 1, p->step_names ? p->step_names[i] : "", p->steps[i]);
     print_rejections(o, p);
+    fflush(stdout); /* the warnings (stderr) come after the plan, also in a shared pipe */
     for (size_t i = 0; i < p->n_warnings; i++)
         cli_warn(o, "%s", p->warnings[i]);
 }
