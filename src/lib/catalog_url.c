@@ -149,8 +149,9 @@ cudnnctl_err cc_manifest_fetch(cudnnctl_ctx *ctx, const char *url, char **data, 
             e = CUDNNCTL_E_OK;
         } else if (why) {
             /* say that there is no offline copy either, keeping the network error's code */
-            e = CC_ERR(ctx, e, "%s (and no copy of it is cached: run once with the network, or "
-                               "pass --manifest FILE)",
+            e = CC_ERR(ctx, e,
+                       "%s (and no copy of it is cached: run once with the network, or "
+                       "pass --manifest FILE)",
                        why);
         }
         free(why);

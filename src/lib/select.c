@@ -294,9 +294,10 @@ static cudnnctl_err no_fit(const rules *r, const cudnnctl_catalog *cat, const si
         const cc_consumer *c = in->consumer;
         e = CC_ERR(ctx, CUDNNCTL_E_NO_MATCH,
                    "%s needs cuDNN %s%s (same major)%s%s, and no such CUDA %d build is offered for "
-                   "%s: pick another %s release, or relax --cudnn",
+                   "%s: pick another %s release%s",
                    c->label, c->exact ? "" : ">= ", c->cudnn, r->has_pin ? " and --cudnn " : "",
-                   r->has_pin ? p : "", in->cuda_major, in->platform, c->pkg);
+                   r->has_pin ? p : "", in->cuda_major, in->platform, c->pkg,
+                   r->has_pin ? ", or relax --cudnn" : " (or give --cudnn instead of --for)");
     } else {
         const char *floor = cc_compat_driver_floor(in->cuda_major, in->platform);
         int alt = driver_alternative(r, cat);
@@ -430,8 +431,8 @@ static char *choice_reason(const rules *r, const prefs *p, const cudnnctl_archiv
     if (in->consumer && !in->consumer->exact)
         cc_buf_printf(&b, " (%s was built with cuDNN %s: same major, equal or higher minor)",
                       in->consumer->label, in->consumer->cudnn);
-    cc_buf_printf(&b, "; its CUDA %s build for %s matches the toolkit's CUDA %d (%s)",
-                  a->cuda_variant, a->platform, in->cuda_major, in->cuda_from);
+    cc_buf_printf(&b, "; its CUDA %s build for %s matches CUDA %d (%s)", a->cuda_variant,
+                  a->platform, in->cuda_major, in->cuda_from);
     if (floor && in->driver)
         cc_buf_printf(&b, "; driver %s meets the cuda%d floor %s", in->driver, a->cuda_major,
                       floor);

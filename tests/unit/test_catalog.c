@@ -263,6 +263,38 @@ static void add_from_file_and_url(void **state)
     cudnnctl_catalog_free(c);
 }
 
+/* Fail every sys_ops call of adding a manifest file in turn: each run fails cleanly (an error,
+ * the catalog unchanged) or succeeds; never a crash or a half-added manifest. */
+static void add_manifest_under_faults(void **state)
+{
+    (void)state;
+    char *f = cc_asprintf("%s/redistrib_9.27.0.json", MDIR);
+    cudnnctl_catalog *c = cc_catalog_new();
+    cudnnctl_set_fault_injection(ctx, 0);
+    assert_int_equal(cudnnctl_catalog_add_manifest(ctx, c, f), CUDNNCTL_E_OK);
+    unsigned long calls = cudnnctl_sys_calls(ctx);
+    size_t n = cudnnctl_catalog_count(c);
+    assert_true(calls >= 3); /* open, read..., close */
+    cudnnctl_catalog_free(c);
+    int failed = 0;
+    for (unsigned long k = 1; k <= calls + 1; k++) {
+        c = cc_catalog_new();
+        cudnnctl_set_fault_injection(ctx, k);
+        cudnnctl_err e = cudnnctl_catalog_add_manifest(ctx, c, f);
+        cudnnctl_set_fault_injection(ctx, 0);
+        if (e == CUDNNCTL_E_OK) {
+            assert_int_equal(cudnnctl_catalog_count(c), n);
+        } else {
+            failed++;
+            assert_int_equal(cudnnctl_catalog_count(c), 0);
+            assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, "redistrib_9.27.0.json"));
+        }
+        cudnnctl_catalog_free(c);
+    }
+    assert_true(failed > 0);
+    free(f);
+}
+
 static void filters(void **state)
 {
     (void)state;
@@ -337,6 +369,7 @@ int main(void)
         cmocka_unit_test(find_file_by_name),
         cmocka_unit_test(added_manifest_wins),
         cmocka_unit_test(add_from_file_and_url),
+        cmocka_unit_test(add_manifest_under_faults),
         cmocka_unit_test(filters),
         cmocka_unit_test(json_round_trip),
     };
