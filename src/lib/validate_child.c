@@ -311,6 +311,7 @@ static void check_sublibs(cc_val_child *c)
         {"sublib_adv_train", "cudnnAdvTrainVersionCheck", "libcudnn_adv_train"}};
     const char *const(*list)[3] = c->dnn_major >= 9 ? v9 : v8;
     size_t n = c->dnn_major >= 9 ? 4 : (c->dnn_major == 8 ? 6 : 0);
+    const char *first_bad = NULL; /* later sub-libraries depend on earlier ones (cnn on ops) */
     for (size_t i = 0; i < n; i++) {
         double t0 = cc_val_now();
         int (*fn)(void) = NULL;
@@ -354,6 +355,14 @@ static void check_sublibs(cc_val_child *c)
                                           "of its own dependencies failed); install the complete "
                                           "cuDNN %d.%d.%d set there", call, sub, c->lib_dir,
                                           c->dnn_major, c->dnn_minor, c->dnn_patch);
+            if (first_bad) {
+                char *e2 = cc_asprintf("%s (it depends on %s.so.%d, which failed its own check "
+                                       "above: fix that one first)", e, first_bad, c->dnn_major);
+                free(e);
+                e = e2;
+            } else {
+                first_bad = list[i][2];
+            }
             cc_val_check(c, list[i][0], 0, 0, cc_val_now() - t0, -1, -1, e, detail);
             free(e);
             free(call);

@@ -234,6 +234,12 @@ cudnnctl_err cc_val_parse_report(cudnnctl_ctx *ctx, const char *out, size_t len,
     return CUDNNCTL_E_OK;
 }
 
+/* Timings come from a millisecond clock: print them as such. */
+static double ms_round(double s)
+{
+    return (double)(long long)(s * 1000.0 + 0.5) / 1000.0;
+}
+
 static void add_str_or_null(cJSON *o, const char *k, const char *v)
 {
     if (v)
@@ -300,7 +306,7 @@ cudnnctl_err cudnnctl_validate_result_json(const cudnnctl_validate_result *r, ch
         cJSON_AddStringToObject(c, "name", k->name);
         cJSON_AddBoolToObject(c, "ok", k->ok);
         cJSON_AddBoolToObject(c, "skipped", k->skipped);
-        cJSON_AddNumberToObject(c, "seconds", k->seconds);
+        cJSON_AddNumberToObject(c, "seconds", ms_round(k->seconds));
         if (k->max_abs_err >= 0)
             cJSON_AddNumberToObject(c, "max_abs_err", k->max_abs_err);
         if (k->tolerance >= 0)
@@ -310,7 +316,7 @@ cudnnctl_err cudnnctl_validate_result_json(const cudnnctl_validate_result *r, ch
         cJSON_AddItemToArray(checks, c);
     }
     add_str_or_null(o, "child_ld_library_path", r->child_ld_library_path);
-    cJSON_AddNumberToObject(o, "seconds", r->seconds);
+    cJSON_AddNumberToObject(o, "seconds", ms_round(r->seconds));
     add_str_or_null(o, "vendor_output", r->vendor_output);
     char *s = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);

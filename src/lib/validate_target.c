@@ -69,8 +69,17 @@ char *cc_val_header_version(const char *text)
         const char *q = p;
         while (q < p + n && (*q == ' ' || *q == '\t'))
             q++;
-        if ((size_t)(p + n - q) > 8 && strncmp(q, "#define", 7) == 0) {
-            q += 7;
+        int is_define = 0;
+        if (q < p + n && *q == '#') {
+            q++;
+            while (q < p + n && (*q == ' ' || *q == '\t'))
+                q++;
+            if ((size_t)(p + n - q) > 6 && strncmp(q, "define", 6) == 0) {
+                q += 6;
+                is_define = 1;
+            }
+        }
+        if (is_define) {
             while (q < p + n && (*q == ' ' || *q == '\t'))
                 q++;
             for (int i = 0; i < 3; i++) {
