@@ -190,11 +190,11 @@ static void test_references(void **state)
     assert_true(distinct);
 }
 
-static char tmpdir[256];
+static char tmpdir[64];
 
 static void touch(const char *dir, const char *name)
 {
-    char p[512];
+    char p[1024];
     snprintf(p, sizeof(p), "%s/%s", dir, name);
     FILE *f = fopen(p, "w");
     assert_non_null(f);
@@ -229,7 +229,7 @@ static void test_resolve_target(void **state)
 {
     (void)state;
     /* a prefix install: P/cudnn-9.19.0-cuda13/lib + P/current -> it */
-    char p[512], lib[600], cur[600], inc[600];
+    char p[128], lib[256], cur[256], inc[256];
     snprintf(p, sizeof(p), "%s/prefix", tmpdir);
     snprintf(lib, sizeof(lib), "%s/cudnn-9.19.0-cuda13/lib", p);
     snprintf(inc, sizeof(inc), "%s/cudnn-9.19.0-cuda13/include", p);
@@ -248,7 +248,7 @@ static void test_resolve_target(void **state)
     o.cuda_home = tmpdir; /* holds libcudart.so.12 */
     cc_val_target t;
     assert_int_equal(cc_val_resolve_target(ctx, &o, &t), CUDNNCTL_E_OK);
-    char want[700];
+    char want[512];
     snprintf(want, sizeof(want), "%s/current/lib", p);
     assert_string_equal(t.lib_dir, want);
     assert_int_equal(t.major, 9);
@@ -278,13 +278,13 @@ static void test_resolve_target(void **state)
 static void test_child_env(void **state)
 {
     (void)state;
-    char withdnn[600];
+    char withdnn[128];
     snprintf(withdnn, sizeof(withdnn), "%s/cudnnbin", tmpdir);
-    char cmd[700];
+    char cmd[256];
     snprintf(cmd, sizeof(cmd), "mkdir -p %s", withdnn);
     assert_int_equal(system(cmd), 0);
     touch(withdnn, "libcudnn_graph.so.9");
-    char path[1400];
+    char path[512];
     snprintf(path, sizeof(path), "/usr/bin:%s:/bin", withdnn);
     setenv("PATH", path, 1);
     setenv("LD_LIBRARY_PATH", withdnn, 1);
