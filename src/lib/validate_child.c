@@ -219,13 +219,18 @@ static void check_driver(cc_val_child *c)
     free(rel);
 }
 
-/* Where the first loaded module whose base name starts with prefix was mapped from. */
-static char *mapped_path(const char *prefix)
+/* Where the loaded module <stem>.so* was mapped from (not a longer name: libcublas is not
+ * libcublasLt), NULL when none. */
+static char *mapped_path(const char *stem)
 {
-    char **m = cc_pf_loaded_module_paths(prefix);
-    char *r = (m && m[0]) ? cc_strdup(m[0]) : NULL;
-    for (size_t i = 0; m && m[i]; i++)
+    char **m = cc_pf_loaded_module_paths(stem);
+    char *r = NULL;
+    size_t ls = strlen(stem);
+    for (size_t i = 0; m && m[i]; i++) {
+        if (!r && strncmp(cc_path_base(m[i]) + ls, ".so", 3) == 0)
+            r = cc_strdup(m[i]);
         free(m[i]);
+    }
     free(m);
     return r;
 }
@@ -332,14 +337,6 @@ static void check_sublibs(cc_val_child *c)
         cc_val_step(c, "%s (loads %s)", list[i][1], sub);
         int st = fn();
         char *where = mapped_path(list[i][2]);
-        /* mapped_path matches on the prefix: make sure it is this sub-library, not a longer name */
-        if (where) {
-            const char *b = cc_path_base(where);
-            if (strncmp(b + strlen(list[i][2]), ".so", 3) != 0) {
-                free(where);
-                where = NULL;
-            }
-        }
         char *detail = where ? cc_asprintf("%s mapped from %s", sub, where) : NULL;
         if (st == 0) {
             cc_val_check(c, list[i][0], 1, 0, cc_val_now() - t0, -1, -1, NULL, detail);
