@@ -7,7 +7,7 @@
 #include "source_int.h"
 
 #define RING_BYTES (4u * 1024u * 1024u)
-#define CHUNK (256u * 1024u)
+#define CHUNK (64u * 1024u) /* stays in L2 between read, hash and copy: 256 KiB+ is ~1.5x slower */
 
 /* ---- producer helpers (called on the producer thread) ---------------------------------------- */
 

@@ -344,7 +344,7 @@ static void curl_get(cc_transport *t, const cc_transport_req *req, cc_transport_
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, (long)req->low_speed_bytes);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)req->low_speed_secs);
     curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024L);
+    curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 16L * 1024L); /* cache-sized chunks for hash + write */
     if (req->offset > 0) {
         snprintf(range, sizeof(range), "%llu-", (unsigned long long)req->offset);
         curl_easy_setopt(h, CURLOPT_RANGE, range);

@@ -451,6 +451,29 @@ static void server_ignoring_range_still_resumes(void **state)
     cudnnctl_ctx_free(ctx);
 }
 
+static void oversized_part_is_discarded(void **state)
+{
+    (void)state;
+    seen s;
+    char cache[400], url[200], hex[65], part[600], dir[500];
+    cudnnctl_ctx *ctx = new_ctx(&s, cache);
+    snprintf(dir, sizeof(dir), "%s/blobs", cache);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(dir, sizeof(dir), "%s/blobs/sha256", cache);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(part, sizeof(part), "%s/blobs/sha256/%s.part", cache, small_hex);
+    unsigned char junk[SMALL + 10];
+    memset(junk, 0xee, sizeof(junk));
+    write_file(part, junk, sizeof(junk)); /* longer than the archive: useless */
+    url_of(url, sizeof(url), "/small.bin?t=oversized");
+    cc_source_opts o = opts_for(url, small_hex, SMALL);
+    assert_int_equal(run_source(ctx, &o, small_data, SMALL, hex, NULL, NULL), CUDNNCTL_E_OK);
+    assert_string_equal(hex, small_hex);
+    assert_int_equal(log_count("/small.bin?t=oversized", NULL), 1);
+    assert_int_equal(log_count("/small.bin?t=oversized", "bytes=0-"), 0);
+    cudnnctl_ctx_free(ctx);
+}
+
 static void server_errors_then_ok_are_retried(void **state)
 {
     (void)state;
@@ -828,6 +851,7 @@ int main(void)
         cmocka_unit_test(flipped_byte_is_quarantined),
         cmocka_unit_test(cut_download_resumes_with_range),
         cmocka_unit_test(server_ignoring_range_still_resumes),
+        cmocka_unit_test(oversized_part_is_discarded),
         cmocka_unit_test(server_errors_then_ok_are_retried),
         cmocka_unit_test(persistent_500_gives_up),
         cmocka_unit_test(reset_mid_body_is_resumed_in_the_same_run),
