@@ -72,8 +72,7 @@ cudnnctl_err cc_cache_entry_open(cudnnctl_ctx *ctx, const char *sha256_hex, cc_c
         e->resumable = 1;
     } else {
         /* nothing to key a resume on: a private part, named by process and time */
-        hex = cc_asprintf("tmp-%lu-%llu", cc_pf_pid(),
-                          (unsigned long long)cc_pf_now_ms());
+        hex = cc_asprintf("tmp-%lu-%llu", cc_pf_pid(), (unsigned long long)cc_pf_now_ms());
         e->part = hex ? cc_asprintf("%s/%s.part", blobs, hex) : NULL;
     }
     if (!e->part) {
@@ -130,9 +129,9 @@ cudnnctl_err cc_cache_commit(cudnnctl_ctx *ctx, cc_cache_entry *e, const char *a
     if (!blob)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     if (cc_sys_rename(ctx, e->part, blob) != 0) {
-        cudnnctl_err rc = CC_ERR(ctx, cc_pf_last_error(),
-                                 "cannot move the verified download %s to %s: %s", e->part, blob,
-                                 cc_pf_last_error_text());
+        cudnnctl_err rc =
+            CC_ERR(ctx, cc_pf_last_error(), "cannot move the verified download %s to %s: %s",
+                   e->part, blob, cc_pf_last_error_text());
         free(blob);
         return rc;
     }

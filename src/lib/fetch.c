@@ -10,9 +10,9 @@
 
 typedef struct {
     cc_source *s;
-    cc_pf_fd fd;     /* the part, open for writing at offset `have` */
-    uint64_t have;   /* bytes hashed, written and delivered */
-    uint64_t skip;   /* body bytes to drop (server ignored our Range) */
+    cc_pf_fd fd;   /* the part, open for writing at offset `have` */
+    uint64_t have; /* bytes hashed, written and delivered */
+    uint64_t skip; /* body bytes to drop (server ignored our Range) */
     const char *url;
 } dl;
 
@@ -24,8 +24,8 @@ static cudnnctl_err on_head(void *user, const cc_transport_head *h, char **why)
     if (start > d->have) {
         *why = cc_asprintf("%s answered with bytes from offset %llu, but %llu was asked for; the "
                            "server mishandles ranges — delete %s and run again",
-                           h->final_url, (unsigned long long)start,
-                           (unsigned long long)d->have, s->path);
+                           h->final_url, (unsigned long long)start, (unsigned long long)d->have,
+                           s->path);
         return CUDNNCTL_E_NETWORK;
     }
     d->skip = d->have - start;
@@ -34,8 +34,7 @@ static cudnnctl_err on_head(void *user, const cc_transport_head *h, char **why)
         *why = cc_asprintf("%s is %lld bytes according to the server, but the manifest says %llu; "
                            "not downloading it. The mirror may hold a different build: check it, "
                            "or refresh the manifest (--manifest URL)",
-                           h->final_url, (long long)full,
-                           (unsigned long long)s->expected_size);
+                           h->final_url, (long long)full, (unsigned long long)s->expected_size);
         return CUDNNCTL_E_SIZE_MISMATCH;
     }
     return CUDNNCTL_E_OK;
@@ -61,8 +60,7 @@ static cudnnctl_err on_data(void *user, const void *data, size_t len, char **why
         return CUDNNCTL_E_SIZE_MISMATCH;
     }
     if (cc_sys_write_all(s->ctx, d->fd, p, len) != 0) {
-        *why = cc_asprintf("cannot write the download to %s: %s", s->path,
-                           cc_pf_last_error_text());
+        *why = cc_asprintf("cannot write the download to %s: %s", s->path, cc_pf_last_error_text());
         return cc_pf_last_error();
     }
     if (cc_src_deliver(s, p, len) != 0) {
@@ -122,8 +120,10 @@ static cudnnctl_err open_part(dl *d, uint64_t *reuse, char **why)
     cc_source *s = d->s;
     cc_pf_stat_t st;
     *reuse = 0;
-    if (s->cache.resumable && cc_pf_stat(s->path, &st) == 0 && st.exists && st.is_reg &&
-        (s->expected_size == 0 || st.size <= s->expected_size))
+    /* without a known size a complete part could not be told from a partial one (the server
+     * would answer 416), so only sized downloads resume across runs */
+    if (s->cache.resumable && s->expected_size && cc_pf_stat(s->path, &st) == 0 && st.exists &&
+        st.is_reg && st.size <= s->expected_size)
         *reuse = st.size;
     d->fd = cc_sys_open(s->ctx, s->path, CC_PF_O_WRONLY | CC_PF_O_CREAT, 0644);
     /* truncate only a part that has bytes we cannot use: on ext4 a truncated-then-rewritten
@@ -179,9 +179,9 @@ static cudnnctl_err transfer(dl *d, char **why)
             /* a clean end that is still short: the connection was cut without telling us */
             res.code = CUDNNCTL_E_NETWORK;
             res.retryable = 1;
-            res.detail = cc_asprintf("%s ended after %llu of %llu bytes", d->url,
-                                     (unsigned long long)d->have,
-                                     (unsigned long long)s->expected_size);
+            res.detail =
+                cc_asprintf("%s ended after %llu of %llu bytes", d->url,
+                            (unsigned long long)d->have, (unsigned long long)s->expected_size);
         }
         if (res.code == CUDNNCTL_E_OK) {
             free(res.detail);
@@ -245,10 +245,10 @@ void cc_fetch_thread(void *arg)
     }
     if (rc != CUDNNCTL_E_OK) {
         if (d.have > 0 && s->cache.resumable && rc != CUDNNCTL_E_SIZE_MISMATCH) {
-            char *t = cc_asprintf("%s; the %llu bytes already downloaded are kept in %s and the "
-                                  "next run resumes from there",
-                                  why ? why : cudnnctl_strerror(rc), (unsigned long long)d.have,
-                                  s->path);
+            char *t =
+                cc_asprintf("%s; the %llu bytes already downloaded are kept in %s and the "
+                            "next run resumes from there",
+                            why ? why : cudnnctl_strerror(rc), (unsigned long long)d.have, s->path);
             if (t) {
                 free(why);
                 why = t;

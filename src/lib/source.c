@@ -7,7 +7,8 @@
 #include "source_int.h"
 
 #define RING_BYTES (4u * 1024u * 1024u)
-#define CHUNK (64u * 1024u) /* stays in L2 between read, hash and copy: 256 KiB+ is ~1.5x slower */
+#define CHUNK (64u * 1024u) /* stays in L2 between read, hash and copy: 256 KiB+ is ~1.5x slower   \
+                             */
 
 /* ---- producer helpers (called on the producer thread) ---------------------------------------- */
 
@@ -405,8 +406,7 @@ cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_sourc
     s->kind = CC_SRC_DOWNLOAD;
     /* without the cache a download still lands in the cache dir (zip extraction needs the file)
      * but under a private name, and it is removed again at close */
-    rc = cc_cache_entry_open(ctx, o->use_cache && s->have_expected ? s->expected : NULL,
-                             &s->cache);
+    rc = cc_cache_entry_open(ctx, o->use_cache && s->have_expected ? s->expected : NULL, &s->cache);
     if (rc != CUDNNCTL_E_OK)
         goto out;
     s->path = cc_strdup(s->cache.part);

@@ -14,18 +14,18 @@ typedef struct cc_source cc_source;
 struct cc_transport_ops;
 
 typedef struct {
-    const char *url;            /* http(s)://, file://, or a local path */
+    const char *url;             /* http(s)://, file://, or a local path */
     const char *expected_sha256; /* lowercase hex; NULL only with insecure_skip_verify */
-    uint64_t expected_size;     /* 0 = unknown */
-    const char *cacert;         /* extra CA bundle, NULL = system */
-    int insecure_skip_verify;   /* no hash known and the user accepted that */
-    int use_cache;              /* content-addressed cache lookup and store */
+    uint64_t expected_size;      /* 0 = unknown */
+    const char *cacert;          /* extra CA bundle, NULL = system */
+    int insecure_skip_verify;    /* no hash known and the user accepted that */
+    int use_cache;               /* content-addressed cache lookup and store */
     /* Network tuning; 0 = default. Tests shorten them. */
-    unsigned low_speed_bytes;   /* abort an attempt slower than this (default 1024 B/s) ... */
-    unsigned low_speed_secs;    /* ... for this long (default 30 s) */
+    unsigned low_speed_bytes;      /* abort an attempt slower than this (default 1024 B/s) ... */
+    unsigned low_speed_secs;       /* ... for this long (default 30 s) */
     unsigned connect_timeout_secs; /* default 30 s */
-    unsigned max_tries;         /* attempts without progress before giving up (default 4) */
-    unsigned retry_delay_ms;    /* first back-off, doubled per retry, capped at 30 s (default 1 s) */
+    unsigned max_tries;            /* attempts without progress before giving up (default 4) */
+    unsigned retry_delay_ms; /* first back-off, doubled per retry, capped at 30 s (default 1 s) */
     const struct cc_transport_ops *transport; /* NULL = libcurl (transport_curl.c) */
 } cc_source_opts;
 

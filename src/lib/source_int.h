@@ -34,16 +34,16 @@ struct cc_source {
     /* producer thread */
     cc_ring *ring;
     cc_pf_thread *thread;
-    cc_sha256 *sha;        /* producer-owned until the thread ended */
-    uint64_t produced;     /* bytes hashed; producer-owned until the thread ended */
-    int delivered;         /* producer-owned: the first bytes went out (ready signalled) */
-    char hex[65];          /* final digest, set by the producer at a clean end */
+    cc_sha256 *sha;    /* producer-owned until the thread ended */
+    uint64_t produced; /* bytes hashed; producer-owned until the thread ended */
+    int delivered;     /* producer-owned: the first bytes went out (ready signalled) */
+    char hex[65];      /* final digest, set by the producer at a clean end */
 
     /* shared, under mu */
     cc_pf_mutex *mu;
-    cc_pf_cond *changed;   /* ready / events, for cc_source_open's wait */
-    int ready;             /* CC_READY_*: why cc_source_open may return (0 = not yet) */
-    cudnnctl_err perr;     /* producer failure */
+    cc_pf_cond *changed; /* ready / events, for cc_source_open's wait */
+    int ready;           /* CC_READY_*: why cc_source_open may return (0 = not yet) */
+    cudnnctl_err perr;   /* producer failure */
     char *pdetail;
     cc_src_event *events;
     size_t n_events, cap_events;

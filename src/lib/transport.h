@@ -11,11 +11,11 @@
 
 /* What the response said before its first body byte. */
 typedef struct {
-    long status;             /* final HTTP status (after redirects): 200, 206, ... */
-    int64_t content_length;  /* of this response's body, -1 unknown */
-    int64_t range_start;     /* 206: first byte offset of the body, else 0 */
-    int64_t total_size;      /* 206: the total from Content-Range, else content_length */
-    const char *final_url;   /* after redirects */
+    long status;            /* final HTTP status (after redirects): 200, 206, ... */
+    int64_t content_length; /* of this response's body, -1 unknown */
+    int64_t range_start;    /* 206: first byte offset of the body, else 0 */
+    int64_t total_size;     /* 206: the total from Content-Range, else content_length */
+    const char *final_url;  /* after redirects */
 } cc_transport_head;
 
 typedef struct {
@@ -38,11 +38,11 @@ typedef struct {
 } cc_transport_req;
 
 typedef struct {
-    cudnnctl_err code;  /* OK, or why the attempt failed */
-    int retryable;      /* a transient failure (5xx, reset, partial body, stall) */
-    long http_status;   /* last status seen, 0 if none */
+    cudnnctl_err code;   /* OK, or why the attempt failed */
+    int retryable;       /* a transient failure (5xx, reset, partial body, stall) */
+    long http_status;    /* last status seen, 0 if none */
     uint64_t body_bytes; /* body bytes delivered to on_data in this attempt */
-    char *detail;       /* malloc'd: what failed and how to fix it; NULL when OK */
+    char *detail;        /* malloc'd: what failed and how to fix it; NULL when OK */
 } cc_transport_res;
 
 typedef struct cc_transport cc_transport;

@@ -243,10 +243,10 @@ static void map_result(xfer *x, CURLcode rc, const char *errbuf)
     px = proxy_note(url);
     if (is_tls_error(rc)) {
         res->code = CUDNNCTL_E_TLS;
-        res->detail = cc_asprintf(
-            "TLS error talking to %s%s: %s; if your network inspects TLS with its own "
-            "certificate authority, pass its certificate with --cacert FILE",
-            url, px ? px : "", why);
+        res->detail =
+            cc_asprintf("TLS error talking to %s%s: %s; if your network inspects TLS with its own "
+                        "certificate authority, pass its certificate with --cacert FILE",
+                        url, px ? px : "", why);
     } else if (rc == CURLE_OPERATION_TIMEDOUT) {
         res->code = CUDNNCTL_E_NET_TIMEOUT;
         /* a stall after bytes arrived is worth resuming; a connect timeout is not */
@@ -254,8 +254,7 @@ static void map_result(xfer *x, CURLcode rc, const char *errbuf)
         if (x->head_done)
             res->detail = cc_asprintf("download of %s stalled: slower than %u bytes/s for %u s%s; "
                                       "the partial file is kept and a rerun resumes it",
-                                      url, req->low_speed_bytes, req->low_speed_secs,
-                                      px ? px : "");
+                                      url, req->low_speed_bytes, req->low_speed_secs, px ? px : "");
         else
             res->detail = cc_asprintf("no answer from %s within %u s%s: %s; check the network "
                                       "or use --mirror",
@@ -274,11 +273,11 @@ static void map_result(xfer *x, CURLcode rc, const char *errbuf)
     } else {
         res->code = CUDNNCTL_E_NETWORK;
         res->retryable = rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR ||
-                         rc == CURLE_PARTIAL_FILE || rc == CURLE_GOT_NOTHING ||
-                         rc == CURLE_HTTP2 || rc == CURLE_HTTP2_STREAM;
-        res->detail = cc_asprintf("download of %s failed after %llu bytes%s: %s (curl error %d)",
-                                  url, (unsigned long long)res->body_bytes, px ? px : "", why,
-                                  (int)rc);
+                         rc == CURLE_PARTIAL_FILE || rc == CURLE_GOT_NOTHING || rc == CURLE_HTTP2 ||
+                         rc == CURLE_HTTP2_STREAM;
+        res->detail =
+            cc_asprintf("download of %s failed after %llu bytes%s: %s (curl error %d)", url,
+                        (unsigned long long)res->body_bytes, px ? px : "", why, (int)rc);
     }
     free(px);
 }

@@ -311,7 +311,8 @@ static int group_setup(void **state)
     snprintf(cert, sizeof(cert), "%s/cert.pem", tmp);
     snprintf(key, sizeof(key), "%s/key.pem", tmp);
     snprintf(cmd, sizeof(cmd),
-             "openssl req -x509 -newkey rsa:2048 -nodes -keyout '%s' -out '%s' -days 2 "
+             "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "
+             "'%s' -out '%s' -days 2 "
              "-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1",
              key, cert);
     if (system(cmd) != 0)
