@@ -352,7 +352,7 @@ static void full_download_verifies_and_caches(void **state)
     assert_int_equal(got, BIG);
     assert_string_equal(hex, big_hex);
     /* the blob is content-addressed and byte-identical; no part is left */
-    char blob[600], part[600];
+    char blob[600], part[700];
     snprintf(blob, sizeof(blob), "%s/blobs/sha256/%s", cache, big_hex);
     snprintf(part, sizeof(part), "%s.part", blob);
     assert_string_equal(path, blob);
