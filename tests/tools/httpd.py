@@ -5,7 +5,8 @@ a request log, and fault modes, for cudnnctl's fetch and install tests and bench
 Start:  httpd.py --root DIR --port-file FILE [--log FILE] [--tls-cert C --tls-key K]
                  [--throttle BYTES_PER_S] [--max-lifetime S]
 The port (picked by the OS) is written to --port-file once the server listens. The server exits
-on SIGTERM/SIGINT, when its parent process goes away, or after --max-lifetime seconds.
+on SIGTERM/SIGINT, when its parent process (or --parent PID) goes away, or after --max-lifetime
+seconds.
 
 Faults are chosen per request by a path prefix, so that a mirror base URL can carry them:
     /__fault/<spec>/<path under root>
@@ -222,11 +223,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     time.sleep(ahead)
 
 
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
 def watchdog(parent, deadline):
+    # the parent may already be gone when we start (a loaded machine): check it is alive, not
+    # only that we were not re-parented
     while True:
-        if os.getppid() != parent or time.monotonic() > deadline:
+        if os.getppid() != parent or not alive(parent) or time.monotonic() > deadline:
             os._exit(0)
-        time.sleep(0.5)
+        time.sleep(0.2)
 
 
 def main():
@@ -238,7 +251,10 @@ def main():
     ap.add_argument("--tls-key")
     ap.add_argument("--throttle", type=int, default=0, help="bytes/s for every response")
     ap.add_argument("--max-lifetime", type=float, default=900)
+    ap.add_argument("--parent", type=int, default=0,
+                    help="exit when this process ends (default: the parent process)")
     args = ap.parse_args()
+    parent = args.parent or os.getppid()
 
     srv = Server(("127.0.0.1", 0), Handler, args)
     port = srv.server_address[1]
@@ -248,7 +264,7 @@ def main():
     os.replace(tmp, args.port_file)
 
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-    threading.Thread(target=watchdog, args=(os.getppid(), time.monotonic() + args.max_lifetime),
+    threading.Thread(target=watchdog, args=(parent, time.monotonic() + args.max_lifetime),
                      daemon=True).start()
     try:
         srv.serve_forever(poll_interval=0.2)
