@@ -95,6 +95,9 @@ void cc_w_set_error(DWORD e, const char *what)
                          msg[n - 1] == L'.'))
             msg[--n] = L'\0';
         u8 = cc_w_to_utf8(msg);
+        char *ins = u8 ? strstr(u8, " %1") : NULL; /* "Bad EXE format for %1": no inserts here */
+        if (ins)
+            memmove(ins, ins + 3, strlen(ins + 3) + 1);
     }
     if (msg)
         LocalFree(msg);
