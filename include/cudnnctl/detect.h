@@ -33,7 +33,7 @@ typedef struct {
 /** One CUDA toolkit. */
 typedef struct {
     char *path;          /**< toolkit root as found (e.g. /usr/local/cuda-13.0), root-relative */
-    char *version;       /**< "13.0" or "13.0.88" */
+    char *version;       /**< "13.0": major.minor as the sources agree (patch: version_full) */
     int major, minor, patch; /**< patch -1 when unknown */
     unsigned sources;    /**< CUDNNCTL_SRC_* where the version was read */
     int sources_disagree; /**< 1 when sources gave different major.minor */
@@ -43,8 +43,9 @@ typedef struct {
     char *active_reason; /**< why it is active ("/usr/local/cuda -> ...", "CUDA_HOME", "PATH") */
     char *found_via;     /**< how it was found ("/usr/local/cuda*", "CUDA_HOME", "PATH nvcc", ...) */
     /* added by the detect work: */
-    char *version_full;  /**< "13.0.2" / "13.0.88" when a patch level is known, else NULL
-                              (from version.json / version.txt / env CUDA_VERSION, else nvcc's V13.0.88) */
+    /** "13.0.2" / "13.0.88" when a patch level is known, else NULL: from version.json /
+     *  version.txt / env CUDA_VERSION, else nvcc's own V13.0.88. `version` stays "13.0". */
+    char *version_full;
     char *include_dir;   /**< dir holding cuda_runtime_api.h / cuda.h, NULL when none */
     char **aliases;      /**< symlinks that lead here (/usr/local/cuda, /usr/local/cuda-13) */
     size_t n_aliases;
@@ -59,8 +60,9 @@ typedef struct {
     char *version;     /**< "580.159.04", NULL when only the CUDA version is known */
     int cuda_version;  /**< cuDriverGetVersion encoding, 13000; 0 when unknown */
     char *source;      /**< "libcuda", "/proc/driver/nvidia/version", "nvidia-smi" */
-    int cuda_version_estimated; /**< 1 when cuda_version is a lower bound from the driver table
-                                     (no libcuda to ask), 0 when cuDriverGetVersion said it */
+    /** 1 when cuda_version is a lower bound from the driver table (no libcuda to ask, e.g.
+     *  under --root), 0 when cuDriverGetVersion said it. */
+    int cuda_version_estimated;
 } cudnnctl_driver;
 
 /** One copy of cuDNN found on disk. */
@@ -75,7 +77,7 @@ typedef struct {
     size_t n_libs;
     char **problems;     /**< human text: mixed sub-library versions, header/library mismatch ... */
     size_t n_problems;
-    int in_loader_path;  /**< listed in ld.so.cache or LD_LIBRARY_PATH */
+    int in_loader_path;  /**< its dir is searched by the loader (ld.so.conf / cache / default dirs, LD_LIBRARY_PATH) */
     /* added by the detect work: */
     char *version_source; /**< where version came from: "file-name", "header", "dist-info", "soname" */
     char *package_version; /**< 4-part package version from a wheel's dist-info, else NULL */

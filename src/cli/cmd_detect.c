@@ -39,12 +39,9 @@ static void print_toolkits(cli_opts *o, const cudnnctl_detect_result *r, FILE *f
         char path[1024];
         snprintf(path, sizeof(path), "  %s", k->path);
         char *src = sources_text(k->sources);
-        const char *cells[] = {path,
-                               k->version_full ? k->version_full : k->version,
-                               src,
-                               k->origin,
-                               k->lib_dir,
-                               k->active ? "yes" : ""};
+        const char *cells[] = {path,       k->version_full ? k->version_full : k->version,
+                               src,        k->origin,
+                               k->lib_dir, k->active ? "yes" : ""};
         cli_table_row(t, cells);
         free(src);
     }

@@ -26,8 +26,8 @@ typedef struct {
 
 typedef struct {
     char *name, *stem, *soname;
-    cc_version v;      /* from the file name */
-    int major;         /* from the name, else the SONAME; -1 unknown */
+    cc_version v; /* from the file name */
+    int major;    /* from the name, else the SONAME; -1 unknown */
     int not_elf;
     unsigned machine;
 } lib_file;
@@ -348,8 +348,8 @@ static int add_problem(cudnnctl_cudnn_copy *c, char *msg)
 }
 
 typedef struct {
-    char *file;    /* resolved header file (for the claimed list) */
-    char *inc;     /* include dir as listed */
+    char *file; /* resolved header file (for the claimed list) */
+    char *inc;  /* include dir as listed */
     cc_dt_ver v;
 } header_info;
 
@@ -369,8 +369,8 @@ static int find_header(cc_detect_run *run, const lib_dir *l, int want_major, hea
             if (p && cc_dt_read(run->ctx, p, HEADER_MAX, &text) == 0 &&
                 cc_dt_parse_cudnn_header(text, &v) == 0) {
                 int missing = 0;
-                header_info cur = {cc_dt_resolve(run->ctx, p, &missing),
-                                   cc_strdup(l->incs.v[i]), v};
+                header_info cur = {cc_dt_resolve(run->ctx, p, &missing), cc_strdup(l->incs.v[i]),
+                                   v};
                 free(text);
                 free(p);
                 if (want_major < 0 || v.major == want_major) {
@@ -475,11 +475,25 @@ static int build_copy(cc_detect_run *run, dir_list *d, const lib_dir *l, lib_fil
         }
     }
     if (distinct > 1) {
-        for (size_t i = 0; i < n; i++)
-            if (f[i].major == major && f[i].v.n >= 3)
-                cc_buf_printf(&mixed, "%s%s", mixed.len ? ", " : "", f[i].name);
-        add_problem(c, cc_asprintf("sub-libraries in %s disagree in version: %s; a cuDNN copy "
-                                   "must be one release (reinstall it whole)",
+        /* group the files by version: "9.14.0: libcudnn.so.9.14.0, ...; 9.19.0: libcudnn_ops..." */
+        cc_strv seen = {0};
+        for (size_t i = 0; i < n; i++) {
+            if (f[i].major != major || f[i].v.n < 3)
+                continue;
+            char *vs = cc_version_str(&f[i].v);
+            if (!vs || cc_strv_contains(&seen, vs)) {
+                free(vs);
+                continue;
+            }
+            cc_buf_printf(&mixed, "%s%s:", mixed.len ? "; " : "", vs);
+            for (size_t k = 0; k < n; k++)
+                if (f[k].major == major && f[k].v.n >= 3 && cc_version_cmp(&f[k].v, &f[i].v) == 0)
+                    cc_buf_printf(&mixed, " %s", f[k].name);
+            cc_strv_push_own(&seen, vs);
+        }
+        cc_strv_free(&seen);
+        add_problem(c, cc_asprintf("sub-libraries in %s disagree in version (%s); a cuDNN copy "
+                                   "must be one release: reinstall it whole",
                                    l->real, mixed.data ? mixed.data : ""));
         cc_buf_free(&mixed);
         if (shim)
@@ -574,8 +588,7 @@ static int scan_dir(cc_detect_run *run, dir_list *d, const lib_dir *l)
     int majors[16], nm = 0, rc = 0;
     for (size_t i = 0; i < n; i++) {
         if (f[i].major < 0) {
-            cc_dt_note(run, "%s/%s: no version in its name or SONAME: ignored", l->real,
-                       f[i].name);
+            cc_dt_note(run, "%s/%s: no version in its name or SONAME: ignored", l->real, f[i].name);
             continue;
         }
         int seen = 0;

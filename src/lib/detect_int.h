@@ -76,11 +76,11 @@ typedef struct {
     cudnnctl_detect_result *r;
     size_t cap_toolkits, cap_cudnn;
     cc_strv notes;
-    cc_strv sites;      /* resolved site-packages dirs holding an nvidia/ dir */
-    cc_strv loader;     /* resolved dirs the dynamic loader searches (ld.so.conf, cache, defaults) */
+    cc_strv sites;  /* resolved site-packages dirs holding an nvidia/ dir */
+    cc_strv loader; /* resolved dirs the dynamic loader searches (ld.so.conf, cache, defaults) */
     cc_strv ld_library_path; /* resolved LD_LIBRARY_PATH dirs */
-    cc_strv multiarch;  /* "x86_64-linux-gnu", "aarch64-linux-gnu" */
-    cc_strv arch_targets; /* "x86_64-linux", "sbsa-linux", "aarch64-linux" */
+    cc_strv multiarch;       /* "x86_64-linux-gnu", "aarch64-linux-gnu" */
+    cc_strv arch_targets;    /* "x86_64-linux", "sbsa-linux", "aarch64-linux" */
 } cc_detect_run;
 
 int cc_dt_note(cc_detect_run *run, const char *fmt, ...)
@@ -96,10 +96,10 @@ void cc_dt_driver_free(cudnnctl_driver *d);
 int cc_dt_list_push(char ***v, size_t *n, char *s);
 
 /* The scanners, in the order cudnnctl_detect calls them. */
-cudnnctl_err cc_dt_find_sites(cc_detect_run *run);     /* detect_sites.c */
-cudnnctl_err cc_dt_find_loader(cc_detect_run *run);    /* detect_sites.c */
-cudnnctl_err cc_dt_find_toolkits(cc_detect_run *run);  /* detect_toolkit.c */
-cudnnctl_err cc_dt_find_driver(cc_detect_run *run);    /* detect_driver.c */
-cudnnctl_err cc_dt_find_cudnn(cc_detect_run *run);     /* detect_cudnn.c */
+cudnnctl_err cc_dt_find_sites(cc_detect_run *run);    /* detect_sites.c */
+cudnnctl_err cc_dt_find_loader(cc_detect_run *run);   /* detect_sites.c */
+cudnnctl_err cc_dt_find_toolkits(cc_detect_run *run); /* detect_toolkit.c */
+cudnnctl_err cc_dt_find_driver(cc_detect_run *run);   /* detect_driver.c */
+cudnnctl_err cc_dt_find_cudnn(cc_detect_run *run);    /* detect_cudnn.c */
 
 #endif

@@ -50,8 +50,8 @@ int cc_dt_parse_version_json(const char *text, cc_dt_ver *v, int *date_patch)
     const cJSON *ver = cuda ? cJSON_GetObjectItemCaseSensitive(cuda, "version") : NULL;
     long p[4];
     int n;
-    if (cJSON_IsString(ver) && parse_dotted(ver->valuestring, p, &n) == 0 && n >= 2 &&
-        p[0] > 0 && p[0] < 100 && p[1] < 100) {
+    if (cJSON_IsString(ver) && parse_dotted(ver->valuestring, p, &n) == 0 && n >= 2 && p[0] > 0 &&
+        p[0] < 100 && p[1] < 100) {
         v->major = (int)p[0];
         v->minor = (int)p[1];
         if (n >= 3) {

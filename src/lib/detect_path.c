@@ -77,8 +77,8 @@ char *cc_dt_resolve(const cudnnctl_ctx *ctx, const char *path, int *missing)
             pos = end;
             continue;
         }
-        char *cand = cc_asprintf("%s%s%.*s", res, strcmp(res, "/") == 0 ? "" : "/", (int)n,
-                                 todo + pos);
+        char *cand =
+            cc_asprintf("%s%s%.*s", res, strcmp(res, "/") == 0 ? "" : "/", (int)n, todo + pos);
         if (!cand)
             goto out;
         char *host = cc_rooted(ctx, cand);

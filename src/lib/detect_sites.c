@@ -329,8 +329,9 @@ cudnnctl_err cc_dt_find_loader(cc_detect_run *run)
     for (size_t i = 0; i < run->multiarch.n; i++) {
         char *a = cc_path_join("/lib", run->multiarch.v[i]);
         char *b = cc_path_join("/usr/lib", run->multiarch.v[i]);
-        int rc = (a && b) ? push_resolved(run, &run->loader, a) | push_resolved(run, &run->loader, b)
-                          : -1;
+        int rc = (a && b)
+                     ? push_resolved(run, &run->loader, a) | push_resolved(run, &run->loader, b)
+                     : -1;
         free(a);
         free(b);
         if (rc != 0)

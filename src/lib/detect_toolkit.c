@@ -11,14 +11,14 @@
 #define NVCC_TIMEOUT_MS 2000u
 
 typedef struct {
-    char *real;      /* resolved root-relative dir */
+    char *real; /* resolved root-relative dir */
     char *found_via;
     cc_strv aliases;
     int is_wheel, is_conda, from_scan;
-    char *site;      /* site-packages of a wheel (for its dist-info) */
+    char *site;                  /* site-packages of a wheel (for its dist-info) */
     char *include_dir, *lib_dir; /* where cuda.h / libcudart are (root-relative, as found) */
-    char *anchor;    /* resolved cuda_runtime_api.h, cuda.h or libcudart: where the tree really is */
-    int view_of;     /* index of the toolkit this dir only links into, -1 when none */
+    char *anchor; /* resolved cuda_runtime_api.h, cuda.h or libcudart: where the tree really is */
+    int view_of;  /* index of the toolkit this dir only links into, -1 when none */
 } tk_cand;
 
 typedef struct {
@@ -301,8 +301,7 @@ static void read_header_define(cc_detect_run *run, cudnnctl_toolkit *t, const ch
     free(p);
 }
 
-static void read_nvcc(cc_detect_run *run, cudnnctl_toolkit *t, const char *dir, reading *rd,
-                      int *n)
+static void read_nvcc(cc_detect_run *run, cudnnctl_toolkit *t, const char *dir, reading *rd, int *n)
 {
     char *p = cc_path_join(dir, "bin/nvcc");
     char *host = p ? cc_dt_host(run->ctx, p) : NULL;
@@ -345,8 +344,8 @@ static int find_lib_dir(cc_detect_run *run, const char *dir, char **lib_dir)
         cc_strv_push_own(&cands, cc_path_join(dir, "lib")) != 0)
         goto out;
     for (size_t i = 0; i < run->arch_targets.n; i++)
-        if (cc_strv_push_own(&cands, cc_asprintf("%s/targets/%s/lib", dir,
-                                                 run->arch_targets.v[i])) != 0)
+        if (cc_strv_push_own(&cands,
+                             cc_asprintf("%s/targets/%s/lib", dir, run->arch_targets.v[i])) != 0)
             goto out;
     for (size_t i = 0; i < run->multiarch.n; i++)
         if (cc_strv_push_own(&cands, cc_asprintf("%s/lib/%s", dir, run->multiarch.v[i])) != 0)
@@ -431,8 +430,8 @@ static char *ver_str(const cc_dt_ver *v)
 
 static int agrees(const cc_dt_ver *a, const cc_dt_ver *chosen)
 {
-    return a->major == chosen->major && (a->minor < 0 || chosen->minor < 0 ||
-                                          a->minor == chosen->minor);
+    return a->major == chosen->major &&
+           (a->minor < 0 || chosen->minor < 0 || a->minor == chosen->minor);
 }
 
 /* Settle on the version most readings support (ties: the more trusted source, which comes first
@@ -638,8 +637,8 @@ static int probe(cc_detect_run *run, const tk_list *l, tk_cand *c, cudnnctl_tool
     if (t->include_dir) {
         read_header_define(run, t, t->include_dir, "cuda_runtime_api.h", "CUDART_VERSION",
                            CUDNNCTL_SRC_CUDART_H, rd, &n);
-        read_header_define(run, t, t->include_dir, "cuda.h", "CUDA_VERSION",
-                           CUDNNCTL_SRC_CUDA_H, rd, &n);
+        read_header_define(run, t, t->include_dir, "cuda.h", "CUDA_VERSION", CUDNNCTL_SRC_CUDA_H,
+                           rd, &n);
     }
     /* 5. wheel metadata: <tree>/dist-info (trees assembled from wheels) or the site-packages */
     p = cc_path_join(c->real, "dist-info");
@@ -721,8 +720,9 @@ static int choose_active(cc_detect_run *run, tk_list *l)
     if (!active->active_reason)
         return -1;
     if (path_tk && path_tk != active)
-        cc_dt_note(run, "the active toolkit is %s (%s) but the first nvcc on PATH (%s) belongs to "
-                        "%s (%s)",
+        cc_dt_note(run,
+                   "the active toolkit is %s (%s) but the first nvcc on PATH (%s) belongs to "
+                   "%s (%s)",
                    active->path, active->version, l->first_nvcc, path_tk->path, path_tk->version);
     if (link_tk && link_tk != active)
         cc_dt_note(run, "the active toolkit is %s (%s) but %s", active->path, active->version,
@@ -804,8 +804,9 @@ cudnnctl_err cc_dt_find_toolkits(cc_detect_run *run)
         if (!t->version) {
             /* a dir without any version source: leftovers, a runtime-less wheel, a bad CUDA_HOME */
             if (!c->is_wheel && !c->is_conda)
-                cc_dt_note(run, "%s (found via %s): no CUDA version found (no version.json, "
-                                "version.txt, nvcc, cuda.h or libcudart): not a usable toolkit",
+                cc_dt_note(run,
+                           "%s (found via %s): no CUDA version found (no version.json, "
+                           "version.txt, nvcc, cuda.h or libcudart): not a usable toolkit",
                            c->real, c->found_via);
             for (size_t k = 0; k < t->n_problems; k++)
                 cc_dt_note(run, "%s", t->problems[k]);

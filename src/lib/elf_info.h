@@ -1,5 +1,6 @@
-/* elf_info.h (named so it cannot shadow the system <elf.h>): a tiny reader of ELF shared objects: class, machine and DT_SONAME, read from the ELF
- * header, the program headers and the dynamic section only (never the whole file). */
+/* elf_info.h (named so it cannot shadow the system <elf.h>): a tiny reader of ELF shared objects:
+ * class, machine and DT_SONAME, read from the ELF header, the program headers and the dynamic
+ * section only (never the whole file). */
 #ifndef CC_ELF_H
 #define CC_ELF_H
 
