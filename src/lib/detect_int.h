@@ -95,6 +95,17 @@ void cc_dt_driver_free(cudnnctl_driver *d);
 /* Append a string to a (char **, size_t) list; takes s. 0 ok, -1 OOM. */
 int cc_dt_list_push(char ***v, size_t *n, char *s);
 
+/* Toolkit version sources (detect_tkversion.c). The include dir holding cuda.h /
+ * cuda_runtime_api.h and the lib dir holding libcudart (root-relative as found, NULL when none);
+ * -1 on OOM. */
+int cc_dt_tk_include_dir(cc_detect_run *run, const char *dir, char **out);
+int cc_dt_tk_lib_dir(cc_detect_run *run, const char *dir, char **lib_dir);
+/* Read every version source of the toolkit at dir into t (t->include_dir / t->lib_dir set by the
+ * caller; site: its site-packages for a wheel; env_applies: CUDA_VERSION describes it) and settle
+ * on a version. -1 on OOM; t->version stays NULL when no source gave one. */
+int cc_dt_toolkit_versions(cc_detect_run *run, const char *dir, const char *site, int env_applies,
+                           cudnnctl_toolkit *t);
+
 /* The scanners, in the order cudnnctl_detect calls them. */
 cudnnctl_err cc_dt_find_sites(cc_detect_run *run);    /* detect_sites.c */
 cudnnctl_err cc_dt_find_loader(cc_detect_run *run);   /* detect_sites.c */
