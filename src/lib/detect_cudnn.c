@@ -146,7 +146,7 @@ static int add_toolkit_dirs(cc_detect_run *run, dir_list *d)
 static int add_prefix_dirs(cc_detect_run *run, dir_list *d)
 {
     cc_strv ents;
-    if (cc_dt_list(run->ctx, "/opt", &ents) != 0)
+    if (cc_dt_list(run->ctx, "/opt", "cudnn", &ents) != 0)
         return 0;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < ents.n; i++) {
@@ -161,7 +161,7 @@ static int add_prefix_dirs(cc_detect_run *run, dir_list *d)
         if (rc == 0)
             rc = add_sub(run, d, e, "lib64", "prefix", NULL, NULL);
         cc_strv kids;
-        if (rc == 0 && cc_dt_list(run->ctx, e, &kids) == 0) {
+        if (rc == 0 && cc_dt_list(run->ctx, e, NULL, &kids) == 0) {
             for (size_t k = 0; rc == 0 && k < kids.n; k++) {
                 if (strcmp(kids.v[k], "lib") == 0 || strcmp(kids.v[k], "lib64") == 0 ||
                     strcmp(kids.v[k], "include") == 0)
@@ -189,7 +189,7 @@ static int add_conda_dirs(cc_detect_run *run, dir_list *d, const char *base)
     free(inc);
     char *envs = rc == 0 ? cc_path_join(base, "envs") : NULL;
     cc_strv ents;
-    if (envs && cc_dt_list(run->ctx, envs, &ents) == 0) {
+    if (envs && cc_dt_list(run->ctx, envs, NULL, &ents) == 0) {
         for (size_t i = 0; rc == 0 && i < ents.n; i++) {
             char *b = cc_path_join(envs, ents.v[i]);
             char *bi = b ? cc_path_join(b, "include") : NULL;
@@ -267,7 +267,7 @@ static int list_lib_files(cc_detect_run *run, const char *dir, lib_file **out, s
     *out = NULL;
     *nout = 0;
     cc_strv ents;
-    if (cc_dt_list(run->ctx, dir, &ents) != 0)
+    if (cc_dt_list(run->ctx, dir, "libcudnn", &ents) != 0)
         return 0;
     lib_file *f = NULL;
     size_t n = 0;
@@ -402,7 +402,7 @@ static int find_header(cc_detect_run *run, const lib_dir *l, int want_major, hea
 static char *dist_version(cc_detect_run *run, const char *dir, int major, cc_version *pv)
 {
     cc_strv ents;
-    if (!dir || cc_dt_list(run->ctx, dir, &ents) != 0)
+    if (!dir || cc_dt_list(run->ctx, dir, "nvidia_cudnn", &ents) != 0)
         return NULL;
     char *out = NULL;
     for (size_t i = 0; i < ents.n && !out; i++)

@@ -41,6 +41,9 @@ int cc_dt_parse_libname(const char *name, char **stem, cc_version *v);
 /* "nvidia_cudnn_cu13-9.19.0.56.dist-info" with pkg "nvidia_cudnn" -> 9.19.0.56. Accepts
  * "<pkg>-<ver>.dist-info" and "<pkg>_cu<N>-<ver>.dist-info" only. */
 int cc_dt_parse_dist_info(const char *name, const char *pkg, cc_version *v);
+/* /etc/ld.so.cache: the paths of the entries whose name starts with prefix (NULL: all), appended
+ * to paths without duplicates. 0 ok, -1 not a cache (or OOM). */
+int cc_dt_parse_ld_cache(const char *data, size_t len, const char *prefix, cc_strv *paths);
 /* The platform key of NVIDIA's manifests. */
 char *cc_dt_platform_key(const char *os, const char *machine, int tegra);
 /* Simple glob: '*' and '?' only (ld.so.conf include lines, python3* dirs). */
@@ -60,8 +63,9 @@ void cc_dt_stat(const cudnnctl_ctx *ctx, const char *path, cc_pf_stat_t *st);
 int cc_dt_read(const cudnnctl_ctx *ctx, const char *path, size_t max, char **data);
 /* The same, with the byte count (for files holding NUL bytes). */
 int cc_dt_read_n(const cudnnctl_ctx *ctx, const char *path, size_t max, char **data, size_t *len);
-/* Entries of a directory, sorted (names only). 0 ok, -1 not a readable directory. */
-int cc_dt_list(const cudnnctl_ctx *ctx, const char *dir, cc_strv *names);
+/* Entries of a directory starting with prefix (NULL: all), sorted (names only). 0 ok, -1 not a
+ * readable directory. */
+int cc_dt_list(const cudnnctl_ctx *ctx, const char *dir, const char *prefix, cc_strv *names);
 /* "a -> b -> c" for a path whose last component is a link chain; NULL when it is no link. */
 char *cc_dt_link_chain(const cudnnctl_ctx *ctx, const char *path, int *dangling);
 /* An environment value taken as a root-relative absolute path (a host path under the root is

@@ -391,3 +391,41 @@ int cc_dt_glob(const char *pattern, const char *name)
         pattern++;
     return *pattern == '\0';
 }
+
+/* glibc's ld.so.cache (cache.c): "glibc-ld.so.cache" "1.1", nlibs, len_strings, flags, ..., then
+ * nlibs entries {int32 flags; uint32 key, value; uint32 osversion; uint64 hwcap} (24 bytes);
+ * key/value are offsets from the start of that header. Older caches put the "ld.so-1.7.0" table
+ * first: the new header is then searched for. Native byte order (the cache is per machine). */
+int cc_dt_parse_ld_cache(const char *data, size_t len, const char *prefix, cc_strv *paths)
+{
+    static const char magic[] = "glibc-ld.so.cache1.1";
+    const size_t mlen = sizeof(magic) - 1, hdr = 48, ent = 24;
+    size_t off = 0;
+    int found = 0;
+    for (off = 0; off + mlen <= len && off < 1u << 20; off++)
+        if (memcmp(data + off, magic, mlen) == 0) {
+            found = 1;
+            break;
+        }
+    if (!found || len - off < hdr)
+        return -1;
+    const char *base = data + off;
+    size_t avail = len - off;
+    uint32_t nlibs;
+    memcpy(&nlibs, base + 20, sizeof(nlibs));
+    if (nlibs > (avail - hdr) / ent)
+        return -1;
+    for (uint32_t i = 0; i < nlibs; i++) {
+        uint32_t key, value;
+        memcpy(&key, base + hdr + (size_t)i * ent + 4, sizeof(key));
+        memcpy(&value, base + hdr + (size_t)i * ent + 8, sizeof(value));
+        if (key >= avail || value >= avail || !memchr(base + key, '\0', avail - key) ||
+            !memchr(base + value, '\0', avail - value))
+            return -1;
+        if (prefix && !cc_str_starts(base + key, prefix))
+            continue;
+        if (!cc_strv_contains(paths, base + value) && cc_strv_push(paths, base + value) != 0)
+            return -1;
+    }
+    return 0;
+}

@@ -213,7 +213,7 @@ out:
     return rc;
 }
 
-int cc_dt_list(const cudnnctl_ctx *ctx, const char *dir, cc_strv *names)
+int cc_dt_list(const cudnnctl_ctx *ctx, const char *dir, const char *prefix, cc_strv *names)
 {
     memset(names, 0, sizeof(*names));
     char *h = cc_dt_host(ctx, dir);
@@ -226,7 +226,7 @@ int cc_dt_list(const cudnnctl_ctx *ctx, const char *dir, cc_strv *names)
     const char *e;
     int rc = 0;
     while ((e = cc_pf_readdir(d)) != NULL)
-        if (cc_strv_push(names, e) != 0) {
+        if ((!prefix || cc_str_starts(e, prefix)) && cc_strv_push(names, e) != 0) {
             rc = -1;
             break;
         }

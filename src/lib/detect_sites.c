@@ -1,6 +1,6 @@
 /* detect_sites.c: where detect looks besides the CUDA trees: Python site-packages that hold
  * NVIDIA wheels (system, virtualenvs, conda, pyenv, ~/.local) and the dynamic loader's view
- * (ld.so.conf + includes, `ldconfig -p` without --root, LD_LIBRARY_PATH, default dirs). */
+ * (ld.so.conf + includes, /etc/ld.so.cache, LD_LIBRARY_PATH, default dirs). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +31,7 @@ static int add_site_base(cc_detect_run *run, const char *base)
         cc_strv ents;
         if (!ld)
             return -1;
-        if (cc_dt_list(run->ctx, ld, &ents) != 0) {
+        if (cc_dt_list(run->ctx, ld, "python3", &ents) != 0) {
             free(ld);
             continue;
         }
@@ -72,7 +72,7 @@ static int add_conda_base(cc_detect_run *run, const char *base)
     cc_strv ents;
     if (!envs)
         return -1;
-    if (cc_dt_list(run->ctx, envs, &ents) == 0) {
+    if (cc_dt_list(run->ctx, envs, NULL, &ents) == 0) {
         for (size_t i = 0; i < ents.n; i++) {
             char *b = cc_path_join(envs, ents.v[i]);
             int rc = b ? add_site_base(run, b) : -1;
@@ -146,7 +146,7 @@ cudnnctl_err cc_dt_find_sites(cc_detect_run *run)
         }
     }
     /* /opt/<name>, /opt/<name>/.venv, /opt/<name>/venv (e.g. /opt/torch/.venv) */
-    if (cc_dt_list(ctx, "/opt", &ents) == 0) {
+    if (cc_dt_list(ctx, "/opt", NULL, &ents) == 0) {
         for (size_t i = 0; i < ents.n; i++) {
             char *b = cc_path_join("/opt", ents.v[i]);
             if (!b || cc_strv_push(&bases, b) != 0 ||
@@ -163,7 +163,7 @@ cudnnctl_err cc_dt_find_sites(cc_detect_run *run)
     char *pyenv = cc_path_join(home, ".pyenv/versions");
     if (!pyenv)
         goto oom;
-    if (cc_dt_list(ctx, pyenv, &ents) == 0) {
+    if (cc_dt_list(ctx, pyenv, NULL, &ents) == 0) {
         for (size_t i = 0; i < ents.n; i++)
             if (cc_strv_push_own(&bases, cc_path_join(pyenv, ents.v[i])) != 0) {
                 free(pyenv);
@@ -204,7 +204,7 @@ static int ld_conf_include(cc_detect_run *run, const char *pattern, int depth)
     const char *glob = cc_path_base(pat);
     cc_strv ents;
     int rc = 0;
-    if (dir && cc_dt_list(run->ctx, dir, &ents) == 0) {
+    if (dir && cc_dt_list(run->ctx, dir, NULL, &ents) == 0) {
         for (size_t i = 0; i < ents.n && rc == 0; i++) {
             if (!cc_dt_glob(glob, ents.v[i]))
                 continue;
@@ -280,40 +280,27 @@ static int parse_ld_conf(cc_detect_run *run, const char *file, int depth)
     return rc;
 }
 
-/* `ldconfig -p` lines "\tlibcudnn.so.9 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.9":
- * the dirs of every libcudnn entry (host only: the cache describes this machine). */
-static int ldconfig_dirs(cc_detect_run *run)
+/* The dirs of the libcudnn* entries of /etc/ld.so.cache: what the loader really resolves, also
+ * when ld.so.conf was edited without running ldconfig. Read directly (no `ldconfig -p` child:
+ * detect stays fast), and under --root from the root's cache. */
+static int ld_cache_dirs(cc_detect_run *run)
 {
-    static const char *const bins[] = {"/sbin/ldconfig", "/usr/sbin/ldconfig"};
-    for (size_t i = 0; i < 2; i++) {
-        cc_pf_stat_t st;
-        if (cc_pf_stat(bins[i], &st) != 0 || !st.is_reg)
-            continue;
-        const char *argv[] = {bins[i], "-p", NULL};
-        char *out = NULL;
-        int status = 0;
-        if (cc_pf_run(argv, NULL, NULL, 2000, 0, &out, NULL, &status) != 0 || status != 0) {
-            free(out);
-            return 0;
-        }
-        int rc = 0;
-        for (char *line = out; rc == 0 && line && *line;) {
-            char *nl = strchr(line, '\n');
-            if (nl)
-                *nl = '\0';
-            char *lib = cc_str_trim(line);
-            char *arrow = strstr(lib, "=> ");
-            if (cc_str_starts(lib, "libcudnn") && arrow && arrow[3] == '/') {
-                char *dir = cc_path_dir(arrow + 3);
-                rc = dir ? push_resolved(run, &run->loader, dir) : -1;
-                free(dir);
-            }
-            line = nl ? nl + 1 : NULL;
-        }
-        free(out);
-        return rc;
+    char *data = NULL;
+    size_t len = 0;
+    if (cc_dt_read_n(run->ctx, "/etc/ld.so.cache", 16u << 20, &data, &len) != 0)
+        return 0;
+    cc_strv paths = {0};
+    int rc = 0;
+    if (cc_dt_parse_ld_cache(data, len, "libcudnn", &paths) != 0)
+        cc_dt_note(run, "/etc/ld.so.cache is not a glibc ld.so cache: ignored");
+    for (size_t i = 0; rc == 0 && i < paths.n; i++) {
+        char *dir = cc_path_dir(paths.v[i]);
+        rc = dir ? push_resolved(run, &run->loader, dir) : -1;
+        free(dir);
     }
-    return 0;
+    cc_strv_free(&paths);
+    free(data);
+    return rc;
 }
 
 cudnnctl_err cc_dt_find_loader(cc_detect_run *run)
@@ -337,7 +324,7 @@ cudnnctl_err cc_dt_find_loader(cc_detect_run *run)
         if (rc != 0)
             goto oom;
     }
-    if (!ctx->root && ldconfig_dirs(run) != 0)
+    if (ld_cache_dirs(run) != 0)
         goto oom;
     const char *llp = cc_pf_getenv("LD_LIBRARY_PATH");
     if (llp) {

@@ -7,7 +7,8 @@
 #include "detect_int.h"
 #include "elf_info.h"
 
-#define HEADER_MAX (256u * 1024u)
+#define HEADER_MAX (64u * 1024u) /* CUDA_VERSION sits in the first 15 KB of 13.0's 1.1 MB cuda.h   \
+                                  */
 #define NVCC_TIMEOUT_MS 2000u
 
 typedef struct {
@@ -102,7 +103,7 @@ int cc_dt_tk_lib_dir(cc_detect_run *run, const char *dir, char **lib_dir)
     rc = 0;
     for (size_t i = 0; i < cands.n && !*lib_dir && rc == 0; i++) {
         cc_strv ents;
-        if (cc_dt_list(run->ctx, cands.v[i], &ents) != 0)
+        if (cc_dt_list(run->ctx, cands.v[i], "libcudart.so", &ents) != 0)
             continue;
         for (size_t k = 0; k < ents.n; k++)
             if (cc_str_starts(ents.v[k], "libcudart.so")) {
@@ -121,7 +122,7 @@ out:
 static int read_cudart(cc_detect_run *run, cudnnctl_toolkit *t, reading *rd, int *n)
 {
     cc_strv ents;
-    if (!t->lib_dir || cc_dt_list(run->ctx, t->lib_dir, &ents) != 0)
+    if (!t->lib_dir || cc_dt_list(run->ctx, t->lib_dir, "libcudart.so", &ents) != 0)
         return 0;
     for (size_t k = 0; k < ents.n; k++) {
         const char *e = ents.v[k];
@@ -155,7 +156,7 @@ static int read_cudart(cc_detect_run *run, cudnnctl_toolkit *t, reading *rd, int
 static void read_dist_info(cc_detect_run *run, const char *dir, reading *rd, int *n)
 {
     cc_strv ents;
-    if (cc_dt_list(run->ctx, dir, &ents) != 0)
+    if (cc_dt_list(run->ctx, dir, "nvidia_cuda_runtime", &ents) != 0)
         return;
     for (size_t i = 0; i < ents.n; i++) {
         cc_version pv;

@@ -119,7 +119,7 @@ static int add_cand(cc_detect_run *run, tk_list *l, const char *path, const char
 static int scan_prefix_dir(cc_detect_run *run, tk_list *l, const char *dir)
 {
     cc_strv ents;
-    if (cc_dt_list(run->ctx, dir, &ents) != 0)
+    if (cc_dt_list(run->ctx, dir, "cuda", &ents) != 0)
         return 0;
     int rc = 0;
     char *via = cc_asprintf("%s/cuda*", dir);
@@ -224,7 +224,7 @@ static int scan_wheels(cc_detect_run *run, tk_list *l)
         cc_strv ents;
         if (!nv)
             return -1;
-        if (cc_dt_list(run->ctx, nv, &ents) != 0) {
+        if (cc_dt_list(run->ctx, nv, NULL, &ents) != 0) {
             free(nv);
             continue;
         }
@@ -330,6 +330,10 @@ static void find_views(cc_detect_run *run, tk_list *l)
 static int cmp_toolkit(const void *a, const void *b)
 {
     const cudnnctl_toolkit *x = a, *y = b;
+    /* installed toolkits first, the runtimes inside Python wheels last */
+    int xw = strcmp(x->origin, "wheel") == 0, yw = strcmp(y->origin, "wheel") == 0;
+    if (xw != yw)
+        return xw - yw;
     if (x->major != y->major)
         return y->major - x->major;
     if (x->minor != y->minor)
@@ -343,6 +347,15 @@ static cudnnctl_toolkit *by_path(cudnnctl_detect_result *r, const char *path)
         if (strcmp(r->toolkits[i].path, path) == 0)
             return &r->toolkits[i];
     return NULL;
+}
+
+/* The toolkit a resolved dir stands for: itself, or the toolkit a view links into. */
+static const char *canonical(const tk_list *l, const char *real)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].real, real) == 0)
+            return l->v[i].view_of >= 0 ? l->v[l->v[i].view_of].real : real;
+    return real;
 }
 
 /* CUDA_HOME / CUDA_PATH > first nvcc on PATH > the /usr/local/cuda target. */
@@ -359,20 +372,22 @@ static int choose_active(cc_detect_run *run, tk_list *l)
             continue;
         int missing = 0;
         char *real = cc_dt_resolve(run->ctx, p, &missing);
-        env_tk = (real && !missing) ? by_path(r, real) : NULL;
+        const char *tk = (real && !missing) ? canonical(l, real) : NULL;
+        env_tk = by_path(r, tk);
         if (env_tk) {
-            if (strcmp(real, p) != 0)
-                cc_buf_printf(&why, "%s=%s -> %s", vars[i], p, real);
+            if (strcmp(tk, p) != 0)
+                cc_buf_printf(&why, "%s=%s -> %s", vars[i], p, tk);
             else
                 cc_buf_printf(&why, "%s=%s", vars[i], p);
-        } else {
+        } else if (real && !missing) { /* a missing dir was noted when it was looked at */
             cc_dt_note(run, "%s=%s is not a CUDA toolkit detect could read: ignored", vars[i], p);
         }
         free(real);
         free(p);
     }
     cudnnctl_toolkit *path_tk = by_path(r, l->first_nvcc_tk);
-    cudnnctl_toolkit *link_tk = by_path(r, l->cuda_link_real);
+    cudnnctl_toolkit *link_tk =
+        l->cuda_link_real ? by_path(r, canonical(l, l->cuda_link_real)) : NULL;
     active = env_tk ? env_tk : path_tk ? path_tk : link_tk;
     if (!active)
         return 0;

@@ -42,6 +42,29 @@ mkdir -p "$R/etc/ld.so.conf.d"
 echo 'include /etc/ld.so.conf.d/*.conf' > "$R/etc/ld.so.conf"
 echo '/data/cudnn-old/lib64' > "$R/etc/ld.so.conf.d/cudnn.conf"
 echo '/nowhere/lib' > "$R/etc/ld.so.conf.d/cudnn.conf.dpkg-old" # not *.conf: ignored
+# a dir the loader knows only from /etc/ld.so.cache (ld.so.conf edited afterwards, no ldconfig):
+# as root the root's cache is built by the real ldconfig (-r chroots; -X: make no links), else
+# written in glibc's format by python
+cudnn_libs /cache-only/lib 9.3.0 tar
+echo '/cache-only/lib' > "$R/etc/ld.so.conf.d/zz-cache-only.conf"
+LDCONFIG=$(command -v ldconfig || echo /sbin/ldconfig)
+if [ "$(id -u)" = 0 ] && [ -x "$LDCONFIG" ]; then
+    "$LDCONFIG" -X -r "$R" || fail "ldconfig -r could not build the test cache"
+else
+    "$PY" - "$R/etc/ld.so.cache" <<'PYC'
+import struct, sys
+ents = [("libcudnn.so.9", "/cache-only/lib/libcudnn.so.9"), ("libz.so.1", "/lib/libz.so.1")]
+head, strs, off = b"", b"", 48 + 24 * len(ents)
+for k, v in ents:
+    ko = off + len(strs); strs += k.encode() + b"\0"
+    vo = off + len(strs); strs += v.encode() + b"\0"
+    head += struct.pack("=iIIIQ", 0x0303, ko, vo, 0, 0)
+hdr = b"glibc-ld.so.cache1.1" + struct.pack("=IIB3xI12x", len(ents), len(strs), 2, 0)
+open(sys.argv[1], "wb").write(hdr + head + strs)
+PYC
+fi
+rm "$R/etc/ld.so.conf.d/zz-cache-only.conf"
+[ -s "$R/etc/ld.so.cache" ] || fail "ldconfig -r wrote no $R/etc/ld.so.cache"
 # cuDNN 8 and 9 debs side by side (libcudnn8 + libcudnn9-cuda-12), one header per major
 S=/usr/lib/x86_64-linux-gnu
 cudnn_libs $S 8.9.7 deb
@@ -71,6 +94,7 @@ check "$J" "cu('/srv/cudnn/lib')['origin'] == 'ld-path' and cu('/srv/cudnn/lib')
 check "$J" "cu('/data/cudnn-old/lib64')['origin'] == 'ld-path' and cu('/data/cudnn-old/lib64')['in_loader_path'] is True" "ld.so.conf.d copy"
 check "$J" "cu('/data/cudnn-old/lib64')['in_ld_library_path'] is False" "ld.so.conf is not LD_LIBRARY_PATH"
 check "$J" "cu('/nowhere/lib') is None" "a *.conf.dpkg-old file is not included"
+check "$J" "cu('/cache-only/lib') is not None and cu('/cache-only/lib')['origin'] == 'ld-path' and cu('/cache-only/lib')['in_loader_path']" "a dir known only to ld.so.cache"
 check "$J" "cu('$S', 8)['version'] == '8.9.7' and cu('$S', 9)['version'] == '9.8.0'" "cuDNN 8 and 9 in one dir are two copies"
 check "$J" "cu('$S', 8)['problems'] == [] and cu('$S', 9)['problems'] == []" "two majors side by side are no mixed-version problem"
 check "$J" "cu('$S', 9)['include_dir'] == '/usr/include/x86_64-linux-gnu' and cu('$S', 8)['include_dir'] == '/usr/include'" "each major gets its own header"

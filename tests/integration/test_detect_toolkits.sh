@@ -63,9 +63,28 @@ check "$J" "tk('$T118')['active'] and tk('$T118')['active_reason'] == 'first nvc
 check "$J" "tk('$T118')['found_via'].startswith('PATH')" "found through PATH first"
 # a CUDA_HOME that is no toolkit: noted, the next rule decides
 detect_json "$J" CUDA_HOME=/nonexistent/cuda
-check "$J" "has_note('CUDA_HOME=/nonexistent/cuda is not a CUDA toolkit detect could read: ignored')" "a wrong CUDA_HOME is noted"
 check "$J" "has_note('CUDA_HOME: /nonexistent/cuda does not exist')" "a missing CUDA_HOME dir is noted"
+check "$J" "tk('$T124')['active']" "the link decides after a missing CUDA_HOME"
+mkdir -p "$R/opt/not-cuda"
+detect_json "$J" CUDA_HOME=/opt/not-cuda
+check "$J" "has_note('CUDA_HOME=/opt/not-cuda is not a CUDA toolkit detect could read: ignored')" "a CUDA_HOME that is no toolkit is noted"
+check "$J" "has_note('/opt/not-cuda (found via CUDA_HOME): no CUDA version found')" "and why"
 check "$J" "tk('$T124')['active']" "the link decides after a wrong CUDA_HOME"
+
+# a /usr/local made of links into a toolkit plus an nvcc wrapper script (as on the dev image):
+# a view of 12.4, not a toolkit; its nvcc on PATH selects 12.4
+mkdir -p "$R/usr/local/bin" "$R/usr/local/include"
+printf '#!/bin/sh\nexec /usr/local/cuda-12.4/bin/nvcc "$@"\n' > "$R/usr/local/bin/nvcc"
+chmod 755 "$R/usr/local/bin/nvcc"
+ln -s /usr/local/cuda-12.4/include/cuda.h "$R/usr/local/include/cuda.h"
+ln -s /usr/local/cuda-12.4/include/cuda_runtime_api.h "$R/usr/local/include/cuda_runtime_api.h"
+ln -s /usr/local/cuda-12.4/lib64 "$R/usr/local/lib64"
+detect_json "$J" PATH=/usr/local/bin:/usr/local/cuda-11.8/bin:/usr/bin:/bin CUDA_HOME=/usr/local
+check "$J" "tk('/usr/local') is None and len(d['toolkits']) == 4" "/usr/local is no toolkit of its own"
+check "$J" "has_note('/usr/local only links into /usr/local/cuda-12.4')" "the view is noted"
+check "$J" "tk('$T124')['active'] and tk('$T124')['active_reason'].startswith('CUDA_HOME=/usr/local -> /usr/local/cuda-12.4; first nvcc on PATH: /usr/local/bin/nvcc')" "CUDA_HOME and the wrapper nvcc lead to 12.4"
+check "$J" "not has_note('the first nvcc on PATH')" "no false PATH disagreement"
+rm -rf "$R/usr/local/bin" "$R/usr/local/include" "$R/usr/local/lib64"
 
 # nvcc that is not executable is never run; one that hangs is killed after its timeout
 chmod 644 "$R$T124/bin/nvcc"

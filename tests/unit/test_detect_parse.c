@@ -311,6 +311,68 @@ static void globs(void **state)
     assert_true(cc_dt_glob("*", ""));
 }
 
+/* Build a glibc ld.so cache: optional old "ld.so-1.7.0" table first, then the new one. */
+static size_t make_cache(unsigned char *buf, int with_old, const char *const *names,
+                         const char *const *paths, size_t n)
+{
+    size_t off = 0;
+    memset(buf, 0, 4096);
+    if (with_old) {
+        memcpy(buf, "ld.so-1.7.0", 11);
+        off = 16 + 12 * n; /* old entries, not read */
+        off = (off + 7) & ~(size_t)7;
+    }
+    unsigned char *h = buf + off;
+    memcpy(h, "glibc-ld.so.cache1.1", 20);
+    uint32_t nl = (uint32_t)n;
+    memcpy(h + 20, &nl, 4);
+    size_t str = 48 + 24 * n;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = (uint32_t)str, v;
+        memcpy(h + str, names[i], strlen(names[i]) + 1);
+        str += strlen(names[i]) + 1;
+        v = (uint32_t)str;
+        memcpy(h + str, paths[i], strlen(paths[i]) + 1);
+        str += strlen(paths[i]) + 1;
+        int32_t flags = 0x0303;
+        memcpy(h + 48 + 24 * i, &flags, 4);
+        memcpy(h + 48 + 24 * i + 4, &k, 4);
+        memcpy(h + 48 + 24 * i + 8, &v, 4);
+    }
+    return off + str;
+}
+
+static void ld_cache(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"libz.so.1", "libcudnn.so.9", "libcudnn_ops.so.9",
+                                        "libcudnn.so.8"};
+    static const char *const paths[] = {
+        "/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/x86_64-linux-gnu/libcudnn.so.9",
+        "/usr/lib/x86_64-linux-gnu/libcudnn_ops.so.9", "/opt/old/lib/libcudnn.so.8"};
+    unsigned char buf[4096];
+    for (int old = 0; old < 2; old++) {
+        size_t len = make_cache(buf, old, names, paths, 4);
+        cc_strv sv = {0};
+        assert_int_equal(cc_dt_parse_ld_cache((const char *)buf, len, "libcudnn", &sv), 0);
+        assert_int_equal(sv.n, 3);
+        assert_string_equal(sv.v[0], paths[1]);
+        assert_string_equal(sv.v[2], paths[3]);
+        cc_strv_free(&sv);
+        assert_int_equal(cc_dt_parse_ld_cache((const char *)buf, len, NULL, &sv), 0);
+        assert_int_equal(sv.n, 4);
+        cc_strv_free(&sv);
+        /* cut short: offsets point past the end */
+        assert_int_equal(cc_dt_parse_ld_cache((const char *)buf, 48 + 24 * 4 + (old ? 64 : 0) + 5,
+                                              "libcudnn", &sv),
+                         -1);
+        cc_strv_free(&sv);
+    }
+    cc_strv sv = {0};
+    assert_int_equal(cc_dt_parse_ld_cache("not a cache at all, just text", 29, NULL, &sv), -1);
+    assert_int_equal(sv.n, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +381,7 @@ int main(void)
         cmocka_unit_test(cudart_sonames), cmocka_unit_test(driver_text),
         cmocka_unit_test(driver_floor),   cmocka_unit_test(library_and_dist_names),
         cmocka_unit_test(platform_keys),  cmocka_unit_test(globs),
+        cmocka_unit_test(ld_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
