@@ -136,7 +136,14 @@ int cc_pf_isatty(int fd)
 
 uint64_t cc_pf_now_ms(void)
 {
-    return (uint64_t)GetTickCount64();
+    /* QueryPerformanceCounter: GetTickCount64 moves in 15.6 ms steps */
+    static LARGE_INTEGER freq;
+    LARGE_INTEGER now;
+    if (!freq.QuadPart && !QueryPerformanceFrequency(&freq))
+        return (uint64_t)GetTickCount64();
+    QueryPerformanceCounter(&now);
+    return (uint64_t)(now.QuadPart / freq.QuadPart) * 1000u +
+           (uint64_t)(now.QuadPart % freq.QuadPart) * 1000u / (uint64_t)freq.QuadPart;
 }
 
 int64_t cc_pf_time(void)

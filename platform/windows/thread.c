@@ -96,9 +96,21 @@ void cc_pf_cond_free(cc_pf_cond *c)
 
 int cc_pf_cond_wait(cc_pf_cond *c, cc_pf_mutex *m, unsigned timeout_ms)
 {
-    if (SleepConditionVariableSRW(&c->c, &m->l, timeout_ms ? timeout_ms : INFINITE, 0))
+    if (!timeout_ms) {
+        SleepConditionVariableSRW(&c->c, &m->l, INFINITE, 0);
         return 0;
-    return GetLastError() == ERROR_TIMEOUT ? 1 : 0;
+    }
+    /* Windows timers may fire up to a clock tick early: wait out the rest of the deadline */
+    uint64_t deadline = cc_pf_now_ms() + timeout_ms;
+    for (;;) {
+        uint64_t now = cc_pf_now_ms();
+        if (now >= deadline)
+            return 1;
+        if (SleepConditionVariableSRW(&c->c, &m->l, (DWORD)(deadline - now), 0))
+            return 0;
+        if (GetLastError() != ERROR_TIMEOUT)
+            return 0;
+    }
 }
 
 void cc_pf_cond_signal(cc_pf_cond *c)
