@@ -29,6 +29,7 @@ struct cc_xcheck {
     char *top;
     unsigned long entries;
     cc_layout_seen seen;
+    char *disp, *disp_link; /* the current entry's name and link target, safe to print */
 };
 
 static uint64_t hash_key(const char *s)
@@ -49,6 +50,26 @@ static char *fold(const char *s)
             if (*c >= 'A' && *c <= 'Z')
                 *c = (char)(*c + ('a' - 'A'));
     return k;
+}
+
+/* A hostile name, made safe for a terminal and a log: control bytes as \xNN, cut at 300 bytes. */
+static char *printable(const char *s)
+{
+    cc_buf b = {0};
+    if (cc_buf_puts(&b, "") != 0)
+        return NULL;
+    for (size_t i = 0; s && s[i]; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (i >= 300) {
+            cc_buf_puts(&b, "...");
+            break;
+        }
+        if (c < 0x20 || c == 0x7f)
+            cc_buf_printf(&b, "\\x%02x", c);
+        else
+            cc_buf_append(&b, &s[i], 1);
+    }
+    return b.data;
 }
 
 static slot *find(cc_xcheck *x, const char *key)
@@ -127,6 +148,8 @@ void cc_xcheck_free(cc_xcheck *x)
     free(x->slots);
     free(x->expected_top);
     free(x->top);
+    free(x->disp);
+    free(x->disp_link);
     free(x);
 }
 
@@ -202,7 +225,7 @@ static cudnnctl_err check_top(cc_xcheck *x, cc_xentry *e, const char **rel, char
             why = "top directory is neither 'cuda' nor 'cudnn-<platform>-<version>-archive'";
         if (why) {
             *detail = cc_asprintf("unsafe archive entry '%s': %s (expected '%s/'). " FIX_HINT,
-                                  e->name, why,
+                                  x->disp, why,
                                   x->expected_top ? x->expected_top : "cudnn-...-archive");
             free(top);
             return *detail ? CUDNNCTL_E_UNSAFE_ARCHIVE : CUDNNCTL_E_NOMEM;
@@ -212,11 +235,11 @@ static cudnnctl_err check_top(cc_xcheck *x, cc_xentry *e, const char **rel, char
     } else if (strncmp(e->norm, x->top, tl) != 0 || strlen(x->top) != tl) {
         *detail = cc_asprintf("unsafe archive entry '%s': a second top-level directory (the "
                               "archive must hold everything under '%s/'). " FIX_HINT,
-                              e->name, x->top);
+                              x->disp, x->top);
         return *detail ? CUDNNCTL_E_UNSAFE_ARCHIVE : CUDNNCTL_E_NOMEM;
     }
     if (e->norm[tl] == '\0' && e->type != CC_XE_DIR)
-        return unsafe(detail, e->name, "a non-directory where the top directory should be");
+        return unsafe(detail, x->disp, "a non-directory where the top directory should be");
     *rel = e->norm[tl] ? e->norm + tl + 1 : "";
     return CUDNNCTL_E_OK;
 }
@@ -236,12 +259,12 @@ static cudnnctl_err check_parents(cc_xcheck *x, cc_xentry *e, char **detail)
         slot *s = find(x, key);
         if (s && s->type == CC_XE_SYMLINK) {
             char *why = cc_asprintf("it would be written through the symbolic link '%s'", s->norm);
-            rc = why ? unsafe(detail, e->name, why) : oom(detail);
+            rc = why ? unsafe(detail, x->disp, why) : oom(detail);
             free(why);
         } else if (s && s->type != CC_XE_DIR) {
             char *why = cc_asprintf("its parent '%s' is a %s, not a directory", s->norm,
                                     type_name(s->type));
-            rc = why ? unsafe(detail, e->name, why) : oom(detail);
+            rc = why ? unsafe(detail, x->disp, why) : oom(detail);
             free(why);
         } else if (!s) {
             char *k = cc_strdup(key);
@@ -267,7 +290,7 @@ static cudnnctl_err claim(cc_xcheck *x, cc_xentry *e, char **detail)
         if (s->type == CC_XE_DIR && e->type == CC_XE_DIR)
             return CUDNNCTL_E_OK; /* directories may repeat (lib and lib/x64 both map to lib) */
         if (!*s->norm)
-            return unsafe(detail, e->name, "replaces a directory that earlier entries created");
+            return unsafe(detail, x->disp, "replaces a directory that earlier entries created");
         char *fa = fold(s->norm), *fb = fold(e->norm);
         cudnnctl_err rc;
         if (!fa || !fb) {
@@ -278,7 +301,7 @@ static cudnnctl_err claim(cc_xcheck *x, cc_xentry *e, char **detail)
                                         "replace the first)")
                             : cc_asprintf("collides with '%s' on case-insensitive file systems",
                                           s->norm);
-            rc = why ? unsafe(detail, e->name, why) : oom(detail);
+            rc = why ? unsafe(detail, x->disp, why) : oom(detail);
             free(why);
         } else {
             *detail = cc_asprintf("archive layout not recognised: '%s' and '%s' both map to "
@@ -300,8 +323,8 @@ static cudnnctl_err check_symlink(cc_xcheck *x, cc_xentry *e, char **detail)
     char *resolved = NULL;
     int rc = cc_pathcheck_link_target(e->norm, e->link, &resolved, &why);
     if (rc) {
-        char *w = cc_asprintf("%s ('%s')", why, e->link ? e->link : "");
-        cudnnctl_err r = w ? check_pc(rc, detail, e->name, w) : oom(detail);
+        char *w = cc_asprintf("%s ('%s')", why, x->disp_link);
+        cudnnctl_err r = w ? check_pc(rc, detail, x->disp, w) : oom(detail);
         free(w);
         return r;
     }
@@ -318,7 +341,7 @@ static cudnnctl_err check_symlink(cc_xcheck *x, cc_xentry *e, char **detail)
     if (!mt) {
         *detail = cc_asprintf("archive layout not recognised: link '%s' points at '%s', which "
                               "has no place in the install layout",
-                              e->name, e->link);
+                              x->disp, x->disp_link);
         return *detail ? CUDNNCTL_E_BAD_LAYOUT : CUDNNCTL_E_NOMEM;
     }
     char *dir = cc_path_dir(e->mapped);
@@ -338,8 +361,8 @@ static cudnnctl_err check_hardlink(cc_xcheck *x, cc_xentry *e, char **detail)
     char *hn = NULL;
     int rc = cc_pathcheck_name(e->link, &hn, &why);
     if (rc) {
-        char *w = cc_asprintf("hard link target '%s': %s", e->link ? e->link : "", why);
-        cudnnctl_err r = w ? check_pc(rc, detail, e->name, w) : oom(detail);
+        char *w = cc_asprintf("hard link target '%s': %s", x->disp_link, why);
+        cudnnctl_err r = w ? check_pc(rc, detail, x->disp, w) : oom(detail);
         free(w);
         return r;
     }
@@ -347,7 +370,7 @@ static cudnnctl_err check_hardlink(cc_xcheck *x, cc_xentry *e, char **detail)
     cudnnctl_err r = CUDNNCTL_E_OK;
     char *mt = NULL, *key = NULL;
     if (strncmp(hn, x->top, tl) != 0 || hn[tl] != '/') {
-        r = unsafe(detail, e->name, "hard link to a file outside the archive's top directory");
+        r = unsafe(detail, x->disp, "hard link to a file outside the archive's top directory");
         goto out;
     }
     cc_layout_seen scratch = x->seen;
@@ -357,7 +380,7 @@ static cudnnctl_err check_hardlink(cc_xcheck *x, cc_xentry *e, char **detail)
     }
     slot *s = find(x, key);
     if (!s || s->type != CC_XE_FILE) {
-        r = unsafe(detail, e->name,
+        r = unsafe(detail, x->disp,
                    "hard link to something that is not an earlier regular file of the archive");
         goto out;
     }
@@ -376,10 +399,16 @@ cudnnctl_err cc_xcheck_entry(cc_xcheck *x, cc_xentry *e, char **detail)
     *detail = NULL;
     e->norm = e->mapped = e->link_text = NULL;
     e->hardlink_rec = -1;
+    free(x->disp);
+    free(x->disp_link);
+    x->disp = printable(e->name ? e->name : "(not valid UTF-8)");
+    x->disp_link = printable(e->link ? e->link : "");
+    if (!x->disp || !x->disp_link)
+        return oom(detail);
     if (!e->name)
-        return unsafe(detail, NULL, "the entry name is not valid UTF-8");
+        return unsafe(detail, x->disp, "the entry name is not valid UTF-8");
     if (++x->entries > CC_EXTRACT_MAX_ENTRIES)
-        return unsafe(detail, e->name, "more than 100000 entries (cuDNN archives hold ~100)");
+        return unsafe(detail, x->disp, "more than 100000 entries (cuDNN archives hold ~100)");
     switch (e->type) {
     case CC_XE_DIR:
     case CC_XE_FILE:
@@ -389,7 +418,7 @@ cudnnctl_err cc_xcheck_entry(cc_xcheck *x, cc_xentry *e, char **detail)
     default: {
         char *why = cc_asprintf("a %s (cuDNN archives hold only files, directories and links)",
                                 type_name(e->type));
-        cudnnctl_err r = why ? unsafe(detail, e->name, why) : oom(detail);
+        cudnnctl_err r = why ? unsafe(detail, x->disp, why) : oom(detail);
         free(why);
         return r;
     }
@@ -397,11 +426,11 @@ cudnnctl_err cc_xcheck_entry(cc_xcheck *x, cc_xentry *e, char **detail)
     const char *why = NULL;
     int rc = cc_pathcheck_name(e->name, &e->norm, &why);
     if (rc)
-        return check_pc(rc, detail, e->name, why);
+        return check_pc(rc, detail, x->disp, why);
     if (!*e->norm) {
         if (e->type == CC_XE_DIR)
             return CUDNNCTL_E_OK; /* "./": the archive root itself, nothing to write */
-        return unsafe(detail, e->name, "a non-directory named like the archive root");
+        return unsafe(detail, x->disp, "a non-directory named like the archive root");
     }
     const char *rel = NULL;
     cudnnctl_err r = check_top(x, e, &rel, detail);
@@ -414,7 +443,7 @@ cudnnctl_err cc_xcheck_entry(cc_xcheck *x, cc_xentry *e, char **detail)
             return CUDNNCTL_E_OK; /* a container (the top dir, targets/<arch>) */
         *detail = cc_asprintf("archive layout not recognised: '%s' has no place in the install "
                               "layout",
-                              e->name);
+                              x->disp);
         return *detail ? CUDNNCTL_E_BAD_LAYOUT : CUDNNCTL_E_NOMEM;
     }
     /* permissions: never setuid/setgid/sticky, never group/other-writable; owner can read and

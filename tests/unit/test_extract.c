@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "extract.h"
+#include "extract_write.h"
 #include "hash.h"
 #include "internal.h"
 
@@ -572,6 +573,50 @@ static void renamed_archive_and_forced_top(void **state)
     free(archive);
 }
 
+/* Were our own checks bypassed, libarchive's SECURE_* flags still refuse: writing through a
+ * link already on disk, and a ".." path. Exercised on the writer directly, both modes. */
+static void second_line_of_defence(void **state)
+{
+    (void)state;
+    for (int threaded = 0; threaded < 2; threaded++) {
+        char *box = mkdir_fresh(g_root, threaded ? "second-t" : "second-i");
+        char *staging = mkdir_fresh(box, "staging");
+        char *outside = mkdir_fresh(box, "outside");
+        char *lib = mkdir_fresh(staging, "lib");
+        char *link = cc_path_join(lib, "sub");
+        assert_int_equal(cc_pf_symlink("../../outside", link), 0);
+        char *real = cc_pf_realpath(staging);
+        static const char *const evil[] = {"lib/sub/x", "../outside/y"};
+        for (size_t i = 0; i < 2; i++) {
+            cc_xwriter *w = cc_xwriter_new(real, threaded);
+            assert_non_null(w);
+            cc_xentry e = {.type = CC_XE_FILE, .out_mode = 0644, .mapped = (char *)evil[i]};
+            cc_staged_file rec = {0};
+            if (cc_xwriter_begin(w, &e, 0, 4, &rec, NULL) == 0) {
+                cc_xwriter_data(w, "evil", 4);
+                cc_xwriter_end(w);
+            }
+            char *err = NULL, *warn = NULL;
+            unsigned nw = 0;
+            assert_int_equal(cc_xwriter_finish(w, &err, &nw, &warn), -1);
+            assert_non_null(err);
+            if (!strstr(err, i == 0 ? "symlink" : ".."))
+                fail_msg("libarchive refused %s for another reason: %s", evil[i], err);
+            free(err);
+            free(warn);
+            cc_xwriter_free(w);
+            assert_true(dir_is_empty(outside));
+        }
+        free(real);
+        free(link);
+        free(lib);
+        free(outside);
+        free(staging);
+        rm_rf(box);
+        free(box);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -585,6 +630,7 @@ int main(void)
         cmocka_unit_test(staging_must_be_empty),
         cmocka_unit_test(source_error_is_kept),
         cmocka_unit_test(renamed_archive_and_forced_top),
+        cmocka_unit_test(second_line_of_defence),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

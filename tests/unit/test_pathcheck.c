@@ -542,6 +542,32 @@ static void entry_count_bounded(void **state)
     cc_xcheck_free(x);
 }
 
+static void hostile_names_printed_safely(void **state)
+{
+    (void)state;
+    /* an escape sequence in a name must not reach the user's terminal raw */
+    cc_xcheck *x = cc_xcheck_new(T);
+    cc_xentry e = {.name = T "/lib/a\x1b[2Jb", .type = CC_XE_FILE, .mode = 0644};
+    char *detail = NULL;
+    assert_int_equal(cc_xcheck_entry(x, &e, &detail), CUDNNCTL_E_UNSAFE_ARCHIVE);
+    assert_non_null(strstr(detail, "lib/a\\x1b[2Jb"));
+    assert_null(strchr(detail, 0x1b));
+    free(detail);
+    cc_xentry_clear(&e);
+    /* and a huge name is cut */
+    char *big = malloc(100000);
+    memset(big, 'a', 99999);
+    big[99999] = '\0';
+    memcpy(big, T "/", strlen(T) + 1);
+    cc_xentry e2 = {.name = big, .type = CC_XE_FILE, .mode = 0644};
+    assert_int_equal(cc_xcheck_entry(x, &e2, &detail), CUDNNCTL_E_UNSAFE_ARCHIVE);
+    assert_true(strlen(detail) < 1000);
+    free(detail);
+    cc_xentry_clear(&e2);
+    free(big);
+    cc_xcheck_free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -559,6 +585,7 @@ int main(void)
         cmocka_unit_test(seq_layout_collision),
         cmocka_unit_test(modes_sanitised),
         cmocka_unit_test(entry_count_bounded),
+        cmocka_unit_test(hostile_names_printed_safely),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
