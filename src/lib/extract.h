@@ -50,7 +50,9 @@ typedef struct {
  * Unsafe entry → CUDNNCTL_E_UNSAFE_ARCHIVE naming the entry; nothing outside staging_dir.
  * Streams carry tar formats only (.tar.xz, .tgz): a zip needs its central directory, so it is
  * extracted from the verified file with cc_extract_file (a zip here: CUDNNCTL_E_UNSUPPORTED).
- * On any failure staging_dir is left empty again (as it was given) and *out is zeroed. */
+ * On any failure staging_dir is left empty again (as it was given) and *out is zeroed.
+ * Staged files are hashed while written and not fsync'd (the commit step syncs what it keeps).
+ * Progress: cc_progress("extract", bytes staged, 0). */
 cudnnctl_err cc_extract(cudnnctl_ctx *ctx, cc_source *src, const char *name_hint,
                         const char *staging_dir, cc_staging *out);
 void cc_staging_free(cc_staging *st);
