@@ -263,6 +263,14 @@ static cudnnctl_err stage_entry(pass *p, struct archive *a, struct archive_entry
 {
     cc_staged_file *rec = NULL;
     const cc_staged_file *src = NULL;
+    for (size_t i = 0; i < e->new_dirs.n; i++) {
+        /* parents the archive did not list: made explicitly, so they are 0755 whatever the
+         * umask */
+        cc_xentry d = {.type = CC_XE_DIR, .mapped = e->new_dirs.v[i], .out_mode = 0755};
+        if (cc_xwriter_begin(p->writer, &d, archive_entry_mtime(ae), -1, NULL, NULL) != 0 ||
+            cc_xwriter_end(p->writer) != 0)
+            return writer_error(p);
+    }
     if (e->type != CC_XE_DIR) {
         if (!(rec = rec_new(&p->rs, e->mapped)))
             return CC_ERR(p->ctx, CUDNNCTL_E_NOMEM, "out of memory");
@@ -490,6 +498,11 @@ cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *o, const ch
     }
     p.check = cc_xcheck_new(expected);
     p.writer = cc_xwriter_new(root, !o->no_writer_thread);
+    if (!p.writer && !o->no_writer_thread) {
+        cc_log(ctx, CUDNNCTL_LOG_DEBUG, "extract: no writer thread (%s); writing inline",
+               cc_pf_last_error_text());
+        p.writer = cc_xwriter_new(root, 0);
+    }
     if (!p.check || !p.writer) {
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "cannot start the archive writer (out of memory)");
         goto out;

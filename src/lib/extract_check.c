@@ -17,6 +17,7 @@
  * would merge names that differ only in case) ---------------------------------------------- */
 typedef struct {
     char *key;  /* ASCII-lower-cased staging path */
+    char *path; /* the staging path as written (original case) */
     char *norm; /* the archive name that claimed it ("" for implicit parents) */
     cc_xentry_type type;
     long rec;
@@ -103,22 +104,23 @@ static int grow(cc_xcheck *x)
     return 0;
 }
 
-/* Insert (key is taken over); -1 on OOM. */
-static int insert(cc_xcheck *x, char *key, const char *norm, cc_xentry_type type, long rec)
+/* Insert the staging path (len bytes of path); -1 on OOM. */
+static int insert(cc_xcheck *x, const char *path, size_t len, const char *norm,
+                  cc_xentry_type type, long rec)
 {
-    if ((x->used + 1) * 2 > x->cap && grow(x) != 0) {
-        free(key);
+    if ((x->used + 1) * 2 > x->cap && grow(x) != 0)
         return -1;
-    }
-    char *n = cc_strdup(norm);
-    if (!n) {
+    char *p = cc_strndup(path, len), *n = cc_strdup(norm), *key = p ? fold(p) : NULL;
+    if (!p || !n || !key) {
+        free(p);
+        free(n);
         free(key);
         return -1;
     }
     size_t i = (size_t)hash_key(key) & (x->cap - 1);
     while (x->slots[i].key)
         i = (i + 1) & (x->cap - 1);
-    x->slots[i] = (slot){key, n, type, rec};
+    x->slots[i] = (slot){key, p, n, type, rec};
     x->used++;
     return 0;
 }
@@ -143,6 +145,7 @@ void cc_xcheck_free(cc_xcheck *x)
         return;
     for (size_t i = 0; i < x->cap; i++) {
         free(x->slots[i].key);
+        free(x->slots[i].path);
         free(x->slots[i].norm);
     }
     free(x->slots);
@@ -164,6 +167,7 @@ void cc_xentry_clear(cc_xentry *e)
     free(e->mapped);
     free(e->link_text);
     e->norm = e->mapped = e->link_text = NULL;
+    cc_strv_free(&e->new_dirs);
 }
 
 static const char *type_name(cc_xentry_type t)
@@ -245,7 +249,8 @@ static cudnnctl_err check_top(cc_xcheck *x, cc_xentry *e, const char **rel, char
 }
 
 /* Every parent of the staging path must be a directory (implicit or explicit), never a link or
- * a file; missing parents are recorded as implicit directories. */
+ * a file; missing parents are recorded as implicit directories and listed in e->new_dirs, so
+ * that they are created 0755 whatever the umask. */
 static cudnnctl_err check_parents(cc_xcheck *x, cc_xentry *e, char **detail)
 {
     char *key = fold(e->mapped);
@@ -266,9 +271,17 @@ static cudnnctl_err check_parents(cc_xcheck *x, cc_xentry *e, char **detail)
                                     type_name(s->type));
             rc = why ? unsafe(detail, x->disp, why) : oom(detail);
             free(why);
+        } else if (s && strncmp(s->path, e->mapped, (size_t)(c - key)) != 0) {
+            char *why = cc_asprintf("its directory collides with '%s' on case-insensitive file "
+                                    "systems",
+                                    s->path);
+            rc = why ? unsafe(detail, x->disp, why) : oom(detail);
+            free(why);
         } else if (!s) {
-            char *k = cc_strdup(key);
-            if (!k || insert(x, k, "", CC_XE_DIR, -1) != 0)
+            size_t len = (size_t)(c - key);
+            char *d = cc_strndup(e->mapped, len);
+            if (!d || insert(x, e->mapped, len, "", CC_XE_DIR, -1) != 0 ||
+                cc_strv_push_own(&e->new_dirs, d) != 0)
                 rc = oom(detail);
         }
         *c = '/';
@@ -287,10 +300,18 @@ static cudnnctl_err claim(cc_xcheck *x, cc_xentry *e, char **detail)
     slot *s = find(x, key);
     if (s) {
         free(key);
-        if (s->type == CC_XE_DIR && e->type == CC_XE_DIR)
+        if (s->type == CC_XE_DIR && e->type == CC_XE_DIR && strcmp(s->path, e->mapped) == 0)
             return CUDNNCTL_E_OK; /* directories may repeat (lib and lib/x64 both map to lib) */
-        if (!*s->norm)
+        if (!*s->norm && strcmp(s->path, e->mapped) == 0)
             return unsafe(detail, x->disp, "replaces a directory that earlier entries created");
+        if (!*s->norm) {
+            char *why = cc_asprintf("collides with the directory '%s' on case-insensitive file "
+                                    "systems",
+                                    s->path);
+            cudnnctl_err r = why ? unsafe(detail, x->disp, why) : oom(detail);
+            free(why);
+            return r;
+        }
         char *fa = fold(s->norm), *fb = fold(e->norm);
         cudnnctl_err rc;
         if (!fa || !fb) {
@@ -314,7 +335,10 @@ static cudnnctl_err claim(cc_xcheck *x, cc_xentry *e, char **detail)
         free(fb);
         return rc;
     }
-    return insert(x, key, e->norm, e->type, e->rec_index) == 0 ? CUDNNCTL_E_OK : oom(detail);
+    free(key);
+    return insert(x, e->mapped, strlen(e->mapped), e->norm, e->type, e->rec_index) == 0
+               ? CUDNNCTL_E_OK
+               : oom(detail);
 }
 
 static cudnnctl_err check_symlink(cc_xcheck *x, cc_xentry *e, char **detail)
@@ -398,6 +422,7 @@ cudnnctl_err cc_xcheck_entry(cc_xcheck *x, cc_xentry *e, char **detail)
 {
     *detail = NULL;
     e->norm = e->mapped = e->link_text = NULL;
+    memset(&e->new_dirs, 0, sizeof(e->new_dirs));
     e->hardlink_rec = -1;
     free(x->disp);
     free(x->disp_link);

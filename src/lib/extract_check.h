@@ -8,6 +8,7 @@
 
 #include "cudnnctl/cudnnctl.h"
 #include "layout.h"
+#include "str.h"
 
 #define CC_EXTRACT_MAX_ENTRIES 100000
 
@@ -38,6 +39,7 @@ typedef struct {
     long hardlink_rec;    /* HARDLINK: rec_index of that file */
     uint32_t out_mode;    /* sanitised permission bits to write */
     uint32_t dropped;     /* bits removed (setuid, setgid, sticky, group/other write) */
+    cc_strv new_dirs;     /* staging dirs this entry needs that nothing created yet (outer first) */
 } cc_xentry;
 
 typedef struct cc_xcheck cc_xcheck;

@@ -482,6 +482,46 @@ static void seq_refusals(void **state)
     RUN(NULL, implausible, (cc_layout)-1, 0);
 }
 
+static void seq_case_and_parents(void **state)
+{
+    (void)state;
+    static const seq_step files[] = {
+        {T "/Lib/a", CC_XE_FILE, 0, 0644, OK_, "Lib/a", 0},
+        {T "/lib/b", CC_XE_FILE, 0, 0644, UNSAFE, "case-insensitive", 0},
+    };
+    RUN(T, files, (cc_layout)-1, 0);
+    static const seq_step dirs_[] = {
+        {T "/Lib", CC_XE_DIR, 0, 0755, OK_, "Lib", 0},
+        {T "/lib", CC_XE_DIR, 0, 0755, UNSAFE, "case-insensitive", 0},
+    };
+    RUN(T, dirs_, (cc_layout)-1, 0);
+    static const seq_step implicit[] = {
+        {T "/lib/x/a", CC_XE_FILE, 0, 0644, OK_, "lib/x/a", 0},
+        {T "/LIB", CC_XE_DIR, 0, 0755, UNSAFE, "case-insensitive", 0},
+    };
+    RUN(T, implicit, (cc_layout)-1, 0);
+    /* parents nothing created yet are reported once, outermost first */
+    cc_xcheck *x = cc_xcheck_new(T);
+    cc_xentry e = {.name = T "/lib/x/y/f", .type = CC_XE_FILE, .mode = 0644};
+    char *detail = NULL;
+    assert_int_equal(cc_xcheck_entry(x, &e, &detail), CUDNNCTL_E_OK);
+    assert_int_equal(e.new_dirs.n, 3);
+    assert_string_equal(e.new_dirs.v[0], "lib");
+    assert_string_equal(e.new_dirs.v[1], "lib/x");
+    assert_string_equal(e.new_dirs.v[2], "lib/x/y");
+    cc_xentry_clear(&e);
+    cc_xentry e2 = {.name = T "/lib/x/g", .type = CC_XE_FILE, .mode = 0644};
+    assert_int_equal(cc_xcheck_entry(x, &e2, &detail), CUDNNCTL_E_OK);
+    assert_int_equal(e2.new_dirs.n, 0);
+    cc_xentry_clear(&e2);
+    cc_xentry e3 = {.name = T "/lib/x", .type = CC_XE_DIR, .mode = 0700};
+    assert_int_equal(cc_xcheck_entry(x, &e3, &detail), CUDNNCTL_E_OK);
+    assert_int_equal(e3.new_dirs.n, 0);
+    assert_string_equal(e3.mapped, "lib/x");
+    cc_xentry_clear(&e3);
+    cc_xcheck_free(x);
+}
+
 static void seq_layout_collision(void **state)
 {
     (void)state;
@@ -582,6 +622,7 @@ int main(void)
         cmocka_unit_test(seq_windows_links_rewritten),
         cmocka_unit_test(seq_legacy),
         cmocka_unit_test(seq_refusals),
+        cmocka_unit_test(seq_case_and_parents),
         cmocka_unit_test(seq_layout_collision),
         cmocka_unit_test(modes_sanitised),
         cmocka_unit_test(entry_count_bounded),
