@@ -4,6 +4,7 @@
 #include "extract.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -339,12 +340,12 @@ static cudnnctl_err open_archive(pass *p, struct archive **out)
 static cudnnctl_err run_pass(pass *p)
 {
     struct archive *a = NULL;
-    cudnnctl_err rc = open_archive(p, &a);
-    if (rc)
-        return rc;
     struct archive_entry *ae;
     int r;
     long index = 0;
+    cudnnctl_err rc = open_archive(p, &a);
+    if (rc)
+        goto out;
     while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
         if (r == ARCHIVE_WARN)
             cc_log(p->ctx, CUDNNCTL_LOG_WARN, "extract: %s", archive_error_string(a));
@@ -380,7 +381,8 @@ static cudnnctl_err run_pass(pass *p)
     if (r != ARCHIVE_EOF)
         rc = read_failed(p, a, "reading the next entry");
 out:
-    archive_read_free(a);
+    if (a)
+        archive_read_free(a);
     if (p->o->path && p->rd.fd >= 0) {
         cc_pf_close(p->rd.fd);
         p->rd.fd = -1;
