@@ -241,8 +241,10 @@ static cudnnctl_err copy_data(pass *p, struct archive *a, const char *name, int6
             goto out;
         }
         if (p->bytes >= p->next_progress) {
+            /* once per PROGRESS_STEP crossed, then a final report with the total */
             cc_progress(p->ctx, "extract", p->bytes, 0);
-            p->next_progress = p->bytes + PROGRESS_STEP;
+            while (p->next_progress <= p->bytes)
+                p->next_progress += PROGRESS_STEP;
         }
     }
     while (size > 0 && pos < (uint64_t)size) { /* trailing hole */
@@ -472,7 +474,10 @@ cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *o, const ch
                       "directory is at the end), not from a stream: use cc_extract_file",
                       hint);
     char *root = NULL, *expected = NULL;
-    pass p = {.ctx = ctx, .o = o, .rd = {.fn = o->read_fn, .user = o->user, .fd = -1}};
+    pass p = {.ctx = ctx,
+              .o = o,
+              .rd = {.fn = o->read_fn, .user = o->user, .fd = -1},
+              .next_progress = PROGRESS_STEP};
     cudnnctl_err rc = check_staging(ctx, staging_dir, &root);
     if (rc)
         return rc;
@@ -495,6 +500,7 @@ cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *o, const ch
         recs_free(&p.rs);
         p.check = NULL;
         p.bytes = 0;
+        p.next_progress = PROGRESS_STEP;
         if (rc)
             goto out;
     }

@@ -573,6 +573,52 @@ static void renamed_archive_and_forced_top(void **state)
     free(archive);
 }
 
+typedef struct {
+    int calls;
+    uint64_t last_done, last_total;
+} progress_seen;
+
+static void on_progress(void *user, const cudnnctl_progress *pr)
+{
+    progress_seen *ps = user;
+    if (strcmp(pr->stage, "extract") != 0)
+        return;
+    assert_true(pr->done >= ps->last_done); /* monotonic */
+    ps->calls++;
+    ps->last_done = pr->done;
+    ps->last_total = pr->total;
+}
+
+static void progress_and_missing_archive(void **state)
+{
+    (void)state;
+    char *archive = era_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz");
+    char *staging = mkdir_fresh(g_root, "progress");
+    cudnnctl_ctx *ctx = NULL;
+    cudnnctl_ctx_new(&ctx);
+    progress_seen ps = {0};
+    cudnnctl_set_progress_cb(ctx, on_progress, &ps);
+    cc_staging st;
+    assert_int_equal(cc_extract_file(ctx, archive, NULL, staging, &st), CUDNNCTL_E_OK);
+    /* every 8 MiB staged, then a final report with the total */
+    assert_int_equal(ps.calls, 1 + (int)(st.bytes / (8u << 20)));
+    assert_int_equal(ps.last_done, st.bytes);
+    assert_int_equal(ps.last_total, st.bytes);
+    cc_staging_free(&st);
+    rm_rf(staging);
+    free(staging);
+    /* an archive that is not there: an error naming it, nothing staged */
+    staging = mkdir_fresh(g_root, "missing");
+    assert_int_not_equal(cc_extract_file(ctx, "/nonexistent/cudnn.tar.xz", NULL, staging, &st),
+                         CUDNNCTL_E_OK);
+    assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, "/nonexistent/cudnn.tar.xz"));
+    assert_true(dir_is_empty(staging));
+    cudnnctl_ctx_free(ctx);
+    rm_rf(staging);
+    free(staging);
+    free(archive);
+}
+
 /* Were our own checks bypassed, libarchive's SECURE_* flags still refuse: writing through a
  * link already on disk, and a ".." path. Exercised on the writer directly, both modes. */
 static void second_line_of_defence(void **state)
@@ -631,6 +677,7 @@ int main(void)
         cmocka_unit_test(source_error_is_kept),
         cmocka_unit_test(renamed_archive_and_forced_top),
         cmocka_unit_test(second_line_of_defence),
+        cmocka_unit_test(progress_and_missing_archive),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
