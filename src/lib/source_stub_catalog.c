@@ -1,16 +1,16 @@
-/* source_stub_extract.c: TEMPORARY stand-in for the fetch branch's cc_source implementation, so
- * the extract branch links on its own. Delete it when merging fetch (duplicate symbols then
- * fail the link, on purpose). Every call reports UNSUPPORTED. */
-#include <stddef.h>
-
+/* source_stub_catalog.c: TEMPORARY stand-in for the fetch work's cc_source_* (source.h) so the
+ * catalog's http(s) manifest branch links before fetch lands. DELETE THIS FILE AT MERGE once
+ * src/lib/fetch_*.c / cache.c provide cc_source_open & co. */
 #include "internal.h"
 #include "source.h"
 
 cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *opts, cc_source **out)
 {
-    (void)opts;
     *out = NULL;
-    return CC_ERR(ctx, CUDNNCTL_E_UNSUPPORTED, "downloads are not built in yet (fetch branch)");
+    return CC_ERR(ctx, CUDNNCTL_E_UNSUPPORTED,
+                  "network sources not built yet: cannot fetch %s (download the manifest and pass "
+                  "--manifest FILE)",
+                  opts && opts->url ? opts->url : "(null)");
 }
 
 long long cc_source_read(cc_source *src, void *buf, size_t len)
