@@ -49,9 +49,11 @@ int main(int argc, char **argv)
         printf("layout %d top %s files %zu bytes %llu\n", (int)st.layout, st.top_dir, st.n_files,
                (unsigned long long)st.bytes);
         for (size_t k = 0; list && k < st.n_files; k++)
-            printf("%04o %10llu %s %s%s%s\n", st.files[k].mode, (unsigned long long)st.files[k].size,
+            printf("%04o %10llu %s %s%s%s\n", st.files[k].mode,
+                   (unsigned long long)st.files[k].size,
                    st.files[k].is_link ? "-" : st.files[k].sha256, st.files[k].path,
-                   st.files[k].is_link ? " -> " : "", st.files[k].is_link ? st.files[k].link_target : "");
+                   st.files[k].is_link ? " -> " : "",
+                   st.files[k].is_link ? st.files[k].link_target : "");
         cc_staging_free(&st);
     }
     if (fd >= 0)

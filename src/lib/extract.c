@@ -132,9 +132,9 @@ const cc_staged_file *cc_staging_find(const cc_staging *st, const char *path)
 typedef struct {
     cudnnctl_ctx *ctx;
     const cc_extract_opts *o;
-    const char *root;     /* real path of the staging dir */
+    const char *root; /* real path of the staging dir */
     cc_xcheck *check;
-    cc_xwriter *writer;   /* NULL: check only (the zip pre-pass) */
+    cc_xwriter *writer; /* NULL: check only (the zip pre-pass) */
     reader rd;
     recs rs;
     uint64_t bytes, next_progress;
@@ -186,8 +186,8 @@ static cudnnctl_err writer_error(pass *p)
     unsigned nwarn = 0;
     int r = cc_xwriter_finish(p->writer, &err, &nwarn, &warn);
     if (nwarn)
-        cc_log(p->ctx, CUDNNCTL_LOG_WARN, "extract: %u warning(s) while writing, first: %s",
-               nwarn, warn ? warn : "?");
+        cc_log(p->ctx, CUDNNCTL_LOG_WARN, "extract: %u warning(s) while writing, first: %s", nwarn,
+               warn ? warn : "?");
     free(warn);
     cudnnctl_err rc = CUDNNCTL_E_OK;
     if (r != 0)
@@ -261,8 +261,7 @@ out:
 }
 
 /* Stage one entry that passed the checks. */
-static cudnnctl_err stage_entry(pass *p, struct archive *a, struct archive_entry *ae,
-                                cc_xentry *e)
+static cudnnctl_err stage_entry(pass *p, struct archive *a, struct archive_entry *ae, cc_xentry *e)
 {
     cc_staged_file *rec = NULL;
     const cc_staged_file *src = NULL;
@@ -401,7 +400,8 @@ static int is_zip_file(const char *path)
         return 0;
     long long n = cc_pf_read(fd, m, sizeof(m));
     cc_pf_close(fd);
-    return n == 4 && m[0] == 'P' && m[1] == 'K' && ((m[2] == 3 && m[3] == 4) || (m[2] == 5 && m[3] == 6));
+    return n == 4 && m[0] == 'P' && m[1] == 'K' &&
+           ((m[2] == 3 && m[3] == 4) || (m[2] == 5 && m[3] == 6));
 }
 
 /* The staging directory must exist and be empty: everything in it afterwards is ours. */
@@ -436,8 +436,8 @@ static void empty_staging(cudnnctl_ctx *ctx, const char *root)
     for (size_t i = 0; i < names.n; i++) {
         char *child = cc_path_join(root, names.v[i]);
         if (!child || cc_sys_rm_rf(ctx, child) != 0)
-            cc_log(ctx, CUDNNCTL_LOG_WARN, "extract: could not clean %s/%s after the failure",
-                   root, names.v[i]);
+            cc_log(ctx, CUDNNCTL_LOG_WARN, "extract: could not clean %s/%s after the failure", root,
+                   names.v[i]);
         free(child);
     }
     cc_strv_free(&names);

@@ -29,20 +29,20 @@ typedef enum {
 } cc_layout;
 
 typedef struct {
-    char *path;   /* relative to the staging root, '/'-separated ("lib/libcudnn.so.9.19.0") */
-    int is_link;  /* symbolic link (hard links are staged and recorded as regular files) */
+    char *path;        /* relative to the staging root, '/'-separated ("lib/libcudnn.so.9.19.0") */
+    int is_link;       /* symbolic link (hard links are staged and recorded as regular files) */
     char *link_target; /* for links: the target as written, relative ("libcudnn.so.9") */
     uint32_t mode;     /* permission bits as staged (setuid/setgid/sticky, g+w, o+w dropped) */
     uint64_t size;
-    char sha256[65];   /* of regular files, computed while writing */
+    char sha256[65]; /* of regular files, computed while writing */
 } cc_staged_file;
 
 typedef struct {
     cc_layout layout;
-    char *top_dir;          /* the archive's top directory */
+    char *top_dir; /* the archive's top directory */
     cc_staged_file *files;
     size_t n_files;
-    uint64_t bytes;         /* total regular-file bytes */
+    uint64_t bytes; /* total regular-file bytes */
 } cc_staging;
 
 /* Extract everything the source yields into staging_dir (which must exist and be empty).
@@ -72,7 +72,7 @@ cudnnctl_err cc_extract_file(cudnnctl_ctx *ctx, const char *path, const char *na
 
 /* Everything, for callers that need more control (tests, the benchmark). */
 typedef struct {
-    cc_read_fn read_fn;       /* stream mode: bytes come from here ... */
+    cc_read_fn read_fn; /* stream mode: bytes come from here ... */
     void *user;
     const char *path;         /* ... or file mode: the archive on disk (exactly one of them) */
     const char *name_hint;    /* archive file name; NULL: path's base name / unknown */
@@ -81,8 +81,8 @@ typedef struct {
     int no_writer_thread;     /* 1: write in the caller's thread (no overlap with decoding) */
 } cc_extract_opts;
 
-cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *opts,
-                           const char *staging_dir, cc_staging *out);
+cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *opts, const char *staging_dir,
+                           cc_staging *out);
 
 /* "lib/libcudnn.so.9" -> its record, or NULL. */
 const cc_staged_file *cc_staging_find(const cc_staging *st, const char *path);

@@ -105,8 +105,8 @@ static int grow(cc_xcheck *x)
 }
 
 /* Insert the staging path (len bytes of path); -1 on OOM. */
-static int insert(cc_xcheck *x, const char *path, size_t len, const char *norm,
-                  cc_xentry_type type, long rec)
+static int insert(cc_xcheck *x, const char *path, size_t len, const char *norm, cc_xentry_type type,
+                  long rec)
 {
     if ((x->used + 1) * 2 > x->cap && grow(x) != 0)
         return -1;
@@ -196,8 +196,8 @@ static const char *type_name(cc_xentry_type t)
 
 static cudnnctl_err unsafe(char **detail, const char *name, const char *why)
 {
-    *detail = cc_asprintf("unsafe archive entry '%s': %s. " FIX_HINT, name ? name : "(unnamed)",
-                          why);
+    *detail =
+        cc_asprintf("unsafe archive entry '%s': %s. " FIX_HINT, name ? name : "(unnamed)", why);
     return *detail ? CUDNNCTL_E_UNSAFE_ARCHIVE : CUDNNCTL_E_NOMEM;
 }
 
@@ -228,9 +228,9 @@ static cudnnctl_err check_top(cc_xcheck *x, cc_xentry *e, const char **rel, char
         else if (!x->expected_top && !cc_layout_top_plausible(top))
             why = "top directory is neither 'cuda' nor 'cudnn-<platform>-<version>-archive'";
         if (why) {
-            *detail = cc_asprintf("unsafe archive entry '%s': %s (expected '%s/'). " FIX_HINT,
-                                  x->disp, why,
-                                  x->expected_top ? x->expected_top : "cudnn-...-archive");
+            *detail =
+                cc_asprintf("unsafe archive entry '%s': %s (expected '%s/'). " FIX_HINT, x->disp,
+                            why, x->expected_top ? x->expected_top : "cudnn-...-archive");
             free(top);
             return *detail ? CUDNNCTL_E_UNSAFE_ARCHIVE : CUDNNCTL_E_NOMEM;
         }
@@ -317,11 +317,11 @@ static cudnnctl_err claim(cc_xcheck *x, cc_xentry *e, char **detail)
         if (!fa || !fb) {
             rc = oom(detail);
         } else if (strcmp(fa, fb) == 0) {
-            char *why = strcmp(s->norm, e->norm) == 0
-                            ? cc_strdup("the same name appears twice (a later copy would silently "
-                                        "replace the first)")
-                            : cc_asprintf("collides with '%s' on case-insensitive file systems",
-                                          s->norm);
+            char *why =
+                strcmp(s->norm, e->norm) == 0
+                    ? cc_strdup("the same name appears twice (a later copy would silently "
+                                "replace the first)")
+                    : cc_asprintf("collides with '%s' on case-insensitive file systems", s->norm);
             rc = why ? unsafe(detail, x->disp, why) : oom(detail);
             free(why);
         } else {

@@ -26,20 +26,20 @@ typedef enum {
 
 typedef struct {
     /* in */
-    const char *name;     /* the entry name as stored (UTF-8); NULL = not representable */
+    const char *name; /* the entry name as stored (UTF-8); NULL = not representable */
     cc_xentry_type type;
-    const char *link;     /* symlink target or hardlink target as stored */
-    uint32_t mode;        /* permission bits from the archive (with setuid etc.) */
-    long rec_index;       /* caller's record number for a FILE (hardlinks find it again) */
+    const char *link; /* symlink target or hardlink target as stored */
+    uint32_t mode;    /* permission bits from the archive (with setuid etc.) */
+    long rec_index;   /* caller's record number for a FILE (hardlinks find it again) */
     /* out */
-    char *norm;           /* normalised archive path */
-    char *mapped;         /* staging-relative path; NULL: nothing to write (skip) */
-    char *link_text;      /* SYMLINK: target to write, relative, rewritten for the layout;
-                           * HARDLINK: staging-relative path of the file it joins */
-    long hardlink_rec;    /* HARDLINK: rec_index of that file */
-    uint32_t out_mode;    /* sanitised permission bits to write */
-    uint32_t dropped;     /* bits removed (setuid, setgid, sticky, group/other write) */
-    cc_strv new_dirs;     /* staging dirs this entry needs that nothing created yet (outer first) */
+    char *norm;        /* normalised archive path */
+    char *mapped;      /* staging-relative path; NULL: nothing to write (skip) */
+    char *link_text;   /* SYMLINK: target to write, relative, rewritten for the layout;
+                        * HARDLINK: staging-relative path of the file it joins */
+    long hardlink_rec; /* HARDLINK: rec_index of that file */
+    uint32_t out_mode; /* sanitised permission bits to write */
+    uint32_t dropped;  /* bits removed (setuid, setgid, sticky, group/other write) */
+    cc_strv new_dirs;  /* staging dirs this entry needs that nothing created yet (outer first) */
 } cc_xentry;
 
 typedef struct cc_xcheck cc_xcheck;

@@ -22,7 +22,7 @@
  * absolute paths under the staging root, so SECURE_NOABSOLUTEPATHS cannot be set — our own
  * check refuses absolute names and every name is prefixed with the root (docs/security.md). */
 #define DISK_FLAGS                                                                                 \
-    (ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT |             \
+    (ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT |               \
      ARCHIVE_EXTRACT_SECURE_SYMLINKS)
 
 enum { M_BEGIN = 1, M_DATA, M_END };

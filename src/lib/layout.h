@@ -17,10 +17,10 @@ int cc_layout_top_plausible(const char *top);
 
 /* Observations made while mapping, used to name the layout at the end. */
 typedef struct {
-    int legacy;     /* top dir "cuda" */
-    int seen_bin;   /* bin/ (flat) */
+    int legacy;   /* top dir "cuda" */
+    int seen_bin; /* bin/ (flat) */
     int seen_bin_x64;
-    int seen_lib;   /* lib/ flat (Windows .lib, or Linux .so) */
+    int seen_lib; /* lib/ flat (Windows .lib, or Linux .so) */
     int seen_lib_x64;
     int seen_lib64; /* legacy cuda/lib64 */
     int seen_targets;

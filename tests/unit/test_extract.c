@@ -561,7 +561,8 @@ static void renamed_archive_and_forced_top(void **state)
     free(staging);
     /* a caller that knows better can insist on a top directory */
     staging = mkdir_fresh(g_root, "forced");
-    cc_extract_opts o = {.path = archive, .expected_top = "cudnn-linux-x86_64-9.1.0.70_cuda12-archive"};
+    cc_extract_opts o = {.path = archive,
+                         .expected_top = "cudnn-linux-x86_64-9.1.0.70_cuda12-archive"};
     assert_int_equal(cc_extract_ex(ctx, &o, staging, &st), CUDNNCTL_E_UNSAFE_ARCHIVE);
     assert_true(dir_is_empty(staging));
     /* neither a reader nor a path, or both */

@@ -24,18 +24,20 @@ typedef struct {
 
 static const name_case names[] = {
     /* NVIDIA's own names */
-    {"cudnn-linux-x86_64-9.19.0.56_cuda13-archive/", "cudnn-linux-x86_64-9.19.0.56_cuda13-archive", 0},
+    {"cudnn-linux-x86_64-9.19.0.56_cuda13-archive/", "cudnn-linux-x86_64-9.19.0.56_cuda13-archive",
+     0},
     {"cudnn-linux-x86_64-9.19.0.56_cuda13-archive/lib/libcudnn.so.9.19.0",
      "cudnn-linux-x86_64-9.19.0.56_cuda13-archive/lib/libcudnn.so.9.19.0", 0},
     {"cuda/lib64/libcudnn_static.a", "cuda/lib64/libcudnn_static.a", 0},
-    {"cuda/targets/ppc64le-linux/lib/libcudnn.so.8", "cuda/targets/ppc64le-linux/lib/libcudnn.so.8", 0},
+    {"cuda/targets/ppc64le-linux/lib/libcudnn.so.8", "cuda/targets/ppc64le-linux/lib/libcudnn.so.8",
+     0},
     {"cudnn-windows-x86_64-9.19.0.56_cuda13-archive/bin/x64/cudnn64_9.dll",
      "cudnn-windows-x86_64-9.19.0.56_cuda13-archive/bin/x64/cudnn64_9.dll", 0},
     {"./top/include/cudnn.h", "top/include/cudnn.h", 0},
     {"top//include/./cudnn.h", "top/include/cudnn.h", 0},
     {"./", "", 0},
     {"top/.hidden", "top/.hidden", 0},
-    {"top/console.h", "top/console.h", 0},  /* only exact device stems are reserved */
+    {"top/console.h", "top/console.h", 0}, /* only exact device stems are reserved */
     {"top/COM10", "top/COM10", 0},
     {"top/lpt", "top/lpt", 0},
     {"top/nul_x.h", "top/nul_x.h", 0},
@@ -90,7 +92,9 @@ static const name_case names[] = {
     {"top/trailing ", NULL, "dot or space"},
     {"top/...", NULL, "dot or space"},
     /* control characters */
-    {"top/a\x01" "b", NULL, "control"},
+    {"top/a\x01"
+     "b",
+     NULL, "control"},
     {"top/a\nb", NULL, "control"},
     {"top/a\x7f", NULL, "control"},
     /* empties and bounds */
@@ -233,11 +237,16 @@ static void expected_tops(void **state)
 {
     (void)state;
     static const char *const t[][2] = {
-        {"cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz", "cudnn-linux-x86_64-9.19.0.56_cuda13-archive"},
-        {"/cache/dl/cudnn-linux-sbsa-8.9.7.29_cuda12-archive.tar.xz", "cudnn-linux-sbsa-8.9.7.29_cuda12-archive"},
-        {"cudnn-linux-x86_64-8.3.2.44_cuda11.5-archive.tar.xz", "cudnn-linux-x86_64-8.3.2.44_cuda11.5-archive"},
-        {"cudnn-windows-x86_64-9.5.0.50_cuda12-archive.zip", "cudnn-windows-x86_64-9.5.0.50_cuda12-archive"},
-        {"C:\\dl\\cudnn-windows-x86_64-9.5.0.50_cuda12-archive.zip", "cudnn-windows-x86_64-9.5.0.50_cuda12-archive"},
+        {"cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz",
+         "cudnn-linux-x86_64-9.19.0.56_cuda13-archive"},
+        {"/cache/dl/cudnn-linux-sbsa-8.9.7.29_cuda12-archive.tar.xz",
+         "cudnn-linux-sbsa-8.9.7.29_cuda12-archive"},
+        {"cudnn-linux-x86_64-8.3.2.44_cuda11.5-archive.tar.xz",
+         "cudnn-linux-x86_64-8.3.2.44_cuda11.5-archive"},
+        {"cudnn-windows-x86_64-9.5.0.50_cuda12-archive.zip",
+         "cudnn-windows-x86_64-9.5.0.50_cuda12-archive"},
+        {"C:\\dl\\cudnn-windows-x86_64-9.5.0.50_cuda12-archive.zip",
+         "cudnn-windows-x86_64-9.5.0.50_cuda12-archive"},
         {"cudnn-11.3-linux-x64-v8.2.0.53.tgz", "cuda"},
         {"cudnn-10.2-windows10-x64-v8.2.1.32.zip", "cuda"},
         {"cudnn-11.3-linux-ppc64le-v8.2.0.53.tgz", "cuda"},
@@ -328,7 +337,7 @@ typedef struct {
     const char *link;
     uint32_t mode;
     cudnnctl_err want;
-    const char *mapped;  /* or the substring of the error detail */
+    const char *mapped; /* or the substring of the error detail */
     const char *link_text;
 } seq_step;
 
@@ -341,8 +350,11 @@ static void run_seq(const char *expected_top, const seq_step *s, size_t n, cc_la
     cc_xcheck *x = cc_xcheck_new(expected_top);
     assert_non_null(x);
     for (size_t i = 0; i < n; i++) {
-        cc_xentry e = {.name = s[i].name, .type = s[i].type, .link = s[i].link,
-                       .mode = s[i].mode, .rec_index = (long)i};
+        cc_xentry e = {.name = s[i].name,
+                       .type = s[i].type,
+                       .link = s[i].link,
+                       .mode = s[i].mode,
+                       .rec_index = (long)i};
         char *detail = NULL;
         cudnnctl_err rc = cc_xcheck_entry(x, &e, &detail);
         if (rc != s[i].want)
@@ -379,7 +391,8 @@ static void run_seq(const char *expected_top, const seq_step *s, size_t n, cc_la
     cc_xcheck_free(x);
 }
 
-#define RUN(top, steps, layout, zip) run_seq(top, steps, sizeof(steps) / sizeof(steps[0]), layout, zip)
+#define RUN(top, steps, layout, zip)                                                               \
+    run_seq(top, steps, sizeof(steps) / sizeof(steps[0]), layout, zip)
 #define OK_ CUDNNCTL_E_OK
 #define UNSAFE CUDNNCTL_E_UNSAFE_ARCHIVE
 
@@ -391,10 +404,13 @@ static void seq_nvidia_9x(void **state)
         {T "/LICENSE", CC_XE_FILE, 0, 0644, OK_, "LICENSE", 0},
         {T "/include/cudnn.h", CC_XE_FILE, 0, 0644, OK_, "include/cudnn.h", 0},
         {T "/lib/libcudnn.so.9.19.0", CC_XE_FILE, 0, 0755, OK_, "lib/libcudnn.so.9.19.0", 0},
-        {T "/lib/libcudnn.so.9", CC_XE_SYMLINK, "libcudnn.so.9.19.0", 0777, OK_, "lib/libcudnn.so.9", "libcudnn.so.9.19.0"},
-        {T "/lib/libcudnn.so", CC_XE_SYMLINK, "./libcudnn.so.9", 0777, OK_, "lib/libcudnn.so", "libcudnn.so.9"},
+        {T "/lib/libcudnn.so.9", CC_XE_SYMLINK, "libcudnn.so.9.19.0", 0777, OK_,
+         "lib/libcudnn.so.9", "libcudnn.so.9.19.0"},
+        {T "/lib/libcudnn.so", CC_XE_SYMLINK, "./libcudnn.so.9", 0777, OK_, "lib/libcudnn.so",
+         "libcudnn.so.9"},
         {T "/lib/libcudnn_static.a", CC_XE_FILE, 0, 0644, OK_, "lib/libcudnn_static.a", 0},
-        {T "/lib/hl", CC_XE_HARDLINK, T "/lib/libcudnn_static.a", 0644, OK_, "lib/hl", "lib/libcudnn_static.a"},
+        {T "/lib/hl", CC_XE_HARDLINK, T "/lib/libcudnn_static.a", 0644, OK_, "lib/hl",
+         "lib/libcudnn_static.a"},
         {T "/lib/inc", CC_XE_SYMLINK, "../include", 0777, OK_, "lib/inc", "../include"},
     };
     RUN(T, s, CC_LAYOUT_TAR_9X, 0);
@@ -408,8 +424,10 @@ static void seq_windows_links_rewritten(void **state)
     static const seq_step s[] = {
         {W "/bin/cudnn64_9.dll", CC_XE_FILE, 0, 0644, OK_, "bin/cudnn64_9.dll", 0},
         {W "/lib/x64/cudnn.lib", CC_XE_FILE, 0, 0644, OK_, "lib/cudnn.lib", 0},
-        {W "/lib/x64/alias.lib", CC_XE_SYMLINK, "cudnn.lib", 0777, OK_, "lib/alias.lib", "cudnn.lib"},
-        {W "/lib/x64/dll", CC_XE_SYMLINK, "../../bin/cudnn64_9.dll", 0777, OK_, "lib/dll", "../bin/cudnn64_9.dll"},
+        {W "/lib/x64/alias.lib", CC_XE_SYMLINK, "cudnn.lib", 0777, OK_, "lib/alias.lib",
+         "cudnn.lib"},
+        {W "/lib/x64/dll", CC_XE_SYMLINK, "../../bin/cudnn64_9.dll", 0777, OK_, "lib/dll",
+         "../bin/cudnn64_9.dll"},
         {W "/lib/x64", CC_XE_DIR, 0, 0755, OK_, "lib", 0},
         {W "/lib", CC_XE_DIR, 0, 0755, OK_, "lib", 0},
     };
@@ -423,7 +441,8 @@ static void seq_legacy(void **state)
         {"cuda/", CC_XE_DIR, 0, 0755, OK_, NULL, 0},
         {"cuda/NVIDIA_SLA_cuDNN_Support.txt", CC_XE_FILE, 0, 0644, OK_, "LICENSE", 0},
         {"cuda/lib64/libcudnn.so.8.2.0", CC_XE_FILE, 0, 0755, OK_, "lib/libcudnn.so.8.2.0", 0},
-        {"cuda/lib64/libcudnn.so.8", CC_XE_SYMLINK, "libcudnn.so.8.2.0", 0777, OK_, "lib/libcudnn.so.8", "libcudnn.so.8.2.0"},
+        {"cuda/lib64/libcudnn.so.8", CC_XE_SYMLINK, "libcudnn.so.8.2.0", 0777, OK_,
+         "lib/libcudnn.so.8", "libcudnn.so.8.2.0"},
     };
     RUN("cuda", s, CC_LAYOUT_TGZ_LEGACY, 0);
     RUN("cuda", s, CC_LAYOUT_ZIP_LEGACY, 1);
@@ -433,7 +452,8 @@ static void seq_refusals(void **state)
 {
     (void)state;
     /* each row: a valid start, then one refused entry */
-    static const seq_step start = {T "/include/cudnn.h", CC_XE_FILE, 0, 0644, OK_, "include/cudnn.h", 0};
+    static const seq_step start = {T "/include/cudnn.h", CC_XE_FILE, 0, 0644, OK_,
+                                   "include/cudnn.h",    0};
     static const seq_step bad[] = {
         {"other/x", CC_XE_FILE, 0, 0644, UNSAFE, "second top-level", 0},
         {T, CC_XE_FILE, 0, 0644, UNSAFE, "non-directory", 0},
@@ -473,7 +493,8 @@ static void seq_refusals(void **state)
     RUN(T, over, (cc_layout)-1, 0);
     /* the top does not match the name */
     static const seq_step mismatch[] = {
-        {"cudnn-linux-x86_64-9.18.0.0_cuda12-archive/x", CC_XE_FILE, 0, 0644, UNSAFE, "does not match", 0},
+        {"cudnn-linux-x86_64-9.18.0.0_cuda12-archive/x", CC_XE_FILE, 0, 0644, UNSAFE,
+         "does not match", 0},
     };
     RUN(T, mismatch, (cc_layout)-1, 0);
     static const seq_step implausible[] = {
