@@ -77,7 +77,9 @@ typedef struct {
     size_t n, cap;
 } recs;
 
-static cc_staged_file *rec_new(recs *rs, const char *path)
+/* Records come from the fault-injectable allocator: torture loops fail extraction mid-way
+ * (libarchive's own disk writes cannot be reached) and check that staging is emptied. */
+static cc_staged_file *rec_new(cudnnctl_ctx *ctx, recs *rs, const char *path)
 {
     if (rs->n == rs->cap) {
         size_t cap = rs->cap ? rs->cap * 2 : 64;
@@ -87,7 +89,9 @@ static cc_staged_file *rec_new(recs *rs, const char *path)
         rs->v = v;
         rs->cap = cap;
     }
-    cc_staged_file *f = calloc(1, sizeof(*f));
+    cc_staged_file *f = cc_sys_malloc(ctx, sizeof(*f));
+    if (f)
+        memset(f, 0, sizeof(*f));
     if (!f || !(f->path = cc_strdup(path))) {
         free(f);
         return NULL;
@@ -274,7 +278,7 @@ static cudnnctl_err stage_entry(pass *p, struct archive *a, struct archive_entry
             return writer_error(p);
     }
     if (e->type != CC_XE_DIR) {
-        if (!(rec = rec_new(&p->rs, e->mapped)))
+        if (!(rec = rec_new(p->ctx, &p->rs, e->mapped)))
             return CC_ERR(p->ctx, CUDNNCTL_E_NOMEM, "out of memory");
         rec->mode = e->type == CC_XE_SYMLINK ? 0777 : e->out_mode;
         if (e->type == CC_XE_SYMLINK) {

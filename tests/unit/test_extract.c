@@ -620,6 +620,57 @@ static void progress_and_missing_archive(void **state)
     free(archive);
 }
 
+/* curl-style torture: fail the N-th sys_ops call of an extraction, for every N; each failure
+ * must come back as an error and leave the staging dir empty. */
+static void fault_loop(void **state)
+{
+    (void)state;
+    char *archive = era_archive("cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz");
+    char *staging = mkdir_fresh(g_root, "torture");
+    cudnnctl_ctx *ctx = NULL;
+    cudnnctl_ctx_new(&ctx);
+    cc_staging st;
+    assert_int_equal(cc_extract_file(ctx, archive, NULL, staging, &st), CUDNNCTL_E_OK);
+    unsigned long calls = cudnnctl_sys_calls(ctx);
+    size_t files = st.n_files;
+    cc_staging_free(&st);
+    cudnnctl_ctx_free(ctx);
+    assert_true(calls >= files); /* at least one injectable call per staged file */
+    for (unsigned long n = 1; n <= calls + 1; n++) {
+        rm_rf(staging);
+        assert_int_equal(cc_pf_mkdir(staging, 0755), 0);
+        cudnnctl_ctx_new(&ctx);
+        cudnnctl_set_fault_injection(ctx, n);
+        for (int via = 0; via < 2; via++) {
+            if (via) {
+                rm_rf(staging);
+                assert_int_equal(cc_pf_mkdir(staging, 0755), 0);
+                cudnnctl_ctx_free(ctx);
+                cudnnctl_ctx_new(&ctx);
+                cudnnctl_set_fault_injection(ctx, n);
+            }
+            cudnnctl_err rc =
+                extract_via(ctx, via ? VIA_STREAM : VIA_FILE, archive,
+                            "cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz", staging, &st);
+            if (n <= calls) {
+                if (rc == CUDNNCTL_E_OK)
+                    fail_msg("fault at call %lu of %lu was not reported", n, calls);
+                if (!dir_is_empty(staging))
+                    fail_msg("fault at call %lu: staging left with %s", n, listing(staging));
+                assert_null(st.files);
+            } else {
+                assert_int_equal(rc, CUDNNCTL_E_OK);
+                assert_int_equal(st.n_files, files);
+                cc_staging_free(&st);
+            }
+        }
+        cudnnctl_ctx_free(ctx);
+    }
+    rm_rf(staging);
+    free(staging);
+    free(archive);
+}
+
 /* Were our own checks bypassed, libarchive's SECURE_* flags still refuse: writing through a
  * link already on disk, and a ".." path. Exercised on the writer directly, both modes. */
 static void second_line_of_defence(void **state)
@@ -679,6 +730,7 @@ int main(void)
         cmocka_unit_test(renamed_archive_and_forced_top),
         cmocka_unit_test(second_line_of_defence),
         cmocka_unit_test(progress_and_missing_archive),
+        cmocka_unit_test(fault_loop),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
