@@ -671,6 +671,72 @@ static void fault_loop(void **state)
     free(archive);
 }
 
+/* The real adapter: cc_extract over a cc_source (a local archive, hashed as libarchive pulls
+ * it), then cc_source_finish checks the digest — the install's order. */
+static void through_cc_source(void **state)
+{
+    (void)state;
+    const char *name = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
+    char *archive = era_archive(name);
+    char want[65];
+    uint64_t size = 0;
+    cudnnctl_ctx *ctx = NULL;
+    cudnnctl_ctx_new(&ctx);
+    assert_int_equal(cc_sha256_file(ctx, archive, want, &size), 0);
+    char *expf = cc_asprintf("%s.expect.json", archive);
+    cJSON *exp = load_json(expf);
+    for (int wrong = 0; wrong < 2; wrong++) {
+        char *staging = mkdir_fresh(g_root, wrong ? "src-wrong" : "src-ok");
+        char bad[65];
+        memcpy(bad, want, sizeof(bad));
+        bad[0] = bad[0] == '0' ? '1' : '0';
+        cc_source_opts so = {
+            .url = archive, .expected_sha256 = wrong ? bad : want, .expected_size = size};
+        cc_source *src = NULL;
+        assert_int_equal(cc_source_open(ctx, &so, &src), CUDNNCTL_E_OK);
+        cc_staging st;
+        cudnnctl_err rc = cc_extract(ctx, src, name, staging, &st);
+        if (rc)
+            fail_msg("cc_extract over cc_source: %s", cudnnctl_last_error(ctx)->detail);
+        check_staging(staging, &st, exp);
+        char got[65];
+        uint64_t got_size = 0;
+        rc = cc_source_finish(src, got, &got_size);
+        /* the bytes are the same either way; only the verdict on them differs */
+        if (wrong) {
+            assert_int_equal(rc, CUDNNCTL_E_HASH_MISMATCH);
+            assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, want));
+        } else {
+            assert_int_equal(rc, CUDNNCTL_E_OK);
+            assert_string_equal(got, want);
+            assert_int_equal(got_size, size);
+        }
+        cc_source_close(src);
+        cc_staging_free(&st);
+        rm_rf(staging);
+        free(staging);
+    }
+    /* a truncated file through the source: malformed, staging emptied */
+    char *trunc = cc_path_join(g_fx, "hostile/truncated-xz");
+    char *tarch = cc_path_join(trunc, "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz");
+    char *staging = mkdir_fresh(g_root, "src-trunc");
+    cc_source_opts so = {.url = tarch, .insecure_skip_verify = 1};
+    cc_source *src = NULL;
+    assert_int_equal(cc_source_open(ctx, &so, &src), CUDNNCTL_E_OK);
+    cc_staging st;
+    assert_int_equal(cc_extract(ctx, src, name, staging, &st), CUDNNCTL_E_BAD_ARCHIVE);
+    assert_true(dir_is_empty(staging));
+    cc_source_close(src);
+    rm_rf(staging);
+    free(staging);
+    free(tarch);
+    free(trunc);
+    cJSON_Delete(exp);
+    free(expf);
+    cudnnctl_ctx_free(ctx);
+    free(archive);
+}
+
 /* Were our own checks bypassed, libarchive's SECURE_* flags still refuse: writing through a
  * link already on disk, and a ".." path. Exercised on the writer directly, both modes. */
 static void second_line_of_defence(void **state)
@@ -731,6 +797,7 @@ int main(void)
         cmocka_unit_test(second_line_of_defence),
         cmocka_unit_test(progress_and_missing_archive),
         cmocka_unit_test(fault_loop),
+        cmocka_unit_test(through_cc_source),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
