@@ -54,6 +54,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt_update
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# the wine tests fetch NVIDIA's Windows cuDNN wheel once with pip (a fresh Debian 12 has no pip)
+if ! command -v pip >/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then
+  stamp "apt-get install python3-pip"
+  apt_update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
+fi
 command -v x86_64-w64-mingw32-gcc >/dev/null || die "x86_64-w64-mingw32-gcc missing after apt"
 command -v wine >/dev/null || die "wine missing after apt (Debian 12: package 'wine' provides the command)"
 
@@ -113,6 +119,7 @@ else
   DEPS=${XDG_CACHE_HOME:-$HOME/.cache}/cudnnctl-win-deps/$KEY
 fi
 
+if [ ! -f "$DEPS/.done" ]; then ensure_deb_src; fi
 if [ -f "$DEPS/.done" ]; then
   stamp "dependency prefix cached: $DEPS"
 else

@@ -9,14 +9,7 @@
 set -euo pipefail
 : "${WINE:?run through scripts/test-windows.sh}" "${WINEPREFIX:?}" "${CUDNNCTL:?}" "${NVCC_DOUBLE:?}"
 
-CACHE=${CUDNNCTL_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cudnnctl-test}
-VER=9.1.0.70
-WHL="$CACHE/wheels/nvidia_cudnn_cu12-$VER-py3-none-win_amd64.whl"
-if [ ! -f "$WHL" ]; then
-  mkdir -p "$CACHE/wheels"
-  pip download -q --no-deps --platform win_amd64 --only-binary=:all: "nvidia-cudnn-cu12==$VER" \
-    -d "$CACHE/wheels" >&2 || { echo "FAIL: pip download of nvidia-cudnn-cu12==$VER failed"; exit 1; }
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/cudnn_wheel.sh"
 
 ROOT_WIN='C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA'
 ROOT="$WINEPREFIX/drive_c/Program Files/NVIDIA GPU Computing Toolkit/CUDA"

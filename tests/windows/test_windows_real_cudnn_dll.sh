@@ -12,16 +12,7 @@
 set -euo pipefail
 : "${WINE:?run through scripts/test-windows.sh}" "${WINEPREFIX:?}" "${DLCHECK:?}"
 
-CACHE=${CUDNNCTL_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cudnnctl-test}
-VER=9.1.0.70
-WHL="$CACHE/wheels/nvidia_cudnn_cu12-$VER-py3-none-win_amd64.whl"
-if [ ! -f "$WHL" ]; then
-  echo "downloading nvidia-cudnn-cu12==$VER win_amd64 (680 MB, once) into $CACHE/wheels" >&2
-  mkdir -p "$CACHE/wheels"
-  pip download -q --no-deps --platform win_amd64 --only-binary=:all: "nvidia-cudnn-cu12==$VER" \
-    -d "$CACHE/wheels" >&2 || { echo "FAIL: pip download of nvidia-cudnn-cu12==$VER failed"; exit 1; }
-fi
-[ -f "$WHL" ] || { echo "FAIL: $WHL missing after pip download"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/cudnn_wheel.sh"
 
 TREE_WIN='C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4'
 TREE="$WINEPREFIX/drive_c/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4"
