@@ -178,6 +178,20 @@ char *cc_pf_realpath(const char *path)
             break;
         }
         DWORD n = GetFinalPathNameByHandleW(h, out, cap, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+        if (n == 0 && GetLastError() == ERROR_MORE_DATA && cap < 32768) {
+            free(out); /* wine says "more data" instead of the size needed */
+            out = NULL;
+            cap = cap < 4096 ? 4096 : 32768;
+            continue;
+        }
+        if (n == 0 && GetLastError() == ERROR_MORE_DATA) {
+            /* wine 8 cannot name handles of paths past MAX_PATH: the normalised full path, with
+             * its links unresolved, is the best answer left */
+            free(out);
+            out = w;
+            w = NULL;
+            break;
+        }
         if (n == 0) {
             cc_w_last_error(path);
             free(out);

@@ -142,6 +142,47 @@ static void non_ascii_paths_round_trip(void **state)
     free(d1);
 }
 
+/* Paths past Windows' MAX_PATH (260): the \\?\ prefix makes them work there; POSIX never minded. */
+static void long_paths(void **state)
+{
+    const char *tmp = *state;
+    char *dir = cc_pf_realpath(tmp);
+    assert_non_null(dir);
+    const char *seg = "a-directory-name-of-fifty-characters-0123456789abc";
+    for (int i = 0; i < 7; i++) {
+        char *next = join(dir, seg);
+        free(dir);
+        dir = next;
+        assert_int_equal(cc_pf_mkdir(dir, 0755), 0);
+    }
+    assert_true(strlen(dir) > 360);
+    char *f = join(dir, "cudnn64_9.dll"), *g = join(dir, "renamed.dll");
+    write_file(f, "long");
+    cc_pf_stat_t st;
+    assert_int_equal(cc_pf_stat(f, &st), 0);
+    assert_true(st.exists && st.is_reg);
+    assert_int_equal(st.size, 4);
+    assert_int_equal(cc_pf_rename(f, g), 0);
+    char *got = read_file(g);
+    assert_string_equal(got, "long");
+    free(got);
+    cc_pf_dir *d = cc_pf_opendir(dir);
+    assert_non_null(d);
+    assert_string_equal(cc_pf_readdir(d), "renamed.dll");
+    cc_pf_closedir(d);
+    char *r = cc_pf_realpath(g);
+    assert_non_null(r);
+    assert_non_null(strstr(r, "renamed.dll"));
+    assert_null(strstr(r, "\\\\?\\")); /* shown without the \\?\ prefix */
+    free(r);
+    uint64_t space = 0;
+    assert_int_equal(cc_pf_free_space(dir, &space), 0);
+    assert_int_equal(cc_pf_unlink(g), 0);
+    free(f);
+    free(g);
+    free(dir);
+}
+
 static void missing_and_existing_errors(void **state)
 {
     const char *tmp = *state;
@@ -577,6 +618,7 @@ int main(int argc, char **argv)
         return child_main(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(non_ascii_paths_round_trip, setup_tmp, teardown_tmp),
+        cmocka_unit_test_setup_teardown(long_paths, setup_tmp, teardown_tmp),
         cmocka_unit_test_setup_teardown(missing_and_existing_errors, setup_tmp, teardown_tmp),
         cmocka_unit_test_setup_teardown(rename_replaces, setup_tmp, teardown_tmp),
         cmocka_unit_test_setup_teardown(seek_truncate_append, setup_tmp, teardown_tmp),
