@@ -105,6 +105,14 @@ const char *cc_pf_dlerror(void);
 /* Files of loaded modules whose base name starts with prefix; a NULL-terminated malloc'd list. */
 char **cc_pf_loaded_modules(const char *prefix);
 
+/* ---- install / commit area (wt-commit) ----------------------------------------------------- */
+/* Hard link newpath to existing (same filesystem); -1 where unsupported (callers copy then). */
+int cc_pf_link(const char *existing, const char *newpath);
+/* Id of the running process (recorded as the holder of the state lock). */
+long cc_pf_getpid(void);
+/* 1 when a process with this id exists (best effort; 1 when unknown). */
+int cc_pf_pid_alive(long pid);
+
 /* ---- default locations ---------------------------------------------------------------------- */
 char *cc_pf_default_cache_dir(void); /* $XDG_CACHE_HOME/cudnnctl, %LOCALAPPDATA%\cudnnctl\cache */
 char *cc_pf_default_state_dir(void); /* /var/lib/cudnnctl for root, else $XDG_STATE_HOME/cudnnctl */
