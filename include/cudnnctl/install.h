@@ -80,6 +80,7 @@ typedef struct {
     size_t n_files_replaced;
     uint64_t bytes_written;
     double seconds;
+    char *validation_json;  /**< set with cudnnctl_install_result_set_validation, else NULL */
 } cudnnctl_install_result;
 
 /**
@@ -93,6 +94,10 @@ CUDNNCTL_API cudnnctl_err cudnnctl_install(cudnnctl_ctx *ctx, cudnnctl_catalog *
                                            const cudnnctl_install_opts *opts,
                                            cudnnctl_install_result **out);
 CUDNNCTL_API void cudnnctl_install_result_free(cudnnctl_install_result *r);
+/** Attach the JSON of the validation that ran after the install (embedded under "validation";
+ *  without it the install JSON says "validation": "not run"). */
+CUDNNCTL_API cudnnctl_err cudnnctl_install_result_set_validation(cudnnctl_install_result *r,
+                                                                 const char *json);
 /** JSON with the keys of CLI.md ("install --json"); free with cudnnctl_free. */
 CUDNNCTL_API cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r,
                                                        char **json);

@@ -351,8 +351,16 @@ static cudnnctl_err prepare(cudnnctl_ctx *ctx, cc_txn *t)
     }
     for (size_t i = 0; i < t->n_ops; i++) {
         cc_op *op = &t->ops[i];
-        if (op->kind != CC_OP_PLACE || op->type == CC_OBJ_DIR)
-            continue; /* a staged dir is its own temp name */
+        if (op->kind != CC_OP_PLACE)
+            continue;
+        if (op->type == CC_OBJ_DIR) {
+            /* a staged dir is its own temp name; a dir restored from a backup moves in */
+            if (op->src && cc_tx_kind(op->tmp) == CC_OBJ_NONE &&
+                (op->src_clone ? cc_tx_clone(ctx, op->src, op->tmp)
+                               : cc_tx_move(ctx, op->src, op->tmp)) != 0)
+                return CC_ERR_PF(ctx, "cannot create", op->tmp);
+            continue;
+        }
         int r;
         if (op->src)
             r = op->src_clone ? cc_tx_clone(ctx, op->src, op->tmp) : cc_tx_move(ctx, op->src, op->tmp);
@@ -515,15 +523,7 @@ void cc_txn_discard(cudnnctl_ctx *ctx, cc_txn *t)
         cc_sys_unlink(ctx, t->path);
 }
 
-/* Keep the first error while a rollback (which may set its own) runs. */
-typedef struct {
-    cudnnctl_err code;
-    char *detail;
-    const char *func, *file;
-    int line;
-} saved_err;
-
-static void err_save(cudnnctl_ctx *ctx, saved_err *s)
+void cc_err_save(cudnnctl_ctx *ctx, cc_saved_err *s)
 {
     s->code = ctx->err.code;
     s->detail = cc_strdup(ctx->err.detail);
@@ -532,12 +532,29 @@ static void err_save(cudnnctl_ctx *ctx, saved_err *s)
     s->line = ctx->err.line;
 }
 
-static cudnnctl_err err_restore(cudnnctl_ctx *ctx, saved_err *s, const char *extra)
+cudnnctl_err cc_err_restore(cudnnctl_ctx *ctx, cc_saved_err *s, const char *extra)
 {
     cc_set_error(ctx, s->code, s->func, s->file, s->line, "%s%s", s->detail ? s->detail : "",
                  extra ? extra : "");
     free(s->detail);
+    s->detail = NULL;
     return s->code;
+}
+
+cudnnctl_err cc_txn_abort(cudnnctl_ctx *ctx, cc_txn *t, cudnnctl_err rc)
+{
+    if (!t || t->phase == CC_PH_COMMITTED)
+        return rc;
+    cc_saved_err s;
+    cc_err_save(ctx, &s);
+    char *extra = NULL;
+    if (cc_txn_rollback(ctx, t) != CUDNNCTL_E_OK)
+        extra = cc_asprintf(" (and cleaning up failed too: %s; the journal %s stays and the next "
+                            "cudnnctl run settles it)",
+                            ctx->err.detail, t->path);
+    cc_err_restore(ctx, &s, extra);
+    free(extra);
+    return rc;
 }
 
 cudnnctl_err cc_txn_run(cudnnctl_ctx *ctx, cc_txn *t)
@@ -546,8 +563,8 @@ cudnnctl_err cc_txn_run(cudnnctl_ctx *ctx, cc_txn *t)
     if (rc == CUDNNCTL_E_OK)
         rc = commit(ctx, t);
     if (rc != CUDNNCTL_E_OK && t->phase != CC_PH_COMMITTED) {
-        saved_err s;
-        err_save(ctx, &s);
+        cc_saved_err s;
+        cc_err_save(ctx, &s);
         cudnnctl_err rb = cc_txn_rollback(ctx, t);
         char *extra = NULL;
         if (rb != CUDNNCTL_E_OK)
@@ -556,7 +573,7 @@ cudnnctl_err cc_txn_run(cudnnctl_ctx *ctx, cc_txn *t)
                                 ctx->err.detail, t->path);
         else
             cc_log(ctx, CUDNNCTL_LOG_INFO, "rolled back: the target is as it was before");
-        rc = err_restore(ctx, &s, extra ? extra : " (rolled back: the target is unchanged)");
+        rc = cc_err_restore(ctx, &s, extra ? extra : " (rolled back: the target is unchanged)");
         free(extra);
         return rc;
     }
