@@ -188,10 +188,11 @@ static int ends_zip(const char *name)
 }
 
 /* Bytes → staging, verified. A mismatch leaves nothing but the quarantined download. */
-static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
-                                  const cc_source_choice *c, const char *staging, cc_staging *st,
-                                  char digest[65], uint64_t *size)
+static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
+                                  const char *staging, cc_staging *st, char digest[65],
+                                  uint64_t *size)
 {
+    const cudnnctl_install_opts *o = user;
     cc_source_opts so = {0};
     cc_source *src = NULL;
     cudnnctl_err rc;
@@ -256,6 +257,13 @@ static cudnnctl_err strv_out(cudnnctl_ctx *ctx, cc_strv *sv, char ***v, size_t *
 cudnnctl_err cudnnctl_install(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
                               const cudnnctl_detect_result *det, const cudnnctl_install_opts *o,
                               cudnnctl_install_result **out)
+{
+    return cc_install_with(ctx, cat, det, o, fetch_extract, (void *)o, out);
+}
+
+cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
+                             const cudnnctl_detect_result *det, const cudnnctl_install_opts *o,
+                             cc_populate_fn populate, void *user, cudnnctl_install_result **out)
 {
     uint64_t t0 = cc_pf_now_ms();
     cudnnctl_err rc = CUDNNCTL_E_OK;
@@ -397,7 +405,7 @@ cudnnctl_err cudnnctl_install(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
 
     /* ---- fetch → verify → extract ---- */
     step(ctx, &steps, cc_asprintf("fetch + extract: %s", ch.file_name));
-    if ((rc = fetch_extract(ctx, o, &ch, staging, &st, digest, &got_size)) != CUDNNCTL_E_OK)
+    if ((rc = populate(ctx, user, &ch, staging, &st, digest, &got_size)) != CUDNNCTL_E_OK)
         goto out;
     res->archive.verified = ch.sha256 != NULL;
     free(res->archive.sha256);

@@ -2,6 +2,7 @@
 #ifndef CC_INSTALL_INTERNAL_H
 #define CC_INSTALL_INTERNAL_H
 
+#include "extract.h"
 #include "internal.h"
 
 /* The archive to install and where its bytes come from. */
@@ -29,6 +30,16 @@ void cc_source_choice_free(cc_source_choice *c);
 /* "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz" / "cudnn-11.3-linux-x64-v8.2.0.53.tgz"
  * → version, platform key, CUDA variant. 0 on success. */
 int cc_archive_name_parse(const char *file_name, char **version, char **platform, char **cuda);
+
+/* Fill the (empty, existing) staging dir with the verified archive contents; digest/size of
+ * the archive bytes. Production: fetch + verify + extract; tests: a hand-made tree. */
+typedef cudnnctl_err (*cc_populate_fn)(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
+                                       const char *staging, cc_staging *st,
+                                       char digest[65], uint64_t *size);
+/* cudnnctl_install with the staging step replaced (the seam unit tests drive). */
+cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
+                             const cudnnctl_detect_result *det, const cudnnctl_install_opts *o,
+                             cc_populate_fn populate, void *user, cudnnctl_install_result **out);
 
 /* Refresh the loader cache after a system-wide install on Linux; *what says what happened. */
 void cc_ldconfig(cudnnctl_ctx *ctx, int no_ldconfig, char **what);

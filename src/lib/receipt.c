@@ -365,11 +365,15 @@ cudnnctl_err cc_receipts_load(cudnnctl_ctx *ctx, const char *state_dir, cc_recei
             continue;
         char *path = cc_path_join(dir, name);
         char *text = NULL;
-        if (!path || cc_sys_read_file(ctx, path, 64u << 20, &text, NULL) != 0) {
-            cc_log(ctx, CUDNNCTL_LOG_WARN, "cannot read receipt %s: %s", path ? path : name,
-                   cc_pf_last_error_text());
+        if (!path) {
+            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            break;
+        }
+        if (cc_sys_read_file(ctx, path, 64u << 20, &text, NULL) != 0) {
+            /* unreadable is not "absent": acting without it could undo the wrong install */
+            rc = CC_ERR_PF(ctx, "cannot read the receipt", path);
             free(path);
-            continue;
+            break;
         }
         if (out->n == cap) {
             cap = cap ? cap * 2 : 16;

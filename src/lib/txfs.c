@@ -252,7 +252,7 @@ char *cc_tx_canonical(const cudnnctl_ctx *ctx, const char *user_path)
             free(comp);
             continue;
         }
-        char *next = cc_path_join(done, comp);
+        char *next = strcmp(done, "/") == 0 ? cc_asprintf("/%s", comp) : cc_path_join(done, comp);
         free(comp);
         char *real = next ? cc_rooted(ctx, next) : NULL;
         cc_pf_stat_t st;
