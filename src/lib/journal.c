@@ -504,13 +504,14 @@ cudnnctl_err cc_txn_rollback(cudnnctl_ctx *ctx, cc_txn *t)
         if (undo_op(ctx, &t->ops[i]) != 0)
             return CC_ERR_PF(ctx, "cannot roll back", t->ops[i].dst);
     }
+    /* staging first: it may sit inside a dir this transaction created (a new prefix) */
+    if (t->staging && cc_sys_rm_rf(ctx, t->staging) != 0)
+        return CC_ERR_PF(ctx, "cannot remove the staging dir", t->staging);
     for (size_t i = t->mkdirs.n; i-- > 0;) {
         const char *d = t->mkdirs.v[i];
         if (cc_tx_kind(d) == CC_OBJ_DIR && cc_tx_dir_empty(d) && cc_sys_rmdir(ctx, d) != 0)
             return CC_ERR_PF(ctx, "cannot remove directory", d);
     }
-    if (t->staging && cc_sys_rm_rf(ctx, t->staging) != 0)
-        return CC_ERR_PF(ctx, "cannot remove the staging dir", t->staging);
     sync_dirs(ctx, t);
     if (cc_tx_kind(t->path) != CC_OBJ_NONE && cc_sys_unlink(ctx, t->path) != 0)
         return CC_ERR_PF(ctx, "cannot remove the journal", t->path);
@@ -589,10 +590,29 @@ cudnnctl_err cc_txn_run(cudnnctl_ctx *ctx, cc_txn *t)
     return CUDNNCTL_E_OK;
 }
 
+/* Temp files of atomic writes (NAME.tmp-<ms>) a crash left in dir: never anything else. */
+static void sweep_tmp(cudnnctl_ctx *ctx, const char *dir)
+{
+    cc_pf_dir *d = dir ? cc_pf_opendir(dir) : NULL;
+    cc_strv dead = {0};
+    const char *nm;
+    while (d && (nm = cc_pf_readdir(d)) != NULL)
+        if (strstr(nm, ".tmp-") && (cc_str_starts(nm, "journal.json") || cc_str_ends(dir, "receipts")))
+            cc_strv_push_own(&dead, cc_path_join(dir, nm));
+    cc_pf_closedir(d);
+    for (size_t i = 0; i < dead.n; i++)
+        cc_sys_unlink(ctx, dead.v[i]);
+    cc_strv_free(&dead);
+}
+
 cudnnctl_err cc_txn_recover(cudnnctl_ctx *ctx, const char *state_dir, const char **what)
 {
     cc_txn *t = NULL;
     *what = NULL;
+    sweep_tmp(ctx, state_dir);
+    char *rdir = cc_path_join(state_dir, "receipts");
+    sweep_tmp(ctx, rdir);
+    free(rdir);
     cudnnctl_err rc = cc_txn_load(ctx, state_dir, &t);
     if (rc != CUDNNCTL_E_OK || !t)
         return rc;

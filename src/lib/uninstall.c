@@ -22,7 +22,8 @@ static void warn(cudnnctl_ctx *ctx, undo_acc *acc, char *msg)
     cc_strv_push_own(&acc->warnings, msg);
 }
 
-/* Is the live object at real the one the receipt entry describes? */
+/* Is the live object at real the one the receipt entry describes? 1 yes, 0 no, -1 it could
+ * not be read (an error, never taken for "changed by the user"). */
 static int unchanged(cudnnctl_ctx *ctx, const cc_rentry *e, const char *real)
 {
     cc_pf_stat_t st;
@@ -38,7 +39,11 @@ static int unchanged(cudnnctl_ctx *ctx, const cc_rentry *e, const char *real)
         return 0;
     char hex[65];
     uint64_t sz;
-    return cc_sha256_file(ctx, real, hex, &sz) == 0 && strcmp(hex, e->sha256) == 0;
+    if (cc_sha256_file(ctx, real, hex, &sz) != 0) {
+        CC_ERR_PF(ctx, "cannot read", real);
+        return -1;
+    }
+    return strcmp(hex, e->sha256) == 0;
 }
 
 static const cc_rrepl *replaced_at(const cc_receipt *r, const char *path)
@@ -167,7 +172,9 @@ static int pristine_dir(cudnnctl_ctx *ctx, const cc_receipt *r, const char *real
             for (size_t i = 0; i < r->n_entries && !e; i++)
                 if (strcmp(r->entries[i].path, shown) == 0)
                     e = &r->entries[i];
-            ok = e && unchanged(ctx, e, p);
+            ok = e ? unchanged(ctx, e, p) : 0;
+            if (ok < 0)
+                ok = 0; /* unreadable: not provably pristine; the per-file path reports it */
             if (ok)
                 (*found)++;
         }
@@ -235,7 +242,12 @@ static cudnnctl_err plan_entries(undo_plan *u, const cc_receipt *r)
             return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         const cc_rrepl *rep = replaced_at(r, e->path);
         cc_obj_type live = cc_tx_kind(real);
-        if (unchanged(ctx, e, real)) {
+        int same = unchanged(ctx, e, real);
+        if (same < 0) {
+            free(real);
+            return ctx->err.code;
+        }
+        if (same) {
             if (rep) {
                 rc = restore(u, rep, real);
             } else {

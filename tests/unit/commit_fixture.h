@@ -36,6 +36,14 @@ static char *fx_tmpdir(void)
     return d ? strdup(d) : NULL;
 }
 
+/* On tmpfs when there is one (torture loops run hundreds of fsync'd installs). */
+static char *fx_tmpdir_fast(void)
+{
+    char tmpl[] = "/dev/shm/cudnnctl-ut-XXXXXX";
+    char *d = access("/dev/shm", W_OK) == 0 ? mkdtemp(tmpl) : NULL;
+    return d ? strdup(d) : fx_tmpdir();
+}
+
 static int fx_sh(const char *fmt, ...)
 {
     va_list ap;
@@ -51,7 +59,8 @@ static int fx_sh(const char *fmt, ...)
 
 static void fx_rm(const char *dir)
 {
-    if (dir && strncmp(dir, "/tmp/cudnnctl-ut-", 17) == 0)
+    if (dir && (strncmp(dir, "/tmp/cudnnctl-ut-", 17) == 0 ||
+                strncmp(dir, "/dev/shm/cudnnctl-ut-", 21) == 0))
         fx_sh("chmod -R u+w '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
 }
 
@@ -224,10 +233,10 @@ typedef struct {
 
 /* A fake CUDA 13.0 tree that already holds a foreign, wheel-style cuDNN 9 (as this machine's
  * does): libcudnn.so.9 and libcudnn_adv.so.9 regular files, .so links, old headers. */
-static int fx_world_make(fx_world *w)
+static int fx_world_make_in(fx_world *w, char *tmp)
 {
     memset(w, 0, sizeof(*w));
-    w->tmp = fx_tmpdir();
+    w->tmp = tmp;
     w->root = cc_path_join(w->tmp, "root");
     w->state = cc_path_join(w->root, "var/lib/cudnnctl");
     w->tree = cc_path_join(w->root, "usr/local/cuda-13.0");
@@ -254,6 +263,11 @@ static int fx_world_make(fx_world *w)
                 "ln -s libcudnn_adv.so.9 libcudnn_adv.so && ln -s libcudart.so.13 libcudart.so",
                 w->tree);
     return rc;
+}
+
+static int fx_world_make(fx_world *w)
+{
+    return fx_world_make_in(w, fx_tmpdir());
 }
 
 static void fx_world_free(fx_world *w)
