@@ -21,7 +21,7 @@
 #define REAL_CUDNN_DIR "/usr/local/cuda-13.0"
 
 /* A plain context for fixture hashing (no root, no faults). */
-static cudnnctl_ctx *fx_ctx(void)
+static inline cudnnctl_ctx *fx_ctx(void)
 {
     static cudnnctl_ctx *c;
     if (!c)
@@ -29,7 +29,7 @@ static cudnnctl_ctx *fx_ctx(void)
     return c;
 }
 
-static char *fx_tmpdir(void)
+static inline char *fx_tmpdir(void)
 {
     char tmpl[] = "/tmp/cudnnctl-ut-XXXXXX";
     char *d = mkdtemp(tmpl);
@@ -37,14 +37,14 @@ static char *fx_tmpdir(void)
 }
 
 /* On tmpfs when there is one (torture loops run hundreds of fsync'd installs). */
-static char *fx_tmpdir_fast(void)
+static inline char *fx_tmpdir_fast(void)
 {
     char tmpl[] = "/dev/shm/cudnnctl-ut-XXXXXX";
     char *d = access("/dev/shm", W_OK) == 0 ? mkdtemp(tmpl) : NULL;
     return d ? strdup(d) : fx_tmpdir();
 }
 
-static int fx_sh(const char *fmt, ...)
+static inline int fx_sh(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -57,14 +57,14 @@ static int fx_sh(const char *fmt, ...)
     return rc;
 }
 
-static void fx_rm(const char *dir)
+static inline void fx_rm(const char *dir)
 {
     if (dir && (strncmp(dir, "/tmp/cudnnctl-ut-", 17) == 0 ||
                 strncmp(dir, "/dev/shm/cudnnctl-ut-", 21) == 0))
         fx_sh("chmod -R u+w '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
 }
 
-static int fx_write(const char *path, const char *text)
+static inline int fx_write(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -74,7 +74,7 @@ static int fx_write(const char *path, const char *text)
 }
 
 /* A real shared object with the given SONAME at path (a test double, not NVIDIA's code). */
-static int fx_elf(const char *path, const char *soname, const char *tag)
+static inline int fx_elf(const char *path, const char *soname, const char *tag)
 {
     char *dir = cc_path_dir(path);
     char *src = cc_asprintf("%s/.double-%s.c", dir, soname);
@@ -94,7 +94,7 @@ static int fx_elf(const char *path, const char *soname, const char *tag)
 /* Staging tree of cuDNN `ver3` (e.g. "9.19.0"), NVIDIA 9.x layout, with the sub-libraries
  * named in subs (each gets a real ELF double libX.so.M.m.p, and the .so.M / .so links when
  * with_links). Headers: the machine's real cuDNN headers when present, else generated ones. */
-static int fx_staging(const char *dir, const char *ver3, const char *const *subs, int with_links)
+static inline int fx_staging(const char *dir, const char *ver3, const char *const *subs, int with_links)
 {
     int major = atoi(ver3);
     if (fx_sh("mkdir -p '%s/include' '%s/lib'", dir, dir) != 0)
@@ -137,12 +137,12 @@ static int fx_staging(const char *dir, const char *ver3, const char *const *subs
 
 /* ---- snapshots ----------------------------------------------------------------------------- */
 
-static int fx_cmp(const void *a, const void *b)
+static inline int fx_cmp(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void fx_walk(const char *root, const char *rel, cc_strv *out)
+static inline void fx_walk(const char *root, const char *rel, cc_strv *out)
 {
     char *dir = rel ? cc_path_join(root, rel) : strdup(root);
     DIR *d = opendir(dir);
@@ -179,7 +179,7 @@ static void fx_walk(const char *root, const char *rel, cc_strv *out)
 }
 
 /* One string: a sorted line per entry under root. */
-static char *fx_snapshot(const char *root)
+static inline char *fx_snapshot(const char *root)
 {
     cc_strv v = {0};
     fx_walk(root, NULL, &v);
@@ -194,7 +194,7 @@ static char *fx_snapshot(const char *root)
 }
 
 /* Print the first differing line (for a readable failure). */
-static int fx_same(const char *what, const char *a, const char *b)
+static inline int fx_same(const char *what, const char *a, const char *b)
 {
     if (strcmp(a, b) == 0)
         return 1;
@@ -202,13 +202,13 @@ static int fx_same(const char *what, const char *a, const char *b)
     return 0;
 }
 
-static int fx_exists(const char *path)
+static inline int fx_exists(const char *path)
 {
     struct stat st;
     return lstat(path, &st) == 0;
 }
 
-static char *fx_readlink(const char *path)
+static inline char *fx_readlink(const char *path)
 {
     char buf[4096];
     ssize_t n = readlink(path, buf, sizeof(buf) - 1);
@@ -233,7 +233,7 @@ typedef struct {
 
 /* A fake CUDA 13.0 tree that already holds a foreign, wheel-style cuDNN 9 (as this machine's
  * does): libcudnn.so.9 and libcudnn_adv.so.9 regular files, .so links, old headers. */
-static int fx_world_make_in(fx_world *w, char *tmp)
+static inline int fx_world_make_in(fx_world *w, char *tmp)
 {
     memset(w, 0, sizeof(*w));
     w->tmp = tmp;
@@ -265,12 +265,12 @@ static int fx_world_make_in(fx_world *w, char *tmp)
     return rc;
 }
 
-static int fx_world_make(fx_world *w)
+static inline int fx_world_make(fx_world *w)
 {
     return fx_world_make_in(w, fx_tmpdir());
 }
 
-static void fx_world_free(fx_world *w)
+static inline void fx_world_free(fx_world *w)
 {
     fx_rm(w->tmp);
     free(w->tmp);
@@ -281,7 +281,7 @@ static void fx_world_free(fx_world *w)
     memset(w, 0, sizeof(*w));
 }
 
-static cudnnctl_ctx *fx_world_ctx(const fx_world *w)
+static inline cudnnctl_ctx *fx_world_ctx(const fx_world *w)
 {
     cudnnctl_ctx *ctx = NULL;
     cudnnctl_ctx_new(&ctx);
@@ -291,7 +291,7 @@ static cudnnctl_ctx *fx_world_ctx(const fx_world *w)
 }
 
 /* The test's stand-in for fetch + verify + extract: copy the fixture into staging. */
-static cudnnctl_err fx_populate(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
+static inline cudnnctl_err fx_populate(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
                                 const char *staging, cc_staging *st, char digest[65],
                                 uint64_t *size)
 {
@@ -313,7 +313,7 @@ typedef struct {
     char sha[65];
 } fx_plan;
 
-static void fx_plan_init(fx_plan *fp, const char *ver4, cudnnctl_target_mode mode,
+static inline void fx_plan_init(fx_plan *fp, const char *ver4, cudnnctl_target_mode mode,
                          const char *target)
 {
     memset(fp, 0, sizeof(*fp));
@@ -337,7 +337,7 @@ static void fx_plan_init(fx_plan *fp, const char *ver4, cudnnctl_target_mode mod
 }
 
 /* Install fixture content through the real pipeline (all but fetch/extract). */
-static cudnnctl_err fx_install(cudnnctl_ctx *ctx, fx_world *w, const fx_plan *fp, int force,
+static inline cudnnctl_err fx_install(cudnnctl_ctx *ctx, fx_world *w, const fx_plan *fp, int force,
                                cudnnctl_install_result **res)
 {
     cudnnctl_install_opts o;
@@ -348,7 +348,7 @@ static cudnnctl_err fx_install(cudnnctl_ctx *ctx, fx_world *w, const fx_plan *fp
 }
 
 /* No temp names or staging dirs left anywhere under dir. */
-static int fx_no_leftovers(const char *dir)
+static inline int fx_no_leftovers(const char *dir)
 {
     return fx_sh("test -z \"$(find '%s' -name '.cudnnctl-*' -o -name '.staging-*')\"", dir) == 0;
 }
