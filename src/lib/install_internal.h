@@ -16,6 +16,7 @@ typedef struct {
     uint64_t size;       /* expected size, 0 when unknown */
     int in_catalog;
     char *manifest;      /* origin of the catalog entry */
+    char *manifest_sha256; /* SHA-256 of that manifest's bytes, NULL when unknown */
     char *cudnn_version, *cuda_variant, *platform;
 } cc_source_choice;
 

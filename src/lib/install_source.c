@@ -17,6 +17,7 @@ void cc_source_choice_free(cc_source_choice *c)
     free(c->relative_path);
     free(c->sha256);
     free(c->manifest);
+    free(c->manifest_sha256);
     free(c->cudnn_version);
     free(c->cuda_variant);
     free(c->platform);
@@ -250,6 +251,8 @@ cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
         c->platform = cc_strdup(p->archive.platform);
         c->relative_path = cc_strdup(p->archive.relative_path);
         c->manifest = p->archive.manifest ? cc_strdup(p->archive.manifest) : NULL;
+        c->manifest_sha256 =
+            p->archive.manifest_sha256 ? cc_strdup(p->archive.manifest_sha256) : NULL;
         c->size = p->archive.size;
         c->in_catalog = 1;
         if (!c->file_name)

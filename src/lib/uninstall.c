@@ -223,7 +223,13 @@ static cudnnctl_err plan_current(undo_plan *u, const cc_receipts *rs, const cc_r
             if (rc == CUDNNCTL_E_OK)
                 cc_strv_push(&u->acc->removed, r->current_link);
         }
-    } /* else: current points elsewhere now (a later install); not ours to touch */
+    } else {
+        /* current points elsewhere now (a later install): not ours to touch. A foreign current
+         * this install replaced cannot go back now; its backup stays, never silently lost. */
+        const cc_rrepl *rep = replaced_at(r, r->current_link);
+        if (rep)
+            keep_backup(u, rep, "now points to another install");
+    }
     free(cur);
     free(target);
     return rc;
