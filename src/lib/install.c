@@ -100,6 +100,8 @@ static int intact(const cudnnctl_ctx *ctx, const cc_receipt *r)
 {
     for (size_t i = 0; i < r->n_entries; i++) {
         const cc_rentry *e = &r->entries[i];
+        if (r->current_link && strcmp(e->path, r->current_link) == 0)
+            continue; /* PREFIX/current moves between installs by design */
         char *real = cc_rooted(ctx, e->path);
         cc_pf_stat_t st;
         int ok = real && cc_pf_lstat(real, &st) == 0 && st.exists;
@@ -138,6 +140,49 @@ static const cc_receipt *already(const cudnnctl_ctx *ctx, const cc_receipts *rs,
             return same ? r : NULL;
     }
     return NULL;
+}
+
+/* A prefix install already there: make PREFIX/current name it (one journaled link flip). */
+static cudnnctl_err switch_current(cudnnctl_ctx *ctx, const char *state, const cc_dest *d,
+                                   cc_strv *steps)
+{
+    const char *want = cc_path_base(d->install_dir);
+    char *now = cc_pf_readlink(d->current);
+    int same = now && strcmp(now, want) == 0;
+    free(now);
+    if (same)
+        return CUDNNCTL_E_OK;
+    cc_obj_type old = cc_tx_kind(d->current);
+    if (old != CC_OBJ_NONE && old != CC_OBJ_LINK)
+        return CUDNNCTL_E_OK; /* not ours to replace; install --force handles it */
+    cc_txn *t = NULL;
+    cudnnctl_err rc = cc_txn_new(ctx, state, "switch", &t);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    cc_op op = {0};
+    op.kind = CC_OP_PLACE;
+    op.type = CC_OBJ_LINK;
+    op.dst = d->current;
+    op.link_target = (char *)want;
+    op.tmp = cc_txn_temp_name(t, d->current, "new");
+    op.had_old = old != CC_OBJ_NONE;
+    op.old_type = old;
+    op.bak = op.had_old ? cc_txn_temp_name(t, d->current, "bak") : NULL;
+    if (!op.tmp || (op.had_old && !op.bak))
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (rc == CUDNNCTL_E_OK)
+        rc = cc_txn_add(ctx, t, &op);
+    if (rc == CUDNNCTL_E_OK)
+        rc = cc_txn_run(ctx, t);
+    if (rc == CUDNNCTL_E_OK) {
+        char *shown = cc_unrooted(ctx, d->current);
+        step(ctx, steps, cc_asprintf("switch: %s -> %s", shown ? shown : d->current, want));
+        free(shown);
+    }
+    free(op.tmp);
+    free(op.bak);
+    cc_txn_free(t);
+    return rc;
 }
 
 static cudnnctl_err space_check(cudnnctl_ctx *ctx, const char *where, uint64_t archive_size)
@@ -346,6 +391,9 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
         goto out;
     if (!o->force) {
         const cc_receipt *same = already(ctx, &rs, &ch, dest.mode, target_shown, res->install_dir);
+        if (same && dest.mode == CUDNNCTL_TARGET_PREFIX &&
+            (rc = switch_current(ctx, state, &dest, &steps)) != CUDNNCTL_E_OK)
+            goto out;
         if (same) {
             res->result = "unchanged";
             res->receipt_id = cc_strdup(same->id);

@@ -418,6 +418,27 @@ static void prefix_side_by_side_current_and_undo(void **state)
     assert_true(l->items[1].active);
     cudnnctl_install_list_free(l);
 
+    /* installing 9.19 again: nothing copied, but current names it again */
+    free(w.fixture);
+    w.fixture = strdup(fx919);
+    char *prefix_before_switch = fx_snapshot(A);
+    assert_int_equal(fx_install(ctx, &w, &a, 0, &res), CUDNNCTL_E_OK);
+    assert_string_equal(res->result, "unchanged");
+    cudnnctl_install_result_free(res);
+    assert_link(P, "current", "cudnn-9.19.0.56-cuda13");
+    char *prefix_after_switch = fx_snapshot(A);
+    assert_true(fx_same("9.19 dir after the switch", prefix_before_switch, prefix_after_switch));
+    free(prefix_before_switch);
+    free(prefix_after_switch);
+    assert_true(fx_no_leftovers(P));
+    /* and back to 9.21 the same way */
+    free(w.fixture);
+    w.fixture = strdup(fx921);
+    assert_int_equal(fx_install(ctx, &w, &b, 0, &res), CUDNNCTL_E_OK);
+    assert_string_equal(res->result, "unchanged");
+    cudnnctl_install_result_free(res);
+    assert_link(P, "current", "cudnn-9.21.0.10-cuda13");
+
     /* rollback: 9.21 gone, current back on 9.19 */
     cudnnctl_uninstall_result *ur = NULL;
     assert_int_equal(cudnnctl_rollback(ctx, "/opt/cudnn", 0, &ur), CUDNNCTL_E_OK);
