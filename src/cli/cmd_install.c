@@ -17,18 +17,44 @@ static void human_size(char *buf, size_t n, double v)
     snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
 }
 
-/* Validation hook: the validate work plugs in here (cudnnctl_validate on r->install_dir, its
- * JSON attached with cudnnctl_install_result_set_validation, exit 6/7 on failure). Until it
- * exists, the install says plainly that nothing was validated. Returns an exit code (0 ok). */
+/* After the install (unless --no-validate / --dry-run): GPU validation of what was installed, in
+ * a child process (validate.h). No GPU is a warning, not a failed install; a load or compute
+ * failure exits 6. The validation JSON is embedded in install --json. Returns an exit code. */
 static int validate_after_install(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_install_result *r)
 {
-    (void)ctx;
-    if (o->no_validate || o->dry_run || strcmp(r->result, "failed") == 0)
+    if (o->no_validate || o->dry_run || strcmp(r->result, "failed") == 0 || !r->lib_dir)
         return 0;
-    if (!o->json)
-        cli_warn(o, "validation was not run: GPU validation is not in this build yet "
-                    "(use 'cudnnctl validate' once available; --no-validate silences this)");
-    return 0;
+    cudnnctl_validate_opts vo;
+    memset(&vo, 0, sizeof(vo));
+    vo.target = r->lib_dir;
+    vo.include_dir = r->include_dir;
+    vo.cuda_home = r->mode == CUDNNCTL_TARGET_CUDA_TREE ? r->target_path : NULL;
+    vo.device = o->device;
+    vo.timeout_ms = o->timeout_s * 1000u;
+    cudnnctl_validate_result *vr = NULL;
+    cudnnctl_err ve = cudnnctl_validate(ctx, &vo, &vr);
+    if (vr) {
+        char *js = NULL;
+        if (cudnnctl_validate_result_json(vr, &js) == CUDNNCTL_E_OK)
+            cudnnctl_install_result_set_validation(r, js);
+        cudnnctl_free(js);
+        if (!o->json)
+            cli_info(o, "  validated %s: cuDNN %s loaded from %s (%.2f s)",
+                     cudnnctl_validate_status_name(vr->status),
+                     vr->cudnn_version ? vr->cudnn_version : "?",
+                     vr->cudnn_lib ? vr->cudnn_lib : r->lib_dir, vr->seconds);
+    }
+    cudnnctl_validate_result_free(vr);
+    if (ve == CUDNNCTL_E_OK)
+        return 0;
+    if (ve == CUDNNCTL_E_NO_GPU) {
+        cli_warn(o, "no GPU / driver here: versions and loading were checked, the GPU part of "
+                    "the validation was skipped (the install stands)");
+        return 0;
+    }
+    /* the install stands either way; the failure is reported and sets the exit code */
+    cli_warn(o, "cuDNN was installed, but validating it failed (--no-validate skips this):");
+    return cli_fail(o, ctx, ve);
 }
 
 static void print_human(cli_opts *o, const cudnnctl_install_result *r)
@@ -103,6 +129,10 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     e = cudnnctl_install(ctx, cat, det, &io, &r);
     cli_fault_disarm(ctx);
 
+    /* human: the summary, then the validation; --json: one document with the validation in it */
+    if (r && !o->json && !o->quiet &&
+        (e == CUDNNCTL_E_OK || strcmp(r->result, "installed") == 0))
+        print_human(o, r);
     if (r && e == CUDNNCTL_E_OK)
         code = validate_after_install(o, ctx, r);
     if (r && o->json) {
@@ -110,8 +140,6 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
         if (cudnnctl_install_result_json(r, &js) == CUDNNCTL_E_OK)
             cli_print_json(js);
         cudnnctl_free(js);
-    } else if (r && !o->quiet && (e == CUDNNCTL_E_OK || strcmp(r->result, "installed") == 0)) {
-        print_human(o, r);
     }
     if (e != CUDNNCTL_E_OK)
         code = cli_fail(o, ctx, e);
