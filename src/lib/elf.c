@@ -1,162 +1,233 @@
-/* elf.c: the DT_SONAME of an ELF shared object, read through its section headers (32/64-bit,
- * either byte order). Reads only; every offset is bounds-checked against the file size. */
+/* elf.c: read an ELF object's class, machine and DT_SONAME from its header, program headers and
+ * dynamic section (a few small reads, even for a 250 MB library). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_soname.h"
-#include "internal.h"
+#include "elf_info.h"
+#include "platform.h"
+#include "str.h"
+
+#define PT_LOAD 1u
+#define PT_DYNAMIC 2u
+#define DT_NULL 0u
+#define DT_STRTAB 5u
+#define DT_STRSZ 10u
+#define DT_SONAME 14u
+
+#define MAX_PHNUM 512u
+#define MAX_DYN_BYTES (1u << 20)
+#define MAX_SONAME 512u
 
 typedef struct {
     cc_pf_fd fd;
-    uint64_t size;
-    int is64, big;
+    int is_64, le;
 } elf_file;
 
-static uint64_t get(const elf_file *e, const unsigned char *p, int n)
+static int read_at(const elf_file *f, uint64_t off, void *buf, size_t len)
+{
+    if (cc_pf_seek(f->fd, off) != 0)
+        return -1;
+    size_t got = 0;
+    while (got < len) {
+        long long n = cc_pf_read(f->fd, (char *)buf + got, len - got);
+        if (n <= 0)
+            return -1;
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+/* Read as much as there is (up to len) — for the SONAME string near the end of a file. */
+static long long read_some_at(const elf_file *f, uint64_t off, void *buf, size_t len)
+{
+    if (cc_pf_seek(f->fd, off) != 0)
+        return -1;
+    size_t got = 0;
+    while (got < len) {
+        long long n = cc_pf_read(f->fd, (char *)buf + got, len - got);
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return (long long)got;
+}
+
+static uint64_t get(const elf_file *f, const unsigned char *p, int size)
 {
     uint64_t v = 0;
-    for (int i = 0; i < n; i++)
-        v |= (uint64_t)p[e->big ? n - 1 - i : i] << (8 * i);
+    for (int i = 0; i < size; i++) {
+        int idx = f->le ? size - 1 - i : i;
+        v = (v << 8) | p[idx];
+    }
     return v;
 }
 
-/* Read exactly len bytes at off; 0 on success. */
-static int rd(const elf_file *e, uint64_t off, void *buf, size_t len)
-{
-    if (off > e->size || len > e->size - off)
-        return -1;
-    if (cc_pf_seek(e->fd, off) != 0)
-        return -1;
-    unsigned char *p = buf;
-    while (len > 0) {
-        long long n = cc_pf_read(e->fd, p, len);
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 typedef struct {
-    uint32_t type;
-    uint64_t offset, size, link, entsize;
-} elf_shdr;
+    uint64_t type, offset, vaddr, filesz;
+} phdr;
 
-static int read_shdr(const elf_file *e, uint64_t shoff, uint64_t shentsize, uint64_t i,
-                     elf_shdr *s)
+static void parse_phdr(const elf_file *f, const unsigned char *p, phdr *ph)
 {
-    unsigned char b[64];
-    if (shentsize > sizeof(b) || shentsize < (e->is64 ? 64u : 40u))
-        return -1;
-    if (rd(e, shoff + i * shentsize, b, (size_t)shentsize) != 0)
-        return -1;
-    s->type = (uint32_t)get(e, b + 4, 4);
-    if (e->is64) {
-        s->offset = get(e, b + 24, 8);
-        s->size = get(e, b + 32, 8);
-        s->link = get(e, b + 40, 4);
-        s->entsize = get(e, b + 56, 8);
+    if (f->is_64) {
+        ph->type = get(f, p, 4);
+        ph->offset = get(f, p + 8, 8);
+        ph->vaddr = get(f, p + 16, 8);
+        ph->filesz = get(f, p + 32, 8);
     } else {
-        s->offset = get(e, b + 16, 4);
-        s->size = get(e, b + 20, 4);
-        s->link = get(e, b + 24, 4);
-        s->entsize = get(e, b + 36, 4);
+        ph->type = get(f, p, 4);
+        ph->offset = get(f, p + 4, 4);
+        ph->vaddr = get(f, p + 8, 4);
+        ph->filesz = get(f, p + 16, 4);
     }
-    return 0;
 }
 
-#define SHT_DYNAMIC_ 6
-#define DT_NULL_ 0
-#define DT_SONAME_ 14
-
-cudnnctl_err cc_elf_soname(cudnnctl_ctx *ctx, const char *path, char **soname)
+/* File offset of a virtual address, through the PT_LOAD segment that maps it. */
+static int vaddr_to_off(const phdr *phs, size_t n, uint64_t vaddr, uint64_t *off)
 {
-    cudnnctl_err rc = CUDNNCTL_E_OK;
-    elf_file e = {-1, 0, 0, 0};
-    unsigned char *dyn = NULL;
-    *soname = NULL;
-    cc_pf_stat_t st;
-    if (cc_pf_stat(path, &st) != 0 || !st.exists)
-        return CC_ERR_PF(ctx, "cannot read", path);
-    e.size = st.size;
-    e.fd = cc_pf_open(path, CC_PF_O_RDONLY, 0);
-    if (e.fd < 0)
-        return CC_ERR_PF(ctx, "cannot open", path);
-    unsigned char h[64];
-    if (rd(&e, 0, h, 52) != 0 || memcmp(h, "\177ELF", 4) != 0 || (h[4] != 1 && h[4] != 2) ||
-        (h[5] != 1 && h[5] != 2)) {
-        rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s is not an ELF file", path);
-        goto out;
-    }
-    e.is64 = h[4] == 2;
-    e.big = h[5] == 2;
-    if (e.is64 && rd(&e, 0, h, 64) != 0) {
-        rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s: truncated ELF header", path);
-        goto out;
-    }
-    uint64_t shoff = e.is64 ? get(&e, h + 40, 8) : get(&e, h + 32, 4);
-    uint64_t shentsize = get(&e, h + (e.is64 ? 58 : 46), 2);
-    uint64_t shnum = get(&e, h + (e.is64 ? 60 : 48), 2);
-    if (shoff == 0 || shnum == 0 || shnum > 65535) {
-        rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s: ELF file without section headers", path);
-        goto out;
-    }
-    for (uint64_t i = 0; i < shnum; i++) {
-        elf_shdr s, strs;
-        if (read_shdr(&e, shoff, shentsize, i, &s) != 0) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s: bad ELF section header %llu", path,
-                        (unsigned long long)i);
-            goto out;
-        }
-        if (s.type != SHT_DYNAMIC_)
+    for (size_t i = 0; i < n; i++) {
+        if (phs[i].type != PT_LOAD)
             continue;
-        uint64_t ent = e.is64 ? 16 : 8;
-        if (s.size == 0 || s.size > (1u << 24) || s.link >= shnum ||
-            read_shdr(&e, shoff, shentsize, s.link, &strs) != 0) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s: bad ELF dynamic section", path);
-            goto out;
+        if (vaddr >= phs[i].vaddr && vaddr - phs[i].vaddr < phs[i].filesz) {
+            *off = phs[i].offset + (vaddr - phs[i].vaddr);
+            return 0;
         }
-        dyn = malloc((size_t)s.size);
-        if (!dyn) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-            goto out;
-        }
-        if (rd(&e, s.offset, dyn, (size_t)s.size) != 0) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s: truncated ELF dynamic section", path);
-            goto out;
-        }
-        for (uint64_t off = 0; off + ent <= s.size; off += ent) {
-            uint64_t tag = get(&e, dyn + off, (int)(ent / 2));
-            uint64_t val = get(&e, dyn + off + ent / 2, (int)(ent / 2));
-            if (tag == DT_NULL_)
-                break;
-            if (tag != DT_SONAME_)
-                continue;
-            if (val >= strs.size) {
-                rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s: SONAME outside its string table", path);
-                goto out;
-            }
-            uint64_t max = strs.size - val;
-            if (max > 4096)
-                max = 4096;
-            char *name = calloc(1, (size_t)max + 1);
-            if (!name) {
-                rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-                goto out;
-            }
-            if (rd(&e, strs.offset + val, name, (size_t)max) != 0) {
-                free(name);
-                rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s: truncated ELF string table", path);
-                goto out;
-            }
-            *soname = name;
-            goto out;
-        }
-        goto out; /* dynamic section without a SONAME */
     }
+    return -1;
+}
+
+static int read_dynamic(const elf_file *f, const phdr *phs, size_t nph, cc_elf_info *info)
+{
+    const phdr *dyn = NULL;
+    for (size_t i = 0; i < nph; i++)
+        if (phs[i].type == PT_DYNAMIC) {
+            dyn = &phs[i];
+            break;
+        }
+    if (!dyn)
+        return 0; /* static executable or relocatable object: no SONAME */
+    size_t entsz = f->is_64 ? 16 : 8;
+    size_t bytes = (size_t)(dyn->filesz < MAX_DYN_BYTES ? dyn->filesz : MAX_DYN_BYTES);
+    bytes -= bytes % entsz;
+    if (bytes == 0)
+        return 0;
+    unsigned char *d = malloc(bytes);
+    if (!d)
+        return -1;
+    int rc = -1;
+    if (read_at(f, dyn->offset, d, bytes) != 0)
+        goto out;
+    uint64_t strtab = 0, strsz = 0, soname = 0;
+    int have_strtab = 0, have_soname = 0;
+    for (size_t i = 0; i + entsz <= bytes; i += entsz) {
+        uint64_t tag = get(f, d + i, (int)(entsz / 2));
+        uint64_t val = get(f, d + i + entsz / 2, (int)(entsz / 2));
+        if (tag == DT_NULL)
+            break;
+        if (tag == DT_STRTAB) {
+            strtab = val;
+            have_strtab = 1;
+        } else if (tag == DT_STRSZ) {
+            strsz = val;
+        } else if (tag == DT_SONAME) {
+            soname = val;
+            have_soname = 1;
+        }
+    }
+    rc = 0;
+    if (!have_soname || !have_strtab)
+        goto out;
+    if (strsz && soname >= strsz) {
+        rc = -1;
+        goto out;
+    }
+    uint64_t off;
+    if (vaddr_to_off(phs, nph, strtab, &off) != 0) {
+        rc = -1;
+        goto out;
+    }
+    char buf[MAX_SONAME + 1];
+    long long n = read_some_at(f, off + soname, buf, MAX_SONAME);
+    if (n <= 0) {
+        rc = -1;
+        goto out;
+    }
+    buf[n] = '\0';
+    if (strlen(buf) == (size_t)n) { /* no terminator within the limit: malformed */
+        rc = -1;
+        goto out;
+    }
+    info->soname = cc_strdup(buf);
+    rc = info->soname ? 0 : -1;
 out:
-    free(dyn);
-    cc_pf_close(e.fd);
+    free(d);
     return rc;
+}
+
+int cc_elf_read(const char *path, cc_elf_info *info)
+{
+    memset(info, 0, sizeof(*info));
+    elf_file f = {-1, 0, 0};
+    phdr *phs = NULL;
+    unsigned char *raw = NULL;
+    int rc = -1;
+    unsigned char eh[64];
+
+    f.fd = cc_pf_open(path, CC_PF_O_RDONLY, 0);
+    if (f.fd < 0)
+        return -1;
+    if (read_at(&f, 0, eh, 52) != 0) /* 52 = ELF32 header size, the smaller of the two */
+        goto out;
+    if (memcmp(eh, "\177ELF", 4) != 0 || (eh[4] != 1 && eh[4] != 2) || (eh[5] != 1 && eh[5] != 2))
+        goto out;
+    f.is_64 = eh[4] == 2;
+    f.le = eh[5] == 1;
+    if (f.is_64 && read_at(&f, 0, eh, 64) != 0)
+        goto out;
+    info->is_64 = f.is_64;
+    info->little_endian = f.le;
+    info->type = (unsigned)get(&f, eh + 16, 2);
+    info->machine = (unsigned)get(&f, eh + 18, 2);
+    uint64_t phoff = f.is_64 ? get(&f, eh + 32, 8) : get(&f, eh + 28, 4);
+    unsigned phentsize = (unsigned)(f.is_64 ? get(&f, eh + 54, 2) : get(&f, eh + 42, 2));
+    unsigned phnum = (unsigned)(f.is_64 ? get(&f, eh + 56, 2) : get(&f, eh + 44, 2));
+    if (phnum == 0 || phoff == 0) {
+        rc = 0; /* an ELF file without program headers: no dynamic section */
+        goto out;
+    }
+    if (phnum > MAX_PHNUM || phentsize < (f.is_64 ? 56u : 32u) || phentsize > 256)
+        goto out;
+    raw = malloc((size_t)phnum * phentsize);
+    phs = calloc(phnum, sizeof(*phs));
+    if (!raw || !phs)
+        goto out;
+    if (read_at(&f, phoff, raw, (size_t)phnum * phentsize) != 0)
+        goto out;
+    for (unsigned i = 0; i < phnum; i++)
+        parse_phdr(&f, raw + (size_t)i * phentsize, &phs[i]);
+    rc = read_dynamic(&f, phs, phnum, info);
+out:
+    free(raw);
+    free(phs);
+    cc_pf_close(f.fd);
+    if (rc != 0)
+        cc_elf_info_free(info);
+    return rc;
+}
+
+void cc_elf_info_free(cc_elf_info *info)
+{
+    if (!info)
+        return;
+    free(info->soname);
+    info->soname = NULL;
+}
+
+char *cc_elf_soname(const char *path)
+{
+    cc_elf_info info;
+    if (cc_elf_read(path, &info) != 0)
+        return NULL;
+    return info.soname; /* ownership moves to the caller */
 }

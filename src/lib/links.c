@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_soname.h"
+#include "elf_info.h"
 #include "links.h"
 #include "txfs.h"
 
@@ -153,26 +153,28 @@ out:
 static cudnnctl_err check_soname(cudnnctl_ctx *ctx, const char *dir, const char *file,
                                  const char *want)
 {
-    char *path = cc_path_join(dir, file), *soname = NULL;
+    char *path = cc_path_join(dir, file);
+    cc_elf_info info;
+    memset(&info, 0, sizeof(info));
     if (!path)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    cudnnctl_err rc = cc_elf_soname(ctx, path, &soname);
-    if (rc != CUDNNCTL_E_OK)
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    if (cc_elf_read(path, &info) != 0)
         rc = CC_ERR(ctx, CUDNNCTL_E_SONAME,
-                    "%s is not a readable ELF shared object (%s): the archive is damaged or not "
-                    "for Linux; fetch it again or pick the archive for this platform",
-                    file, ctx->err.detail);
-    else if (!soname)
+                    "%s is not a readable ELF shared object: the archive is damaged or not for "
+                    "Linux; fetch it again or pick the archive for this platform",
+                    file);
+    else if (!info.soname)
         rc = CC_ERR(ctx, CUDNNCTL_E_SONAME,
                     "%s has no ELF SONAME, so the loader cannot match it to %s: the archive is "
                     "not a cuDNN release; use NVIDIA's archive",
                     file, want);
-    else if (strcmp(soname, want) != 0)
+    else if (strcmp(info.soname, want) != 0)
         rc = CC_ERR(ctx, CUDNNCTL_E_SONAME,
                     "%s has SONAME %s but its name says %s: the archive is mislabelled or "
                     "mixed; use the archive exactly as NVIDIA publishes it",
-                    file, soname, want);
-    free(soname);
+                    file, info.soname, want);
+    cc_elf_info_free(&info);
     free(path);
     return rc;
 }
