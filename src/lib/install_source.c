@@ -281,10 +281,12 @@ cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     /* what the bytes must hash to */
     if (o->sha256) {
         c->sha256 = lower_hex(o->sha256);
-        if (c->in_catalog && p->archive.sha256 && !hex_eq(p->archive.sha256, o->sha256))
+        if (c->in_catalog && p->archive.sha256 && !hex_eq(p->archive.sha256, o->sha256)) {
             warn(ctx, warnings,
                  cc_asprintf("--sha256 %s overrides the catalog's %s for %s", c->sha256,
                              p->archive.sha256, c->file_name));
+            c->size = 0; /* another file than the catalog's: its size says nothing either */
+        }
     } else if (c->in_catalog && p->archive.sha256) {
         c->sha256 = lower_hex(p->archive.sha256);
     }
