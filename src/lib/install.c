@@ -339,7 +339,7 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     res->cuda_variant = cc_strdup(ch.cuda_variant);
     res->platform = cc_strdup(ch.platform);
     res->archive.relative_path = cc_strdup(ch.relative_path);
-    res->archive.url = cc_strdup(ch.url);
+    res->archive.url = strstr(ch.url, "://") ? cc_strdup(ch.url) : cc_unrooted(ctx, ch.url);
     res->archive.sha256 = ch.sha256 ? cc_strdup(ch.sha256) : NULL;
     res->archive.size = ch.size;
     res->archive.in_catalog = ch.in_catalog;
@@ -358,7 +358,7 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
          cc_asprintf("plan: cuDNN %s for CUDA %s (%s)%s%s", ch.cudnn_version, ch.cuda_variant,
                      ch.platform, p->reason ? ": " : "", p->reason ? p->reason : ""));
     step(ctx, &steps,
-         cc_asprintf("source: %s (%s)", ch.url,
+         cc_asprintf("source: %s (%s)", res->archive.url ? res->archive.url : ch.url,
                      ch.sha256 ? "SHA-256 checked while it streams" : "NOT VERIFIED"));
     if (o->dry_run) {
         for (size_t i = 0; i < p->n_warnings; i++)
@@ -496,7 +496,7 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     rec.cuda_variant = cc_strdup(ch.cuda_variant);
     rec.platform = cc_strdup(ch.platform);
     rec.archive.relative_path = cc_strdup(ch.relative_path);
-    rec.archive.url = cc_strdup(ch.url);
+    rec.archive.url = cc_strdup(res->archive.url);
     rec.archive.sha256 = cc_strdup(digest);
     rec.archive.size = got_size;
     rec.archive.verified = ch.sha256 != NULL;

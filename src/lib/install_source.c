@@ -203,7 +203,11 @@ cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
             if (!sel.cuda)
                 sel.cuda = pcuda;
             cc_pf_stat_t st;
-            uint64_t fsize = !is_url(o->archive) && cc_pf_stat(o->archive, &st) == 0 ? st.size : 0;
+            char *abs = is_url(o->archive) ? NULL : cc_tx_absolute(o->archive);
+            char *real = abs ? cc_rooted(ctx, abs) : NULL;
+            uint64_t fsize = real && cc_pf_stat(real, &st) == 0 ? st.size : 0;
+            free(abs);
+            free(real);
             char *rel = cc_asprintf("cudnn/%s/%s", sel.platform, c->file_name);
             char *js = rel ? synthetic_manifest(sel.cudnn, sel.platform, sel.cuda, rel,
                                                 o->sha256 ? o->sha256
@@ -262,7 +266,11 @@ cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     /* where the bytes come from */
     const char *mirror = sel.mirror;
     if (o->archive) {
-        c->url = is_url(o->archive) ? cc_strdup(o->archive) : cc_tx_absolute(o->archive);
+        /* a local path is read under --root like every other path (one already under the root
+         * stays as it is), as --manifest FILE is */
+        char *abs = is_url(o->archive) ? NULL : cc_tx_absolute(o->archive);
+        c->url = is_url(o->archive) ? cc_strdup(o->archive) : abs ? cc_rooted(ctx, abs) : NULL;
+        free(abs);
     } else if (mirror) {
         if (is_url(mirror)) {
             size_t n = strlen(mirror);
@@ -270,8 +278,10 @@ cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
                 n--;
             c->url = cc_asprintf("%.*s/%s", (int)n, mirror, c->relative_path);
         } else {
-            char *base = cc_tx_absolute(mirror);
+            char *abs = cc_tx_absolute(mirror);
+            char *base = abs ? cc_rooted(ctx, abs) : NULL;
             c->url = base ? cc_path_join(base, c->relative_path) : NULL;
+            free(abs);
             free(base);
         }
     } else {
