@@ -48,39 +48,39 @@ typedef struct {
 
 /** What an install did (also filled, as far as known, when it failed). */
 typedef struct {
-    const char *result;     /**< "installed", "unchanged", "failed", "dry-run" */
-    cudnnctl_err error;     /**< the failure, CUDNNCTL_E_OK when none */
-    char *cudnn_version;    /**< 4 parts ("9.19.0.56"); 3 when read from headers only */
-    char *cuda_variant;     /**< "13" */
-    char *platform;         /**< "linux-x86_64" */
+    const char *result;  /**< "installed", "unchanged", "failed", "dry-run" */
+    cudnnctl_err error;  /**< the failure, CUDNNCTL_E_OK when none */
+    char *cudnn_version; /**< 4 parts ("9.19.0.56"); 3 when read from headers only */
+    char *cuda_variant;  /**< "13" */
+    char *platform;      /**< "linux-x86_64" */
     struct {
         char *relative_path; /**< catalog relative_path, or the file name of a given archive */
         char *url;           /**< where the bytes came from */
         char *sha256;        /**< verified digest (expected one before download) */
         uint64_t size;
-        int verified;        /**< 1: SHA-256 matched a known digest; 0: insecure_skip_verify */
-        int in_catalog;      /**< 1: matched an entry of the catalog */
-        char *manifest;      /**< where the catalog entry came from, NULL when none */
+        int verified;   /**< 1: SHA-256 matched a known digest; 0: insecure_skip_verify */
+        int in_catalog; /**< 1: matched an entry of the catalog */
+        char *manifest; /**< where the catalog entry came from, NULL when none */
     } archive;
     cudnnctl_target_mode mode;
-    char *target_path;      /**< CUDA tree root or prefix root (as the user sees it) */
-    char *install_dir;      /**< prefix: PREFIX/cudnn-<ver>-cuda<M>; tree: = target_path */
+    char *target_path; /**< CUDA tree root or prefix root (as the user sees it) */
+    char *install_dir; /**< prefix: PREFIX/cudnn-<ver>-cuda<M>; tree: = target_path */
     char *lib_dir, *include_dir, *bin_dir; /**< bin_dir NULL on Linux */
-    char *receipt_id;       /**< NULL unless installed */
+    char *receipt_id;                      /**< NULL unless installed */
     char *receipt_path;
-    char *recovered;        /**< "rolled-back" / "finished" when an interrupted run was found */
-    char *ldconfig;         /**< "ran", "skipped: --root", "skipped: --no-ldconfig", ... */
-    char **steps;           /**< what was (or, for dry-run, would be) done */
+    char *recovered; /**< "rolled-back" / "finished" when an interrupted run was found */
+    char *ldconfig;  /**< "ran", "skipped: --root", "skipped: --no-ldconfig", ... */
+    char **steps;    /**< what was (or, for dry-run, would be) done */
     size_t n_steps;
     char **warnings;
     size_t n_warnings;
-    char **files_written;   /**< files and links placed (as the user sees the paths) */
+    char **files_written; /**< files and links placed (as the user sees the paths) */
     size_t n_files_written;
-    char **files_replaced;  /**< files that were there before and are kept as backups */
+    char **files_replaced; /**< files that were there before and are kept as backups */
     size_t n_files_replaced;
     uint64_t bytes_written;
     double seconds;
-    char *validation_json;  /**< set with cudnnctl_install_result_set_validation, else NULL */
+    char *validation_json; /**< set with cudnnctl_install_result_set_validation, else NULL */
 } cudnnctl_install_result;
 
 /**
@@ -112,20 +112,20 @@ typedef struct {
 
 /** What an uninstall / rollback did. */
 typedef struct {
-    char **removed_ids;      /**< receipts undone, newest first */
+    char **removed_ids; /**< receipts undone, newest first */
     size_t n_removed_ids;
-    char **versions;         /**< their cuDNN versions */
+    char **versions; /**< their cuDNN versions */
     size_t n_versions;
     char *target_path;
     char **files_removed;
     size_t n_files_removed;
-    char **files_restored;   /**< files put back from the receipts' backups */
+    char **files_restored; /**< files put back from the receipts' backups */
     size_t n_files_restored;
-    char **files_kept;       /**< modified since install: left in place (with a warning) */
+    char **files_kept; /**< modified since install: left in place (with a warning) */
     size_t n_files_kept;
     char **warnings;
     size_t n_warnings;
-    char *recovered;         /**< "rolled-back" / "finished" when an interrupted run was found */
+    char *recovered; /**< "rolled-back" / "finished" when an interrupted run was found */
     char *ldconfig;
 } cudnnctl_uninstall_result;
 
@@ -161,18 +161,18 @@ typedef struct {
     char *include_dir;
     char *archive_sha256;
     int verified;
-    char *installed_at;      /**< ISO 8601 UTC */
+    char *installed_at; /**< ISO 8601 UTC */
     size_t n_files;
     size_t n_links;
     size_t n_replaced;
-    int active;              /**< tree: the newest on its target; prefix: PREFIX/current → it */
+    int active; /**< tree: the newest on its target; prefix: PREFIX/current → it */
     char *receipt_path;
 } cudnnctl_install_record;
 
 typedef struct {
     cudnnctl_install_record *items; /**< oldest first */
     size_t n_items;
-    char *pending_journal;           /**< path of an interrupted run's journal, NULL when none */
+    char *pending_journal; /**< path of an interrupted run's journal, NULL when none */
 } cudnnctl_install_list;
 
 /** Installs made by cudnnctl (from receipts), on @p target or everywhere (NULL). Read-only. */

@@ -71,14 +71,15 @@ static void print_human(cli_opts *o, const cudnnctl_install_result *r)
         cli_info(o, "  source    %s", r->archive.url);
     if (r->archive.sha256)
         cli_info(o, "  sha256    %s%s", r->archive.sha256,
-                 r->archive.verified ? " (verified)"
-                                     : (strcmp(r->result, "installed") == 0 ? " (NOT VERIFIED)"
-                                                                            : " (expected)"));
+                 r->archive.verified
+                     ? " (verified)"
+                     : (strcmp(r->result, "installed") == 0 ? " (NOT VERIFIED)" : " (expected)"));
     if (strcmp(r->result, "installed") == 0) {
         char sz[32];
         human_size(sz, sizeof(sz), (double)r->bytes_written);
-        cli_info(o, "  result    installed: %zu files and links, %s, %zu replaced (backed up), "
-                    "%.2f s",
+        cli_info(o,
+                 "  result    installed: %zu files and links, %s, %zu replaced (backed up), "
+                 "%.2f s",
                  r->n_files_written, sz, r->n_files_replaced, r->seconds);
     } else {
         cli_info(o, "  result    %s", r->result);
@@ -130,8 +131,7 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     cli_fault_disarm(ctx);
 
     /* human: the summary, then the validation; --json: one document with the validation in it */
-    if (r && !o->json && !o->quiet &&
-        (e == CUDNNCTL_E_OK || strcmp(r->result, "installed") == 0))
+    if (r && !o->json && !o->quiet && (e == CUDNNCTL_E_OK || strcmp(r->result, "installed") == 0))
         print_human(o, r);
     if (r && e == CUDNNCTL_E_OK)
         code = validate_after_install(o, ctx, r);

@@ -22,8 +22,8 @@ int cmd_list(cli_opts *o, cudnnctl_ctx *ctx)
     } else if (l->n_items == 0) {
         cli_info(o, "no installs made by cudnnctl");
     } else {
-        static const char *const hdr[] = {"ID", "CUDNN", "CUDA", "MODE", "INSTALLED IN", "DATE",
-                                           "ACTIVE"};
+        static const char *const hdr[] = {"ID",           "CUDNN", "CUDA",  "MODE",
+                                          "INSTALLED IN", "DATE",  "ACTIVE"};
         cli_table *t = cli_table_new(7, hdr);
         for (size_t i = 0; i < l->n_items; i++) {
             const cudnnctl_install_record *it = &l->items[i];
@@ -41,8 +41,9 @@ int cmd_list(cli_opts *o, cudnnctl_ctx *ctx)
         cli_table_free(t);
     }
     if (l->pending_journal)
-        cli_warn(o, "an interrupted install/uninstall left %s: the next install, uninstall or "
-                    "rollback settles it",
+        cli_warn(o,
+                 "an interrupted install/uninstall left %s: the next install, uninstall or "
+                 "rollback settles it",
                  l->pending_journal);
     cudnnctl_install_list_free(l);
     return e == CUDNNCTL_E_OK ? 0 : cli_fail(o, ctx, e);

@@ -39,18 +39,18 @@ typedef struct {
     char *target;      /* CUDA tree root / prefix root */
     char *install_dir; /* tree: = target; prefix: PREFIX/cudnn-<ver>-cuda<M> */
     char *include_dir, *lib_dir, *bin_dir, *doc_dir;
-    char *current;     /* prefix: PREFIX/current */
+    char *current; /* prefix: PREFIX/current */
 } cc_dest;
 void cc_dest_free(cc_dest *d);
 
 /* Everything a planner needs besides the destination. */
 typedef struct {
-    const char *staging;   /* real path of the staged tree */
+    const char *staging; /* real path of the staged tree */
     const cc_tree *tree;
-    const char *state_dir; /* real */
+    const char *state_dir;       /* real */
     const cc_receipts *receipts; /* every receipt (to recognise our own PREFIX/current) */
     int force;
-    cc_strv *warnings;     /* human text the install reports */
+    cc_strv *warnings; /* human text the install reports */
 } cc_commit_in;
 
 /* Fill t (ops, mkdirs) and r (files, links, replaced, dirs_created) for a CUDA-tree merge.

@@ -92,9 +92,8 @@ cudnnctl_err cc_commit_place_item(cudnnctl_ctx *ctx, cc_txn *t, cc_receipt *r,
     if (old == CC_OBJ_DIR || old == CC_OBJ_OTHER) {
         s = shown(ctx, dst);
         rc = CC_ERR(ctx, CUDNNCTL_E_CONFLICT,
-                    "%s is a %s where cuDNN installs a %s; move it away and run again",
-                    s ? s : dst, old == CC_OBJ_DIR ? "directory" : "special file",
-                    cc_tx_kind_name(it->type));
+                    "%s is a %s where cuDNN installs a %s; move it away and run again", s ? s : dst,
+                    old == CC_OBJ_DIR ? "directory" : "special file", cc_tx_kind_name(it->type));
         goto out;
     }
     op.kind = CC_OP_PLACE;

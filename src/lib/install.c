@@ -204,8 +204,7 @@ static cudnnctl_err space_check(cudnnctl_ctx *ctx, const char *where, uint64_t a
                     "installing needs about %llu MiB free on the filesystem of %s (staging and "
                     "the installed files); it has %llu MiB. Free some space or install elsewhere "
                     "with --prefix DIR",
-                    (unsigned long long)(need >> 20), s ? s : p,
-                    (unsigned long long)(avail >> 20));
+                    (unsigned long long)(need >> 20), s ? s : p, (unsigned long long)(avail >> 20));
         free(s);
     }
     free(p);
@@ -253,7 +252,8 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
         /* a zip needs its central directory: download (hashed as it lands), then extract from
          * the verified file */
         rc = cc_source_finish(src, digest, size);
-        char *path = rc == CUDNNCTL_E_OK && cc_source_path(src) ? cc_strdup(cc_source_path(src)) : NULL;
+        char *path =
+            rc == CUDNNCTL_E_OK && cc_source_path(src) ? cc_strdup(cc_source_path(src)) : NULL;
         cc_source_close(src);
         src = NULL;
         if (rc != CUDNNCTL_E_OK)
@@ -363,9 +363,10 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     if (o->dry_run) {
         for (size_t i = 0; i < p->n_warnings; i++)
             cc_strv_push(&warnings, p->warnings[i]);
-        step(ctx, &steps, cc_asprintf("would extract into a staging dir next to %s, commit "
-                                      "through a journal, fix the .so links, write a receipt",
-                                      res->install_dir));
+        step(ctx, &steps,
+             cc_asprintf("would extract into a staging dir next to %s, commit "
+                         "through a journal, fix the .so links, write a receipt",
+                         res->install_dir));
         res->result = "dry-run";
         goto out;
     }
@@ -382,10 +383,10 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
         goto out;
     if (recovered) {
         res->recovered = cc_strdup(recovered);
-        cc_strv_push_own(&warnings, cc_asprintf("an interrupted cudnnctl run was found and %s",
-                                                strcmp(recovered, "finished") == 0
-                                                    ? "finished"
-                                                    : "rolled back"));
+        cc_strv_push_own(
+            &warnings,
+            cc_asprintf("an interrupted cudnnctl run was found and %s",
+                        strcmp(recovered, "finished") == 0 ? "finished" : "rolled back"));
     }
     if ((rc = cc_receipts_load(ctx, state, &rs)) != CUDNNCTL_E_OK)
         goto out;
@@ -421,9 +422,8 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     /* ---- the transaction: staging first (on the target's filesystem) ---- */
     if ((rc = cc_txn_new(ctx, state, "install", &txn)) != CUDNNCTL_E_OK)
         goto out;
-    char *sname = cc_asprintf(dest.mode == CUDNNCTL_TARGET_PREFIX ? ".staging-%s"
-                                                                   : ".cudnnctl-staging-%s",
-                              txn->id);
+    char *sname = cc_asprintf(
+        dest.mode == CUDNNCTL_TARGET_PREFIX ? ".staging-%s" : ".cudnnctl-staging-%s", txn->id);
     staging = sname ? cc_path_join(dest.target, sname) : NULL;
     free(sname);
     rec.seq = cc_receipts_next_seq(&rs, state);
@@ -459,9 +459,9 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     free(res->archive.sha256);
     res->archive.sha256 = cc_strdup(digest);
     res->archive.size = got_size;
-    step(ctx, &steps, cc_asprintf("verify: sha256 %s, %llu bytes%s", digest,
-                                  (unsigned long long)got_size,
-                                  ch.sha256 ? " (matches)" : " (NOT checked against anything)"));
+    step(ctx, &steps,
+         cc_asprintf("verify: sha256 %s, %llu bytes%s", digest, (unsigned long long)got_size,
+                     ch.sha256 ? " (matches)" : " (NOT checked against anything)"));
 
     /* ---- the link chain and the SONAMEs, in staging ---- */
     char *slib = cc_path_join(staging, "lib");

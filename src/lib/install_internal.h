@@ -15,7 +15,7 @@ typedef struct {
     char *sha256;        /* expected digest, lowercase; NULL only with insecure_skip_verify */
     uint64_t size;       /* expected size, 0 when unknown */
     int in_catalog;
-    char *manifest;      /* origin of the catalog entry */
+    char *manifest;        /* origin of the catalog entry */
     char *manifest_sha256; /* SHA-256 of that manifest's bytes, NULL when unknown */
     char *cudnn_version, *cuda_variant, *platform;
 } cc_source_choice;
@@ -35,8 +35,8 @@ int cc_archive_name_parse(const char *file_name, char **version, char **platform
 /* Fill the (empty, existing) staging dir with the verified archive contents; digest/size of
  * the archive bytes. Production: fetch + verify + extract; tests: a hand-made tree. */
 typedef cudnnctl_err (*cc_populate_fn)(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
-                                       const char *staging, cc_staging *st,
-                                       char digest[65], uint64_t *size);
+                                       const char *staging, cc_staging *st, char digest[65],
+                                       uint64_t *size);
 /* cudnnctl_install with the staging step replaced (the seam unit tests drive). */
 cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
                              const cudnnctl_detect_result *det, const cudnnctl_install_opts *o,

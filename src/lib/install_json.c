@@ -90,8 +90,8 @@ cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r, char
         goto oom;
     /* loud and machine-readable: an archive nothing checked */
     if (!cJSON_AddBoolToObject(o, "insecure",
-                               !r->archive.sha256 || (!r->archive.verified &&
-                                                      strcmp(r->result, "installed") == 0)))
+                               !r->archive.sha256 ||
+                                   (!r->archive.verified && strcmp(r->result, "installed") == 0)))
         goto oom;
     if (!(t = cJSON_AddObjectToObject(o, "target")) ||
         put(t, "mode", r->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree") ||

@@ -120,13 +120,13 @@ int cc_archive_name_parse(const char *name, char **version, char **platform, cha
 static char *synthetic_manifest(const char *version, const char *platform, const char *cuda,
                                 const char *rel, const char *sha, uint64_t size)
 {
-    return cc_asprintf("{\"release_date\":\"\",\"release_label\":\"%s\",\"release_product\":"
-                       "\"cudnn\",\"cudnn\":{\"name\":\"NVIDIA CUDA Deep Neural Network "
-                       "library\",\"license\":\"cudnn\",\"version\":\"%s\",\"%s\":{\"cuda%s\":{"
-                       "\"relative_path\":\"%s\",\"sha256\":\"%s\",\"md5\":\"\",\"size\":\"%llu\"}},"
-                       "\"cuda_variant\":[\"%s\"]}}",
-                       version, version, platform, cuda, rel, sha, (unsigned long long)size,
-                       cuda);
+    return cc_asprintf(
+        "{\"release_date\":\"\",\"release_label\":\"%s\",\"release_product\":"
+        "\"cudnn\",\"cudnn\":{\"name\":\"NVIDIA CUDA Deep Neural Network "
+        "library\",\"license\":\"cudnn\",\"version\":\"%s\",\"%s\":{\"cuda%s\":{"
+        "\"relative_path\":\"%s\",\"sha256\":\"%s\",\"md5\":\"\",\"size\":\"%llu\"}},"
+        "\"cuda_variant\":[\"%s\"]}}",
+        version, version, platform, cuda, rel, sha, (unsigned long long)size, cuda);
 }
 
 static char *lower_hex(const char *s)
@@ -209,11 +209,14 @@ cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
             free(abs);
             free(real);
             char *rel = cc_asprintf("cudnn/%s/%s", sel.platform, c->file_name);
-            char *js = rel ? synthetic_manifest(sel.cudnn, sel.platform, sel.cuda, rel,
-                                                o->sha256 ? o->sha256
-                                                          : "0000000000000000000000000000000000000000000000000000000000000000",
-                                                fsize)
-                           : NULL;
+            char *js =
+                rel ? synthetic_manifest(
+                          sel.cudnn, sel.platform, sel.cuda, rel,
+                          o->sha256
+                              ? o->sha256
+                              : "0000000000000000000000000000000000000000000000000000000000000000",
+                          fsize)
+                    : NULL;
             char *origin = cc_asprintf("archive:%s", c->file_name);
             if (!js || !origin)
                 rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");

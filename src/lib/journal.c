@@ -112,7 +112,8 @@ char *cc_txn_temp_name(const cc_txn *t, const char *dst, const char *what)
     return r;
 }
 
-/* ---- serialisation ---------------------------------------------------------------------------- */
+/* ---- serialisation ----------------------------------------------------------------------------
+ */
 
 static int add_str(cJSON *o, const char *k, const char *v)
 {
@@ -224,8 +225,7 @@ static cudnnctl_err from_json(cudnnctl_ctx *ctx, const char *path, const char *t
         goto oom;
     if (jstr(o, "receipt_path") && !(t->receipt_path = cc_strdup(jstr(o, "receipt_path"))))
         goto oom;
-    if (jstr(o, "receipt_remove") &&
-        !(t->receipt_remove = cc_strdup(jstr(o, "receipt_remove"))))
+    if (jstr(o, "receipt_remove") && !(t->receipt_remove = cc_strdup(jstr(o, "receipt_remove"))))
         goto oom;
     const cJSON *rec = cJSON_GetObjectItemCaseSensitive(o, "receipt");
     if (cJSON_IsObject(rec) && !(t->receipt_json = cJSON_Print(rec)))
@@ -363,7 +363,8 @@ static cudnnctl_err prepare(cudnnctl_ctx *ctx, cc_txn *t)
         }
         int r;
         if (op->src)
-            r = op->src_clone ? cc_tx_clone(ctx, op->src, op->tmp) : cc_tx_move(ctx, op->src, op->tmp);
+            r = op->src_clone ? cc_tx_clone(ctx, op->src, op->tmp)
+                              : cc_tx_move(ctx, op->src, op->tmp);
         else
             r = cc_sys_symlink(ctx, op->link_target ? op->link_target : "", op->tmp);
         if (r != 0)
@@ -597,7 +598,8 @@ static void sweep_tmp(cudnnctl_ctx *ctx, const char *dir)
     cc_strv dead = {0};
     const char *nm;
     while (d && (nm = cc_pf_readdir(d)) != NULL)
-        if (strstr(nm, ".tmp-") && (cc_str_starts(nm, "journal.json") || cc_str_ends(dir, "receipts")))
+        if (strstr(nm, ".tmp-") &&
+            (cc_str_starts(nm, "journal.json") || cc_str_ends(dir, "receipts")))
             cc_strv_push_own(&dead, cc_path_join(dir, nm));
     cc_pf_closedir(d);
     for (size_t i = 0; i < dead.n; i++)

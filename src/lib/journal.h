@@ -26,24 +26,24 @@ typedef struct {
     char *link_target; /* PLACE link with no src: the link is created with this target */
     int had_old;       /* dst held something when the transaction was planned */
     cc_obj_type old_type;
-    char *bak;         /* had_old: temp name next to dst for the old object */
-    char *keep;        /* after the commit point bak moves here (receipt backups); NULL: deleted */
+    char *bak;  /* had_old: temp name next to dst for the old object */
+    char *keep; /* after the commit point bak moves here (receipt backups); NULL: deleted */
 } cc_op;
 
 typedef enum { CC_PH_STAGING = 0, CC_PH_PREPARE, CC_PH_COMMIT, CC_PH_COMMITTED } cc_phase;
 
 typedef struct {
-    char *path;     /* the journal file */
-    char *id;       /* transaction id, part of every temp name */
-    char *kind;     /* "install" / "uninstall" / "switch" */
+    char *path; /* the journal file */
+    char *id;   /* transaction id, part of every temp name */
+    char *kind; /* "install" / "uninstall" / "switch" */
     cc_phase phase;
-    char *staging;  /* removed at the end, whichever way it ends */
+    char *staging; /* removed at the end, whichever way it ends */
     cc_op *ops;
     size_t n_ops, cap_ops;
-    cc_strv mkdirs;       /* created at prepare, parents first; removed again on rollback */
-    cc_strv rmdirs;       /* after the commit point: removed when empty (deepest first) */
-    cc_strv rm_after;     /* after the commit point: removed (files or trees) */
-    char *receipt_path;   /* after the commit point: receipt_json written here */
+    cc_strv mkdirs;     /* created at prepare, parents first; removed again on rollback */
+    cc_strv rmdirs;     /* after the commit point: removed when empty (deepest first) */
+    cc_strv rm_after;   /* after the commit point: removed (files or trees) */
+    char *receipt_path; /* after the commit point: receipt_json written here */
     char *receipt_json;
     char *receipt_remove; /* after the commit point: this receipt is deleted */
 } cc_txn;

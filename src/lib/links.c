@@ -103,7 +103,7 @@ int cc_lib_classify(const char *name, cc_libname *out)
 typedef struct {
     char stem[128];
     int major;
-    char *full;   /* libX.so.M.m.p real file, NULL when none */
+    char *full;        /* libX.so.M.m.p real file, NULL when none */
     int major_is_file; /* libX.so.M exists as a regular file */
 } sublib;
 

@@ -9,14 +9,14 @@
 
 typedef enum {
     CC_LIB_NONE = 0,
-    CC_LIB_SO_DEV,    /* libX.so */
-    CC_LIB_SO_MAJOR,  /* libX.so.M */
-    CC_LIB_SO_FULL,   /* libX.so.M.m[.p...] */
-    CC_LIB_STATIC,    /* libX_static.a */
-    CC_LIB_STATIC_V,  /* libX_static_vM.a */
-    CC_LIB_DLL,       /* X64_M.dll */
-    CC_LIB_IMPLIB,    /* X.lib */
-    CC_LIB_IMPLIB_V   /* X64_M.lib */
+    CC_LIB_SO_DEV,   /* libX.so */
+    CC_LIB_SO_MAJOR, /* libX.so.M */
+    CC_LIB_SO_FULL,  /* libX.so.M.m[.p...] */
+    CC_LIB_STATIC,   /* libX_static.a */
+    CC_LIB_STATIC_V, /* libX_static_vM.a */
+    CC_LIB_DLL,      /* X64_M.dll */
+    CC_LIB_IMPLIB,   /* X.lib */
+    CC_LIB_IMPLIB_V  /* X64_M.lib */
 } cc_lib_kind;
 
 typedef struct {

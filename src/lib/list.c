@@ -146,8 +146,8 @@ cudnnctl_err cudnnctl_install_list_json(const cudnnctl_install_list *l, char **j
         const cudnnctl_install_record *it = &l->items[i];
         cJSON *j = cJSON_CreateObject();
         if (!j || !cJSON_AddItemToArray(a, j) || put(j, "id", it->id) ||
-            put(j, "cudnn_version", it->cudnn_version) || put(j, "cuda_variant", it->cuda_variant) ||
-            put(j, "platform", it->platform) ||
+            put(j, "cudnn_version", it->cudnn_version) ||
+            put(j, "cuda_variant", it->cuda_variant) || put(j, "platform", it->platform) ||
             put(j, "mode", it->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree") ||
             put(j, "target", it->target_path) || put(j, "install_dir", it->install_dir) ||
             put(j, "lib_dir", it->lib_dir) || put(j, "include_dir", it->include_dir) ||
@@ -157,8 +157,7 @@ cudnnctl_err cudnnctl_install_list_json(const cudnnctl_install_list *l, char **j
             !cJSON_AddNumberToObject(j, "files", (double)it->n_files) ||
             !cJSON_AddNumberToObject(j, "links", (double)it->n_links) ||
             !cJSON_AddNumberToObject(j, "replaced", (double)it->n_replaced) ||
-            !cJSON_AddBoolToObject(j, "active", it->active) ||
-            put(j, "receipt", it->receipt_path))
+            !cJSON_AddBoolToObject(j, "active", it->active) || put(j, "receipt", it->receipt_path))
             goto oom;
     }
     if (put(o, "pending_journal", l->pending_journal))

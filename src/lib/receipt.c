@@ -112,7 +112,8 @@ cudnnctl_err cc_receipt_add_replaced(cudnnctl_ctx *ctx, cc_receipt *r, const cc_
     return CUDNNCTL_E_OK;
 }
 
-/* ---- to JSON ---------------------------------------------------------------------------------- */
+/* ---- to JSON ----------------------------------------------------------------------------------
+ */
 
 static int put(cJSON *o, const char *k, const char *v)
 {
@@ -210,7 +211,8 @@ oom:
     CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
 }
 
-/* ---- from JSON -------------------------------------------------------------------------------- */
+/* ---- from JSON --------------------------------------------------------------------------------
+ */
 
 static const char *gs(const cJSON *o, const char *k)
 {
@@ -246,22 +248,25 @@ cudnnctl_err cc_receipt_parse(cudnnctl_ctx *ctx, const char *json, const char *o
     cJSON *o = cJSON_Parse(json);
     const cJSON *a, *m, *t, *x;
     if (!o || !cJSON_IsObject(o) || gn(o, "format") != 1 || !gs(o, "id") ||
-        !gs(o, "cudnn_version") || !cJSON_IsObject(t = cJSON_GetObjectItemCaseSensitive(o, "target")) ||
-        !gs(t, "mode") || !gs(t, "path")) {
+        !gs(o, "cudnn_version") ||
+        !cJSON_IsObject(t = cJSON_GetObjectItemCaseSensitive(o, "target")) || !gs(t, "mode") ||
+        !gs(t, "path")) {
         rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s is not a cudnnctl receipt (format 1)", origin);
         goto out;
     }
     a = cJSON_GetObjectItemCaseSensitive(o, "archive");
     m = cJSON_GetObjectItemCaseSensitive(o, "manifest");
     r->seq = (long)gn(o, "seq");
-    r->mode = strcmp(gs(t, "mode"), "prefix") == 0 ? CUDNNCTL_TARGET_PREFIX : CUDNNCTL_TARGET_CUDA_TREE;
+    r->mode =
+        strcmp(gs(t, "mode"), "prefix") == 0 ? CUDNNCTL_TARGET_PREFIX : CUDNNCTL_TARGET_CUDA_TREE;
     r->archive.size = (uint64_t)gn(a, "size");
     r->archive.verified = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "verified"));
     r->archive.in_catalog = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "in_catalog"));
     if (dup_to(&r->id, gs(o, "id")) || dup_to(&r->installed_at, gs(o, "installed_at")) ||
         dup_to(&r->tool_version, gs(o, "tool_version")) ||
         dup_to(&r->cudnn_version, gs(o, "cudnn_version")) ||
-        dup_to(&r->cuda_variant, gs(o, "cuda_variant")) || dup_to(&r->platform, gs(o, "platform")) ||
+        dup_to(&r->cuda_variant, gs(o, "cuda_variant")) ||
+        dup_to(&r->platform, gs(o, "platform")) ||
         dup_to(&r->archive.relative_path, gs(a, "relative_path")) ||
         dup_to(&r->archive.url, gs(a, "url")) || dup_to(&r->archive.sha256, gs(a, "sha256")) ||
         dup_to(&r->archive.manifest, gs(m, "origin")) ||
@@ -337,7 +342,8 @@ out:
     return rc;
 }
 
-/* ---- the receipts of a state dir --------------------------------------------------------------- */
+/* ---- the receipts of a state dir ---------------------------------------------------------------
+ */
 
 static int by_seq(const void *a, const void *b)
 {

@@ -9,22 +9,22 @@
 #include "txfs.h"
 
 typedef struct {
-    char *path;        /* as the user sees it */
-    cc_obj_type type;  /* file or link */
-    char sha256[65];   /* files */
+    char *path;       /* as the user sees it */
+    cc_obj_type type; /* file or link */
+    char sha256[65];  /* files */
     uint32_t mode;
     uint64_t size;
     char *link_target; /* links */
 } cc_rentry;
 
 typedef struct {
-    char *path;        /* what was there before the install */
-    cc_obj_type type;  /* file, link or dir */
+    char *path;       /* what was there before the install */
+    cc_obj_type type; /* file, link or dir */
     uint32_t mode;
     uint64_t size;
     char *link_target;
-    char *backup;      /* relative to the state dir ("backups/000003/0") */
-    char *reason;      /* "overwritten" or "stale" */
+    char *backup; /* relative to the state dir ("backups/000003/0") */
+    char *reason; /* "overwritten" or "stale" */
 } cc_rrepl;
 
 typedef struct {

@@ -12,8 +12,8 @@
 /* What a path is, without following a final link. */
 typedef enum { CC_OBJ_NONE = 0, CC_OBJ_FILE, CC_OBJ_LINK, CC_OBJ_DIR, CC_OBJ_OTHER } cc_obj_type;
 cc_obj_type cc_tx_kind(const char *path);
-const char *cc_tx_kind_name(cc_obj_type t);       /* "file", "link", "dir", ... */
-cc_obj_type cc_tx_kind_parse(const char *name);   /* CC_OBJ_NONE when unknown */
+const char *cc_tx_kind_name(cc_obj_type t);     /* "file", "link", "dir", ... */
+cc_obj_type cc_tx_kind_parse(const char *name); /* CC_OBJ_NONE when unknown */
 
 /* Copy a regular file's bytes to dst (created exclusively, fsync'd) with mode. */
 int cc_tx_copy_file(cudnnctl_ctx *ctx, const char *src, const char *dst, uint32_t mode);

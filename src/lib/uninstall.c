@@ -151,8 +151,7 @@ static void keep_backup(undo_plan *u, const cc_rrepl *rep, const char *why)
 }
 
 /* Prefix install whose version dir holds exactly what the receipt lists? */
-static int pristine_dir(cudnnctl_ctx *ctx, const cc_receipt *r, const char *real_dir,
-                        size_t *found)
+static int pristine_dir(cudnnctl_ctx *ctx, const cc_receipt *r, const char *real_dir, size_t *found)
 {
     cc_pf_dir *d = cc_pf_opendir(real_dir);
     if (!d)
@@ -315,8 +314,7 @@ static cudnnctl_err undo(cudnnctl_ctx *ctx, const char *state, const cc_receipts
             /* the whole version dir, as installed: one rename out (and the old one back in) */
             if (rep)
                 rc = restore(&u, rep, v);
-            else if ((rc = add_op(&u, CC_OP_REMOVE, CC_OBJ_DIR, v, NULL, 0, NULL)) ==
-                     CUDNNCTL_E_OK)
+            else if ((rc = add_op(&u, CC_OP_REMOVE, CC_OBJ_DIR, v, NULL, 0, NULL)) == CUDNNCTL_E_OK)
                 for (size_t i = 0; i < r->n_entries; i++)
                     if (!r->current_link || strcmp(r->entries[i].path, r->current_link) != 0)
                         cc_strv_push(&acc->removed, r->entries[i].path);

@@ -94,7 +94,8 @@ static inline int fx_elf(const char *path, const char *soname, const char *tag)
 /* Staging tree of cuDNN `ver3` (e.g. "9.19.0"), NVIDIA 9.x layout, with the sub-libraries
  * named in subs (each gets a real ELF double libX.so.M.m.p, and the .so.M / .so links when
  * with_links). Headers: the machine's real cuDNN headers when present, else generated ones. */
-static inline int fx_staging(const char *dir, const char *ver3, const char *const *subs, int with_links)
+static inline int fx_staging(const char *dir, const char *ver3, const char *const *subs,
+                             int with_links)
 {
     int major = atoi(ver3);
     if (fx_sh("mkdir -p '%s/include' '%s/lib'", dir, dir) != 0)
@@ -107,8 +108,8 @@ static inline int fx_staging(const char *dir, const char *ver3, const char *cons
         if (access(real, R_OK) == 0 && i < 2)
             rc = fx_sh("cp '%s' '%s' && echo '/* test build %s */' >> '%s'", real, dst, ver3, dst);
         else {
-            char *t = cc_asprintf("/* %s of cuDNN %s (test) */\n#define CUDNN_MAJOR %d\n",
-                                  hdrs[i], ver3, major);
+            char *t = cc_asprintf("/* %s of cuDNN %s (test) */\n#define CUDNN_MAJOR %d\n", hdrs[i],
+                                  ver3, major);
             rc = fx_write(dst, t);
             free(t);
         }
@@ -223,11 +224,11 @@ static inline char *fx_readlink(const char *path)
 #include "install_internal.h"
 
 typedef struct {
-    char *tmp;     /* the temp dir (removed at the end) */
-    char *root;    /* TMP/root: the --root */
-    char *state;   /* real state dir: ROOT/var/lib/cudnnctl */
-    char *tree;    /* real CUDA tree: ROOT/usr/local/cuda-13.0 */
-    char *fixture; /* staging content populate copies (set per install) */
+    char *tmp;         /* the temp dir (removed at the end) */
+    char *root;        /* TMP/root: the --root */
+    char *state;       /* real state dir: ROOT/var/lib/cudnnctl */
+    char *tree;        /* real CUDA tree: ROOT/usr/local/cuda-13.0 */
+    char *fixture;     /* staging content populate copies (set per install) */
     int fail_populate; /* populate returns HASH_MISMATCH after copying */
 } fx_world;
 
@@ -292,8 +293,8 @@ static inline cudnnctl_ctx *fx_world_ctx(const fx_world *w)
 
 /* The test's stand-in for fetch + verify + extract: copy the fixture into staging. */
 static inline cudnnctl_err fx_populate(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
-                                const char *staging, cc_staging *st, char digest[65],
-                                uint64_t *size)
+                                       const char *staging, cc_staging *st, char digest[65],
+                                       uint64_t *size)
 {
     fx_world *w = user;
     (void)st;
@@ -314,7 +315,7 @@ typedef struct {
 } fx_plan;
 
 static inline void fx_plan_init(fx_plan *fp, const char *ver4, cudnnctl_target_mode mode,
-                         const char *target)
+                                const char *target)
 {
     memset(fp, 0, sizeof(*fp));
     for (int i = 0; i < 64; i++)
@@ -338,7 +339,7 @@ static inline void fx_plan_init(fx_plan *fp, const char *ver4, cudnnctl_target_m
 
 /* Install fixture content through the real pipeline (all but fetch/extract). */
 static inline cudnnctl_err fx_install(cudnnctl_ctx *ctx, fx_world *w, const fx_plan *fp, int force,
-                               cudnnctl_install_result **res)
+                                      cudnnctl_install_result **res)
 {
     cudnnctl_install_opts o;
     memset(&o, 0, sizeof(o));

@@ -111,7 +111,8 @@ static void tree_install_then_uninstall_is_byte_exact(void **state)
         same_bytes(a, b);
         free(a), free(b);
     }
-    char *lic = cc_path_join(w.tree, "share/doc/cudnn/LICENSE"), *flic = cc_path_join(w.fixture, "LICENSE");
+    char *lic = cc_path_join(w.tree, "share/doc/cudnn/LICENSE"),
+         *flic = cc_path_join(w.fixture, "LICENSE");
     same_bytes(lic, flic);
     free(lic), free(flic);
     assert_true(fx_no_leftovers(w.tree));
@@ -144,7 +145,7 @@ static void tree_install_then_uninstall_is_byte_exact(void **state)
         assert_true(fx_exists(b));
         free(b);
     }
-    assert_int_equal(stale, 2);          /* libcudnn_adv.so.9 and libcudnn_adv.so */
+    assert_int_equal(stale, 2);            /* libcudnn_adv.so.9 and libcudnn_adv.so */
     assert_int_equal(r.n_replaced, 2 + 3); /* + cudnn.h, libcudnn.so.9, libcudnn.so */
     assert_true(r.dirs_created.n == 3);    /* share, share/doc, share/doc/cudnn */
     cc_receipt_free(&r);
@@ -458,7 +459,8 @@ static void prefix_side_by_side_current_and_undo(void **state)
     char *before_nostate = before;
     assert_true(fx_same("root after prefix uninstall", before_nostate, after));
 
-    free(fx919), free(fx921), free(opt), free(before), free(after), free(P), free(A), free(Alib), free(B);
+    free(fx919), free(fx921), free(opt), free(before), free(after), free(P), free(A), free(Alib),
+        free(B);
     cudnnctl_ctx_free(ctx);
     fx_world_free(&w);
 }

@@ -18,10 +18,10 @@ static const char *subs[] = {"libcudnn", "libcudnn_graph", NULL};
 
 typedef struct {
     fx_world w;
-    char *pristine;     /* copy of ROOT before anything (restored before each run) */
-    char *installed;    /* copy of ROOT right after a clean install */
-    char *snap_before;  /* snapshot of the target before */
-    char *snap_after;   /* ... and after a clean install */
+    char *pristine;    /* copy of ROOT before anything (restored before each run) */
+    char *installed;   /* copy of ROOT right after a clean install */
+    char *snap_before; /* snapshot of the target before */
+    char *snap_after;  /* ... and after a clean install */
     const char *target_rel;
     fx_plan plan;
 } torture;
@@ -223,9 +223,9 @@ static void prefix_uninstall_crash(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(tree_install_one_fault),  cmocka_unit_test(tree_install_crash),
+        cmocka_unit_test(tree_install_one_fault),   cmocka_unit_test(tree_install_crash),
         cmocka_unit_test(tree_uninstall_one_fault), cmocka_unit_test(tree_uninstall_crash),
-        cmocka_unit_test(prefix_install_crash),    cmocka_unit_test(prefix_uninstall_crash),
+        cmocka_unit_test(prefix_install_crash),     cmocka_unit_test(prefix_uninstall_crash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

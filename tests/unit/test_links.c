@@ -25,7 +25,8 @@ static void classify_table(void **state)
         {"libcudnn.so", 1, CC_LIB_SO_DEV, "libcudnn", -1},
         {"libcudnn.so.9", 1, CC_LIB_SO_MAJOR, "libcudnn", 9},
         {"libcudnn.so.9.19.0", 1, CC_LIB_SO_FULL, "libcudnn", 9},
-        {"libcudnn_engines_tensor_ir.so.9.21.1", 1, CC_LIB_SO_FULL, "libcudnn_engines_tensor_ir", 9},
+        {"libcudnn_engines_tensor_ir.so.9.21.1", 1, CC_LIB_SO_FULL, "libcudnn_engines_tensor_ir",
+         9},
         {"libcudnn_ops_infer.so.8", 1, CC_LIB_SO_MAJOR, "libcudnn_ops_infer", 8},
         {"libcudnn_adv_static.a", 1, CC_LIB_STATIC, "libcudnn_adv", -1},
         {"libcudnn_adv_static_v9.a", 1, CC_LIB_STATIC_V, "libcudnn_adv", 9},
@@ -189,12 +190,9 @@ static void two_versions_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(classify_table),
-        cmocka_unit_test(soname_of_doubles_and_non_elf),
-        cmocka_unit_test(soname_of_real_cudnn),
-        cmocka_unit_test(chain_made_for_3part_files),
-        cmocka_unit_test(wheel_style_kept),
-        cmocka_unit_test(soname_mismatch_refused),
+        cmocka_unit_test(classify_table),       cmocka_unit_test(soname_of_doubles_and_non_elf),
+        cmocka_unit_test(soname_of_real_cudnn), cmocka_unit_test(chain_made_for_3part_files),
+        cmocka_unit_test(wheel_style_kept),     cmocka_unit_test(soname_mismatch_refused),
         cmocka_unit_test(two_versions_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
