@@ -379,7 +379,7 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     }
     if ((rc = cc_lock_acquire(ctx, state, &lock)) != CUDNNCTL_E_OK)
         goto out;
-    if ((rc = cc_txn_recover(ctx, state, &recovered)) != CUDNNCTL_E_OK)
+    if ((rc = cc_txn_recover(ctx, state, &recovered, NULL)) != CUDNNCTL_E_OK)
         goto out;
     if (recovered) {
         res->recovered = cc_strdup(recovered);

@@ -607,10 +607,13 @@ static void sweep_tmp(cudnnctl_ctx *ctx, const char *dir)
     cc_strv_free(&dead);
 }
 
-cudnnctl_err cc_txn_recover(cudnnctl_ctx *ctx, const char *state_dir, const char **what)
+cudnnctl_err cc_txn_recover(cudnnctl_ctx *ctx, const char *state_dir, const char **what,
+                            char **kind)
 {
     cc_txn *t = NULL;
     *what = NULL;
+    if (kind)
+        *kind = NULL;
     sweep_tmp(ctx, state_dir);
     char *rdir = cc_path_join(state_dir, "receipts");
     sweep_tmp(ctx, rdir);
@@ -630,6 +633,8 @@ cudnnctl_err cc_txn_recover(cudnnctl_ctx *ctx, const char *state_dir, const char
                     t->kind, t->path, ctx->err.detail);
     } else {
         *what = forward ? "finished" : "rolled-back";
+        if (kind)
+            *kind = cc_strdup(t->kind);
         char *msg = cc_asprintf("an interrupted %s was found and %s", t->kind,
                                 forward ? "finished" : "rolled back");
         cc_event(ctx, CUDNNCTL_EV_WARNING, msg, NULL);

@@ -74,8 +74,10 @@ void cc_txn_discard(cudnnctl_ctx *ctx, cc_txn *t);
 /* Load STATE/journal.json; *out NULL when there is none. */
 cudnnctl_err cc_txn_load(cudnnctl_ctx *ctx, const char *state_dir, cc_txn **out);
 /* Find and settle an interrupted transaction: rolled back before its commit point, finished
- * after it. *what = NULL (nothing found), "rolled-back" or "finished" (static strings). */
-cudnnctl_err cc_txn_recover(cudnnctl_ctx *ctx, const char *state_dir, const char **what);
+ * after it. *what = NULL (nothing found), "rolled-back" or "finished" (static strings);
+ * kind (may be NULL) gets its kind ("install", "uninstall", "switch"), malloc'd, or NULL. */
+cudnnctl_err cc_txn_recover(cudnnctl_ctx *ctx, const char *state_dir, const char **what,
+                            char **kind);
 
 const char *cc_phase_name(cc_phase p);
 

@@ -476,10 +476,21 @@ static cudnnctl_err run_undo(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *o
     }
     if ((rc = cc_lock_acquire(ctx, state, &lock)) != CUDNNCTL_E_OK)
         goto out;
-    if ((rc = cc_txn_recover(ctx, state, &recovered)) != CUDNNCTL_E_OK)
+    char *rkind = NULL;
+    if ((rc = cc_txn_recover(ctx, state, &recovered, &rkind)) != CUDNNCTL_E_OK)
         goto out;
     if (recovered)
         res->recovered = cc_strdup(recovered);
+    /* rollback right after a crashed install: settling it already undid that install, which
+     * is what "undo the last install" means; do not undo the one before it as well */
+    int done_by_recovery = rollback && recovered && strcmp(recovered, "rolled-back") == 0 &&
+                           rkind && strcmp(rkind, "install") == 0;
+    free(rkind);
+    if (done_by_recovery) {
+        cc_strv_push_own(&acc.warnings, cc_strdup("the interrupted install was rolled back; "
+                                                  "nothing else was undone"));
+        goto out;
+    }
     if ((rc = cc_receipts_load(ctx, state, &rs)) != CUDNNCTL_E_OK)
         goto out;
     if ((rc = pick_target(ctx, &rs, o->target, state, &target)) != CUDNNCTL_E_OK)

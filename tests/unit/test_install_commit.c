@@ -496,6 +496,65 @@ static void prefix_foreign_current_needs_force(void **state)
     fx_world_free(&w);
 }
 
+static void rollback_after_a_crashed_upgrade_only_settles_it(void **state)
+{
+    (void)state;
+    fx_world w;
+    assert_int_equal(fx_world_make(&w), 0);
+    char *fx919 = make_fixture(&w, "fx919", "9.19.0", subs_919);
+    char *fx921 = make_fixture(&w, "fx921", "9.21.0", subs_921);
+    cudnnctl_ctx *ctx = fx_world_ctx(&w);
+    fx_plan a, b;
+    fx_plan_init(&a, "9.19.0.56", CUDNNCTL_TARGET_CUDA_TREE, "/usr/local/cuda-13.0");
+    fx_plan_init(&b, "9.21.0.10", CUDNNCTL_TARGET_CUDA_TREE, "/usr/local/cuda-13.0");
+    cudnnctl_install_result *res = NULL;
+    w.fixture = strdup(fx919);
+    assert_int_equal(fx_install(ctx, &w, &a, 0, &res), CUDNNCTL_E_OK);
+    cudnnctl_install_result_free(res);
+    char *after_a = fx_snapshot(w.tree);
+    char *saved = cc_path_join(w.tmp, "saved");
+    assert_int_equal(fx_sh("cp -a '%s' '%s'", w.root, saved), 0);
+    free(w.fixture);
+    w.fixture = strdup(fx921);
+    /* crash the upgrade (every operation from N on fails) at the first N that leaves a journal
+     * in the middle of its renames */
+    char *j = cc_path_join(w.state, "journal.json");
+    int found = 0;
+    for (unsigned long n = 1; n < 2000 && !found; n++) {
+        assert_int_equal(fx_sh("rm -rf '%s' && cp -a '%s' '%s'", w.root, saved, w.root), 0);
+        cudnnctl_ctx *c2 = fx_world_ctx(&w);
+        cudnnctl_set_fault_sticky(c2, 1);
+        cudnnctl_set_fault_injection(c2, n);
+        cudnnctl_err e = fx_install(c2, &w, &b, 0, &res);
+        cudnnctl_install_result_free(res);
+        unsigned long calls = cudnnctl_sys_calls(c2);
+        cudnnctl_ctx_free(c2);
+        assert_true(calls >= n); /* the clean end would mean no mid-commit point exists */
+        assert_int_not_equal(e, CUDNNCTL_E_OK);
+        char *cmd = cc_asprintf("grep -Eq '\"phase\":[[:space:]]*\"commit\"' '%s' 2>/dev/null", j);
+        found = system(cmd) == 0;
+        free(cmd);
+    }
+    assert_true(found);
+    char *half = fx_snapshot(w.tree);
+    assert_false(strcmp(half, after_a) == 0); /* really half-way: some renames happened */
+    cudnnctl_uninstall_result *ur = NULL;
+    assert_int_equal(cudnnctl_rollback(ctx, NULL, 0, &ur), CUDNNCTL_E_OK);
+    assert_string_equal(ur->recovered, "rolled-back");
+    assert_int_equal(ur->n_removed_ids, 0); /* 9.19 stays */
+    cudnnctl_uninstall_result_free(ur);
+    char *now = fx_snapshot(w.tree);
+    assert_true(fx_same("tree after rollback of a crashed upgrade", after_a, now));
+    cudnnctl_install_list *l = NULL;
+    assert_int_equal(cudnnctl_list(ctx, NULL, &l), CUDNNCTL_E_OK);
+    assert_int_equal(l->n_items, 1);
+    assert_string_equal(l->items[0].cudnn_version, "9.19.0.56");
+    cudnnctl_install_list_free(l);
+    free(fx919), free(fx921), free(after_a), free(saved), free(j), free(half), free(now);
+    cudnnctl_ctx_free(ctx);
+    fx_world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +566,7 @@ int main(void)
         cmocka_unit_test(read_only_target_is_permission),
         cmocka_unit_test(prefix_side_by_side_current_and_undo),
         cmocka_unit_test(prefix_foreign_current_needs_force),
+        cmocka_unit_test(rollback_after_a_crashed_upgrade_only_settles_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -115,7 +115,7 @@ static void recover(torture *t)
 {
     cudnnctl_ctx *ctx = fx_world_ctx(&t->w);
     const char *what = NULL;
-    cudnnctl_err e = cc_txn_recover(ctx, t->w.state, &what);
+    cudnnctl_err e = cc_txn_recover(ctx, t->w.state, &what, NULL);
     if (e != CUDNNCTL_E_OK)
         fail_msg("recovery failed: %s", cudnnctl_last_error(ctx)->detail);
     cudnnctl_ctx_free(ctx);
