@@ -252,21 +252,16 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
         /* a zip needs its central directory: download (hashed as it lands), then extract from
          * the verified file */
         rc = cc_source_finish(src, digest, size);
-        char *path =
-            rc == CUDNNCTL_E_OK && cc_source_path(src) ? cc_strdup(cc_source_path(src)) : NULL;
+        char *path = rc == CUDNNCTL_E_OK && cc_source_path(src) ? cc_strdup(cc_source_path(src))
+                                                                 : NULL;
         cc_source_close(src);
-        src = NULL;
         if (rc != CUDNNCTL_E_OK)
             return rc;
         if (!path)
             CC_RET_ERR(ctx, CUDNNCTL_E_IO, "the downloaded zip has no path on disk");
-        cc_source_opts lo = so;
-        lo.url = path;
-        lo.use_cache = 0;
-        rc = cc_source_open(ctx, &lo, &src);
+        rc = cc_extract_file(ctx, path, c->file_name, staging, st);
         free(path);
-        if (rc != CUDNNCTL_E_OK)
-            return rc;
+        return rc;
     }
     rc = cc_extract(ctx, src, c->file_name, staging, st);
     if (rc != CUDNNCTL_E_OK) {
