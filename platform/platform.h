@@ -72,6 +72,9 @@ char *cc_pf_realpath(const char *path);
 int cc_pf_fsync_dir(const char *path); /* no-op where directories cannot be synced */
 int cc_pf_free_space(const char *path, uint64_t *bytes);
 int cc_pf_is_abs(const char *path);
+/* Length of the root of an absolute path, its separator included: "/" 1 (Linux); "C:\" 3,
+ * "\\server\share\" (UNC) and "\\?\C:\" their whole prefix (Windows); 0 when relative. */
+size_t cc_pf_path_root_len(const char *path);
 
 /* Directory listing: names only, without "." and "..". */
 typedef struct cc_pf_dir cc_pf_dir;

@@ -44,6 +44,12 @@ typedef struct {
     int dry_run;
     /** Do not look up or store the archive in the download cache. */
     int no_cache;
+    /** Windows: leave CUDA_PATH, CUDA_PATH_Vx_y and PATH in the registry alone (by default an
+     *  install points them at the target and records the old values in the receipt). */
+    int no_env;
+    /** Windows: the machine environment (HKLM\...\Session Manager\Environment) instead of
+     *  the user's (HKCU\Environment); needs an elevated process. */
+    int system_env;
 } cudnnctl_install_opts;
 
 /** What an install did (also filled, as far as known, when it failed). */

@@ -235,6 +235,11 @@ int cc_pf_is_abs(const char *path)
     return path && path[0] == '/';
 }
 
+size_t cc_pf_path_root_len(const char *path)
+{
+    return path && path[0] == '/' ? 1 : 0;
+}
+
 struct cc_pf_dir {
     DIR *d;
 };

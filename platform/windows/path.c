@@ -157,3 +157,38 @@ int cc_pf_is_abs(const char *path)
     return ((path[0] >= 'A' && path[0] <= 'Z') || (path[0] >= 'a' && path[0] <= 'z')) &&
            path[1] == ':' && (path[2] == '\\' || path[2] == '/');
 }
+
+static int is_sep(char c)
+{
+    return c == '/' || c == '\\';
+}
+
+/* "C:\" 3; "\\server\share\" through the share's separator; "\\?\C:\" and "\\?\UNC\srv\share\" whole;
+ * "\\" or "/" alone (rooted on the current drive) 1. */
+size_t cc_pf_path_root_len(const char *path)
+{
+    if (!cc_pf_is_abs(path))
+        return 0;
+    if (!is_sep(path[0]))
+        return 3; /* drive */
+    if (!is_sep(path[1]))
+        return 1;
+    const char *unc = path; /* the "\\" before server\share */
+    if ((path[2] == '?' || path[2] == '.') && is_sep(path[3])) { /* \\?\ or \\.\ */
+        const char *r = path + 4;
+        if ((r[0] | 0x20) == 'u' && (r[1] | 0x20) == 'n' && (r[2] | 0x20) == 'c' && is_sep(r[3]))
+            unc = r + 2; /* \\?\UNC\srv\share: continue as "\\srv\share" after "\\?\UN" */
+        else if (r[0] && r[1] == ':' && is_sep(r[2]))
+            return 7;
+        else
+            return 4;
+    }
+    const char *p = unc + 2;
+    for (int part = 0; part < 2 && *p; part++) {
+        while (*p && !is_sep(*p))
+            p++;
+        if (*p)
+            p++;
+    }
+    return (size_t)(p - path);
+}

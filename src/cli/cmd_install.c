@@ -123,6 +123,7 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     io.mirror = o->mirror;
     io.cacert = o->cacert;
     io.no_ldconfig = o->no_ldconfig;
+    io.system_env = o->system_wide;
     io.force = o->force;
     io.dry_run = o->dry_run;
 

@@ -11,6 +11,7 @@
 #include "lock.h"
 #include "receipt.h"
 #include "source.h"
+#include "winenv.h"
 
 /* Staging needs about twice the archive (xz packs cuDNN ~1.5:1; static libs compress better). */
 #define SPACE_FACTOR 2
@@ -294,6 +295,39 @@ static cudnnctl_err strv_out(cudnnctl_ctx *ctx, cc_strv *sv, char ***v, size_t *
     return CUDNNCTL_E_OK;
 }
 
+/* Windows: the registry environment an install into @p d sets (CUDA_PATH, CUDA_PATH_Vx_y for a
+ * CUDA tree; PATH with the tree's bin (and bin\x64) or the prefix's bin first). dry: only
+ * computed into *env_json (the receipt's "env" array); else written, *n_changed set. */
+static cudnnctl_err wire_env(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
+                             const cudnnctl_plan *p, const cc_dest *d, int dry, char **env_json,
+                             int *n_changed)
+{
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    cc_strv bins = {0};
+    cJSON *changes = cJSON_CreateArray();
+    int tree = d->mode == CUDNNCTL_TARGET_CUDA_TREE;
+    if (!changes)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (tree)
+        rc = cc_winenv_toolkit_bins(ctx, d->target, &bins);
+    if (rc == CUDNNCTL_E_OK && d->bin_dir && cc_strv_push_own(&bins, cc_path_native(d->bin_dir)))
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    cc_winenv_want w = {0};
+    w.system = o->system_env;
+    w.toolkit = tree ? d->target : NULL;
+    w.version = tree ? p->toolkit_version : NULL;
+    w.bins = (const char *const *)bins.v;
+    w.n_bins = bins.n;
+    w.dry = dry;
+    if (rc == CUDNNCTL_E_OK)
+        rc = cc_winenv_apply(ctx, &w, changes, n_changed);
+    if (rc == CUDNNCTL_E_OK && env_json && !(*env_json = cJSON_PrintUnformatted(changes)))
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    cJSON_Delete(changes);
+    cc_strv_free(&bins);
+    return rc;
+}
+
 cudnnctl_err cudnnctl_install(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
                               const cudnnctl_detect_result *det, const cudnnctl_install_opts *o,
                               cudnnctl_install_result **out)
@@ -505,7 +539,14 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     rec.include_dir = cc_unrooted(ctx, dest.include_dir);
     rec.bin_dir = res->bin_dir ? cc_strdup(res->bin_dir) : NULL;
     rec.doc_dir = cc_unrooted(ctx, dest.doc_dir);
-    rec.env_json = cc_strdup("[]");
+    int env_on = !o->no_env && strcmp(cc_pf_os(), "windows") == 0;
+    if (env_on) {
+        /* the registry changes go into the receipt before the commit, made right after it */
+        if ((rc = wire_env(ctx, o, p, &dest, 1, &rec.env_json, NULL)) != CUDNNCTL_E_OK)
+            goto out;
+    } else {
+        rec.env_json = cc_strdup("[]");
+    }
     char *rname = cc_asprintf("receipts/%s.json", rec.id);
     rec.file = rname ? cc_path_join(state, rname) : NULL;
     free(rname);
@@ -552,6 +593,21 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     for (size_t i = 0; i < rec.n_replaced; i++)
         cc_strv_push(&replaced, rec.replaced[i].path);
     res->bytes_written = tree.bytes;
+    if (env_on) {
+        int n_env = 0;
+        cc_saved_err se;
+        cc_err_save(ctx, &se);
+        if (wire_env(ctx, o, p, &dest, 0, NULL, &n_env) != CUDNNCTL_E_OK) {
+            cc_strv_push_own(&warnings,
+                             cc_asprintf("the environment was not updated: %s",
+                                         cudnnctl_last_error(ctx)->detail));
+            cc_err_restore(ctx, &se, NULL);
+        } else {
+            step(ctx, &steps,
+                 cc_asprintf("environment: %d registry value(s) set in %s (CUDA_PATH, PATH)",
+                             n_env, o->system_env ? CC_WINENV_SYSTEM_KEY : CC_WINENV_USER_KEY));
+        }
+    }
     cc_ldconfig(ctx, o->no_ldconfig, &res->ldconfig);
     step(ctx, &steps, cc_asprintf("ldconfig: %s", res->ldconfig ? res->ldconfig : "?"));
     step(ctx, &steps, cc_asprintf("receipt: %s", res->receipt_path ? res->receipt_path : "?"));

@@ -42,19 +42,23 @@ static int is_dir(const char *real)
 }
 
 /* A path as the user sees it (without --root), made absolute. */
+/* The user's view of p, absolute, in the library's one separator style ('/', also on Windows:
+ * "C:/Program Files/..."), so every target path derived from it by joining is uniform. */
 static char *user_path(cudnnctl_ctx *ctx, const char *p)
 {
+    char *u = NULL;
     if (cc_pf_is_abs(p)) {
         char *real = cc_rooted(ctx, p);
-        char *u = real ? cc_unrooted(ctx, real) : NULL;
+        u = real ? cc_unrooted(ctx, real) : NULL;
         free(real);
-        return u;
+    } else {
+        char *cwd = cc_pf_realpath(".");
+        char *abs = cwd ? cc_path_join(cwd, p) : NULL;
+        free(cwd);
+        u = abs ? cc_unrooted(ctx, abs) : NULL;
+        free(abs);
     }
-    char *cwd = cc_pf_realpath(".");
-    char *abs = cwd ? cc_path_join(cwd, p) : NULL;
-    free(cwd);
-    char *u = abs ? cc_unrooted(ctx, abs) : NULL;
-    free(abs);
+    cc_path_slashes(u);
     return u;
 }
 

@@ -1,6 +1,8 @@
 /* str.c: string, path, buffer, list and version helpers shared by the whole library. */
 #include "str.h"
 
+#include "platform.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,11 +110,34 @@ const char *cc_path_base(const char *path)
 char *cc_path_dir(const char *path)
 {
     const char *s = strrchr(path, '/');
+    size_t root = cc_pf_path_root_len(path);
     if (!s)
-        return cc_strdup(".");
+        return root ? cc_strndup(path, root) : cc_strdup(".");
+    if ((size_t)(s - path) < root)
+        return cc_strndup(path, root);
     if (s == path)
         return cc_strdup("/");
     return cc_strndup(path, (size_t)(s - path));
+}
+
+void cc_path_slashes(char *path)
+{
+    if (!path || cc_pf_path_sep() == '/')
+        return;
+    for (char *p = path; *p; p++)
+        if (*p == cc_pf_path_sep())
+            *p = '/';
+}
+
+char *cc_path_native(const char *path)
+{
+    char *r = cc_strdup(path);
+    if (!r || cc_pf_path_sep() == '/')
+        return r;
+    for (char *p = r; *p; p++)
+        if (*p == '/')
+            *p = cc_pf_path_sep();
+    return r;
 }
 
 int cc_buf_append(cc_buf *b, const void *data, size_t len)

@@ -22,7 +22,12 @@ char *cc_str_trim(char *s); /* in place; returns s advanced past leading space *
 char *cc_path_join(const char *a, const char *b);
 char *cc_path_join3(const char *a, const char *b, const char *c);
 const char *cc_path_base(const char *path); /* pointer into path */
-char *cc_path_dir(const char *path);        /* malloc'd; "." when none */
+char *cc_path_dir(const char *path);        /* malloc'd; "." when none; a root ("/", "C:/") stays */
+/* In place: '\\' -> '/' where '\\' is the OS separator (Windows), so library paths use one
+ * style ("C:/Program Files/..."); a no-op on Linux, where '\\' is an ordinary character. */
+void cc_path_slashes(char *path);
+/* malloc'd copy in the OS's native separators ("C:\\x\\bin" on Windows) for the registry and users. */
+char *cc_path_native(const char *path);
 
 /* Growable byte buffer. */
 typedef struct {

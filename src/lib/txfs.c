@@ -213,17 +213,33 @@ char *cc_tx_absolute(const char *path)
     return r;
 }
 
-/* Split "/a/b/c" into components, resolving ".", ".." and links as seen under the root. */
+/* The root of an absolute path in '/' style, ending in '/': "/", "C:/", "//srv/share/". */
+static char *root_of(const char *path)
+{
+    size_t n = cc_pf_path_root_len(path);
+    char *r = n && path[n - 1] != '/' ? cc_asprintf("%.*s/", (int)n, path) : cc_strndup(path, n);
+    return r;
+}
+
+/* Split "/a/b/c" (or "C:/a/b/c" on Windows: '\' separators become '/') into components,
+ * resolving ".", ".." and links as seen under the root. */
 char *cc_tx_canonical(const cudnnctl_ctx *ctx, const char *user_path)
 {
     if (!user_path || !cc_pf_is_abs(user_path))
         return NULL;
     /* a path the caller already rooted is taken back to the user's view first */
     char *todo = cc_unrooted(ctx, user_path);
-    char *done = cc_strdup("/");
+    cc_path_slashes(todo);
+    char *root = todo ? root_of(todo) : NULL;
+    char *done = root ? cc_strdup(root) : NULL;
+    if (todo && root) {
+        char *rest = cc_strdup(todo + cc_pf_path_root_len(todo));
+        free(todo);
+        todo = rest;
+    }
     int hops = 0;
     char *result = NULL;
-    while (todo && done) {
+    while (todo && done && root) {
         char *p = todo;
         while (*p == '/')
             p++;
@@ -246,13 +262,14 @@ char *cc_tx_canonical(const cudnnctl_ctx *ctx, const char *user_path)
             continue;
         }
         if (strcmp(comp, "..") == 0) {
-            char *up = cc_path_dir(done);
+            char *up = strcmp(done, root) == 0 ? cc_strdup(root) : cc_path_dir(done);
             free(done);
             done = up;
             free(comp);
             continue;
         }
-        char *next = strcmp(done, "/") == 0 ? cc_asprintf("/%s", comp) : cc_path_join(done, comp);
+        char *next =
+            strcmp(done, root) == 0 ? cc_asprintf("%s%s", root, comp) : cc_path_join(done, comp);
         free(comp);
         char *real = next ? cc_rooted(ctx, next) : NULL;
         cc_pf_stat_t st;
@@ -264,13 +281,17 @@ char *cc_tx_canonical(const cudnnctl_ctx *ctx, const char *user_path)
                 free(target);
                 break;
             }
-            /* absolute target: restart from "/"; relative: from the link's dir */
-            char *nt = cc_asprintf("%s%s", target, todo); /* todo is "" or "/rest" */
+            cc_path_slashes(target);
+            /* absolute target: restart from its root; relative: from the link's dir */
+            size_t tr = cc_pf_path_root_len(target);
+            char *nt = cc_asprintf("%s%s", target + tr, todo); /* todo is "" or "/rest" */
             free(todo);
             todo = nt;
-            if (target[0] == '/') {
+            if (tr) {
+                free(root);
+                root = root_of(target);
                 free(done);
-                done = cc_strdup("/");
+                done = root ? cc_strdup(root) : NULL;
             }
             free(target);
             continue;
@@ -281,5 +302,6 @@ char *cc_tx_canonical(const cudnnctl_ctx *ctx, const char *user_path)
     }
     free(todo);
     free(done);
+    free(root);
     return result;
 }

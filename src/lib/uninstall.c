@@ -9,6 +9,7 @@
 #include "journal.h"
 #include "lock.h"
 #include "receipt.h"
+#include "winenv.h"
 
 typedef struct {
     cc_strv ids, versions, removed, restored, kept, warnings;
@@ -348,6 +349,18 @@ static cudnnctl_err undo(cudnnctl_ctx *ctx, const char *state, const cc_receipts
                 cc_strv_push(&u.t->rm_after, u.restored_backups.v[i]);
         }
         rc = cc_txn_run(ctx, u.t);
+    }
+    if (rc == CUDNNCTL_E_OK && r->env_json && strcmp(r->env_json, "[]") != 0) {
+        /* the registry values the install set (Windows) go back to what they were */
+        cJSON *env = cJSON_Parse(r->env_json);
+        cc_saved_err se;
+        cc_err_save(ctx, &se);
+        if (env && cc_winenv_restore(ctx, env, &acc->warnings, NULL) != CUDNNCTL_E_OK)
+            cc_strv_push_own(&acc->warnings,
+                             cc_asprintf("the environment was not restored: %s",
+                                         cudnnctl_last_error(ctx)->detail));
+        cc_err_restore(ctx, &se, NULL);
+        cJSON_Delete(env);
     }
     if (rc == CUDNNCTL_E_OK || u.t->phase == CC_PH_COMMITTED) {
         cc_strv_push(&acc->ids, r->id);
