@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# test_windows_install.sh: cudnnctl.exe install / uninstall under wine into the fake
+# C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4, from a zip built at test time in NVIDIA's
+# 8.8-9.17 layout (bin, include, lib\x64) out of the real cuDNN 9.1.0.70 Windows files:
+#  - --cuda-home given as a Windows path; each DLL lands in bin\, headers in include\, import libs
+#    in lib\x64\ with the zip's bytes; a foreign include\cudnn.h is replaced and kept as backup;
+#  - HKCU\Environment then holds CUDA_PATH and CUDA_PATH_V12_4 = the tree, and a Path (still
+#    REG_EXPAND_SZ, the user's %USERPROFILE% entry unexpanded) with the tree's bin exactly once,
+#    also after a second install; the receipt records the old values;
+#  - uninstall restores every file of the tree and every registry value (wine reg query) exactly.
+# Runs under scripts/test-windows.sh (WINE, WINEPREFIX, CUDNNCTL set by CTest).
+set -euo pipefail
+: "${WINE:?run through scripts/test-windows.sh}" "${WINEPREFIX:?}" "${CUDNNCTL:?}"
+
+. "$(dirname "${BASH_SOURCE[0]}")/cudnn_wheel.sh"
+
+ROOT="$WINEPREFIX/drive_c/Program Files/NVIDIA GPU Computing Toolkit"
+TREE="$ROOT/CUDA/v12.4"
+WTREE='C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4'
+W="$WINEPREFIX/drive_c/cudnnctl-insttest"
+STATE="$WINEPREFIX/drive_c/ProgramData/cudnnctl"
+KEY='HKCU\Environment'
+TMP=$(mktemp -d)
+reg_restore() { # put the user's environment back as the test found it
+  "$WINE" reg delete "$KEY" /v CUDA_PATH /f >/dev/null 2>&1 || true
+  "$WINE" reg delete "$KEY" /v CUDA_PATH_V12_4 /f >/dev/null 2>&1 || true
+  "$WINE" reg delete "$KEY" /v Path /f >/dev/null 2>&1 || true
+}
+trap 'reg_restore; [ -n "${KEEP:-}" ] || rm -rf "$ROOT" "$W" "$STATE" "$TMP"' EXIT
+cd "$WINEPREFIX/drive_c" # current drive C: (Z: is the Linux root)
+fail() { echo "FAIL: $*"; exit 1; }
+rm -rf "$ROOT" "$W" "$STATE"
+mkdir -p "$W" "$TREE/bin" "$TREE/include" "$TREE/lib/x64"
+
+TOP=cudnn-windows-x86_64-${VER}_cuda12-archive
+python3 - "$WHL" "$W" "$TOP" <<'PY'
+import hashlib, sys, zipfile
+whl, out, top = sys.argv[1:4]
+z = zipfile.ZipFile(whl)
+files = {
+    f"bin/{n}": z.read(f"nvidia/cudnn/bin/{n}") for n in ("cudnn64_9.dll", "cudnn_graph64_9.dll")
+}
+files.update({f"include/{n}": z.read(f"nvidia/cudnn/include/{n}") for n in ("cudnn.h", "cudnn_version.h")})
+files.update({f"lib/x64/{n}": z.read(f"nvidia/cudnn/lib/x64/{n}") for n in ("cudnn.lib", "cudnn64_9.lib")})
+with zipfile.ZipFile(f"{out}/{top}.zip", "w", zipfile.ZIP_DEFLATED) as o:
+    for rel, b in files.items():
+        o.writestr(f"{top}/{rel}", b)
+    o.writestr(f"{top}/LICENSE", b"license text\n")
+with open(f"{out}/expected.txt", "w") as exp:
+    for rel, b in files.items():
+        exp.write(f"{rel} {hashlib.sha256(b).hexdigest()}\n")
+PY
+SHA=$(sha256sum "$W/$TOP.zip" | cut -d' ' -f1)
+
+# the toolkit as the CUDA installer leaves it, plus a stale cudnn.h of someone else's
+echo '{"cuda": {"name": "CUDA SDK", "version": "12.4.1"}}' >"$TREE/version.json"
+printf 'MZ cudart test double\n' >"$TREE/bin/cudart64_12.dll"
+printf '/* foreign cudnn.h */\n' >"$TREE/include/cudnn.h"
+printf 'cuda lib\n' >"$TREE/lib/x64/cudart.lib"
+snapshot() { (cd "$TREE" && find . -printf '%y %p\n' | sort && find . -type f -exec sha256sum {} + | sort -k2); }
+snapshot >"$TMP/tree.before"
+
+# the user's environment before: a Path with an unexpanded reference, an older CUDA_PATH
+reg_restore
+"$WINE" reg add "$KEY" /v Path /t REG_EXPAND_SZ /d '%USERPROFILE%\bin;C:\tools' /f >/dev/null 2>&1
+"$WINE" reg add "$KEY" /v CUDA_PATH /t REG_SZ /d 'C:\old\cuda' /f >/dev/null 2>&1
+regq() { "$WINE" reg query "$KEY" 2>/dev/null | tr -d '\r' | grep -E '^\s+(CUDA_PATH|Path)' | sort; }
+regq >"$TMP/reg.before"
+grep -q 'CUDA_PATH    REG_SZ    C:\\old\\cuda' "$TMP/reg.before" || fail "reg add did not take: $(cat "$TMP/reg.before")"
+
+install() {
+  "$WINE" "$CUDNNCTL" install --json --no-validate --archive "C:\\cudnnctl-insttest\\$TOP.zip" \
+    --sha256 "$SHA" --cuda-home "$WTREE" 2>"$TMP/err" | tr -d '\r' >"$TMP/install.json" ||
+    fail "install: $(cat "$TMP/err")"
+}
+install
+python3 - "$TMP/install.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+def norm(s): return s.replace("/", "\\").lower()
+tree = "c:\\program files\\nvidia gpu computing toolkit\\cuda\\v12.4"
+if r["result"] != "installed": print("FAIL: result", r["result"], r.get("warnings")); sys.exit(1)
+t = r["target"]
+if norm(t["path"]) != tree or norm(t["bin_dir"]) != tree + "\\bin" or norm(t["lib_dir"]) != tree + "\\lib\\x64" \
+   or norm(t["include_dir"]) != tree + "\\include":
+    print("FAIL: target", t); sys.exit(1)
+if any("/C:" in v or "\\" in v for v in t.values()):
+    print("FAIL: target paths not in one style:", t); sys.exit(1)
+if not any("1 replaced" in s for s in r["steps"]): print("FAIL: the foreign cudnn.h was not backed up:", r["steps"]); sys.exit(1)
+print("ok: installed into", t["path"])
+PY
+while read -r rel sum; do
+  got=$(sha256sum "$TREE/$rel" 2>/dev/null | cut -d' ' -f1) || true
+  [ "$got" = "$sum" ] || fail "$rel: not in the tree with the zip's bytes (got '${got}')"
+done <"$W/expected.txt"
+[ -f "$TREE/bin/cudart64_12.dll" ] && [ -f "$TREE/lib/x64/cudart.lib" ] || fail "toolkit files disappeared"
+echo "ok: $(wc -l <"$W/expected.txt") files at bin\\, include\\, lib\\x64\\ with the zip's bytes"
+
+check_reg() {
+  "$WINE" reg query "$KEY" 2>/dev/null | tr -d '\r' >"$TMP/reg.now"
+  grep -qxF "    CUDA_PATH    REG_SZ    $WTREE" "$TMP/reg.now" || fail "CUDA_PATH: $(grep CUDA_PATH "$TMP/reg.now")"
+  grep -qxF "    CUDA_PATH_V12_4    REG_SZ    $WTREE" "$TMP/reg.now" || fail "CUDA_PATH_V12_4: $(cat "$TMP/reg.now")"
+  local path
+  path=$(grep -E '^    Path    REG_EXPAND_SZ    ' "$TMP/reg.now" | sed 's/^    Path    REG_EXPAND_SZ    //') ||
+    fail "Path is no longer REG_EXPAND_SZ: $(grep Path "$TMP/reg.now")"
+  [ "$path" = "$WTREE\\bin;%USERPROFILE%\\bin;C:\\tools" ] || fail "Path: $path"
+  [ "$(tr ';' '\n' <<<"$path" | grep -cixF "$WTREE\\bin")" -eq 1 ] || fail "the tree's bin is not on Path exactly once: $path"
+}
+check_reg
+echo "ok: HKCU\\Environment: CUDA_PATH, CUDA_PATH_V12_4 = the tree; Path = tree\\bin once, REG_EXPAND_SZ kept"
+python3 - "$STATE"/receipts/*.json <<'PY' || exit 1
+import json, sys
+env = json.load(open(sys.argv[1]))["env"]
+by = {e["name"]: e for e in env}
+if by.get("CUDA_PATH", {}).get("old") != "C:\\old\\cuda" or by["Path"]["old"] != "%USERPROFILE%\\bin;C:\\tools" \
+   or by["Path"]["old_type"] != "REG_EXPAND_SZ" or by.get("CUDA_PATH_V12_4", {}).get("old_type") != "none":
+    print("FAIL: receipt env", env); sys.exit(1)
+print("ok: the receipt records", len(env), "registry values with their old values and types")
+PY
+
+# again (same bytes): unchanged, and Path still holds the bin once
+install
+grep -q '"result": *"unchanged"' "$TMP/install.json" || fail "second install: $(head -c 300 "$TMP/install.json")"
+check_reg
+echo "ok: a second install changes nothing"
+
+"$WINE" "$CUDNNCTL" uninstall --json 2>"$TMP/err" | tr -d '\r' >"$TMP/un.json" || fail "uninstall: $(cat "$TMP/err")"
+snapshot >"$TMP/tree.after"
+diff "$TMP/tree.before" "$TMP/tree.after" >&2 || fail "uninstall did not restore the tree (above)"
+regq >"$TMP/reg.after"
+diff "$TMP/reg.before" "$TMP/reg.after" >&2 || fail "uninstall did not restore the registry (above)"
+echo "ok: uninstall restored the tree (foreign cudnn.h back) and CUDA_PATH / CUDA_PATH_V12_4 / Path"
