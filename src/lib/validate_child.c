@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libnames.h"
 #include "validate_vendor.h"
 
 double cc_val_now(void)
@@ -143,13 +144,14 @@ static char *driver_release(void)
 static void check_driver(cc_val_child *c)
 {
     double t0 = cc_val_now();
-    cc_val_step(c, "dlopen libcuda.so.1 (NVIDIA driver, by the loader's name)");
-    c->cu.h = cc_pf_dlopen("libcuda.so.1");
+    const char *drv = cc_ln_driver();
+    cc_val_step(c, "dlopen %s (NVIDIA driver, by the loader's name)", drv);
+    c->cu.h = cc_pf_dlopen(drv);
     if (!c->cu.h) {
         c->no_gpu = 1;
-        char *e = cc_asprintf("libcuda.so.1 not found by the loader (%s): no NVIDIA driver on "
+        char *e = cc_asprintf("%s not found by the loader (%s): no NVIDIA driver on "
                               "this machine, GPU checks skipped; install the NVIDIA driver to run "
-                              "them", cc_pf_dlerror());
+                              "them", drv, cc_pf_dlerror());
         cc_val_check(c, "driver", 0, 1, cc_val_now() - t0, -1, -1, e, NULL);
         free(e);
         return;
@@ -219,15 +221,33 @@ static void check_driver(cc_val_child *c)
     free(rel);
 }
 
+/* The loaded modules whose names start like @p stem's files; on Windows only DLLs (the prefix
+ * "cudnn" also matches cudnnctl.exe itself). */
+static char **loaded_modules(const char *stem)
+{
+    char **m = cc_pf_loaded_module_paths(cc_ln_module_prefix(stem));
+    if (!m || !cc_ln_windows())
+        return m;
+    size_t k = 0;
+    for (size_t i = 0; m[i]; i++) {
+        size_t n = strlen(m[i]);
+        if (n > 4 && (strcmp(m[i] + n - 4, ".dll") == 0 || strcmp(m[i] + n - 4, ".DLL") == 0))
+            m[k++] = m[i];
+        else
+            free(m[i]);
+    }
+    m[k] = NULL;
+    return m;
+}
+
 /* Where the loaded module <stem>.so* was mapped from (not a longer name: libcublas is not
  * libcublasLt), NULL when none. */
 static char *mapped_path(const char *stem)
 {
-    char **m = cc_pf_loaded_module_paths(stem);
+    char **m = loaded_modules(stem);
     char *r = NULL;
-    size_t ls = strlen(stem);
     for (size_t i = 0; m && m[i]; i++) {
-        if (!r && strncmp(cc_path_base(m[i]) + ls, ".so", 3) == 0)
+        if (!r && cc_ln_is(cc_path_base(m[i]), stem))
             r = cc_strdup(m[i]);
         free(m[i]);
     }
@@ -235,9 +255,37 @@ static char *mapped_path(const char *stem)
     return r;
 }
 
+/* Windows: NVIDIA's cudnn64_N.dll finds its sub-DLLs (and zlibwapi.dll, cuBLAS, nvrtc) through
+ * the standard search, not beside itself, and ends the process ("Could not locate
+ * cudnn_graph64_9.dll") when one is not found: the cuDNN dir and the toolkit dirs go first on
+ * this process's PATH. */
+static void windows_search_path(cc_val_child *c)
+{
+    if (!cc_ln_windows())
+        return;
+    cc_buf b = {0};
+    char sep[2] = {cc_pf_path_list_sep(), 0};
+    char *nat = cc_path_native(c->lib_dir);
+    cc_buf_printf(&b, "%s", nat ? nat : c->lib_dir);
+    free(nat);
+    for (size_t i = 0; i < c->tk_dirs.n; i++) {
+        nat = cc_path_native(c->tk_dirs.v[i]);
+        cc_buf_printf(&b, "%s%s", sep, nat ? nat : c->tk_dirs.v[i]);
+        free(nat);
+    }
+    const char *old = cc_pf_getenv("PATH");
+    if (old && *old)
+        cc_buf_printf(&b, "%s%s", sep, old);
+    if (b.data)
+        cc_pf_setenv("PATH", b.data);
+    fact_str(c, "child_path", b.data);
+    cc_buf_free(&b);
+}
+
 static int load_cudnn(cc_val_child *c)
 {
     double t0 = cc_val_now();
+    windows_search_path(c);
     cc_val_step(c, "dlopen %s", c->cudnn_lib);
     c->dnn.h = cc_pf_dlopen(c->cudnn_lib);
     if (!c->dnn.h) {
@@ -320,7 +368,7 @@ static void check_sublibs(cc_val_child *c)
     for (size_t i = 0; i < n; i++) {
         double t0 = cc_val_now();
         int (*fn)(void) = NULL;
-        char *sub = cc_asprintf("%s.so.%d", list[i][2], c->dnn_major);
+        char *sub = cc_ln_name(list[i][2], c->dnn_major);
         if (!cc_vd_sym(c->dnn.h, list[i][1], &fn, sizeof(fn))) {
             /* 8.x: the set varies by release; 9.x: the shim must have all four */
             char *e = c->dnn_major >= 9
@@ -455,7 +503,7 @@ static void check_dlopened_deps(cc_val_child *c)
         char *err = NULL;
         for (int k = 1; k < 3 && groups[g][k] && !err; k++) {
             char *path = NULL;
-            char *soname = cc_asprintf("%s.so.%d", groups[g][k], major);
+            char *soname = cc_ln_name(groups[g][k], major);
             void *h = NULL;
             if (find_in_toolkit(c, groups[g][k], major, &path) == 0) {
                 cc_val_step(c, "dlopen %s (preload for cuDNN)", path);
@@ -510,7 +558,7 @@ static void check_device(cc_val_child *c)
 
 static void report_modules(cc_val_child *c, cJSON *arr, const char *prefix)
 {
-    char **m = cc_pf_loaded_module_paths(prefix);
+    char **m = loaded_modules(prefix);
     for (size_t i = 0; m && m[i]; i++) {
         cJSON *o = cJSON_CreateObject();
         char *real = cc_pf_realpath(m[i]);
@@ -527,13 +575,16 @@ static void report_modules(cc_val_child *c, cJSON *arr, const char *prefix)
 static void check_loaded(cc_val_child *c)
 {
     double t0 = cc_val_now();
-    char **m = cc_pf_loaded_module_paths("libcudnn");
+    char **m = loaded_modules("libcudnn");
     char *target_real = cc_pf_realpath(c->lib_dir);
     cc_buf bad = {0};
     size_t n = 0;
     for (size_t i = 0; m && m[i]; i++, n++) {
         char *real = cc_pf_realpath(m[i]);
-        char *dir = cc_path_dir(m[i]);
+        char *ms = cc_strdup(m[i]);
+        cc_path_slashes(ms); /* Windows module names use '\\' */
+        char *dir = ms ? cc_path_dir(ms) : NULL;
+        free(ms);
         char *dir_real = dir ? cc_pf_realpath(dir) : NULL;
         char *why = cc_val_judge_module(m[i], real, dir_real, target_real, c->dnn_major,
                                         c->dnn_minor, c->dnn_patch);
@@ -548,7 +599,8 @@ static void check_loaded(cc_val_child *c)
     cJSON *arr = cJSON_AddArrayToObject(o, "loaded");
     report_modules(c, arr, "libcudnn");
     cJSON *ven = cJSON_AddArrayToObject(o, "vendor");
-    const char *vendor[] = {"libcuda.so", "libcudart", "libcublas", "libnvrtc"};
+    const char *vendor[] = {cc_ln_windows() ? "nvcuda" : "libcuda.so", "libcudart", "libcublas",
+                            "libnvrtc"};
     for (int i = 0; i < 4; i++)
         report_modules(c, ven, vendor[i]);
     emit_json(c, o);

@@ -208,7 +208,28 @@ cudnnctl_err cc_val_parse_report(cudnnctl_ctx *ctx, const char *out, size_t len,
         const char *where = ps.last_step ? ps.last_step : "its start";
         const char *in = ps.step_open ? "inside the vendor library during" : "after";
         char *e;
-        if (status == -1)
+        /* NVIDIA's Windows cuDNN ends the process when a DLL it loads by name is not found */
+        const char *nf = r->vendor_output ? strstr(r->vendor_output, "Could not locate ") : NULL;
+        char *dll = NULL;
+        if (nf) {
+            nf += strlen("Could not locate ");
+            const char *x = strstr(nf, ".dll");
+            if (x && x - nf < 128)
+                dll = cc_strndup(nf, (size_t)(x - nf) + 4);
+        }
+        if (dll && strstr(dll, "zlibwapi"))
+            e = cc_asprintf("cuDNN ended the validation child %s %s: it could not locate %s. "
+                            "cuDNN 8.3-9.1 need a 64-bit zlibwapi.dll: put one beside the cuDNN "
+                            "DLLs (or use cuDNN >= 9.2, which does not need it)",
+                            in, where, dll);
+        else if (dll)
+            e = cc_asprintf("cuDNN ended the validation child %s %s: it could not locate %s, a "
+                            "sub-library or dependency it loads by name through PATH (not from "
+                            "its own dir). Install the complete cuDNN set (every cudnn*64_N.dll "
+                            "of one zip) into the cuDNN bin dir, and put that dir and the "
+                            "toolkit's bin and bin\\x64 on PATH",
+                            in, where, dll);
+        else if (status == -1)
             e = cc_asprintf("the validation child hung for %u s %s %s: a vendor library did not "
                             "return, so cudnnctl killed it (nothing was changed); run with a "
                             "longer --timeout if the GPU is busy", timeout_ms / 1000, in, where);
@@ -225,6 +246,7 @@ cudnnctl_err cc_val_parse_report(cudnnctl_ctx *ctx, const char *out, size_t len,
                             r->vendor_output ? r->vendor_output : "");
         cc_val_result_add_check(r, "child", 0, 0, 0, -1, -1, e, ps.last_step);
         free(e);
+        free(dll);
     }
     cc_val_result_finish(r, ps.no_gpu);
     free(ps.last_step);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libnames.h"
 #include "validate_int.h"
 
 static int all_digits(const char *s, size_t n)
@@ -15,21 +16,10 @@ static int all_digits(const char *s, size_t n)
     return 1;
 }
 
-/* <stem>.so.N or <stem>.so.N.n → N; else -1. */
+/* <stem>.so.N or <stem>.so.N.n → N (Windows: <stem>64_N.dll, libnames.c); else -1. */
 static int soname_major(const char *name, const char *stem)
 {
-    size_t ls = strlen(stem);
-    if (strncmp(name, stem, ls) != 0 || strncmp(name + ls, ".so.", 4) != 0)
-        return -1;
-    const char *v = name + ls + 4;
-    const char *dot = strchr(v, '.');
-    if (dot) {
-        if (!all_digits(v, (size_t)(dot - v)) || !all_digits(dot + 1, strlen(dot + 1)))
-            return -1;
-    } else if (!all_digits(v, strlen(v))) {
-        return -1;
-    }
-    return atoi(v);
+    return cc_ln_major(name, stem);
 }
 
 int cc_val_find_soname(const char *dir, const char *stem, int want, char **name)
@@ -110,6 +100,18 @@ static int is_dir(const char *p)
 /* The lib dirs of a CUDA-style tree, in the order NVIDIA's layouts use them. */
 static int tree_lib_dirs(const char *root, cc_strv *out)
 {
+    if (cc_ln_windows()) {
+        /* DLLs: bin\x64 (CUDA 13, cuDNN 9.18+ zips) and bin */
+        const char *wsubs[2] = {"bin/x64", "bin"};
+        for (int i = 0; i < 2; i++) {
+            char *p = cc_path_join(root, wsubs[i]);
+            if (!p)
+                return -1;
+            if (is_dir(p) ? cc_strv_push_own(out, p) != 0 : (free(p), 0))
+                return -1;
+        }
+        return 0;
+    }
     const char *m = cc_pf_machine();
     const char *subs[6] = {"lib64", NULL, NULL, "lib", "current/lib", "current/lib64"};
     char *t1 = cc_asprintf("targets/%s-linux/lib", strcmp(m, "aarch64") == 0 ? "sbsa" : m);

@@ -360,3 +360,40 @@ cudnnctl_err cc_winenv_restore(cudnnctl_ctx *ctx, const cJSON *changes, cc_strv 
         *n_restored = n;
     return rc;
 }
+
+cudnnctl_err cc_winenv_use(cudnnctl_ctx *ctx, const cudnnctl_detect_result *det,
+                           const char *toolkit, const char *version, int system, cJSON *changes,
+                           int *n_changed)
+{
+    cc_strv bins = {0}, managed = {0};
+    cJSON *own = changes ? NULL : cJSON_CreateArray();
+    cudnnctl_err rc = cc_winenv_toolkit_bins(ctx, toolkit, &bins);
+    for (size_t i = 0; rc == CUDNNCTL_E_OK && det && i < det->n_toolkits; i++) {
+        const char *tk = det->toolkits[i].path;
+        if (!tk)
+            continue;
+        /* every toolkit's bin and bin\x64 (exists or not: a stale PATH entry goes too) */
+        char *b = cc_path_join(tk, "bin"), *x = cc_path_join(tk, "bin/x64");
+        if (!b || !x || cc_strv_push(&managed, b) != 0 || cc_strv_push(&managed, x) != 0)
+            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        free(b);
+        free(x);
+    }
+    if (rc == CUDNNCTL_E_OK && !changes && !own)
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (rc == CUDNNCTL_E_OK) {
+        cc_winenv_want w = {0};
+        w.system = system;
+        w.toolkit = toolkit;
+        w.version = version;
+        w.bins = (const char *const *)bins.v;
+        w.n_bins = bins.n;
+        w.managed = (const char *const *)managed.v;
+        w.n_managed = managed.n;
+        rc = cc_winenv_apply(ctx, &w, changes ? changes : own, n_changed);
+    }
+    cJSON_Delete(own);
+    cc_strv_free(&bins);
+    cc_strv_free(&managed);
+    return rc;
+}

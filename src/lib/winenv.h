@@ -40,4 +40,11 @@ cudnnctl_err cc_winenv_restore(cudnnctl_ctx *ctx, const cJSON *changes, cc_strv 
 /* The toolkit's dirs that go on PATH: <tk>\bin and, where it exists, <tk>\bin\x64 (CUDA 13). */
 cudnnctl_err cc_winenv_toolkit_bins(cudnnctl_ctx *ctx, const char *toolkit, cc_strv *out);
 
+/* `use X.Y` on Windows: CUDA_PATH (+ CUDA_PATH_Vx_y) = @p toolkit, its bin (and bin\x64) first on
+ * PATH, the bin dirs of every other toolkit in @p det dropped from PATH. Changes appended to
+ * @p changes (may be NULL). */
+cudnnctl_err cc_winenv_use(cudnnctl_ctx *ctx, const cudnnctl_detect_result *det,
+                           const char *toolkit, const char *version, int system, cJSON *changes,
+                           int *n_changed);
+
 #endif

@@ -1,0 +1,22 @@
+/* libnames.h: the file names of NVIDIA's libraries on this OS (keyed on cc_pf_os()):
+ * libcudnn.so.9 / cudnn64_9.dll, libcudart.so.12 / cudart64_12.dll (cudart64_110.dll for 11),
+ * libcuda.so.1 / nvcuda.dll. Stems are given in their Linux form ("libcudnn_ops"). */
+#ifndef CC_LIBNAMES_H
+#define CC_LIBNAMES_H
+
+/* 1 when this OS names libraries the Windows way. */
+int cc_ln_windows(void);
+/* The major a file name carries for @p stem: "<stem>.so.N[.n]" (Linux) or "<s>64_N.dll" with
+ * <s> = stem without "lib" (Windows; "cudart64_110.dll" -> 11, "nvrtc64_120_0.dll" -> 12),
+ * compared case-insensitively there; -1 when the name is not that library. */
+int cc_ln_major(const char *name, const char *stem);
+/* The file name of @p stem for @p major (malloc'd): "libcudnn_ops.so.9" / "cudnn_ops64_9.dll". */
+char *cc_ln_name(const char *stem, int major);
+/* 1 when @p base is a file of @p stem itself, not of a longer name (libcublas vs libcublasLt). */
+int cc_ln_is(const char *base, const char *stem);
+/* The driver library, loaded by name: "libcuda.so.1" / "nvcuda.dll". */
+const char *cc_ln_driver(void);
+/* The prefix loaded module names of @p stem start with ("libcudnn" / "cudnn"). */
+const char *cc_ln_module_prefix(const char *stem);
+
+#endif
