@@ -51,6 +51,13 @@ typedef enum {
         CC_DC__COUNT
 } cc_doctor_code;
 
+/* An install made by cudnnctl, as its receipt tells (doctor_state.c). */
+typedef struct {
+    char *lib_dir;     /* as the user sees it */
+    char *install_dir;
+    int cuda_major;    /* -1 unknown */
+} cc_doc_install;
+
 /* The state of one doctor run. */
 typedef struct {
     cudnnctl_ctx *ctx;
@@ -59,6 +66,9 @@ typedef struct {
     cudnnctl_doctor_result *r;
     size_t cap;
     int oom;
+    cc_doc_install *installs; /* from the receipts */
+    size_t n_installs;
+    void *receipts;           /* doctor_state.c's loaded receipts */
 } cc_doctor_run;
 
 /* Add a finding (message from fmt; fix and path copied, may be NULL). Out of memory is
@@ -77,6 +87,9 @@ int cc_doc_check_cudnn(cc_doctor_run *run);    /* doctor_cudnn.c */
 int cc_doc_check_links(cc_doctor_run *run);    /* doctor_links.c */
 int cc_doc_check_loader(cc_doctor_run *run);   /* doctor_links.c: cuDNN 8 dlopen targets */
 int cc_doc_check_state(cc_doctor_run *run);    /* doctor_state.c: receipts and journal */
+/* Load the receipts (before the checks: variants come from them too) and free them again. */
+int cc_doc_state_load(cc_doctor_run *run);
+void cc_doc_state_free(cc_doctor_run *run);
 
 /* Helpers shared by the checks. */
 /* The host path of a root-relative path (malloc'd). */
