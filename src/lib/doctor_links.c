@@ -56,6 +56,11 @@ static int check_stem(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const ch
     if (!so_m || !so || !want_p || !(want_real = cc_doc_resolve(run, want_p, &d1)))
         goto out;
     cc_pf_stat_t st;
+    cc_doc_lstat(run, want_p, &st);
+    if (!st.exists) { /* gone since detect looked: nothing to judge */
+        rc = 0;
+        goto out;
+    }
     cc_doc_lstat(run, so_m, &st);
     if (!st.exists) {
         char *fix = cc_asprintf("create it: `ln -s %s %s` (or `ldconfig -n %s`); `cudnnctl "
