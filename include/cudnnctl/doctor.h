@@ -117,6 +117,10 @@ typedef struct {
 CUDNNCTL_API cudnnctl_err cudnnctl_compare(cudnnctl_ctx *ctx, const char *const *reports,
                                            const char *const *names, size_t n,
                                            cudnnctl_compare_result **out);
+/** The same for report files (resolved under the context's root when absolute). A file that
+ *  cannot be read → NOT_FOUND / IO naming it. */
+CUDNNCTL_API cudnnctl_err cudnnctl_compare_files(cudnnctl_ctx *ctx, const char *const *files,
+                                                 size_t n, cudnnctl_compare_result **out);
 CUDNNCTL_API void cudnnctl_compare_result_free(cudnnctl_compare_result *r);
 /** JSON: hosts[], items[] {item, values{host: value}, drift}, drift[] (the drifting items, same
  *  shape), identical (bool); free with cudnnctl_free. */
