@@ -24,9 +24,9 @@ typedef enum {
 typedef struct {
     const char *code; /**< stable identifier ("CUDNN_MIXED_SUBLIBS"); static string */
     cudnnctl_severity severity;
-    char *message;    /**< what is wrong and why it matters */
-    char *fix;        /**< what to do about it (commands where there are some) */
-    char *path;       /**< the file or dir concerned (as the user sees it), NULL when none */
+    char *message; /**< what is wrong and why it matters */
+    char *fix;     /**< what to do about it (commands where there are some) */
+    char *path;    /**< the file or dir concerned (as the user sees it), NULL when none */
 } cudnnctl_finding;
 
 /** Options of a doctor run. Zero-initialise. */
@@ -64,8 +64,7 @@ CUDNNCTL_API cudnnctl_err cudnnctl_doctor(cudnnctl_ctx *ctx, const cudnnctl_dete
 CUDNNCTL_API void cudnnctl_doctor_result_free(cudnnctl_doctor_result *r);
 /** JSON with the keys of CLI.md ("doctor --json": findings[] with code, severity, message,
  *  fix, path) plus counts; free with cudnnctl_free. */
-CUDNNCTL_API cudnnctl_err cudnnctl_doctor_result_json(const cudnnctl_doctor_result *r,
-                                                      char **json);
+CUDNNCTL_API cudnnctl_err cudnnctl_doctor_result_json(const cudnnctl_doctor_result *r, char **json);
 /** "info", "warning", "error". */
 CUDNNCTL_API const char *cudnnctl_severity_name(cudnnctl_severity s);
 /** Every code doctor can report (static table of *n entries). */
@@ -163,8 +162,8 @@ typedef struct {
 } cudnnctl_mirror_item;
 
 typedef struct {
-    char *dir;         /**< the mirror dir (as the user sees it) */
-    char **manifests;  /**< manifest files written (as the user sees them) */
+    char *dir;        /**< the mirror dir (as the user sees it) */
+    char **manifests; /**< manifest files written (as the user sees them) */
     size_t n_manifests;
     cudnnctl_mirror_item *items;
     size_t n_items;
@@ -185,8 +184,7 @@ CUDNNCTL_API cudnnctl_err cudnnctl_mirror(cudnnctl_ctx *ctx, const cudnnctl_cata
                                           const cudnnctl_mirror_opts *opts,
                                           cudnnctl_mirror_result **out);
 CUDNNCTL_API void cudnnctl_mirror_result_free(cudnnctl_mirror_result *r);
-CUDNNCTL_API cudnnctl_err cudnnctl_mirror_result_json(const cudnnctl_mirror_result *r,
-                                                      char **json);
+CUDNNCTL_API cudnnctl_err cudnnctl_mirror_result_json(const cudnnctl_mirror_result *r, char **json);
 
 #ifdef __cplusplus
 }

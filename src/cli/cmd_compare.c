@@ -45,8 +45,8 @@ int cmd_compare(cli_opts *o, cudnnctl_ctx *ctx)
         return 2;
     }
     cudnnctl_compare_result *r = NULL;
-    cudnnctl_err e = cudnnctl_compare_files(ctx, (const char *const *)o->args, (size_t)o->n_args,
-                                            &r);
+    cudnnctl_err e =
+        cudnnctl_compare_files(ctx, (const char *const *)o->args, (size_t)o->n_args, &r);
     if (e != CUDNNCTL_E_OK) {
         cli_fail(o, ctx, e);
         return e == CUDNNCTL_E_NOMEM ? 1 : 2; /* a missing or foreign file: bad arguments */

@@ -40,7 +40,7 @@ static void print_human(cli_opts *o, const cudnnctl_doctor_result *r)
         if (o->quiet && x->severity != CUDNNCTL_SEV_ERROR)
             continue;
         const char *sev = cudnnctl_severity_name(x->severity);
-        const char *on = !color                                 ? ""
+        const char *on = !color                                ? ""
                          : x->severity == CUDNNCTL_SEV_ERROR   ? "\033[1;31m"
                          : x->severity == CUDNNCTL_SEV_WARNING ? "\033[1;33m"
                                                                : "\033[1;36m";

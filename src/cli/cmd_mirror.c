@@ -43,7 +43,7 @@ int cmd_mirror(cli_opts *o, cudnnctl_ctx *ctx)
             char size[32];
             snprintf(size, sizeof(size), "%.1f MiB", (double)it->size / 1048576.0);
             const char *cells[] = {it->path, it->cudnn_version, it->cuda_variant, it->platform,
-                                   size, it->result};
+                                   size,     it->result};
             cli_table_row(t, cells);
         }
         cli_table_print(t, stdout);

@@ -78,8 +78,8 @@ static char *item_value(const cJSON *doc, const char *item)
     const cJSON *tks = cJSON_GetObjectItemCaseSensitive(det, "toolkits");
     if (strcmp(item, "cuda.active") == 0) {
         const cJSON *t;
-        cJSON_ArrayForEach(t, tks) if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "active")))
-            return toolkit_version(t);
+        cJSON_ArrayForEach(t, tks) if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+                                           t, "active"))) return toolkit_version(t);
         return cc_strdup(ABSENT);
     }
     if (strcmp(item, "cuda.toolkits") == 0) {
@@ -96,14 +96,15 @@ static char *item_value(const cJSON *doc, const char *item)
         }
     } else if (strcmp(item, "installs") == 0) {
         const cJSON *ins = cJSON_GetObjectItemCaseSensitive(doc, "installs");
-        const cJSON *arr = cJSON_IsArray(ins) ? ins : cJSON_GetObjectItemCaseSensitive(ins, "installs");
+        const cJSON *arr =
+            cJSON_IsArray(ins) ? ins : cJSON_GetObjectItemCaseSensitive(ins, "installs");
         const cJSON *i;
         cJSON_ArrayForEach(i, arr)
         {
             const char *v = str_at(i, "cudnn_version"), *cv = str_at(i, "cuda_variant");
             const char *dir = str_at(i, "install_dir");
-            cc_strv_push_own(&set, cc_asprintf("%s/cuda%s %s", v ? v : "?", cv ? cv : "?",
-                                               dir ? dir : "?"));
+            cc_strv_push_own(
+                &set, cc_asprintf("%s/cuda%s %s", v ? v : "?", cv ? cv : "?", dir ? dir : "?"));
         }
     } else if (strcmp(item, "doctor") == 0) {
         const cJSON *f;
@@ -150,8 +151,8 @@ void cudnnctl_compare_result_free(cudnnctl_compare_result *r)
 /* Item names in their fixed order: the cuDNN origins are those any document has. */
 static int item_names(cJSON **docs, size_t n, cc_strv *names)
 {
-    static const char *const head[] = {"platform", "os", "cudnnctl", "driver", "driver.cuda",
-                                       "cuda.active", "cuda.toolkits"};
+    static const char *const head[] = {"platform",    "os",          "cudnnctl",     "driver",
+                                       "driver.cuda", "cuda.active", "cuda.toolkits"};
     static const char *const tail[] = {"installs", "doctor", "validate"};
     int rc = 0;
     for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
@@ -179,7 +180,9 @@ static int item_names(cJSON **docs, size_t n, cc_strv *names)
 static char *host_name(const cJSON *doc, const char *label, size_t i, char **seen, size_t nseen)
 {
     const char *h = str_at(cJSON_GetObjectItemCaseSensitive(doc, "host"), "hostname");
-    char *base = h && *h ? cc_strdup(h) : label ? cc_strdup(cc_path_base(label)) : cc_asprintf("#%zu", i + 1);
+    char *base = h && *h ? cc_strdup(h)
+                 : label ? cc_strdup(cc_path_base(label))
+                         : cc_asprintf("#%zu", i + 1);
     if (!base)
         return NULL;
     char *name = cc_strdup(base);
@@ -201,8 +204,9 @@ cudnnctl_err cudnnctl_compare(cudnnctl_ctx *ctx, const char *const *reports,
 {
     *out = NULL;
     if (n < 2)
-        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "compare needs at least two reports (cudnnctl report > "
-                                          "host.json on each host)");
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                   "compare needs at least two reports (cudnnctl report > "
+                   "host.json on each host)");
     cudnnctl_err e = CUDNNCTL_E_OK;
     cJSON **docs = calloc(n, sizeof(*docs));
     cudnnctl_compare_result *r = calloc(1, sizeof(*r));

@@ -24,9 +24,12 @@ const cudnnctl_doctor_code *cudnnctl_doctor_codes(size_t *n)
 const char *cudnnctl_severity_name(cudnnctl_severity s)
 {
     switch (s) {
-    case CUDNNCTL_SEV_ERROR: return "error";
-    case CUDNNCTL_SEV_WARNING: return "warning";
-    default: return "info";
+    case CUDNNCTL_SEV_ERROR:
+        return "error";
+    case CUDNNCTL_SEV_WARNING:
+        return "warning";
+    default:
+        return "info";
     }
 }
 
@@ -50,8 +53,8 @@ void cc_doc_add(cc_doctor_run *run, cc_doctor_code code, const char *path, const
     va_start(ap, fmt);
     char *msg = cc_vasprintf(fmt, ap);
     va_end(ap);
-    cudnnctl_finding f = {codes[code].code, codes[code].severity, msg,
-                          cc_strdup(fix ? fix : ""), path ? cc_strdup(path) : NULL};
+    cudnnctl_finding f = {codes[code].code, codes[code].severity, msg, cc_strdup(fix ? fix : ""),
+                          path ? cc_strdup(path) : NULL};
     if (!f.message || !f.fix || (path && !f.path)) {
         free(f.message);
         free(f.fix);
@@ -110,8 +113,7 @@ const cudnnctl_toolkit *cc_doc_toolkit_of(const cudnnctl_detect_result *det, con
         for (size_t k = 0; k < 2; k++) {
             const char *p = cands[k];
             size_t n = p ? strlen(p) : 0;
-            if (n && strncmp(dir, p, n) == 0 && (dir[n] == '/' || dir[n] == '\0') &&
-                n > best_len) {
+            if (n && strncmp(dir, p, n) == 0 && (dir[n] == '/' || dir[n] == '\0') && n > best_len) {
                 best = t;
                 best_len = n;
             }
@@ -178,9 +180,15 @@ cudnnctl_err cudnnctl_doctor(cudnnctl_ctx *ctx, const cudnnctl_detect_result *de
         goto oom;
     for (size_t i = 0; i < run.r->n_findings; i++) {
         switch (run.r->findings[i].severity) {
-        case CUDNNCTL_SEV_ERROR: run.r->n_errors++; break;
-        case CUDNNCTL_SEV_WARNING: run.r->n_warnings++; break;
-        default: run.r->n_info++; break;
+        case CUDNNCTL_SEV_ERROR:
+            run.r->n_errors++;
+            break;
+        case CUDNNCTL_SEV_WARNING:
+            run.r->n_warnings++;
+            break;
+        default:
+            run.r->n_info++;
+            break;
         }
     }
     run.r->seconds = (double)(cc_pf_now_ms() - t0) / 1000.0;

@@ -183,13 +183,20 @@ static void variant_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
 
 /* ---- one copy ------------------------------------------------------------------------------- */
 
-static const char *const subs9[] = {"libcudnn_ops", "libcudnn_cnn", "libcudnn_adv",
+static const char *const subs9[] = {"libcudnn_ops",
+                                    "libcudnn_cnn",
+                                    "libcudnn_adv",
                                     "libcudnn_engines_precompiled",
-                                    "libcudnn_engines_runtime_compiled", "libcudnn_heuristic",
+                                    "libcudnn_engines_runtime_compiled",
+                                    "libcudnn_heuristic",
                                     NULL};
-static const char *const subs8[] = {"libcudnn_ops_infer", "libcudnn_ops_train",
-                                    "libcudnn_cnn_infer", "libcudnn_cnn_train",
-                                    "libcudnn_adv_infer", "libcudnn_adv_train", NULL};
+static const char *const subs8[] = {"libcudnn_ops_infer",
+                                    "libcudnn_ops_train",
+                                    "libcudnn_cnn_infer",
+                                    "libcudnn_cnn_train",
+                                    "libcudnn_adv_infer",
+                                    "libcudnn_adv_train",
+                                    NULL};
 
 static int has_stem(const cudnnctl_cudnn_copy *c, const char *stem)
 {
@@ -303,9 +310,10 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     }
     if (mixed_check(run, c) != 0)
         return -1;
-    const char *missing_core = !has_stem(c, "libcudnn")                    ? "libcudnn.so"
-                               : c->major >= 9 && !has_stem(c, "libcudnn_graph") ? "libcudnn_graph.so"
-                                                                           : NULL;
+    const char *missing_core = !has_stem(c, "libcudnn") ? "libcudnn.so"
+                               : c->major >= 9 && !has_stem(c, "libcudnn_graph")
+                                   ? "libcudnn_graph.so"
+                                   : NULL;
     if (missing_core && c->major >= 8) {
         char *fix = cc_asprintf("reinstall the complete cuDNN %s into %s", c->version, c->path);
         cc_doc_add(run, CC_DC_CUDNN_INCOMPLETE, c->path, fix,
@@ -338,8 +346,7 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
                    "the cuDNN headers in %s are %s but the libraries in %s are %s: programs "
                    "built here record one version and load another (\"Loaded runtime CuDNN "
                    "library: X but source was compiled with: Y\")",
-                   c->include_dir ? c->include_dir : "?", c->header_version, c->path,
-                   c->version);
+                   c->include_dir ? c->include_dir : "?", c->header_version, c->path, c->version);
         free(fix);
     }
     detect_problems(run, c);

@@ -24,8 +24,9 @@
     X(CUDNN_SUBLIB_MISSING, WARNING, "a standard sub-library of the major is missing")             \
     X(CUDNN_HEADER_MISMATCH, WARNING, "headers and libraries are different versions")              \
     X(CUDNN_HEADERS_ONLY, WARNING, "cuDNN headers without libraries")                              \
-    X(CUDNN_BAD_LIBRARY, ERROR, "a libcudnn file is no ELF, lacks or mismatches its SONAME, or "   \
-                                "is for another architecture")                                     \
+    X(CUDNN_BAD_LIBRARY, ERROR,                                                                    \
+      "a libcudnn file is no ELF, lacks or mismatches its SONAME, or "                             \
+      "is for another architecture")                                                               \
     X(CUDNN_DIST_INFO_MISMATCH, WARNING, "a wheel's dist-info disagrees with its files")           \
     X(CUDNN_VERSION_UNKNOWN, INFO, "only the major version of a copy is known")                    \
     X(CUDNN_PROBLEM, WARNING, "another problem detect saw in a cuDNN copy")                        \
@@ -37,7 +38,7 @@
     X(CUDNN_SONAME_LINK_BROKEN, ERROR, "libX.so.M dangles or points at another version")           \
     X(CUDNN_SONAME_FILE_SHADOWS, WARNING, "libX.so.M is a separate file beside libX.so.M.m.p")     \
     X(CUDNN_DEV_LINK_MISSING, WARNING, "libX.so (for linking) is missing in a cuDNN dir")          \
-    X(CUDNN_DEV_LINK_BROKEN, WARNING, "libX.so dangles or points at another file than libX.so.M") \
+    X(CUDNN_DEV_LINK_BROKEN, WARNING, "libX.so dangles or points at another file than libX.so.M")  \
     X(RECEIPT_FILE_MISSING, ERROR, "a file an install placed is gone")                             \
     X(RECEIPT_FILE_MODIFIED, WARNING, "a file an install placed was changed")                      \
     X(RECEIPT_FILE_TOUCHED, INFO, "a file an install placed is newer than the install")            \
@@ -53,9 +54,9 @@ typedef enum {
 
 /* An install made by cudnnctl, as its receipt tells (doctor_state.c). */
 typedef struct {
-    char *lib_dir;     /* as the user sees it */
+    char *lib_dir; /* as the user sees it */
     char *install_dir;
-    int cuda_major;    /* -1 unknown */
+    int cuda_major; /* -1 unknown */
 } cc_doc_install;
 
 /* The state of one doctor run. */
@@ -68,7 +69,7 @@ typedef struct {
     int oom;
     cc_doc_install *installs; /* from the receipts */
     size_t n_installs;
-    void *receipts;           /* doctor_state.c's loaded receipts */
+    void *receipts; /* doctor_state.c's loaded receipts */
 } cc_doctor_run;
 
 /* Add a finding (message from fmt; fix and path copied, may be NULL). Out of memory is

@@ -79,8 +79,7 @@ static int check_stem(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const ch
             free(h);
             char *fix = cc_asprintf("`ln -sfn %s %s`", want, so_m);
             cc_doc_add(run, CC_DC_CUDNN_SONAME_LINK_BROKEN, so_m, fix,
-                       "%s -> %s, %s; the copy's file is %s",
-                       so_m, target ? target : "?",
+                       "%s -> %s, %s; the copy's file is %s", so_m, target ? target : "?",
                        !m_real || d2 ? "which does not exist" : "another file", want);
             free(fix);
             free(target);

@@ -14,8 +14,9 @@ static int readings_text(const cudnnctl_toolkit *t, cc_buf *b)
 {
     for (size_t i = 0; i < t->n_readings; i++) {
         const cudnnctl_version_reading *rd = &t->readings[i];
-        if (cc_buf_printf(b, "%s%s says %s%s", i ? ", " : "", cudnnctl_detect_source_name(rd->source),
-                          rd->version ? rd->version : "?", rd->agrees ? "" : " (disagrees)") != 0)
+        if (cc_buf_printf(b, "%s%s says %s%s", i ? ", " : "",
+                          cudnnctl_detect_source_name(rd->source), rd->version ? rd->version : "?",
+                          rd->agrees ? "" : " (disagrees)") != 0)
             return -1;
     }
     return 0;
@@ -182,8 +183,9 @@ int cc_doc_check_driver(cc_doctor_run *run)
     size_t n = 0;
     int rc = 0;
     if (active)
-        rc |= add_use(uses, &n, 16, active->major,
-                      cc_asprintf("the active CUDA toolkit %s (%s)", active->version, active->path));
+        rc |=
+            add_use(uses, &n, 16, active->major,
+                    cc_asprintf("the active CUDA toolkit %s (%s)", active->version, active->path));
     for (size_t i = 0; i < d->n_cudnn && rc == 0; i++) {
         const char *how = NULL;
         int v = cc_doc_copy_variant(run, &d->cudnn[i], &how);
@@ -216,8 +218,7 @@ int cc_doc_check_driver(cc_doctor_run *run)
                        "the NVIDIA driver (%s) is older than CUDA %d needs (>= %s), which %s "
                        "uses: cuDNN fails with CUDNN_STATUS_NOT_INITIALIZED or 'driver version "
                        "is insufficient'",
-                       have, uses[i].major, floor ? floor : "a CUDA-capable release",
-                       uses[i].who);
+                       have, uses[i].major, floor ? floor : "a CUDA-capable release", uses[i].who);
             free(fix);
         }
     }

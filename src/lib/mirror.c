@@ -143,9 +143,8 @@ static cudnnctl_err manifest_text(cudnnctl_ctx *ctx, const cudnnctl_archive *a, 
     return CUDNNCTL_E_OK;
 }
 
-static cudnnctl_err write_manifests(cudnnctl_ctx *ctx, const char *dir,
-                                    const cudnnctl_archive **v, size_t n,
-                                    cudnnctl_mirror_result *r)
+static cudnnctl_err write_manifests(cudnnctl_ctx *ctx, const char *dir, const cudnnctl_archive **v,
+                                    size_t n, cudnnctl_mirror_result *r)
 {
     cc_strv done = {0};
     cudnnctl_err e = CUDNNCTL_E_OK;
@@ -208,8 +207,8 @@ static cudnnctl_err copy_in(cudnnctl_ctx *ctx, const cudnnctl_mirror_opts *o, co
     if (e != CUDNNCTL_E_OK)
         return e;
     char *buf = malloc(COPY_CHUNK);
-    cc_pf_fd fd = buf ? cc_sys_open(ctx, tmp, CC_PF_O_WRONLY | CC_PF_O_CREAT | CC_PF_O_TRUNC, 0644)
-                      : -1;
+    cc_pf_fd fd =
+        buf ? cc_sys_open(ctx, tmp, CC_PF_O_WRONLY | CC_PF_O_CREAT | CC_PF_O_TRUNC, 0644) : -1;
     if (!buf)
         e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     else if (fd < 0)
@@ -224,8 +223,7 @@ static cudnnctl_err copy_in(cudnnctl_ctx *ctx, const cudnnctl_mirror_opts *o, co
                 e = cudnnctl_last_error(ctx)->code;
             if (e == CUDNNCTL_E_OK)
                 e = CC_ERR(ctx, CUDNNCTL_E_IO, "reading %s failed", url);
-        }
-        else if (cc_sys_write_all(ctx, fd, buf, (size_t)n) != 0)
+        } else if (cc_sys_write_all(ctx, fd, buf, (size_t)n) != 0)
             e = CC_ERR_PF(ctx, "cannot write", tmp);
     }
     char hex[65];
@@ -379,8 +377,10 @@ cudnnctl_err cudnnctl_mirror_result_json(const cudnnctl_mirror_result *r, char *
         const cudnnctl_mirror_item *it = &r->items[i];
         cJSON *o = cJSON_CreateObject();
         if (!o || !cJSON_AddItemToArray(as, o) ||
-            !cJSON_AddStringToObject(o, "relative_path", it->relative_path ? it->relative_path : "") ||
-            !cJSON_AddStringToObject(o, "cudnn_version", it->cudnn_version ? it->cudnn_version : "") ||
+            !cJSON_AddStringToObject(o, "relative_path",
+                                     it->relative_path ? it->relative_path : "") ||
+            !cJSON_AddStringToObject(o, "cudnn_version",
+                                     it->cudnn_version ? it->cudnn_version : "") ||
             !cJSON_AddStringToObject(o, "platform", it->platform ? it->platform : "") ||
             !cJSON_AddStringToObject(o, "cuda_variant", it->cuda_variant ? it->cuda_variant : "") ||
             !cJSON_AddStringToObject(o, "sha256", it->sha256 ? it->sha256 : "") ||

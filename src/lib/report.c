@@ -199,10 +199,9 @@ cudnnctl_err cudnnctl_report(cudnnctl_ctx *ctx, const cudnnctl_detect_result *de
                              : cJSON_AddNullToObject(root, "driver");
     if (!ok || !drv)
         goto oom;
-    if (det->driver &&
-        (!add_str_or_null(drv, "version", det->driver->version) ||
-         !cJSON_AddNumberToObject(drv, "cuda_version", det->driver->cuda_version) ||
-         !add_str_or_null(drv, "source", det->driver->source)))
+    if (det->driver && (!add_str_or_null(drv, "version", det->driver->version) ||
+                        !cJSON_AddNumberToObject(drv, "cuda_version", det->driver->cuda_version) ||
+                        !add_str_or_null(drv, "source", det->driver->source)))
         goto oom;
     if (cudnnctl_detect_result_json(det, &text) != CUDNNCTL_E_OK ||
         !add_json_text(root, "detect", text))

@@ -136,9 +136,14 @@ static cudnnctl_cudnn_copy *add_cu(cudnnctl_detect_result *r, const char *path, 
 static const char *set9(const char *ver)
 {
     static char buf[2048];
-    static const char *stems[] = {"libcudnn", "libcudnn_graph", "libcudnn_ops", "libcudnn_cnn",
-                                  "libcudnn_adv", "libcudnn_engines_precompiled",
-                                  "libcudnn_engines_runtime_compiled", "libcudnn_heuristic"};
+    static const char *stems[] = {"libcudnn",
+                                  "libcudnn_graph",
+                                  "libcudnn_ops",
+                                  "libcudnn_cnn",
+                                  "libcudnn_adv",
+                                  "libcudnn_engines_precompiled",
+                                  "libcudnn_engines_runtime_compiled",
+                                  "libcudnn_heuristic"};
     buf[0] = '\0';
     for (size_t i = 0; i < 8; i++) {
         size_t n = strlen(buf);
@@ -245,8 +250,8 @@ static void t_healthy(void **state)
     cudnnctl_detect_result *d = det_new();
     add_tk(d, "/usr/local/cuda-13.0", 13, 0, 1);
     set_driver(d, "580.95.05", 13000, 0);
-    cudnnctl_cudnn_copy *c = add_cu(d, "/usr/local/cuda-13.0/lib64", "9.19.0", "cuda-tree",
-                                    set9("9.19.0"));
+    cudnnctl_cudnn_copy *c =
+        add_cu(d, "/usr/local/cuda-13.0/lib64", "9.19.0", "cuda-tree", set9("9.19.0"));
     c->in_loader_path = 1;
     RUN(d);
     assert_int_equal(f->res->n_findings, 0);
@@ -282,11 +287,9 @@ static const struct {
 } driver_cases[] = {
     {"550.54.15", 12040, 0, 13, 1}, /* R550 under CUDA 13 (floor 580.65.06) */
     {"580.65.06", 13000, 0, 13, 0}, /* exactly the floor */
-    {"580.159.04", 13000, 0, 13, 0},
-    {"525.60.13", 12000, 0, 12, 0}, /* CUDA 12 floor */
-    {"470.82.01", 11040, 0, 12, 1},
-    {NULL, 12020, 0, 13, 1},        /* only cuDriverGetVersion known */
-    {NULL, 12020, 1, 13, 0},        /* an estimate (lower bound) proves nothing */
+    {"580.159.04", 13000, 0, 13, 0}, {"525.60.13", 12000, 0, 12, 0}, /* CUDA 12 floor */
+    {"470.82.01", 11040, 0, 12, 1},  {NULL, 12020, 0, 13, 1}, /* only cuDriverGetVersion known */
+    {NULL, 12020, 1, 13, 0}, /* an estimate (lower bound) proves nothing */
     {NULL, 13000, 0, 13, 0},
 };
 
@@ -320,8 +323,7 @@ static void t_driver_floor_of_cudnn_variant(void **state)
     cudnnctl_detect_result *d = det_new();
     add_tk(d, "/usr/local/cuda-12.4", 12, 4, 1);
     set_driver(d, "550.54.15", 12040, 0);
-    add_cu(d, "/venv/lib/python3.11/site-packages/nvidia/cudnn/lib", "9.19.0", "wheel",
-           set9("9"));
+    add_cu(d, "/venv/lib/python3.11/site-packages/nvidia/cudnn/lib", "9.19.0", "wheel", set9("9"));
     RUN(d);
     expect(f->res, "DRIVER_TOO_OLD", "CUDNN_CUDA_MAJOR_MISMATCH");
     assert_non_null(strstr(find(f->res, "DRIVER_TOO_OLD")->message, "CUDA 13"));
@@ -338,8 +340,9 @@ static void t_mixed_sublibs(void **state)
     char *p = strstr(libs, "libcudnn_ops.so.9.20.0");
     memcpy(p, "libcudnn_ops.so.9.14.0", 22);
     cudnnctl_cudnn_copy *c = add_cu(d, "/usr/lib/x86_64-linux-gnu", "9.20.0", "system", libs);
-    push(&c->problems, &c->n_problems, "sub-libraries in /usr/lib/x86_64-linux-gnu disagree in "
-                                       "version (...)");
+    push(&c->problems, &c->n_problems,
+         "sub-libraries in /usr/lib/x86_64-linux-gnu disagree in "
+         "version (...)");
     RUN(d);
     expect(f->res, "CUDNN_MIXED_SUBLIBS", "CUDNN_PROBLEM CUDNN_INCOMPLETE");
     const cudnnctl_finding *x = find(f->res, "CUDNN_MIXED_SUBLIBS");
@@ -385,13 +388,15 @@ static void t_headers(void **state)
         add_cu(d, "/usr/local/cuda-13.0/lib64", "9.14.0", "cuda-tree", set9("9.14.0"));
     c->header_version = sd("9.19.0");
     c->include_dir = sd("/usr/local/cuda-13.0/include");
-    push(&c->problems, &c->n_problems, "headers in /usr/local/cuda-13.0/include say cuDNN 9.19.0 "
-                                       "but the libraries in /x are 9.14.0: ...");
+    push(&c->problems, &c->n_problems,
+         "headers in /usr/local/cuda-13.0/include say cuDNN 9.19.0 "
+         "but the libraries in /x are 9.14.0: ...");
     cudnnctl_cudnn_copy *h = add_cu(d, "/usr/include", "8.9.7", "system", NULL);
     h->include_dir = sd("/usr/include");
     h->header_version = sd("8.9.7");
-    push(&h->problems, &h->n_problems, "cuDNN 8.9.7 headers in /usr/include have no libcudnn "
-                                       "libraries beside them");
+    push(&h->problems, &h->n_problems,
+         "cuDNN 8.9.7 headers in /usr/include have no libcudnn "
+         "libraries beside them");
     RUN(d);
     expect(f->res, "CUDNN_HEADER_MISMATCH CUDNN_HEADERS_ONLY", "CUDNN_PROBLEM");
     size_t n = 0;
@@ -411,8 +416,7 @@ static void t_detect_problem_texts(void **state)
     push(&c->problems, &c->n_problems, "only the major version of /x/lib is known (...)");
     push(&c->problems, &c->n_problems, "something detect learned later");
     RUN(d);
-    expect(f->res,
-           "CUDNN_BAD_LIBRARY CUDNN_DIST_INFO_MISMATCH CUDNN_VERSION_UNKNOWN CUDNN_PROBLEM",
+    expect(f->res, "CUDNN_BAD_LIBRARY CUDNN_DIST_INFO_MISMATCH CUDNN_VERSION_UNKNOWN CUDNN_PROBLEM",
            NULL);
     assert_non_null(strstr(find(f->res, "CUDNN_PROBLEM")->message, "learned later"));
 }
@@ -423,10 +427,9 @@ static void t_loader_conflict(void **state)
     cudnnctl_detect_result *d = det_new();
     add_tk(d, "/usr/local/cuda-12.8", 12, 8, 1);
     /* (add_cu may move the array: set each copy's flags before adding the next) */
-    add_cu(d, "/usr/local/cuda-12.8/lib64", "9.8.0", "cuda-tree", set9("9.8.0"))
-        ->in_loader_path = 1;
-    add_cu(d, "/usr/lib/x86_64-linux-gnu", "9.14.0", "system", set9("9.14.0"))->in_loader_path =
+    add_cu(d, "/usr/local/cuda-12.8/lib64", "9.8.0", "cuda-tree", set9("9.8.0"))->in_loader_path =
         1;
+    add_cu(d, "/usr/lib/x86_64-linux-gnu", "9.14.0", "system", set9("9.14.0"))->in_loader_path = 1;
     /* another major does not conflict: the SONAMEs differ */
     add_cu(d, "/opt/cudnn8/lib", "8.9.7", "prefix",
            "libcudnn.so.8.9.7 libcudnn_ops_infer.so.8.9.7 libcudnn_ops_train.so.8.9.7 "
@@ -528,9 +531,9 @@ static void t_cuda_links(void **state)
     fx *f = *state;
     mk("/usr/local/cuda-13.0/bin");
     mk("/usr/local/not-a-toolkit");
-    ln("/usr/local/cuda-12.4", "/usr/local/cuda");          /* dangling */
-    ln("/usr/local/not-a-toolkit", "/usr/local/cuda-12");   /* no toolkit there */
-    ln("/usr/local/cuda-13.0", "/usr/local/cuda-13");       /* fine */
+    ln("/usr/local/cuda-12.4", "/usr/local/cuda");        /* dangling */
+    ln("/usr/local/not-a-toolkit", "/usr/local/cuda-12"); /* no toolkit there */
+    ln("/usr/local/cuda-13.0", "/usr/local/cuda-13");     /* fine */
     cudnnctl_detect_result *d = det_new();
     cudnnctl_toolkit *t = add_tk(d, "/usr/local/cuda-13.0", 13, 0, 1);
     push(&t->aliases, &t->n_aliases, "/usr/local/cuda-13");
@@ -574,7 +577,8 @@ static void t_so_chains(void **state)
            "CUDNN_SONAME_LINK_MISSING CUDNN_SONAME_LINK_BROKEN CUDNN_SONAME_FILE_SHADOWS "
            "CUDNN_DEV_LINK_MISSING CUDNN_DEV_LINK_BROKEN CUDNN_MIXED_SUBLIBS",
            NULL);
-    assert_string_equal(find(f->res, "CUDNN_SONAME_LINK_MISSING")->path, "/opt/c/lib/libcudnn.so.9");
+    assert_string_equal(find(f->res, "CUDNN_SONAME_LINK_MISSING")->path,
+                        "/opt/c/lib/libcudnn.so.9");
     assert_string_equal(find(f->res, "CUDNN_SONAME_FILE_SHADOWS")->path,
                         "/opt/c/lib/libcudnn_graph.so.9");
     assert_string_equal(find(f->res, "CUDNN_DEV_LINK_MISSING")->path, "/opt/c/lib/libcudnn.so");
@@ -613,8 +617,8 @@ static void t_good_chains_and_wheels(void **state)
     put("/w/nvidia/cudnn/lib/libcudnn_graph.so.9", "x");
     cudnnctl_detect_result *d = det_new();
     add_tk(d, "/usr/local/cuda-13.0", 13, 0, 1);
-    cudnnctl_cudnn_copy *c = add_cu(d, "/opt/ok/lib", "9.19.0", "prefix",
-                                    "libcudnn.so.9.19.0 libcudnn_graph.so.9.19.0");
+    cudnnctl_cudnn_copy *c =
+        add_cu(d, "/opt/ok/lib", "9.19.0", "prefix", "libcudnn.so.9.19.0 libcudnn_graph.so.9.19.0");
     c->include_dir = sd("/opt/ok/include");
     c = add_cu(d, "/w/nvidia/cudnn/lib", "9.19.0", "wheel", "libcudnn.so.9 libcudnn_graph.so.9");
     c->include_dir = sd("/w/nvidia/cudnn/include");
