@@ -7,16 +7,17 @@
 
 int cmd_report(cli_opts *o, cudnnctl_ctx *ctx)
 {
-    if (o->n_args) {
-        fprintf(stderr, "cudnnctl: report takes no arguments (redirect its output to a file: "
-                        "cudnnctl report > host.json)\n");
+    if (o->n_args > 1 || (o->n_args && !o->validate)) {
+        fprintf(stderr, "cudnnctl: report takes no arguments but, with --validate, the target "
+                        "to validate (as for validate); redirect its output to a file: cudnnctl "
+                        "report > host.json\n");
         return 2;
     }
     cudnnctl_report_opts ro;
     memset(&ro, 0, sizeof(ro));
     ro.doctor = 1;
     ro.validate = o->validate;
-    ro.validate_opts.target = o->prefix;
+    ro.validate_opts.target = o->n_args ? o->args[0] : o->prefix;
     ro.validate_opts.cuda_home = o->cuda_home;
     ro.validate_opts.device = o->device;
     ro.validate_opts.timeout_ms = o->timeout_s * 1000u;
