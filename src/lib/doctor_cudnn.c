@@ -2,6 +2,7 @@
  * incomplete sets, header/library disagreement, the CUDA major a copy was built for against the
  * CUDA it runs with, several versions visible to the loader, and cuDNN dirs on LD_LIBRARY_PATH
  * (failure modes 4, 5 and 6 of cudnn-distribution.md). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,48 @@ static int dist_variant(cc_doctor_run *run, const char *dir, int major)
     return out;
 }
 
+/* NVIDIA's debs: /var/lib/dpkg/info/libcudnn9-cuda-12[:amd64].list names every file of the
+ * package; the one listing this copy's libcudnn.so.M file says the CUDA major. -1 none. */
+static int dpkg_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
+{
+    char prefix[32];
+    snprintf(prefix, sizeof(prefix), "libcudnn%d-cuda-", c->major);
+    cc_strv ents = {0};
+    if (cc_doc_list(run, "/var/lib/dpkg/info", prefix, &ents) != 0)
+        return -1;
+    int out = -1;
+    char *want = cc_asprintf("%s/libcudnn.so.%d", c->path, c->major);
+    for (size_t i = 0; want && i < ents.n && out < 0; i++) {
+        const char *n = ents.v[i] + strlen(prefix);
+        char *end = NULL;
+        long cu = strtol(n, &end, 10);
+        if (end == n || (strcmp(end, ".list") != 0 && !cc_str_starts(end, ":")) ||
+            !cc_str_ends(end, ".list") || cu <= 0 || cu > 99)
+            continue;
+        char *p = cc_path_join("/var/lib/dpkg/info", ents.v[i]);
+        char *h = p ? cc_doc_host(run, p) : NULL;
+        char *text = NULL;
+        size_t len = 0;
+        if (h && cc_sys_read_file(run->ctx, h, 1u << 20, &text, &len) == 0 && text) {
+            /* a line that is the SONAME file or starts with it (libcudnn.so.9.14.0) */
+            for (const char *l = text; l && *l && out < 0;) {
+                const char *nl = strchr(l, '\n');
+                size_t ln = nl ? (size_t)(nl - l) : strlen(l);
+                if (ln >= strlen(want) && strncmp(l, want, strlen(want)) == 0)
+                    out = (int)cu;
+                l = nl ? nl + 1 : NULL;
+            }
+        }
+        cc_clear_error(run->ctx);
+        free(text);
+        free(h);
+        free(p);
+    }
+    free(want);
+    cc_strv_free(&ents);
+    return out;
+}
+
 /* "cudnn-9.19.0.56-cuda13" anywhere in the path (cudnnctl's prefix layout) -> 13. */
 static int prefix_variant(const char *path)
 {
@@ -102,6 +145,10 @@ int cc_doc_copy_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const 
             *how = "install receipt";
             return in->cuda_major;
         }
+    }
+    if ((v = dpkg_variant(run, c)) > 0) {
+        *how = "Debian package (libcudnnM-cuda-N)";
+        return v;
     }
     if ((v = prefix_variant(c->path)) > 0) {
         *how = "prefix dir name (cudnn-<version>-cuda<M>)";

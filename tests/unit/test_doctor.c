@@ -526,6 +526,27 @@ static void t_tree_and_prefix_variant(void **state)
     assert_int_equal(n, 2);
 }
 
+static void t_dpkg_variant(void **state)
+{
+    /* NVIDIA's libcudnn9-cuda-12 deb under a CUDA 13 toolkit (multiarch list name too) */
+    fx *f = *state;
+    mk("/usr/lib/x86_64-linux-gnu");
+    put("/var/lib/dpkg/info/libcudnn9-cuda-12:amd64.list",
+        "/.\n/usr\n/usr/lib/x86_64-linux-gnu\n/usr/lib/x86_64-linux-gnu/libcudnn.so.9.14.0\n"
+        "/usr/lib/x86_64-linux-gnu/libcudnn.so.9\n");
+    put("/var/lib/dpkg/info/libcudnn9-cuda-13.list", "/usr/lib/other/libcudnn.so.9.19.0\n");
+    put("/var/lib/dpkg/info/libcudnn9-cuda-13.md5sums", "x\n");
+    cudnnctl_detect_result *d = det_new();
+    add_tk(d, "/usr/local/cuda-13.0", 13, 0, 1);
+    set_driver(d, "580.95.05", 13000, 0);
+    add_cu(d, "/usr/lib/x86_64-linux-gnu", "9.14.0", "system", set9("9.14.0"))->in_loader_path = 1;
+    RUN(d);
+    expect(f->res, "CUDNN_CUDA_MAJOR_MISMATCH", NULL);
+    const cudnnctl_finding *x = find(f->res, "CUDNN_CUDA_MAJOR_MISMATCH");
+    assert_non_null(strstr(x->message, "Debian package"));
+    assert_non_null(strstr(x->message, "built for CUDA 12"));
+}
+
 static void t_cuda_links(void **state)
 {
     fx *f = *state;
@@ -753,6 +774,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(t_ld_library_path, setup, teardown),
         cmocka_unit_test_setup_teardown(t_wheel_variant, setup, teardown),
         cmocka_unit_test_setup_teardown(t_tree_and_prefix_variant, setup, teardown),
+        cmocka_unit_test_setup_teardown(t_dpkg_variant, setup, teardown),
         cmocka_unit_test_setup_teardown(t_cuda_links, setup, teardown),
         cmocka_unit_test_setup_teardown(t_so_chains, setup, teardown),
         cmocka_unit_test_setup_teardown(t_good_chains_and_wheels, setup, teardown),
