@@ -327,15 +327,15 @@ static void detect_problems(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
                        "install headers and libraries of one release together, or remove the "
                        "stray headers",
                        "%s: programs built here compile against one cuDNN and load another", p);
-        else if (strstr(p, "dist-info"))
-            cc_doc_add(run, CC_DC_CUDNN_DIST_INFO_MISMATCH, c->path,
-                       "reinstall the wheel (`pip install --force-reinstall nvidia-cudnn-cuN`); "
-                       "pip's record no longer matches the files",
-                       "%s", p);
         else if (strstr(p, "only the major version"))
             cc_doc_add(run, CC_DC_CUDNN_VERSION_UNKNOWN, c->path,
                        "add the headers (cudnn_version.h) of the release, or reinstall it with "
                        "cudnnctl so its receipt records the version",
+                       "%s", p);
+        else if (strstr(p, "dist-info"))
+            cc_doc_add(run, CC_DC_CUDNN_DIST_INFO_MISMATCH, c->path,
+                       "reinstall the wheel (`pip install --force-reinstall nvidia-cudnn-cuN`); "
+                       "pip's record no longer matches the files",
                        "%s", p);
         else
             cc_doc_add(run, CC_DC_CUDNN_PROBLEM, c->path,

@@ -155,12 +155,40 @@ static cudnnctl_err add_validation(cudnnctl_ctx *ctx, cJSON *root, const cudnnct
     return CUDNNCTL_E_OK;
 }
 
-/* The installs cudnnctl made (receipts). PENDING: filled from cudnnctl_list once the install
- * work is merged; until then the key is null ("not known"), never an empty list. */
+/* The installs cudnnctl made (receipts, as `list --json` gives them) and an interrupted run's
+ * journal. Receipts that cannot be read are recorded as an error in the document, not a
+ * failure of the report. */
 static cudnnctl_err cc_report_add_installs(cudnnctl_ctx *ctx, cJSON *root)
 {
-    if (!cJSON_AddNullToObject(root, "installs"))
+    cudnnctl_install_list *l = NULL;
+    char *text = NULL;
+    cudnnctl_err e = cudnnctl_list(ctx, NULL, &l);
+    if (e == CUDNNCTL_E_NOMEM)
+        return e;
+    if (e != CUDNNCTL_E_OK) {
+        const char *d = cudnnctl_last_error(ctx)->detail;
+        int ok = cJSON_AddNullToObject(root, "installs") &&
+                 cJSON_AddNullToObject(root, "pending_journal") &&
+                 cJSON_AddStringToObject(root, "installs_error", d ? d : cudnnctl_strerror(e));
+        cc_clear_error(ctx);
+        return ok ? CUDNNCTL_E_OK : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    e = cudnnctl_install_list_json(l, &text);
+    cudnnctl_install_list_free(l);
+    cJSON *j = e == CUDNNCTL_E_OK ? cJSON_Parse(text) : NULL;
+    cudnnctl_free(text);
+    cJSON *arr = j ? cJSON_DetachItemFromObjectCaseSensitive(j, "installs") : NULL;
+    cJSON *pj = j ? cJSON_DetachItemFromObjectCaseSensitive(j, "pending_journal") : NULL;
+    cJSON_Delete(j);
+    if (!arr || !pj || !cJSON_AddItemToObject(root, "installs", arr)) {
+        cJSON_Delete(arr);
+        cJSON_Delete(pj);
         return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory while writing the report");
+    }
+    if (!cJSON_AddItemToObject(root, "pending_journal", pj)) {
+        cJSON_Delete(pj);
+        return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory while writing the report");
+    }
     return CUDNNCTL_E_OK;
 }
 

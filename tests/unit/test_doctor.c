@@ -413,7 +413,9 @@ static void t_detect_problem_texts(void **state)
     cudnnctl_cudnn_copy *c = add_cu(d, "/x/lib", "9.19.0", "prefix", set9("9.19.0"));
     push(&c->problems, &c->n_problems, "/x/lib/libcudnn_ops.so.9.19.0 has no SONAME");
     push(&c->problems, &c->n_problems, "dist-info in /s says cuDNN 9.19.0.56 but the copy is 9.1");
-    push(&c->problems, &c->n_problems, "only the major version of /x/lib is known (...)");
+    push(&c->problems, &c->n_problems,
+         "only the major version of /x/lib is known (no versioned file names, headers or "
+         "dist-info)");
     push(&c->problems, &c->n_problems, "something detect learned later");
     RUN(d);
     expect(f->res, "CUDNN_BAD_LIBRARY CUDNN_DIST_INFO_MISMATCH CUDNN_VERSION_UNKNOWN CUDNN_PROBLEM",
