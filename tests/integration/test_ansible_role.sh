@@ -97,7 +97,7 @@ play() { # LOG [extra args]
     local log=$1 rc=0
     shift
     env ANSIBLE_HOME="$T/.ansible" ANSIBLE_LOCAL_TEMP="$T/.ansible/tmp" ANSIBLE_REMOTE_TEMP="$T/.ansible/rtmp" \
-        ANSIBLE_ROLES_PATH="$ROLES" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 \
+        ANSIBLE_ROLES_PATH="$ROLES" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_PIPELINING=1 \
         ANSIBLE_PYTHON_INTERPRETER="$PY" \
         ansible-playbook -i localhost, -c local "$T/play.yml" "$@" >"$log" 2>&1 || rc=$?
     return $rc
