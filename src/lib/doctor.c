@@ -167,6 +167,23 @@ cudnnctl_err cudnnctl_doctor(cudnnctl_ctx *ctx, const cudnnctl_detect_result *de
             return e;
         det = own;
     }
+    /* the checks rely on what detect always fills; a hand-made result must too */
+    for (size_t i = 0; i < det->n_toolkits; i++)
+        if (!det->toolkits[i].path || !det->toolkits[i].version || !det->toolkits[i].origin) {
+            e = CC_ERR(ctx, CUDNNCTL_E_USAGE,
+                       "detect result: toolkit %zu lacks path, version "
+                       "or origin",
+                       i);
+            goto out_det;
+        }
+    for (size_t i = 0; i < det->n_cudnn; i++)
+        if (!det->cudnn[i].path || !det->cudnn[i].version || !det->cudnn[i].origin) {
+            e = CC_ERR(ctx, CUDNNCTL_E_USAGE,
+                       "detect result: cuDNN copy %zu lacks path, "
+                       "version or origin",
+                       i);
+            goto out_det;
+        }
     uint64_t t0 = cc_pf_now_ms();
     cc_doctor_run run = {.ctx = ctx, .det = det, .opts = opts ? opts : &defaults};
     run.r = calloc(1, sizeof(*run.r));
@@ -200,6 +217,7 @@ oom:
 out:
     cc_doc_state_free(&run);
     cudnnctl_doctor_result_free(run.r);
+out_det:
     cudnnctl_detect_result_free(own);
     return e;
 }

@@ -726,6 +726,19 @@ static void t_order_and_json(void **state)
     cudnnctl_free(json);
 }
 
+static void t_malformed_input(void **state)
+{
+    fx *f = *state;
+    cudnnctl_detect_result *d = det_new();
+    cudnnctl_cudnn_copy *c = add_cu(d, "/x/lib", "9.19.0", "prefix", set9("9.19.0"));
+    free(c->version);
+    c->version = NULL;
+    cudnnctl_doctor_result *r = NULL;
+    assert_int_equal(cudnnctl_doctor(f->ctx, d, NULL, &r), CUDNNCTL_E_USAGE);
+    assert_null(r);
+    cudnnctl_detect_result_free(d);
+}
+
 static void t_code_table_documented(void **state)
 {
     (void)state;
@@ -782,6 +795,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(t_good_chains_and_wheels, setup, teardown),
         cmocka_unit_test_setup_teardown(t_cudnn8_dlopen_names, setup, teardown),
         cmocka_unit_test_setup_teardown(t_order_and_json, setup, teardown),
+        cmocka_unit_test_setup_teardown(t_malformed_input, setup, teardown),
         cmocka_unit_test(t_code_table_documented),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
