@@ -70,6 +70,9 @@ int cc_pf_symlink(const char *target, const char *linkpath);
 char *cc_pf_readlink(const char *path);
 char *cc_pf_realpath(const char *path);
 int cc_pf_fsync_dir(const char *path); /* no-op where directories cannot be synced */
+/* Start writing a file's dirty pages to disk without waiting (sync_file_range); best effort,
+ * a no-op where the OS has no such call. A later fsync then finds little left to do. */
+void cc_pf_start_writeback(const char *path);
 int cc_pf_free_space(const char *path, uint64_t *bytes);
 int cc_pf_is_abs(const char *path);
 /* Length of the root of an absolute path, its separator included: "/" 1 (Linux); "C:\" 3,
@@ -154,6 +157,10 @@ char **cc_pf_loaded_module_paths(const char *prefix);
  * same way. Lets a parent name the crash of a child that ran vendor code. */
 void cc_pf_crash_notify(const char *before, const char *after);
 char cc_pf_path_list_sep(void); /* ':' (PATH, LD_LIBRARY_PATH) or ';' */
+
+/* ---- report (doctor area) ------------------------------------------------------------------ */
+char *cc_pf_hostname(void);       /* this machine's name (gethostname / GetComputerNameExW) */
+char *cc_pf_kernel_release(void); /* "6.1.0-27-amd64" (uname -r); NULL where there is none */
 
 /* ---- default locations ---------------------------------------------------------------------- */
 char *cc_pf_default_cache_dir(void); /* $XDG_CACHE_HOME/cudnnctl, %LOCALAPPDATA%\cudnnctl\cache */
