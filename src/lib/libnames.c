@@ -63,7 +63,8 @@ int cc_ln_major(const char *name, const char *stem)
         nd++;
     /* digits, then ".dll" or "_<digits>.dll" (nvrtc64_120_0.dll) */
     const char *rest = v + nd;
-    if (!nd || !(rest == name + n - 4 || (rest[0] == '_' && all_digits(rest + 1, (size_t)(name + n - 4 - rest - 1)))))
+    if (!nd || !(rest == name + n - 4 ||
+                 (rest[0] == '_' && all_digits(rest + 1, (size_t)(name + n - 4 - rest - 1)))))
         return -1;
     int m = atoi(v);
     return m >= 100 ? m / 10 : m; /* cudart64_110 -> 11, cudart64_102 -> 10, nvrtc64_120 -> 12 */

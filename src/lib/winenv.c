@@ -12,11 +12,16 @@
 static const char *type_name(int t)
 {
     switch (t) {
-    case CC_PF_REG_SZ: return "REG_SZ";
-    case CC_PF_REG_EXPAND_SZ: return "REG_EXPAND_SZ";
-    case CC_PF_REG_DWORD: return "REG_DWORD";
-    case CC_PF_REG_NONE: return "none";
-    default: return "other";
+    case CC_PF_REG_SZ:
+        return "REG_SZ";
+    case CC_PF_REG_EXPAND_SZ:
+        return "REG_EXPAND_SZ";
+    case CC_PF_REG_DWORD:
+        return "REG_DWORD";
+    case CC_PF_REG_NONE:
+        return "none";
+    default:
+        return "other";
     }
 }
 
@@ -127,8 +132,8 @@ static cudnnctl_err record(cudnnctl_ctx *ctx, cJSON *changes, const char *key, c
     return CUDNNCTL_E_OK;
 }
 
-static cudnnctl_err reg_fail(cudnnctl_ctx *ctx, const char *what, const char *key,
-                             const char *name, int system)
+static cudnnctl_err reg_fail(cudnnctl_ctx *ctx, const char *what, const char *key, const char *name,
+                             int system)
 {
     cudnnctl_err code = cc_pf_last_error();
     if (code == CUDNNCTL_E_OK)

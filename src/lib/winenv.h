@@ -9,7 +9,7 @@
 #include "internal.h"
 
 #define CC_WINENV_USER_KEY "HKCU\\Environment"
-#define CC_WINENV_SYSTEM_KEY \
+#define CC_WINENV_SYSTEM_KEY                                                                       \
     "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment"
 
 typedef struct {
@@ -18,7 +18,8 @@ typedef struct {
     const char *version;     /* "12.4" / "12.4.1": names CUDA_PATH_V12_4; NULL: no versioned var */
     const char *const *bins; /* dirs put first on PATH, in this order (duplicates dropped) */
     size_t n_bins;
-    const char *const *managed; /* PATH entries equal to one of these are dropped (other toolkits) */
+    const char *const
+        *managed; /* PATH entries equal to one of these are dropped (other toolkits) */
     size_t n_managed;
     int dry; /* compute and record the changes, write nothing */
 } cc_winenv_want;

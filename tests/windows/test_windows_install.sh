@@ -7,10 +7,13 @@
 #  - HKCU\Environment then holds CUDA_PATH and CUDA_PATH_V12_4 = the tree, and a Path (still
 #    REG_EXPAND_SZ, the user's %USERPROFILE% entry unexpanded) with the tree's bin exactly once,
 #    also after a second install; the receipt records the old values;
-#  - uninstall restores every file of the tree and every registry value (wine reg query) exactly.
+#  - `use 13.0` (its registry side, cc_winenv_use, through tests/tools/win_envuse.c) repoints
+#    CUDA_PATH at v13.0 and swaps v12.4\bin for v13.0\bin;v13.0\bin\x64 on Path, once each;
+#  - uninstall restores every file of the tree and every registry value (wine reg query) exactly
+#    (after the use: leaves what `use` set, removes CUDA_PATH_V12_4 the install added).
 # Runs under scripts/test-windows.sh (WINE, WINEPREFIX, CUDNNCTL set by CTest).
 set -euo pipefail
-: "${WINE:?run through scripts/test-windows.sh}" "${WINEPREFIX:?}" "${CUDNNCTL:?}"
+: "${WINE:?run through scripts/test-windows.sh}" "${WINEPREFIX:?}" "${CUDNNCTL:?}" "${WINENVUSE:?}"
 
 . "$(dirname "${BASH_SOURCE[0]}")/cudnn_wheel.sh"
 
@@ -24,6 +27,7 @@ TMP=$(mktemp -d)
 reg_restore() { # put the user's environment back as the test found it
   "$WINE" reg delete "$KEY" /v CUDA_PATH /f >/dev/null 2>&1 || true
   "$WINE" reg delete "$KEY" /v CUDA_PATH_V12_4 /f >/dev/null 2>&1 || true
+  "$WINE" reg delete "$KEY" /v CUDA_PATH_V13_0 /f >/dev/null 2>&1 || true
   "$WINE" reg delete "$KEY" /v Path /f >/dev/null 2>&1 || true
 }
 trap 'reg_restore; [ -n "${KEEP:-}" ] || rm -rf "$ROOT" "$W" "$STATE" "$TMP"' EXIT
@@ -124,9 +128,33 @@ grep -q '"result": *"unchanged"' "$TMP/install.json" || fail "second install: $(
 check_reg
 echo "ok: a second install changes nothing"
 
+# a CUDA 13 toolkit beside it (DLLs in bin\x64); first the plain uninstall, then install + use 13.0
+TREE13="$ROOT/CUDA/v13.0"
+WTREE13='C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v13.0'
+mkdir -p "$TREE13/bin/x64" "$TREE13/include"
+echo '{"cuda": {"name": "CUDA SDK", "version": "13.0.1"}}' >"$TREE13/version.json"
+printf 'MZ cudart test double\n' >"$TREE13/bin/x64/cudart64_13.dll"
 "$WINE" "$CUDNNCTL" uninstall --json 2>"$TMP/err" | tr -d '\r' >"$TMP/un.json" || fail "uninstall: $(cat "$TMP/err")"
 snapshot >"$TMP/tree.after"
 diff "$TMP/tree.before" "$TMP/tree.after" >&2 || fail "uninstall did not restore the tree (above)"
 regq >"$TMP/reg.after"
 diff "$TMP/reg.before" "$TMP/reg.after" >&2 || fail "uninstall did not restore the registry (above)"
 echo "ok: uninstall restored the tree (foreign cudnn.h back) and CUDA_PATH / CUDA_PATH_V12_4 / Path"
+
+install
+check_reg
+"$WINE" "$WINENVUSE" "$WTREE13" 13.0 2>"$TMP/err" | tr -d '\r' >"$TMP/use.json" || fail "use 13.0: $(cat "$TMP/err")"
+"$WINE" reg query "$KEY" 2>/dev/null | tr -d '\r' >"$TMP/reg.now"
+grep -qxF "    CUDA_PATH    REG_SZ    $WTREE13" "$TMP/reg.now" || fail "use 13.0: CUDA_PATH: $(cat "$TMP/reg.now")"
+grep -qxF "    CUDA_PATH_V13_0    REG_SZ    $WTREE13" "$TMP/reg.now" || fail "use 13.0: CUDA_PATH_V13_0: $(cat "$TMP/reg.now")"
+want="    Path    REG_EXPAND_SZ    $WTREE13\\bin;$WTREE13\\bin\\x64;%USERPROFILE%\\bin;C:\\tools"
+grep -qxF "$want" "$TMP/reg.now" || fail "use 13.0: Path: $(grep Path "$TMP/reg.now") (want $want)"
+echo "ok: use 13.0 repoints CUDA_PATH and swaps v12.4\\bin for v13.0\\bin;bin\\x64 on Path"
+"$WINE" "$WINENVUSE" "$WTREE13" 13.0 2>/dev/null | tr -d '\r' | grep -qx '\[\]' || fail "use 13.0 twice changed something"
+"$WINE" "$CUDNNCTL" uninstall --json 2>"$TMP/err" | tr -d '\r' >"$TMP/un.json" || fail "uninstall after use: $(cat "$TMP/err")"
+"$WINE" reg query "$KEY" 2>/dev/null | tr -d '\r' >"$TMP/reg.now"
+grep -qxF "    CUDA_PATH    REG_SZ    $WTREE13" "$TMP/reg.now" || fail "uninstall after use changed CUDA_PATH: $(cat "$TMP/reg.now")"
+grep -qxF "$want" "$TMP/reg.now" || fail "uninstall after use changed Path: $(grep Path "$TMP/reg.now")"
+grep -q CUDA_PATH_V12_4 "$TMP/reg.now" && fail "uninstall left CUDA_PATH_V12_4, which the install added"
+grep -q 'CUDA_PATH.*was changed after the install' "$TMP/un.json" || fail "no warning about the CUDA_PATH that use changed: $(cat "$TMP/un.json")"
+echo "ok: uninstall after use keeps what use set, removes what the install added"
