@@ -10,7 +10,9 @@
 #  - `use 13.0` (its registry side, cc_winenv_use, through tests/tools/win_envuse.c) repoints
 #    CUDA_PATH at v13.0 and swaps v12.4\bin for v13.0\bin;v13.0\bin\x64 on Path, once each;
 #  - uninstall restores every file of the tree and every registry value (wine reg query) exactly
-#    (after the use: leaves what `use` set, removes CUDA_PATH_V12_4 the install added).
+#    (after the use: leaves what `use` set, removes CUDA_PATH_V12_4 the install added);
+#  - a 9.18+ zip (bin\x64 layout) into the CUDA 13 tree puts the DLLs in bin\x64 (where that
+#    toolkit keeps its DLLs) and both bin and bin\x64 on Path once; uninstall restores it all.
 # Runs under scripts/test-windows.sh (WINE, WINEPREFIX, CUDNNCTL set by CTest).
 set -euo pipefail
 : "${WINE:?run through scripts/test-windows.sh}" "${WINEPREFIX:?}" "${CUDNNCTL:?}" "${WINENVUSE:?}"
@@ -158,3 +160,46 @@ grep -qxF "$want" "$TMP/reg.now" || fail "uninstall after use changed Path: $(gr
 grep -q CUDA_PATH_V12_4 "$TMP/reg.now" && fail "uninstall left CUDA_PATH_V12_4, which the install added"
 grep -q 'CUDA_PATH.*was changed after the install' "$TMP/un.json" || fail "no warning about the CUDA_PATH that use changed: $(cat "$TMP/un.json")"
 echo "ok: uninstall after use keeps what use set, removes what the install added"
+
+# 9.18+ layout (bin\x64, lib\x64) for CUDA 13 into v13.0 (DLLs in bin\x64): the same real bytes
+# under a 9.19 CUDA 13 name, with a matching version header
+reg_restore
+"$WINE" reg add "$KEY" /v Path /t REG_EXPAND_SZ /d '%USERPROFILE%\bin;C:\tools' /f >/dev/null 2>&1
+regq >"$TMP/reg13.before"
+(cd "$TREE13" && find . -printf '%y %p\n' | sort) >"$TMP/tree13.before"
+TOP13=cudnn-windows-x86_64-9.19.0.56_cuda13-archive
+python3 - "$WHL" "$W" "$TOP13" <<'PY'
+import hashlib, sys, zipfile
+whl, out, top = sys.argv[1:4]
+z = zipfile.ZipFile(whl)
+files = {f"bin/x64/{n}": z.read(f"nvidia/cudnn/bin/{n}") for n in ("cudnn64_9.dll", "cudnn_graph64_9.dll")}
+files["include/cudnn.h"] = z.read("nvidia/cudnn/include/cudnn.h")
+files["include/cudnn_version.h"] = b"#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n"
+files.update({f"lib/x64/{n}": z.read(f"nvidia/cudnn/lib/x64/{n}") for n in ("cudnn.lib", "cudnn64_9.lib")})
+with zipfile.ZipFile(f"{out}/{top}.zip", "w", zipfile.ZIP_DEFLATED) as o:
+    for rel, b in files.items():
+        o.writestr(f"{top}/{rel}", b)
+with open(f"{out}/expected13.txt", "w") as exp:
+    for rel, b in files.items():
+        exp.write(f"{rel} {hashlib.sha256(b).hexdigest()}\n")
+PY
+SHA13=$(sha256sum "$W/$TOP13.zip" | cut -d' ' -f1)
+"$WINE" "$CUDNNCTL" install --json --no-validate --archive "C:\\cudnnctl-insttest\\$TOP13.zip" \
+  --sha256 "$SHA13" --cuda-home "$WTREE13" 2>"$TMP/err" | tr -d '\r' >"$TMP/install13.json" ||
+  fail "install into v13.0: $(cat "$TMP/err")"
+while read -r rel sum; do
+  got=$(sha256sum "$TREE13/$rel" 2>/dev/null | cut -d' ' -f1) || true
+  [ "$got" = "$sum" ] || fail "v13.0: $rel not in the tree with the zip's bytes (got '${got}')"
+done <"$W/expected13.txt"
+[ ! -e "$TREE13/bin/cudnn64_9.dll" ] || fail "v13.0: a DLL landed in bin\\ instead of bin\\x64\\"
+"$WINE" reg query "$KEY" 2>/dev/null | tr -d '\r' >"$TMP/reg.now"
+want13="    Path    REG_EXPAND_SZ    $WTREE13\\bin;$WTREE13\\bin\\x64;%USERPROFILE%\\bin;C:\\tools"
+grep -qxF "$want13" "$TMP/reg.now" || fail "v13.0 Path: $(grep Path "$TMP/reg.now") (want $want13)"
+grep -qxF "    CUDA_PATH_V13_0    REG_SZ    $WTREE13" "$TMP/reg.now" || fail "v13.0: CUDA_PATH_V13_0: $(cat "$TMP/reg.now")"
+echo "ok: a 9.18+ zip into v13.0: DLLs in bin\\x64, Path = bin;bin\\x64 once each"
+"$WINE" "$CUDNNCTL" uninstall --json 2>"$TMP/err" | tr -d '\r' >"$TMP/un13.json" || fail "uninstall v13.0: $(cat "$TMP/err")"
+(cd "$TREE13" && find . -printf '%y %p\n' | sort) >"$TMP/tree13.after"
+diff "$TMP/tree13.before" "$TMP/tree13.after" >&2 || fail "uninstall did not restore v13.0 (above)"
+regq >"$TMP/reg13.after"
+diff "$TMP/reg13.before" "$TMP/reg13.after" >&2 || fail "uninstall did not restore the registry after the v13.0 install (above)"
+echo "ok: uninstall restored v13.0 and the registry"
