@@ -145,9 +145,19 @@ out:
     return result;
 }
 
+/* The real location under the root: links resolved inside the root first, so an absolute
+ * link target never escapes to the host. */
+static char *rooted_real(cudnnctl_ctx *ctx, const char *path)
+{
+    char *u = cc_env_realpath(ctx, path);
+    char *r = u ? cc_rooted(ctx, u) : NULL;
+    free(u);
+    return r;
+}
+
 int cc_env_is_dir(cudnnctl_ctx *ctx, const char *path)
 {
-    char *r = cc_rooted(ctx, path);
+    char *r = rooted_real(ctx, path);
     cc_pf_stat_t st;
     int ok = r && cc_pf_stat(r, &st) == 0 && st.exists && st.is_dir;
     free(r);
@@ -156,9 +166,16 @@ int cc_env_is_dir(cudnnctl_ctx *ctx, const char *path)
 
 int cc_env_exists(cudnnctl_ctx *ctx, const char *path)
 {
-    char *r = cc_rooted(ctx, path);
+    /* the path itself may be a dangling link: resolve only its dir */
+    char *d = cc_path_dir(path);
+    char *rd = d ? cc_env_realpath(ctx, d) : NULL;
+    char *u = rd ? cc_path_join(rd, cc_path_base(path)) : NULL;
+    char *r = u ? cc_rooted(ctx, u) : NULL;
     cc_pf_stat_t st;
     int ok = r && cc_pf_lstat(r, &st) == 0 && st.exists;
+    free(d);
+    free(rd);
+    free(u);
     free(r);
     return ok;
 }

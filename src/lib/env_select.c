@@ -253,8 +253,26 @@ cudnnctl_err cudnnctl_env_select(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *i
         }
 
     if (!target) {
-        tk = cudnnctl_detect_active_toolkit(det);
-        if (!tk) {
+        /* persistent wiring follows /usr/local/cuda, whatever this session's CUDA_HOME says */
+        char *lr = ((flags & CUDNNCTL_SELECT_FOLLOW) && cc_env_is_dir(ctx, "/usr/local/cuda"))
+                       ? cc_env_realpath(ctx, "/usr/local/cuda")
+                       : NULL;
+        for (size_t i = 0; lr && det && i < det->n_toolkits && !tk; i++) {
+            char *r = cc_env_realpath(ctx, det->toolkits[i].path);
+            if (r && strcmp(r, lr) == 0)
+                tk = &det->toolkits[i];
+            free(r);
+        }
+        if (lr && !tk) {
+            s->toolkit_path = lr;
+            lr = NULL;
+            cc_env_read_toolkit_version(ctx, s->toolkit_path, &s->toolkit_version,
+                                        &s->toolkit_major, &s->toolkit_minor);
+        }
+        free(lr);
+        if (!tk && !s->toolkit_path)
+            tk = cudnnctl_detect_active_toolkit(det);
+        if (!tk && !s->toolkit_path) {
             rc = CC_ERR(ctx, CUDNNCTL_E_NO_TOOLKIT,
                         "no CUDA toolkit found; install one, or name a toolkit dir or a cudnnctl "
                         "prefix: cudnnctl env DIR");
@@ -363,9 +381,20 @@ cudnnctl_err cudnnctl_env_select(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *i
         if (!is_foreign_origin(&det->toolkits[i]) &&
             push_managed(ctx, &l.managed, det->toolkits[i].path) != 0)
             goto oom;
-    for (size_t p = 0; p < npx; p++)
-        if (px[p].n > 0 && push_managed(ctx, &l.managed, px[p].prefix) != 0)
+    for (size_t p = 0; p < npx; p++) {
+        if (px[p].n == 0)
+            continue;
+        /* the prefix, and its installs one by one for shells that cannot match a prefix of a
+         * path (cmd.exe replaces exact entries only) */
+        char *cur = cc_path_join(px[p].prefix, "current");
+        int bad = !cur || push_managed(ctx, &l.managed, px[p].prefix) != 0 ||
+                  push_uniq(&l.managed, cur) != 0;
+        free(cur);
+        for (size_t i = 0; !bad && i < px[p].n; i++)
+            bad = push_uniq(&l.managed, px[p].v[i].path) != 0;
+        if (bad)
             goto oom;
+    }
     if (s->prefix && s->toolkit_major >= 0 && s->cudnn_cuda_major != s->toolkit_major &&
         note(&l, cc_asprintf("the cuDNN in %s is built for CUDA %d, the toolkit is CUDA %d",
                              s->cudnn_path, s->cudnn_cuda_major, s->toolkit_major)) != 0)
