@@ -70,7 +70,8 @@ typedef struct {
 #define CUDNNCTL_SELECT_FOLLOW 1u
 
 /**
- * Resolve @p target: NULL (the active toolkit), a toolkit version "X.Y" / "X.Y.Z", a toolkit
+ * Resolve @p target: NULL (the toolkit /usr/local/cuda leads to, i.e. the one `use` selected;
+ * detect's active toolkit where there is no such link), a toolkit version "X.Y" / "X.Y.Z", a toolkit
  * dir, a cudnnctl prefix, or one install dir inside a prefix. The cuDNN installed for the
  * toolkit's CUDA major in a known prefix joins the selection (and the toolkit of that major
  * joins a prefix target). CUDNNCTL_E_NO_TOOLKIT (exit 5) lists what exists when nothing fits.

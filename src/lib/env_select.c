@@ -253,10 +253,10 @@ cudnnctl_err cudnnctl_env_select(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *i
         }
 
     if (!target) {
-        /* persistent wiring follows /usr/local/cuda, whatever this session's CUDA_HOME says */
-        char *lr = ((flags & CUDNNCTL_SELECT_FOLLOW) && cc_env_is_dir(ctx, "/usr/local/cuda"))
-                       ? cc_env_realpath(ctx, "/usr/local/cuda")
-                       : NULL;
+        /* the toolkit `use` selected (/usr/local/cuda), whatever CUDA_HOME a previous
+         * activation left in this session; detect's active toolkit where there is no link */
+        char *lr = cc_env_is_dir(ctx, "/usr/local/cuda") ? cc_env_realpath(ctx, "/usr/local/cuda")
+                                                         : NULL;
         for (size_t i = 0; lr && det && i < det->n_toolkits && !tk; i++) {
             char *r = cc_env_realpath(ctx, det->toolkits[i].path);
             if (r && strcmp(r, lr) == 0)

@@ -33,5 +33,5 @@ need() {
 }
 
 json_get() { # json_get 'expression on d' < json
-    python3 -c 'import json,sys; d=json.load(sys.stdin); print('"$1"')'
+    python3 -c 'import json,sys; d=json.load(sys.stdin); print(('"$1"'))'
 }
