@@ -127,7 +127,7 @@ j=$(C --json use 13.0)
 UA --set cuda /usr/local/cuda-12.4
 [ "$(readlink "$R/etc/alternatives/cuda")" = /usr/local/cuda-12.4 ] || fail "update-alternatives --set after us"
 C use 13.0 >/dev/null
-grep -q "update-alternatives group 'cuda', manual mode" <(C use) || fail "use list: $(C use)"
+grep -q "update-alternatives (group 'cuda', manual mode)" <(C use) || fail "use list: $(C use)"
 
 # 11.8 is not registered: refused, with the command that registers it
 set +e
