@@ -156,12 +156,49 @@ static void system_wiring(void **state)
     cudnnctl_env_selection_free(s);
 }
 
+
+/* Fail the N-th file operation of a user persist, for every N: .bashrc is the old text or the
+ * old text plus one line, never anything else, and no temporary file stays. */
+static void fault_every_call(void **state)
+{
+    fx_t *f = *state;
+    cudnnctl_env_selection *s = select_124(f);
+    cudnnctl_persist_opts o = {0, 1u << CUDNNCTL_SHELL_BASH};
+    cudnnctl_changes ch = {0};
+    fx_write(f, "/home/u/.bashrc", bashrc);
+    assert_int_equal(cudnnctl_env_persist(f->ctx, s, &o, &ch), CUDNNCTL_E_OK);
+    unsigned long calls = cudnnctl_sys_calls(f->ctx);
+    cudnnctl_changes_free(&ch);
+    char with_line[4096];
+    snprintf(with_line, sizeof(with_line), "%s", fx_read(f, "/home/u/.bashrc"));
+    for (unsigned long n = 1; n <= calls; n++) {
+        char cmd[600];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s/home/u/.config'", f->root);
+        assert_int_equal(system(cmd), 0);
+        fx_write(f, "/home/u/.bashrc", bashrc);
+        cudnnctl_set_fault_injection(f->ctx, n);
+        cudnnctl_err e = cudnnctl_env_persist(f->ctx, s, &o, &ch);
+        cudnnctl_set_fault_injection(f->ctx, 0);
+        cudnnctl_changes_free(&ch);
+        const char *b = fx_read(f, "/home/u/.bashrc");
+        if (strcmp(b, bashrc) != 0 && strcmp(b, with_line) != 0)
+            fail_msg("fault at call %lu: .bashrc is '%s'", n, b);
+        if (e == CUDNNCTL_E_OK)
+            assert_string_equal(b, with_line);
+        snprintf(cmd, sizeof(cmd), "find '%s' -name '*.tmp-*' | grep -q .", f->root);
+        if (system(cmd) == 0)
+            fail_msg("fault at call %lu left a temporary file", n);
+    }
+    cudnnctl_env_selection_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(user_lines_once_and_removed, user_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(symlinked_rc_stays_a_link, user_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(system_wiring, user_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(fault_every_call, user_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -199,6 +199,59 @@ static void never_missing(void **state)
     assert_int_equal(missing, 0);
 }
 
+
+/* No temporary link of ours anywhere under /usr/local, /etc/alternatives, /opt/cudnn. */
+static int leftovers(fx_t *f)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "find '%s' -name '*.cudnnctl-*' -o -name '*.tmp-*' | grep -q .",
+             f->root);
+    return system(cmd) == 0;
+}
+
+/* Fail the N-th file operation of a switch, for every N: the link always exists and leads to
+ * the old or the new toolkit, nothing temporary stays, and a clean retry succeeds. */
+static void fault_every_call(void **state)
+{
+    fx_t *f = *state;
+    fx_install(f, "9.19.0.56", 12);
+    fx_install(f, "9.19.0.56", 13);
+    fx_link(f, "/opt/cudnn/current", "cudnn-9.19.0.56-cuda13");
+    fx_write(f, "/etc/ld.so.conf.d/cudnnctl-cuda-13.0.conf", "/usr/local/cuda-13.0/lib64\n");
+    cudnnctl_use_result *r = use(f, "12.4", CUDNNCTL_E_OK);
+    unsigned long calls = cudnnctl_sys_calls(f->ctx);
+    cudnnctl_use_result_free(r);
+    assert_true(calls > 5);
+    int failed = 0;
+    for (unsigned long n = 1; n <= calls + 1; n++) {
+        r = use(f, "13.0", CUDNNCTL_E_OK);
+        cudnnctl_use_result_free(r);
+        const char *prefixes[] = {"/opt/cudnn"};
+        cudnnctl_env_inputs in = {&f->det, prefixes, 1};
+        cudnnctl_set_fault_injection(f->ctx, n);
+        cudnnctl_err e = cudnnctl_use(f->ctx, &in, "12.4", 0, &r);
+        cudnnctl_set_fault_injection(f->ctx, 0);
+        cudnnctl_use_result_free(r);
+        r = NULL;
+        if (e != CUDNNCTL_E_OK)
+            failed++;
+        const char *l = fx_readlink(f, "/usr/local/cuda");
+        if (strcmp(l, "cuda-12.4") != 0 && strcmp(l, "cuda-13.0") != 0)
+            fail_msg("fault at call %lu: /usr/local/cuda -> '%s'", n, l);
+        if (e == CUDNNCTL_E_OK)
+            assert_string_equal(l, "cuda-12.4");
+        if (leftovers(f))
+            fail_msg("fault at call %lu left a temporary file", n);
+        r = use(f, "12.4", CUDNNCTL_E_OK); /* a clean retry finishes the job */
+        assert_string_equal(fx_readlink(f, "/usr/local/cuda"), "cuda-12.4");
+        assert_string_equal(fx_readlink(f, "/opt/cudnn/current"), "cudnn-9.19.0.56-cuda12");
+        assert_true(fx_exists(f, "/etc/ld.so.conf.d/cudnnctl-cuda-12.4.conf"));
+        cudnnctl_use_result_free(r);
+    }
+    print_message("use 12.4: %lu file operations, %d injected failures reported\n", calls, failed);
+    assert_true(failed > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +261,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(alternatives_rooted, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(prefix_current_and_ldconf, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(never_missing, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(fault_every_call, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
