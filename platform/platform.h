@@ -105,6 +105,19 @@ const char *cc_pf_dlerror(void);
 /* Files of loaded modules whose base name starts with prefix; a NULL-terminated malloc'd list. */
 char **cc_pf_loaded_modules(const char *prefix);
 
+/* ---- validation child (validate area) ------------------------------------------------------ */
+#define CC_PF_DL_GLOBAL 0x1 /* symbols visible to later loads (RTLD_GLOBAL) */
+#define CC_PF_DL_LAZY 0x2   /* bind functions at first call (RTLD_LAZY): cheap preloads */
+void *cc_pf_dlopen_ex(const char *path, unsigned flags);
+/* Like cc_pf_loaded_modules, but each name as the loader mapped it (dlpi_name / the module's
+ * path as loaded), links NOT resolved: the directory the loader searched is what matters. */
+char **cc_pf_loaded_module_paths(const char *prefix);
+/* Make a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT; Windows: an unhandled exception) write
+ * before + the signal's name ("SIGSEGV") + after to standard output before the process dies the
+ * same way. Lets a parent name the crash of a child that ran vendor code. */
+void cc_pf_crash_notify(const char *before, const char *after);
+char cc_pf_path_list_sep(void); /* ':' (PATH, LD_LIBRARY_PATH) or ';' */
+
 /* ---- default locations ---------------------------------------------------------------------- */
 char *cc_pf_default_cache_dir(void); /* $XDG_CACHE_HOME/cudnnctl, %LOCALAPPDATA%\cudnnctl\cache */
 char *cc_pf_default_state_dir(void); /* /var/lib/cudnnctl for root, else $XDG_STATE_HOME/cudnnctl */

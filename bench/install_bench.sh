@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# install_bench.sh: cudnnctl install against `tar -xJf` of the same archive, in one interleaved run.
+#
+# Workload (reference/performance.md): the machine's real cuDNN 9.19 payload (8 libraries + headers,
+# ~471 MiB unpacked) in NVIDIA's 9.x layout, packed once with `xz -T1 -6` into one block and kept
+# in build/bench/. Then, A B A B ...:
+#   A  tar -xJf ARCHIVE -C DIR
+#   B  cudnnctl install --prefix DIR from a loopback HTTP server (empty cache: it downloads,
+#      hashes, checks every entry, extracts, links, writes receipts, fsyncs and commits)
+# and a throttled pair: B' at ~40 MB/s against max(download at 40 MB/s, xz decode).
+# Prints medians, ratios and peak RSS; append them to docs/performance.md yourself with this command.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-3}
+THROTTLE=${THROTTLE:-40000000}
+BIN=${CUDNNCTL:-build/cudnnctl}
+SRC_LIB=${SRC_LIB:-/usr/local/cuda-13.0/lib}
+SRC_INC=${SRC_INC:-/usr/local/cuda-13.0/include}
+work=build/bench
+mkdir -p "$work"
+[ -x "$BIN" ] || { echo "build first: cmake --preset default && cmake --build --preset default" >&2; exit 1; }
+
+if [ ! -f "$work/mirror/done.json" ]; then
+  echo "bench: packing the payload once (xz -T1 -6, a few minutes)..." >&2
+  rm -rf "$work/mirror"
+  scripts/local-mirror --lib-dir "$SRC_LIB" --include-dir "$SRC_INC" --cuda 13 --xz-preset -6 \
+    --xz-threads 1 --out "$work/mirror" > "$work/mirror/done.json.tmp" 2>/dev/null || \
+  { mkdir -p "$work/mirror"; scripts/local-mirror --lib-dir "$SRC_LIB" --include-dir "$SRC_INC" --cuda 13 \
+      --xz-preset -6 --xz-threads 1 --out "$work/mirror" > "$work/mirror/done.json.tmp"; }
+  mv "$work/mirror/done.json.tmp" "$work/mirror/done.json"
+fi
+read -r manifest archive ver size < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["manifest"], d["archive"], d["cudnn_version"], d["size"])' "$work/mirror/done.json")
+
+tmp=$(mktemp -d /tmp/cudnnctl-bench.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+start_server() { # $1 = throttle bytes/s (0 = none); prints the port
+  local pf="$tmp/port.$1"
+  python3 tests/tools/httpd.py --root "$work/mirror" --port-file "$pf" --throttle "$1" --max-lifetime 3600 &
+  pids+=($!)
+  for _ in $(seq 100); do [ -s "$pf" ] && break; sleep 0.05; done
+  cat "$pf"
+}
+port=$(start_server 0)
+tport=$(start_server "$THROTTLE")
+
+now() { date +%s.%N; }
+run_tar() { rm -rf "$tmp/t"; mkdir "$tmp/t"; sync; local t0; t0=$(now); tar -xJf "$archive" -C "$tmp/t"; echo "$(now) - $t0" | bc; }
+run_install() { # $1 = port
+  rm -rf "$tmp/p" "$tmp/cache" "$tmp/state"; mkdir -p "$tmp/p"; sync
+  local t0; t0=$(now)
+  /usr/bin/time -v -o "$tmp/time.txt" "$BIN" --cache-dir "$tmp/cache" --state-dir "$tmp/state" -q \
+    install --manifest "$manifest" --mirror "http://127.0.0.1:$1/" --cudnn "$ver" --cuda 13 \
+    --platform linux-x86_64 --prefix "$tmp/p" --no-validate --no-ldconfig >/dev/null
+  local t1; t1=$(now)
+  rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$tmp/time.txt")
+  echo "$(echo "$t1 - $t0" | bc) $rss"
+}
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+: > "$tmp/a"; : > "$tmp/b"; : > "$tmp/rss"
+for i in $(seq "$ROUNDS"); do
+  run_tar >> "$tmp/a"
+  read -r t r < <(run_install "$port"); echo "$t" >> "$tmp/b"; echo "$r" >> "$tmp/rss"
+  echo "round $i: tar $(tail -1 "$tmp/a") s, install $t s, rss ${r} KiB" >&2
+done
+A=$(median < "$tmp/a"); B=$(median < "$tmp/b"); RSS=$(sort -n "$tmp/rss" | tail -1)
+
+# throttled: download alone, decode alone, install
+curl -s -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$tport/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["relative_path"])' "$work/mirror/done.json")" > "$tmp/dl"
+t0=$(now); xz -dc "$archive" > /dev/null; echo "$(now) - $t0" | bc > "$tmp/dec"
+read -r TB TRSS < <(run_install "$tport")
+DL=$(cat "$tmp/dl"); DEC=$(cat "$tmp/dec")
+MAXDD=$(python3 -c "print(max($DL,$DEC))")
+
+python3 - "$A" "$B" "$RSS" "$DL" "$DEC" "$TB" "$MAXDD" "$size" "$ROUNDS" <<'PY'
+import sys
+A,B,RSS,DL,DEC,TB,MAXDD,size,rounds = sys.argv[1:]
+A,B,DL,DEC,TB,MAXDD=map(float,(A,B,DL,DEC,TB,MAXDD))
+print(f"archive: {int(size)/2**20:.0f} MiB xz, rounds: {rounds} (medians)")
+print(f"tar -xJf                         {A:7.2f} s")
+print(f"cudnnctl install (loopback)      {B:7.2f} s   ratio {B/A:.3f}x tar -xJf   peak RSS {int(RSS)/1024:.1f} MiB")
+print(f"download alone (throttled)       {DL:7.2f} s")
+print(f"xz -dc alone                     {DEC:7.2f} s")
+print(f"cudnnctl install (throttled)     {TB:7.2f} s   ratio {TB/MAXDD:.3f}x max(download, decode)")
+PY
