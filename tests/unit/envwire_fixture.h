@@ -20,13 +20,13 @@ typedef struct {
     cudnnctl_detect_result det;
 } fx_t;
 
-static void fx_path(const fx_t *f, char *out, size_t n, const char *rel)
+static inline void fx_path(const fx_t *f, char *out, size_t n, const char *rel)
 {
     snprintf(out, n, "%s%s", f->root, rel);
 }
 
 /* mkdir -p of an absolute host path (no shell: paths may hold quotes). */
-static void mkdir_p(const char *p)
+static inline void mkdir_p(const char *p)
 {
     char buf[1024];
     snprintf(buf, sizeof(buf), "%s", p);
@@ -42,14 +42,14 @@ static void mkdir_p(const char *p)
         abort();
 }
 
-static void fx_mkdir(const fx_t *f, const char *rel)
+static inline void fx_mkdir(const fx_t *f, const char *rel)
 {
     char p[1024];
     fx_path(f, p, sizeof(p), rel);
     mkdir_p(p);
 }
 
-static void fx_write(const fx_t *f, const char *rel, const char *text)
+static inline void fx_write(const fx_t *f, const char *rel, const char *text)
 {
     char p[1024];
     fx_path(f, p, sizeof(p), rel);
@@ -63,7 +63,7 @@ static void fx_write(const fx_t *f, const char *rel, const char *text)
     fclose(fp);
 }
 
-static void fx_link(const fx_t *f, const char *rel, const char *target)
+static inline void fx_link(const fx_t *f, const char *rel, const char *target)
 {
     char p[1024];
     fx_path(f, p, sizeof(p), rel);
@@ -73,7 +73,7 @@ static void fx_link(const fx_t *f, const char *rel, const char *target)
 }
 
 /* readlink of a root-relative link; "" when not a link. */
-static const char *fx_readlink(const fx_t *f, const char *rel)
+static inline const char *fx_readlink(const fx_t *f, const char *rel)
 {
     static char buf[1024];
     char p[1024];
@@ -84,7 +84,7 @@ static const char *fx_readlink(const fx_t *f, const char *rel)
 }
 
 /* Whole file (static buffer); "" when missing. */
-static const char *fx_read(const fx_t *f, const char *rel)
+static inline const char *fx_read(const fx_t *f, const char *rel)
 {
     static char buf[65536];
     char p[1024];
@@ -99,7 +99,7 @@ static const char *fx_read(const fx_t *f, const char *rel)
     return buf;
 }
 
-static int fx_exists(const fx_t *f, const char *rel)
+static inline int fx_exists(const fx_t *f, const char *rel)
 {
     char p[1024];
     struct stat st;
@@ -107,7 +107,7 @@ static int fx_exists(const fx_t *f, const char *rel)
     return lstat(p, &st) == 0;
 }
 
-static void fx_toolkit(fx_t *f, int i, int major, int minor)
+static inline void fx_toolkit(fx_t *f, int i, int major, int minor)
 {
     char rel[128], json[256];
     snprintf(rel, sizeof(rel), "/usr/local/cuda-%d.%d", major, minor);
@@ -133,7 +133,7 @@ static void fx_toolkit(fx_t *f, int i, int major, int minor)
 }
 
 /* Three toolkits, /usr/local/cuda -> cuda-13.0, an empty prefix dir /opt/cudnn. */
-static int fx_setup(void **state)
+static inline int fx_setup(void **state)
 {
     fx_t *f = calloc(1, sizeof(*f));
     snprintf(f->root, sizeof(f->root), "/tmp/cudnnctl-envwire-XXXXXX");
@@ -155,7 +155,7 @@ static int fx_setup(void **state)
 }
 
 /* A cuDNN install in the prefix: /opt/cudnn/cudnn-<ver>-cuda<M>/{lib,include}. */
-static void fx_install(fx_t *f, const char *ver, int major)
+static inline void fx_install(fx_t *f, const char *ver, int major)
 {
     char rel[256];
     snprintf(rel, sizeof(rel), "/opt/cudnn/cudnn-%s-cuda%d/lib", ver, major);
@@ -164,7 +164,7 @@ static void fx_install(fx_t *f, const char *ver, int major)
     fx_mkdir(f, rel);
 }
 
-static int fx_teardown(void **state)
+static inline int fx_teardown(void **state)
 {
     fx_t *f = *state;
     char cmd[512];
@@ -183,7 +183,7 @@ static int fx_teardown(void **state)
     return 0;
 }
 
-static int fx_has(char **v, size_t n, const char *s)
+static inline int fx_has(char **v, size_t n, const char *s)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(v[i], s) == 0)

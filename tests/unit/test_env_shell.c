@@ -140,8 +140,8 @@ static void sh_quoting_in_dash(void **state)
     assert_string_equal(s->toolkit_version, "12.8"); /* a build date is not a patch */
     char *t = NULL;
     assert_int_equal(cudnnctl_env_render(f->ctx, s, CUDNNCTL_SHELL_SH, 0, &t), CUDNNCTL_E_OK);
-    char script[1024];
-    snprintf(script, sizeof(script), "%s/act.sh", f->root);
+    char script[300];
+    snprintf(script, sizeof(script), "%.200s/act.sh", f->root);
     FILE *fp = fopen(script, "w");
     assert_non_null(fp);
     fputs(t, fp);
