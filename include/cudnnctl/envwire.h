@@ -47,21 +47,21 @@ typedef struct {
     char *toolkit_path;    /**< CUDA_HOME / CUDA_PATH; NULL when no toolkit is part of it */
     char *toolkit_version; /**< "13.0" or "13.0.88"; NULL when unknown */
     int toolkit_major, toolkit_minor; /**< -1 when unknown */
-    char *cudnn_path;      /**< cuDNN install dir in a cudnnctl prefix; NULL when none */
-    char *cudnn_version;   /**< from the install dir name ("9.19.0.56"); NULL when none */
-    int cudnn_cuda_major;  /**< CUDA major the cuDNN install was built for; -1 when none */
-    char *prefix;          /**< the prefix holding cudnn_path; NULL when none */
-    char **bin_dirs;       /**< prepended to PATH, in this order */
+    char *cudnn_path;                 /**< cuDNN install dir in a cudnnctl prefix; NULL when none */
+    char *cudnn_version;  /**< from the install dir name ("9.19.0.56"); NULL when none */
+    int cudnn_cuda_major; /**< CUDA major the cuDNN install was built for; -1 when none */
+    char *prefix;         /**< the prefix holding cudnn_path; NULL when none */
+    char **bin_dirs;      /**< prepended to PATH, in this order */
     size_t n_bin_dirs;
-    char **lib_dirs;       /**< for LD_LIBRARY_PATH (on request) and /etc/ld.so.conf.d */
+    char **lib_dirs; /**< for LD_LIBRARY_PATH (on request) and /etc/ld.so.conf.d */
     size_t n_lib_dirs;
-    char **roots;          /**< the selection's own dirs (exported as CUDNNCTL_ENV) */
+    char **roots; /**< the selection's own dirs (exported as CUDNNCTL_ENV) */
     size_t n_roots;
-    char **managed;        /**< every cudnnctl-managed dir whose PATH entries are dropped */
+    char **managed; /**< every cudnnctl-managed dir whose PATH entries are dropped */
     size_t n_managed;
-    int windows;           /**< Windows layout: backslashes, ';', bin\\x64 for CUDA >= 13 */
-    int follow;            /**< names /usr/local/cuda and PREFIX/current instead of versions */
-    char **notes;          /**< human notes (e.g. a shared toolkit root left off PATH) */
+    int windows;  /**< Windows layout: backslashes, ';', bin\\x64 for CUDA >= 13 */
+    int follow;   /**< names /usr/local/cuda and PREFIX/current instead of versions */
+    char **notes; /**< human notes (e.g. a shared toolkit root left off PATH) */
     size_t n_notes;
 } cudnnctl_env_selection;
 
@@ -71,8 +71,8 @@ typedef struct {
 
 /**
  * Resolve @p target: NULL (the toolkit /usr/local/cuda leads to, i.e. the one `use` selected;
- * detect's active toolkit where there is no such link), a toolkit version "X.Y" / "X.Y.Z", a toolkit
- * dir, a cudnnctl prefix, or one install dir inside a prefix. The cuDNN installed for the
+ * detect's active toolkit where there is no such link), a toolkit version "X.Y" / "X.Y.Z", a
+ * toolkit dir, a cudnnctl prefix, or one install dir inside a prefix. The cuDNN installed for the
  * toolkit's CUDA major in a known prefix joins the selection (and the toolkit of that major
  * joins a prefix target). CUDNNCTL_E_NO_TOOLKIT (exit 5) lists what exists when nothing fits.
  */
@@ -138,11 +138,11 @@ CUDNNCTL_API cudnnctl_err cudnnctl_env_unpersist(cudnnctl_ctx *ctx, const cudnnc
 
 /** What decides the active toolkit: /usr/local/cuda. */
 typedef struct {
-    char *link;      /**< "/usr/local/cuda" */
-    char *kind;      /**< "missing", "link", "alternatives", "directory", "other" */
-    char *target;    /**< fully resolved dir it leads to; NULL when missing / dangling */
-    char *alt_name;  /**< alternatives group ("cuda") when kind is "alternatives" */
-    char *alt_mode;  /**< "auto" / "manual" */
+    char *link;         /**< "/usr/local/cuda" */
+    char *kind;         /**< "missing", "link", "alternatives", "directory", "other" */
+    char *target;       /**< fully resolved dir it leads to; NULL when missing / dangling */
+    char *alt_name;     /**< alternatives group ("cuda") when kind is "alternatives" */
+    char *alt_mode;     /**< "auto" / "manual" */
     char **alt_choices; /**< registered choices of the group */
     size_t n_alt_choices;
 } cudnnctl_cuda_link;
@@ -158,12 +158,12 @@ CUDNNCTL_API cudnnctl_err cudnnctl_use_status_json(cudnnctl_ctx *ctx,
 
 /** Result of cudnnctl_use. */
 typedef struct {
-    char *toolkit_path;    /**< the toolkit now active (its real dir) */
+    char *toolkit_path; /**< the toolkit now active (its real dir) */
     char *toolkit_version;
-    char *previous;        /**< what /usr/local/cuda led to before; NULL when missing */
-    char *mechanism;       /**< "link", "alternatives" (state written), "update-alternatives" */
-    char *cudnn_path;      /**< the prefix install now `current` for this toolkit; NULL */
-    int changed;           /**< 0 when everything already pointed there */
+    char *previous;   /**< what /usr/local/cuda led to before; NULL when missing */
+    char *mechanism;  /**< "link", "alternatives" (state written), "update-alternatives" */
+    char *cudnn_path; /**< the prefix install now `current` for this toolkit; NULL */
+    int changed;      /**< 0 when everything already pointed there */
     cudnnctl_changes changes;
     char **notes;
     size_t n_notes;

@@ -77,8 +77,8 @@ int cmd_use(cli_opts *o, cudnnctl_ctx *ctx)
     cudnnctl_use_result *r = NULL;
     char *json = NULL;
     int rc = 0;
-    cudnnctl_err e = cudnnctl_use(ctx, &in, version, o->no_ldconfig ? CUDNNCTL_USE_NO_LDCONFIG : 0,
-                                  &r);
+    cudnnctl_err e =
+        cudnnctl_use(ctx, &in, version, o->no_ldconfig ? CUDNNCTL_USE_NO_LDCONFIG : 0, &r);
     if (e != CUDNNCTL_E_OK)
         return cli_fail(o, ctx, e);
     for (size_t i = 0; i < r->n_notes; i++)

@@ -328,8 +328,7 @@ out:
     return rc;
 }
 
-cudnnctl_err cc_alt_set(cudnnctl_ctx *ctx, const char *name, const char *path,
-                        cudnnctl_changes *ch)
+cudnnctl_err cc_alt_set(cudnnctl_ctx *ctx, const char *name, const char *path, cudnnctl_changes *ch)
 {
     cc_alt a;
     cudnnctl_err rc = cc_alt_load(ctx, name, &a);

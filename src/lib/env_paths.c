@@ -243,8 +243,8 @@ int cc_env_is_windows_path(const char *p)
 
 int cc_env_is_shared_root(const char *path)
 {
-    static const char *const shared[] = {"/", "/usr", "/usr/local", "/opt", "/snap", "/bin",
-                                         "/usr/lib", "/lib", NULL};
+    static const char *const shared[] = {"/",    "/usr",     "/usr/local", "/opt", "/snap",
+                                         "/bin", "/usr/lib", "/lib",       NULL};
     if (!path || !*path)
         return 1;
     size_t n = strlen(path);

@@ -108,16 +108,17 @@ static cudnnctl_err run_ldconfig(cudnnctl_ctx *ctx, int no_ldconfig, cudnnctl_ch
                    ? oom(ctx)
                    : CUDNNCTL_E_OK;
     cc_pf_stat_t st;
-    const char *bin = (cc_pf_stat("/sbin/ldconfig", &st) == 0 && st.exists) ? "/sbin/ldconfig"
-                                                                            : "ldconfig";
+    const char *bin =
+        (cc_pf_stat("/sbin/ldconfig", &st) == 0 && st.exists) ? "/sbin/ldconfig" : "ldconfig";
     const char *argv[] = {bin, NULL};
     char *outp = NULL;
     size_t n = 0;
     int status = 0;
     cudnnctl_err rc = CUDNNCTL_E_OK;
     if (cc_pf_run(argv, NULL, NULL, 120000, 1, &outp, &n, &status) != 0 || status != 0)
-        rc = CC_ERR(ctx, CUDNNCTL_E_ENV, "%s failed (status %d): %s; the ld.so.conf.d entry is in "
-                                         "place, run ldconfig by hand",
+        rc = CC_ERR(ctx, CUDNNCTL_E_ENV,
+                    "%s failed (status %d): %s; the ld.so.conf.d entry is in "
+                    "place, run ldconfig by hand",
                     bin, status, outp && *outp ? outp : cc_pf_last_error_text());
     else if (cc_changes_add(ch, "run", bin, NULL) != 0)
         rc = oom(ctx);
@@ -142,8 +143,8 @@ static char *ldconf_name(const cudnnctl_env_selection *s)
     return n;
 }
 
-cudnnctl_err cc_env_write_ldconf(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s, int only_if_present,
-                                 int no_ldconfig, cudnnctl_changes *ch)
+cudnnctl_err cc_env_write_ldconf(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                 int only_if_present, int no_ldconfig, cudnnctl_changes *ch)
 {
     cc_strv have = {0};
     cc_buf b = {0};
@@ -363,13 +364,14 @@ static unsigned auto_shells(cudnnctl_ctx *ctx, const user_dirs *u)
     }
     if (!mask) {
         cudnnctl_shell d = cudnnctl_shell_default();
-        mask = 1u << ((d == CUDNNCTL_SHELL_PWSH || d == CUDNNCTL_SHELL_CMD) ? CUDNNCTL_SHELL_BASH : d);
+        mask =
+            1u << ((d == CUDNNCTL_SHELL_PWSH || d == CUDNNCTL_SHELL_CMD) ? CUDNNCTL_SHELL_BASH : d);
     }
     return mask;
 }
 
-static cudnnctl_err persist_user(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s, unsigned shells,
-                                 cudnnctl_changes *ch)
+static cudnnctl_err persist_user(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                 unsigned shells, cudnnctl_changes *ch)
 {
     user_dirs u;
     char *sh_text = NULL, *fish_text = NULL, *env_sh = NULL, *env_fish = NULL;

@@ -21,10 +21,10 @@ cudnnctl_err cudnnctl_shell_parse(const char *name, cudnnctl_shell *out)
     static const struct {
         const char *name;
         cudnnctl_shell sh;
-    } map[] = {{"sh", CUDNNCTL_SHELL_SH},     {"dash", CUDNNCTL_SHELL_SH},
-               {"ash", CUDNNCTL_SHELL_SH},    {"ksh", CUDNNCTL_SHELL_SH},
-               {"bash", CUDNNCTL_SHELL_BASH}, {"zsh", CUDNNCTL_SHELL_ZSH},
-               {"fish", CUDNNCTL_SHELL_FISH}, {"pwsh", CUDNNCTL_SHELL_PWSH},
+    } map[] = {{"sh", CUDNNCTL_SHELL_SH},           {"dash", CUDNNCTL_SHELL_SH},
+               {"ash", CUDNNCTL_SHELL_SH},          {"ksh", CUDNNCTL_SHELL_SH},
+               {"bash", CUDNNCTL_SHELL_BASH},       {"zsh", CUDNNCTL_SHELL_ZSH},
+               {"fish", CUDNNCTL_SHELL_FISH},       {"pwsh", CUDNNCTL_SHELL_PWSH},
                {"powershell", CUDNNCTL_SHELL_PWSH}, {"cmd", CUDNNCTL_SHELL_CMD}};
     if (!name)
         return CUDNNCTL_E_USAGE;
@@ -150,10 +150,10 @@ static void header(ob *b, const char *c, const cudnnctl_env_selection *s, cudnnc
     opf(b, "%s cudnnctl activation:", c);
     if (s->toolkit_path)
         opf(b, " CUDA %s at %s", s->toolkit_version ? s->toolkit_version : "(version ?)",
-                      s->toolkit_path);
+            s->toolkit_path);
     if (s->cudnn_path)
         opf(b, "%s cuDNN %s at %s", s->toolkit_path ? "," : "",
-                      s->cudnn_version ? s->cudnn_version : "?", s->cudnn_path);
+            s->cudnn_version ? s->cudnn_version : "?", s->cudnn_path);
     op(b, "\n");
     switch (sh) {
     case CUDNNCTL_SHELL_FISH:
@@ -163,13 +163,14 @@ static void header(ob *b, const char *c, const cudnnctl_env_selection *s, cudnnc
         opf(b, "%s use: cudnnctl env --shell pwsh | Out-String | Invoke-Expression\n", c);
         break;
     case CUDNNCTL_SHELL_CMD:
-        opf(b, "%s use: cudnnctl env --shell cmd > \"%%TEMP%%\\cudnnctl-env.cmd\" && "
-                         "call \"%%TEMP%%\\cudnnctl-env.cmd\"\n",
-                      c);
+        opf(b,
+            "%s use: cudnnctl env --shell cmd > \"%%TEMP%%\\cudnnctl-env.cmd\" && "
+            "call \"%%TEMP%%\\cudnnctl-env.cmd\"\n",
+            c);
         break;
     default:
         opf(b, "%s use: eval \"$(cudnnctl env --shell %s)\"  (twice = once)\n", c,
-                      cudnnctl_shell_name(sh));
+            cudnnctl_shell_name(sh));
     }
     for (size_t i = 0; i < s->n_notes; i++)
         opf(b, "%s note: %s\n", c, s->notes[i]);
@@ -181,7 +182,7 @@ static void sh_filter(ob *b, const cudnnctl_env_selection *s, const char *var)
 {
     opf(b, "__cudnnctl_r=${%s:+$%s:}; __cudnnctl_n=; __cudnnctl_f=\n", var, var);
     op(b, "while [ -n \"$__cudnnctl_r\" ]; do\n"
-                   "  __cudnnctl_e=${__cudnnctl_r%%:*}; __cudnnctl_r=${__cudnnctl_r#*:}\n");
+          "  __cudnnctl_e=${__cudnnctl_r%%:*}; __cudnnctl_r=${__cudnnctl_r#*:}\n");
     if (s->n_managed) {
         op(b, "  case $__cudnnctl_e in\n    ");
         for (size_t i = 0; i < s->n_managed; i++) {
@@ -201,14 +202,14 @@ static void sh_filter(ob *b, const cudnnctl_env_selection *s, const char *var)
         op(b, ") continue ;;\n  esac\n");
     }
     op(b, "  __cudnnctl_k=${CUDNNCTL_ENV:+$CUDNNCTL_ENV:}; __cudnnctl_d=\n"
-                   "  while [ -n \"$__cudnnctl_k\" ]; do\n"
-                   "    __cudnnctl_x=${__cudnnctl_k%%:*}; __cudnnctl_k=${__cudnnctl_k#*:}\n"
-                   "    case $__cudnnctl_x in '') ;; *) case $__cudnnctl_e in "
-                   "\"$__cudnnctl_x\"|\"$__cudnnctl_x\"/*) __cudnnctl_d=1 ;; esac ;; esac\n"
-                   "  done\n"
-                   "  if [ -z \"$__cudnnctl_d\" ]; then "
-                   "__cudnnctl_n=$__cudnnctl_n${__cudnnctl_f:+:}$__cudnnctl_e; __cudnnctl_f=1; fi\n"
-                   "done\n");
+          "  while [ -n \"$__cudnnctl_k\" ]; do\n"
+          "    __cudnnctl_x=${__cudnnctl_k%%:*}; __cudnnctl_k=${__cudnnctl_k#*:}\n"
+          "    case $__cudnnctl_x in '') ;; *) case $__cudnnctl_e in "
+          "\"$__cudnnctl_x\"|\"$__cudnnctl_x\"/*) __cudnnctl_d=1 ;; esac ;; esac\n"
+          "  done\n"
+          "  if [ -z \"$__cudnnctl_d\" ]; then "
+          "__cudnnctl_n=$__cudnnctl_n${__cudnnctl_f:+:}$__cudnnctl_e; __cudnnctl_f=1; fi\n"
+          "done\n");
 }
 
 static void sh_list(ob *b, char **v, size_t n)
@@ -251,7 +252,7 @@ static void render_sh(ob *b, const cudnnctl_env_selection *s, cudnnctl_shell sh,
         op(b, "${__cudnnctl_f:+:}$__cudnnctl_n; export LD_LIBRARY_PATH\n");
     } else {
         op(b, "if [ -n \"$__cudnnctl_f\" ]; then LD_LIBRARY_PATH=$__cudnnctl_n; "
-                       "export LD_LIBRARY_PATH; else unset LD_LIBRARY_PATH; fi\n");
+              "export LD_LIBRARY_PATH; else unset LD_LIBRARY_PATH; fi\n");
     }
     if (s->n_roots) {
         op(b, "CUDNNCTL_ENV=");
@@ -261,7 +262,7 @@ static void render_sh(ob *b, const cudnnctl_env_selection *s, cudnnctl_shell sh,
         op(b, "unset CUDNNCTL_ENV\n");
     }
     op(b, "unset __cudnnctl_r __cudnnctl_n __cudnnctl_f __cudnnctl_e __cudnnctl_k "
-                   "__cudnnctl_d __cudnnctl_x\n");
+          "__cudnnctl_d __cudnnctl_x\n");
 }
 
 /* ---- fish ------------------------------------------------------------------------------------ */
@@ -270,17 +271,17 @@ static void fish_filter(ob *b, const char *var)
 {
     opf(b, "set __cudnnctl_keep\nfor __cudnnctl_e in $%s\n", var);
     op(b, "    set -l __cudnnctl_x 0\n"
-                   "    for __cudnnctl_d in $__cudnnctl_drop\n"
-                   "        if test -n \"$__cudnnctl_d\"; and string match -qr -- "
-                   "'^'(string escape --style=regex -- $__cudnnctl_d)'(/|$)' $__cudnnctl_e\n"
-                   "            set __cudnnctl_x 1\n"
-                   "            break\n"
-                   "        end\n"
-                   "    end\n"
-                   "    if test $__cudnnctl_x = 0\n"
-                   "        set -a __cudnnctl_keep $__cudnnctl_e\n"
-                   "    end\n"
-                   "end\n");
+          "    for __cudnnctl_d in $__cudnnctl_drop\n"
+          "        if test -n \"$__cudnnctl_d\"; and string match -qr -- "
+          "'^'(string escape --style=regex -- $__cudnnctl_d)'(/|$)' $__cudnnctl_e\n"
+          "            set __cudnnctl_x 1\n"
+          "            break\n"
+          "        end\n"
+          "    end\n"
+          "    if test $__cudnnctl_x = 0\n"
+          "        set -a __cudnnctl_keep $__cudnnctl_e\n"
+          "    end\n"
+          "end\n");
 }
 
 static void fish_list(ob *b, char **v, size_t n)
@@ -321,10 +322,10 @@ static void render_fish(ob *b, const cudnnctl_env_selection *s, int ldp)
         op(b, " $__cudnnctl_keep\n");
     } else {
         op(b, "if set -q __cudnnctl_keep[1]\n"
-                       "    set -gx LD_LIBRARY_PATH $__cudnnctl_keep\n"
-                       "else if set -q LD_LIBRARY_PATH\n"
-                       "    set -e LD_LIBRARY_PATH\n"
-                       "end\n");
+              "    set -gx LD_LIBRARY_PATH $__cudnnctl_keep\n"
+              "else if set -q LD_LIBRARY_PATH\n"
+              "    set -e LD_LIBRARY_PATH\n"
+              "end\n");
     }
     if (s->n_roots) {
         op(b, "set -gx --path CUDNNCTL_ENV");
@@ -357,13 +358,13 @@ static void pwsh_array(ob *b, char **v, size_t n)
 static void pwsh_filter(ob *b, const char *var)
 {
     opf(b,
-                  "$__cudnnctl_keep = @(if ($env:%s) { $env:%s.Split($__cudnnctl_sep) | "
-                  "Where-Object { $__cudnnctl_e = $_.TrimEnd('\\', '/'); -not ($__cudnnctl_drop | "
-                  "Where-Object { $__cudnnctl_e -eq $_ -or "
-                  "$__cudnnctl_e.StartsWith($_ + '\\', [StringComparison]::OrdinalIgnoreCase) -or "
-                  "$__cudnnctl_e.StartsWith($_ + '/', [StringComparison]::OrdinalIgnoreCase) }) } "
-                  "})\n",
-                  var, var);
+        "$__cudnnctl_keep = @(if ($env:%s) { $env:%s.Split($__cudnnctl_sep) | "
+        "Where-Object { $__cudnnctl_e = $_.TrimEnd('\\', '/'); -not ($__cudnnctl_drop | "
+        "Where-Object { $__cudnnctl_e -eq $_ -or "
+        "$__cudnnctl_e.StartsWith($_ + '\\', [StringComparison]::OrdinalIgnoreCase) -or "
+        "$__cudnnctl_e.StartsWith($_ + '/', [StringComparison]::OrdinalIgnoreCase) }) } "
+        "})\n",
+        var, var);
 }
 
 static void render_pwsh(ob *b, const cudnnctl_env_selection *s, int ldp)
@@ -379,7 +380,7 @@ static void render_pwsh(ob *b, const cudnnctl_env_selection *s, int ldp)
     op(b, "$__cudnnctl_sep = [IO.Path]::PathSeparator\n$__cudnnctl_drop = ");
     pwsh_array(b, s->managed, s->n_managed);
     op(b, " + @(if ($env:CUDNNCTL_ENV) { $env:CUDNNCTL_ENV.Split($__cudnnctl_sep) | "
-                   "Where-Object { $_ } })\n");
+          "Where-Object { $_ } })\n");
     pwsh_filter(b, "PATH");
     op(b, "$env:PATH = (");
     pwsh_array(b, s->bin_dirs, s->n_bin_dirs);
@@ -393,8 +394,8 @@ static void render_pwsh(ob *b, const cudnnctl_env_selection *s, int ldp)
             op(b, " + $__cudnnctl_keep) -join $__cudnnctl_sep\n");
         } else {
             op(b, "if ($__cudnnctl_keep.Count) { $env:LD_LIBRARY_PATH = $__cudnnctl_keep "
-                           "-join $__cudnnctl_sep } else { Remove-Item Env:LD_LIBRARY_PATH "
-                           "-ErrorAction SilentlyContinue }\n");
+                  "-join $__cudnnctl_sep } else { Remove-Item Env:LD_LIBRARY_PATH "
+                  "-ErrorAction SilentlyContinue }\n");
         }
     }
     if (s->n_roots) {
@@ -405,10 +406,11 @@ static void render_pwsh(ob *b, const cudnnctl_env_selection *s, int ldp)
         op(b, "Remove-Item Env:CUDNNCTL_ENV -ErrorAction SilentlyContinue\n");
     }
     op(b, "Remove-Variable __cudnnctl_sep, __cudnnctl_drop, __cudnnctl_keep, __cudnnctl_e "
-                   "-ErrorAction SilentlyContinue\n");
+          "-ErrorAction SilentlyContinue\n");
 }
 
-/* ---- cmd.exe (a batch file: `call` it) -------------------------------------------------------- */
+/* ---- cmd.exe (a batch file: `call` it) --------------------------------------------------------
+ */
 
 static void cmd_drop(ob *b, const char *entry)
 {

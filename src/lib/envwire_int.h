@@ -58,8 +58,7 @@ void cc_env_prefix_free(cc_env_prefix *p);
  * newest; -1 when the prefix has none. */
 int cc_env_prefix_pick(const cc_env_prefix *p, int major);
 /* Prefixes cudnnctl knows of: those given in @p in, then those recorded in install receipts. */
-cudnnctl_err cc_env_known_prefixes(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in,
-                                   cc_strv *out);
+cudnnctl_err cc_env_known_prefixes(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cc_strv *out);
 
 /* ---- toolkits -------------------------------------------------------------------------------- */
 /* Run detect unless the inputs carry a result; *owned is freed by the caller. */
@@ -83,8 +82,8 @@ typedef struct {
 
 typedef struct {
     char *name;
-    char *mode;   /* "auto" or "manual" */
-    char *link;   /* master link, e.g. /usr/local/cuda */
+    char *mode; /* "auto" or "manual" */
+    char *link; /* master link, e.g. /usr/local/cuda */
     char **slave_names;
     char **slave_links;
     size_t n_slaves;
@@ -112,7 +111,7 @@ cudnnctl_err cc_alt_set(cudnnctl_ctx *ctx, const char *name, const char *path,
 /* ---- persistence shared with use ------------------------------------------------------------- */
 /* Rewrite /etc/ld.so.conf.d/cudnnctl-*.conf for @p s when one exists (use), or always (persist);
  * runs ldconfig unless under --root or @p no_ldconfig. */
-cudnnctl_err cc_env_write_ldconf(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s, int only_if_present,
-                                 int no_ldconfig, cudnnctl_changes *ch);
+cudnnctl_err cc_env_write_ldconf(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                 int only_if_present, int no_ldconfig, cudnnctl_changes *ch);
 
 #endif

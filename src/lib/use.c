@@ -38,8 +38,10 @@ cudnnctl_err cudnnctl_cuda_link_info(cudnnctl_ctx *ctx, cudnnctl_cuda_link **out
         rc = CC_ERR_PF(ctx, "cannot inspect", CUDA_LINK);
         goto out;
     }
-    const char *kind = !st.exists ? "missing" : st.is_link ? "link" : st.is_dir ? "directory"
-                                                                               : "other";
+    const char *kind = !st.exists   ? "missing"
+                       : st.is_link ? "link"
+                       : st.is_dir  ? "directory"
+                                    : "other";
     if (st.is_link && cc_alt_manages(ctx, CUDA_LINK, &l->alt_name)) {
         kind = "alternatives";
         cc_alt a;
@@ -57,7 +59,8 @@ cudnnctl_err cudnnctl_cuda_link_info(cudnnctl_ctx *ctx, cudnnctl_cuda_link **out
     }
     if (!(l->kind = cc_strdup(kind)))
         goto oom;
-    if (st.exists && cc_env_is_dir(ctx, CUDA_LINK) && !(l->target = cc_env_realpath(ctx, CUDA_LINK)))
+    if (st.exists && cc_env_is_dir(ctx, CUDA_LINK) &&
+        !(l->target = cc_env_realpath(ctx, CUDA_LINK)))
         goto oom;
     *out = l;
     l = NULL;
@@ -137,7 +140,7 @@ static cudnnctl_err flip_alt(cudnnctl_ctx *ctx, const char *link, const char *na
     free(want);
     if (same)
         return cc_changes_add(ch, "keep", link, dest) ? CC_ERR(ctx, CUDNNCTL_E_NOMEM, "oom")
-                                                     : CUDNNCTL_E_OK;
+                                                      : CUDNNCTL_E_OK;
     return cc_alt_set(ctx, name, dest, ch);
 }
 
@@ -209,7 +212,8 @@ static cudnnctl_err flip_prefixes(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *
             else
                 rc = cc_env_replace_link(ctx, cur, cc_path_base(p.v[idx].path), &r->changes);
             free(cur);
-            if (rc == CUDNNCTL_E_OK && !r->cudnn_path && !(r->cudnn_path = cc_strdup(p.v[idx].path)))
+            if (rc == CUDNNCTL_E_OK && !r->cudnn_path &&
+                !(r->cudnn_path = cc_strdup(p.v[idx].path)))
                 rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         }
         cc_env_prefix_free(&p);
@@ -259,11 +263,11 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
     if (info->target && !(r->previous = cc_strdup(info->target)))
         goto oom;
     if (strcmp(info->kind, "directory") == 0 || strcmp(info->kind, "other") == 0) {
-        rc = CC_ERR(ctx, CUDNNCTL_E_ENV,
-                    "%s is a real %s, not a link: cudnnctl will not replace it; move it to "
-                    "/usr/local/cuda-<its version> and run cudnnctl use %s again",
-                    CUDA_LINK, strcmp(info->kind, "directory") == 0 ? "directory" : "file",
-                    version);
+        rc =
+            CC_ERR(ctx, CUDNNCTL_E_ENV,
+                   "%s is a real %s, not a link: cudnnctl will not replace it; move it to "
+                   "/usr/local/cuda-<its version> and run cudnnctl use %s again",
+                   CUDA_LINK, strcmp(info->kind, "directory") == 0 ? "directory" : "file", version);
         goto out;
     }
     if (strcmp(info->kind, "alternatives") == 0) {

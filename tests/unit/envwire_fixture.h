@@ -1,6 +1,7 @@
 /* envwire_fixture.h: fake roots for the environment-wiring unit tests: toolkits 11.8, 12.4, 13.0
  * under /usr/local (version.json, bin/, lib64/), a cudnnctl prefix with installs, a detect
- * result describing them. Header-only; included by test_env_*.c, test_use.c, test_alternatives.c. */
+ * result describing them. Header-only; included by test_env_*.c, test_use.c, test_alternatives.c.
+ */
 #ifndef ENVWIRE_FIXTURE_H
 #define ENVWIRE_FIXTURE_H
 

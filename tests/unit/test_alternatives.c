@@ -50,11 +50,11 @@ static void malformed(void **state)
     cudnnctl_ctx *ctx = NULL;
     assert_int_equal(cudnnctl_ctx_new(&ctx), CUDNNCTL_E_OK);
     const char *bad[] = {
-        "",                                          /* empty */
-        "sometimes\n/usr/local/cuda\n\n\n",          /* bad mode */
-        "auto\n/usr/local/cuda\n",                   /* no slave terminator */
-        "auto\n/usr/local/cuda\n\n/usr/local/x\n",   /* choice without priority */
-        "auto\n/usr/local/cuda\ns\n/l\n\n/p\n1\n",   /* choice without its slave line */
+        "",                                           /* empty */
+        "sometimes\n/usr/local/cuda\n\n\n",           /* bad mode */
+        "auto\n/usr/local/cuda\n",                    /* no slave terminator */
+        "auto\n/usr/local/cuda\n\n/usr/local/x\n",    /* choice without priority */
+        "auto\n/usr/local/cuda\ns\n/l\n\n/p\n1\n",    /* choice without its slave line */
         "auto\n/usr/local/cuda\n\n/usr/local/x\n5\n", /* no final empty line */
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -132,7 +132,8 @@ static void system_wiring(void **state)
     assert_non_null(strstr(p, "PATH='/usr/local/cuda-12.4/bin'"));
     assert_non_null(strstr(fx_read(f, "/etc/fish/conf.d/cudnnctl.fish"), "set -gx CUDA_HOME"));
     const char *c = fx_read(f, "/etc/ld.so.conf.d/cudnnctl-cuda-12.4.conf");
-    assert_non_null(strstr(c, "\n/opt/cudnn/cudnn-9.19.0.56-cuda12/lib\n/usr/local/cuda-12.4/lib64\n"));
+    assert_non_null(
+        strstr(c, "\n/opt/cudnn/cudnn-9.19.0.56-cuda12/lib\n/usr/local/cuda-12.4/lib64\n"));
     assert_false(fx_exists(f, "/etc/ld.so.conf.d/cudnnctl-cuda-13.0.conf"));
     assert_string_equal(fx_read(f, "/etc/ld.so.conf.d/x86_64-linux-gnu.conf"), "/usr/local/lib\n");
     int ldconfig_noted = 0;
@@ -155,7 +156,6 @@ static void system_wiring(void **state)
     assert_true(fx_exists(f, "/etc/ld.so.conf.d/x86_64-linux-gnu.conf"));
     cudnnctl_env_selection_free(s);
 }
-
 
 /* Fail the N-th file operation of a user persist, for every N: .bashrc is the old text or the
  * old text plus one line, never anything else, and no temporary file stays. */

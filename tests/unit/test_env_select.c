@@ -21,7 +21,8 @@ static cudnnctl_env_selection *sel_for(fx_t *f, const char *target, unsigned fla
     cudnnctl_err e = cudnnctl_env_select(f->ctx, &in, target, flags, &s);
     if (e != want)
         fail_msg("select(%s): got %s (%s), want %s", target ? target : "(null)",
-                 cudnnctl_err_name(e), cudnnctl_last_error(f->ctx)->detail, cudnnctl_err_name(want));
+                 cudnnctl_err_name(e), cudnnctl_last_error(f->ctx)->detail,
+                 cudnnctl_err_name(want));
     return s;
 }
 
@@ -209,7 +210,7 @@ static void realpath_stays_in_root(void **state)
 {
     fx_t *f = *state;
     fx_mkdir(f, "/a/b");
-    fx_link(f, "/a/abs", "/usr/local/cuda");    /* absolute -> root's /usr/local/cuda */
+    fx_link(f, "/a/abs", "/usr/local/cuda");   /* absolute -> root's /usr/local/cuda */
     fx_link(f, "/a/b/rel", "../../usr/local"); /* relative */
     fx_link(f, "/a/loop1", "loop2");
     fx_link(f, "/a/loop2", "loop1");

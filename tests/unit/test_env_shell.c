@@ -20,12 +20,18 @@ static void shell_names(void **state)
         int ok;
         cudnnctl_shell sh;
     } cases[] = {
-        {"sh", 1, CUDNNCTL_SHELL_SH},          {"/bin/dash", 1, CUDNNCTL_SHELL_SH},
-        {"bash", 1, CUDNNCTL_SHELL_BASH},      {"-bash", 1, CUDNNCTL_SHELL_BASH},
-        {"/usr/bin/zsh", 1, CUDNNCTL_SHELL_ZSH}, {"fish", 1, CUDNNCTL_SHELL_FISH},
-        {"pwsh", 1, CUDNNCTL_SHELL_PWSH},      {"powershell.exe", 1, CUDNNCTL_SHELL_PWSH},
-        {"C:\\Windows\\cmd.exe", 1, CUDNNCTL_SHELL_CMD}, {"tcsh", 0, CUDNNCTL_SHELL_SH},
-        {"", 0, CUDNNCTL_SHELL_SH},            {"bashx", 0, CUDNNCTL_SHELL_SH},
+        {"sh", 1, CUDNNCTL_SHELL_SH},
+        {"/bin/dash", 1, CUDNNCTL_SHELL_SH},
+        {"bash", 1, CUDNNCTL_SHELL_BASH},
+        {"-bash", 1, CUDNNCTL_SHELL_BASH},
+        {"/usr/bin/zsh", 1, CUDNNCTL_SHELL_ZSH},
+        {"fish", 1, CUDNNCTL_SHELL_FISH},
+        {"pwsh", 1, CUDNNCTL_SHELL_PWSH},
+        {"powershell.exe", 1, CUDNNCTL_SHELL_PWSH},
+        {"C:\\Windows\\cmd.exe", 1, CUDNNCTL_SHELL_CMD},
+        {"tcsh", 0, CUDNNCTL_SHELL_SH},
+        {"", 0, CUDNNCTL_SHELL_SH},
+        {"bashx", 0, CUDNNCTL_SHELL_SH},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         cudnnctl_shell sh = CUDNNCTL_SHELL_SH;
@@ -112,9 +118,9 @@ static void pwsh_and_cmd_golden(void **state)
     assert_null(strstr(t, "LD_LIBRARY_PATH"));
     check_golden("env_pwsh.txt", t);
     cudnnctl_free(t);
-    assert_int_equal(cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_CMD, CUDNNCTL_ENV_LD_LIBRARY_PATH,
-                                         &t),
-                     CUDNNCTL_E_OK);
+    assert_int_equal(
+        cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_CMD, CUDNNCTL_ENV_LD_LIBRARY_PATH, &t),
+        CUDNNCTL_E_OK);
     assert_non_null(strstr(t, "@set \"PATH=%PATH:;C:\\Program Files\\NVIDIA GPU Computing "
                               "Toolkit\\CUDA\\v12.4\\bin;=;%\""));
     assert_non_null(strstr(t, "@set \"CUDA_PATH=C:\\Program Files\\NVIDIA GPU Computing "
@@ -135,8 +141,7 @@ static void sh_quoting_in_dash(void **state)
              "{\"cuda\":{\"name\":\"CUDA SDK\",\"version\":\"12.8.20250101\"}}");
     cudnnctl_env_inputs in = {&f->det, NULL, 0};
     cudnnctl_env_selection *s = NULL;
-    assert_int_equal(cudnnctl_env_select(f->ctx, &in, "/opt/it's a [cuda]*", 0, &s),
-                     CUDNNCTL_E_OK);
+    assert_int_equal(cudnnctl_env_select(f->ctx, &in, "/opt/it's a [cuda]*", 0, &s), CUDNNCTL_E_OK);
     assert_string_equal(s->toolkit_version, "12.8"); /* a build date is not a patch */
     char *t = NULL;
     assert_int_equal(cudnnctl_env_render(f->ctx, s, CUDNNCTL_SHELL_SH, 0, &t), CUDNNCTL_E_OK);

@@ -199,7 +199,6 @@ static void never_missing(void **state)
     assert_int_equal(missing, 0);
 }
 
-
 /* No temporary link of ours anywhere under /usr/local, /etc/alternatives, /opt/cudnn. */
 static int leftovers(fx_t *f)
 {
