@@ -212,7 +212,12 @@ cudnnctl_err cc_env_replace_link(cudnnctl_ctx *ctx, const char *link, const char
     }
     cc_pf_unlink(tmp); /* a leftover of a killed run */
     if (cc_sys_symlink(ctx, text, tmp) != 0) {
-        rc = CC_ERR_PF(ctx, "cannot create link", tmp);
+        if (cc_pf_last_error() == CUDNNCTL_E_PERMISSION)
+            rc = CC_ERR(ctx, CUDNNCTL_E_PERMISSION,
+                        "cannot create a link in %s: %s; changing %s needs root (sudo)", dir,
+                        cc_pf_last_error_text(), link);
+        else
+            rc = CC_ERR_PF(ctx, "cannot create link", tmp);
         goto out;
     }
     if (cc_sys_rename(ctx, tmp, real) != 0) {

@@ -70,6 +70,19 @@ static void major_only_and_patch(void **state)
     assert_string_equal(s->toolkit_path, "/usr/local/cuda-13.0");
     cudnnctl_env_selection_free(s);
     sel_for(f, "13.0.7", 0, CUDNNCTL_E_NO_TOOLKIT);
+    /* two 12.x: "12" alone is ambiguous (exit 2) */
+    fx_toolkit(f, 3, 12, 6);
+    f->det.n_toolkits = 4;
+    sel_for(f, "12", 0, CUDNNCTL_E_USAGE);
+    assert_non_null(strstr(cudnnctl_last_error(f->ctx)->detail, "ambiguous"));
+    s = sel_for(f, "12.6", 0, CUDNNCTL_E_OK);
+    assert_string_equal(s->toolkit_path, "/usr/local/cuda-12.6");
+    cudnnctl_env_selection_free(s);
+    f->det.n_toolkits = 3;
+    free(f->tk[3].path);
+    free(f->tk[3].version);
+    free(f->tk[3].lib_dir);
+    free(f->tk[3].origin);
 }
 
 static void dir_target_through_link(void **state)
