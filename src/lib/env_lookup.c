@@ -130,10 +130,16 @@ int cc_env_prefix_pick(const cc_env_prefix *p, int major)
 cudnnctl_err cc_env_known_prefixes(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cc_strv *out)
 {
     for (size_t i = 0; in && i < in->n_prefixes; i++) {
-        const char *p = in->prefixes[i];
-        if (!p || !*p || cc_strv_contains(out, p))
+        if (!in->prefixes[i] || !*in->prefixes[i])
             continue;
-        if (cc_strv_push(out, p) != 0)
+        char *p = cc_env_abs(ctx, in->prefixes[i]);
+        if (!p)
+            CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        if (cc_strv_contains(out, p)) {
+            free(p);
+            continue;
+        }
+        if (cc_strv_push_own(out, p) != 0)
             CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
     /* Prefixes recorded in install receipts join here once receipts exist (see
@@ -206,7 +212,9 @@ const cudnnctl_toolkit *cc_env_find_toolkit(cudnnctl_ctx *ctx, const cudnnctl_de
     const cudnnctl_toolkit *hit = NULL;
     if (!cc_env_is_version(spec)) {
         /* a dir: the detected toolkit with the same real path */
-        char *want = cc_env_realpath(ctx, spec);
+        char *abs = cc_env_abs(ctx, spec);
+        char *want = abs ? cc_env_realpath(ctx, abs) : NULL;
+        free(abs);
         for (size_t i = 0; want && det && i < det->n_toolkits && !hit; i++) {
             char *r = cc_env_realpath(ctx, det->toolkits[i].path);
             if (r && strcmp(r, want) == 0)

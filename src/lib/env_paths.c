@@ -155,6 +155,17 @@ static char *rooted_real(cudnnctl_ctx *ctx, const char *path)
     return r;
 }
 
+char *cc_env_abs(cudnnctl_ctx *ctx, const char *path)
+{
+    if (!path || path[0] == '/' || cc_env_is_windows_path(path) || cc_pf_is_abs(path))
+        return cc_strdup(path);
+    /* relative to the working dir (outside any --root): make it absolute, then as seen inside */
+    char *r = cc_pf_realpath(path);
+    char *u = r ? cc_unrooted(ctx, r) : NULL;
+    free(r);
+    return u ? u : cc_strdup(path);
+}
+
 int cc_env_is_dir(cudnnctl_ctx *ctx, const char *path)
 {
     char *r = rooted_real(ctx, path);

@@ -206,7 +206,7 @@ cudnnctl_err cudnnctl_env_select(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *i
     cc_env_prefix *px = NULL;
     size_t npx = 0;
     sel_lists l = {0};
-    char *real = NULL;
+    char *real = NULL, *abs_target = NULL;
     cudnnctl_env_selection *s = NULL;
     const cudnnctl_toolkit *tk = NULL;
     size_t pi = 0;
@@ -223,6 +223,9 @@ cudnnctl_err cudnnctl_env_select(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *i
 
     int prefix_target = 0;
     if (target && !cc_env_is_version(target)) {
+        if (!(abs_target = cc_env_abs(ctx, target)))
+            goto oom;
+        target = abs_target;
         if (!cc_env_is_dir(ctx, target)) {
             rc = CC_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
                         "%s is not a directory; give a toolkit version (X.Y), a toolkit dir or a "
@@ -417,6 +420,7 @@ out:
     cudnnctl_env_selection_free(s);
     cudnnctl_detect_result_free(owned);
     free(real);
+    free(abs_target);
     return rc;
 }
 

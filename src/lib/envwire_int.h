@@ -13,6 +13,8 @@ int cc_changes_add(cudnnctl_changes *c, const char *action, const char *path, co
 /* Resolve every symbolic link in an absolute path the way the kernel would inside the root
  * (absolute link targets restart at the root). Missing components are kept lexically. */
 char *cc_env_realpath(cudnnctl_ctx *ctx, const char *path);
+/* An absolute root-relative path for a user-given one ("./cuda-12.4" from the working dir). */
+char *cc_env_abs(cudnnctl_ctx *ctx, const char *path);
 int cc_env_is_dir(cudnnctl_ctx *ctx, const char *path);
 int cc_env_exists(cudnnctl_ctx *ctx, const char *path); /* anything, even a dangling link */
 /* The text to store in a link at @p link pointing to @p dest: relative ("cuda-12.4") when both
