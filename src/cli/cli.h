@@ -71,6 +71,10 @@ void cli_table_row(cli_table *t, const char *const *cells);
 void cli_table_print(cli_table *t, FILE *f);
 void cli_table_free(cli_table *t);
 
+/* cmd_available.c: the embedded catalog plus every --manifest; on failure prints the error and
+ * returns the exit code (0 = ok, *out set). Shared by available, plan and install. */
+int cli_load_catalog(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog **out);
+
 /* commands (one file each) */
 int cmd_detect(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_available(cli_opts *o, cudnnctl_ctx *ctx);

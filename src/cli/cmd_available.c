@@ -1,10 +1,92 @@
-/* cmd_available.c: the 'available' command (placeholder until its work lands). */
+/* cmd_available.c: the 'available' command: what the catalog (embedded manifests + --manifest)
+ * offers, filtered by --platform (default: this machine's), --cuda and --cudnn. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+
+int cli_load_catalog(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog **out)
+{
+    cudnnctl_err e = cudnnctl_catalog_load(ctx, out);
+    if (e != CUDNNCTL_E_OK)
+        return cli_fail(o, ctx, e);
+    for (int i = 0; i < o->n_manifests; i++) {
+        e = cudnnctl_catalog_add_manifest(ctx, *out, o->manifests[i]);
+        if (e != CUDNNCTL_E_OK) {
+            cudnnctl_catalog_free(*out);
+            *out = NULL;
+            return cli_fail(o, ctx, e);
+        }
+    }
+    return 0;
+}
+
+static void size_text(char *buf, size_t n, uint64_t v)
+{
+    const char *u[] = {"B", "KiB", "MiB", "GiB"};
+    double d = (double)v;
+    int i = 0;
+    while (d >= 1024 && i < 3) {
+        d /= 1024;
+        i++;
+    }
+    snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", d, u[i]);
+}
 
 int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
 {
-    (void)ctx;
-    fprintf(stderr, "cudnnctl: 'available' is not implemented in this build yet\n");
-    (void)o;
-    return 1;
+    cudnnctl_catalog *cat = NULL;
+    cudnnctl_detect_result *det = NULL;
+    const cudnnctl_archive **v = NULL;
+    char *json = NULL;
+    size_t n = 0;
+    int rc = cli_load_catalog(o, ctx, &cat);
+    if (rc != 0)
+        return rc;
+    const char *platform = o->platform;
+    if (!platform) {
+        /* only the platform key is needed; a failed scan just means "every platform" */
+        if (cudnnctl_detect(ctx, &det) == CUDNNCTL_E_OK && det->platform)
+            platform = det->platform;
+    }
+    cudnnctl_catalog_filter f = {o->cudnn, o->cuda, platform};
+    cudnnctl_err e;
+    if (o->json) {
+        e = cudnnctl_catalog_json(ctx, cat, &f, &json);
+        if (e != CUDNNCTL_E_OK) {
+            rc = cli_fail(o, ctx, e);
+            goto out;
+        }
+        cli_print_json(json);
+        goto out;
+    }
+    e = cudnnctl_catalog_query(ctx, cat, &f, &v, &n);
+    if (e != CUDNNCTL_E_OK) {
+        rc = cli_fail(o, ctx, e);
+        goto out;
+    }
+    static const char *const hdr[] = {"CUDNN", "CUDA", "PLATFORM", "SIZE", "RELEASED", "FILE"};
+    cli_table *t = cli_table_new(6, hdr);
+    for (size_t i = 0; i < n; i++) {
+        char sz[32];
+        size_text(sz, sizeof(sz), v[i]->size);
+        const char *base = strrchr(v[i]->relative_path, '/');
+        const char *row[] = {v[i]->cudnn_version, v[i]->cuda_variant,
+                             v[i]->platform,      sz,
+                             v[i]->release_date,  base ? base + 1 : v[i]->relative_path};
+        cli_table_row(t, row);
+    }
+    if (n)
+        cli_table_print(t, stdout);
+    cli_table_free(t);
+    if (!o->quiet)
+        fprintf(stderr, "%zu archive%s from %zu manifests (platform %s%s)\n", n, n == 1 ? "" : "s",
+                cudnnctl_catalog_manifest_count(cat), platform ? platform : "all",
+                platform && !o->platform ? "; --platform all lists every platform" : "");
+out:
+    free(v);
+    cudnnctl_free(json);
+    cudnnctl_detect_result_free(det);
+    cudnnctl_catalog_free(cat);
+    return rc;
 }

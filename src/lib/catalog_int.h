@@ -1,0 +1,64 @@
+/* catalog_int.h: internal interface shared by manifest parsing, the catalog, the compatibility
+ * tables, selection and the plan. Not installed. */
+#ifndef CC_CATALOG_INT_H
+#define CC_CATALOG_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* A growable array of archive entries (each owns its strings). */
+typedef struct {
+    cudnnctl_archive *v;
+    size_t n, cap;
+} cc_archive_vec;
+
+/* Append a copy / take ownership of *a (its strings move into the vector; *a is zeroed). */
+int cc_archive_vec_push_move(cc_archive_vec *vec, cudnnctl_archive *a);
+void cc_archive_vec_free(cc_archive_vec *vec);
+/* Deep copy; 0 ok, -1 out of memory (dst is then cleared). */
+int cc_archive_copy(cudnnctl_archive *dst, const cudnnctl_archive *src);
+void cc_archive_clear(cudnnctl_archive *a);
+
+/* Parse one NVIDIA cuDNN redistrib JSON into archive entries of the "cudnn" component.
+ * origin names the manifest in errors and in each entry's `manifest`; manifest_sha256 (may be
+ * NULL) is recorded in each entry. Malformed → CUDNNCTL_E_MANIFEST naming origin and key;
+ * nothing is appended then. */
+cudnnctl_err cc_manifest_parse(cudnnctl_ctx *ctx, const char *json, size_t len, const char *origin,
+                               const char *manifest_sha256, cc_archive_vec *out);
+
+/* A manifest is a few KiB; anything this large is not one. */
+#define CC_MANIFEST_MAX (16u << 20)
+
+/* Fetch a manifest from an http(s) URL through the source layer; on success keep a copy in
+ * <cache>/manifests/<sha256>.json with a per-URL reference, and when the network fails later,
+ * fall back to that copy (with a warning). *data is malloc'd; hex gets the bytes' SHA-256. */
+cudnnctl_err cc_manifest_fetch(cudnnctl_ctx *ctx, const char *url, char **data, size_t *len,
+                               char hex[65]);
+
+/* An empty catalog (tests and tools build one from chosen manifests with add_json). */
+cudnnctl_catalog *cc_catalog_new(void);
+
+/* "13" → 13/-1, "13.4" → 13/4; 0 ok, -1 not a CUDA variant. */
+int cc_cuda_variant_parse(const char *s, int *major, int *minor);
+/* The CUDA variant a file name carries ("..._cuda13.4-archive.zip" → "13.4"); malloc'd, NULL
+ * when the name has none. */
+char *cc_cuda_variant_from_name(const char *file_name);
+/* The cuDNN version a file name carries ("...-9.15.0.58_cuda13-archive..." → "9.15.0.58");
+ * malloc'd, NULL when none. */
+char *cc_cudnn_version_from_name(const char *file_name);
+/* 0 when a manifest's relative_path is safe to join to a base (no "..", not absolute, ...);
+ * else -1 and *why names the problem (static text). */
+int cc_relative_path_check(const char *p, const char **why);
+
+/* One archive as a cJSON object (cudnn_version, [platform, cuda_variant,] relative_path, sha256,
+ * size, release_date, manifest, manifest_sha256); NULL on out of memory. */
+struct cJSON;
+struct cJSON *cc_archive_to_json(const cudnnctl_archive *a, int with_platform);
+
+/* Compare dotted numeric versions where missing parts count as 0 ("580" == "580.0.0");
+ * unparseable strings sort first. */
+int cc_version_cmp_str(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,367 @@
+/* manifest.c: parse one NVIDIA cuDNN redistrib JSON (every shape NVIDIA has published) into
+ * archive entries, validating each hash, size and relative path. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "catalog_int.h"
+#include "hash.h"
+
+/* Component keys that are not platforms (NVIDIA may add more scalar keys; any non-object member
+ * is skipped anyway). */
+static int is_platform_key(const cJSON *item)
+{
+    if (!cJSON_IsObject(item))
+        return 0;
+    /* cudnn_samples in 9.x ships its sources under a pseudo-platform; not installable. */
+    return strcmp(item->string, "source") != 0;
+}
+
+int cc_cuda_variant_parse(const char *s, int *major, int *minor)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    char *end = NULL;
+    long M = strtol(s, &end, 10);
+    long m = -1;
+    if (*end == '.') {
+        if (!isdigit((unsigned char)end[1]))
+            return -1;
+        m = strtol(end + 1, &end, 10);
+    }
+    if (*end != '\0' || M <= 0 || M > 99 || m > 99)
+        return -1;
+    *major = (int)M;
+    *minor = (int)m;
+    return 0;
+}
+
+char *cc_cuda_variant_from_name(const char *file_name)
+{
+    const char *base = cc_path_base(file_name);
+    const char *hit = NULL;
+    for (const char *p = strstr(base, "_cuda"); p; p = strstr(p + 1, "_cuda"))
+        hit = p;
+    if (!hit)
+        return NULL;
+    const char *p = hit + 5, *start = p;
+    if (!isdigit((unsigned char)*p))
+        return NULL;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (*p == '.' && isdigit((unsigned char)p[1])) {
+        p++;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    if (*p != '-' && *p != '.')
+        return NULL;
+    return cc_strndup(start, (size_t)(p - start));
+}
+
+char *cc_cudnn_version_from_name(const char *file_name)
+{
+    const char *base = cc_path_base(file_name);
+    const char *cu = NULL;
+    for (const char *p = strstr(base, "_cuda"); p; p = strstr(p + 1, "_cuda"))
+        cu = p;
+    if (!cu)
+        return NULL;
+    const char *start = cu;
+    while (start > base && start[-1] != '-')
+        start--;
+    char *v = cc_strndup(start, (size_t)(cu - start));
+    cc_version pv;
+    if (v && (cc_version_parse(v, &pv) != 0 || pv.n < 3)) {
+        free(v);
+        v = NULL;
+    }
+    return v;
+}
+
+int cc_relative_path_check(const char *p, const char **why)
+{
+    if (!p || !*p) {
+        *why = "is empty";
+        return -1;
+    }
+    if (p[0] == '/') {
+        *why = "is absolute (starts with '/')";
+        return -1;
+    }
+    for (const char *c = p; *c; c++) {
+        if (*c == '\\') {
+            *why = "contains a backslash";
+            return -1;
+        }
+        if (*c == ':') {
+            *why = "contains ':' (a drive letter or URL scheme)";
+            return -1;
+        }
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+            *why = "contains a control character";
+            return -1;
+        }
+    }
+    const char *seg = p;
+    for (;;) {
+        const char *slash = strchr(seg, '/');
+        size_t n = slash ? (size_t)(slash - seg) : strlen(seg);
+        if (n == 0) {
+            *why = "has an empty path segment";
+            return -1;
+        }
+        if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+            *why = "contains a '..' segment";
+            return -1;
+        }
+        if (n == 1 && seg[0] == '.') {
+            *why = "contains a '.' segment";
+            return -1;
+        }
+        if (!slash)
+            break;
+        seg = slash + 1;
+    }
+    return 0;
+}
+
+/* size is a decimal string in NVIDIA's files; a JSON integer is accepted too. */
+static int parse_size(const cJSON *item, uint64_t *out)
+{
+    if (cJSON_IsNumber(item)) {
+        double d = item->valuedouble;
+        if (d < 0 || d > 9007199254740992.0 || (double)(uint64_t)d != d)
+            return -1;
+        *out = (uint64_t)d;
+        return 0;
+    }
+    if (!cJSON_IsString(item) || !item->valuestring[0])
+        return -1;
+    uint64_t v = 0;
+    for (const char *c = item->valuestring; *c; c++) {
+        if (!isdigit((unsigned char)*c))
+            return -1;
+        unsigned d = (unsigned)(*c - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+typedef struct {
+    cudnnctl_ctx *ctx;
+    const char *origin;
+    const char *manifest_sha256;
+    const char *version;
+    const char *release_date;
+} parse_state;
+
+/* One archive object: {relative_path, sha256, md5, size}. key_variant is the variant named by
+ * the object's key ("13" from "cuda13"), NULL for a bare archive whose variant the file name
+ * carries. */
+static cudnnctl_err parse_archive(parse_state *ps, const cJSON *obj, const char *where,
+                                  const char *key_variant, cc_archive_vec *out)
+{
+    cudnnctl_ctx *ctx = ps->ctx;
+    cudnnctl_archive a;
+    memset(&a, 0, sizeof(a));
+    cudnnctl_err e = CUDNNCTL_E_OK;
+    const cJSON *rp = cJSON_GetObjectItemCaseSensitive(obj, "relative_path");
+    const cJSON *sha = cJSON_GetObjectItemCaseSensitive(obj, "sha256");
+    const cJSON *md5 = cJSON_GetObjectItemCaseSensitive(obj, "md5");
+    const cJSON *size = cJSON_GetObjectItemCaseSensitive(obj, "size");
+    const char *why = NULL;
+
+    if (!cJSON_IsString(rp)) {
+        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+                   "manifest %s: %s.relative_path is missing or not a string: the manifest is "
+                   "damaged; fetch it again from NVIDIA",
+                   ps->origin, where);
+        goto out;
+    }
+    if (cc_relative_path_check(rp->valuestring, &why) != 0) {
+        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+                   "manifest %s: %s.relative_path \"%s\" %s: refusing a path that could leave the "
+                   "mirror; use NVIDIA's own manifest",
+                   ps->origin, where, rp->valuestring, why);
+        goto out;
+    }
+    if (!cJSON_IsString(sha) || !cc_sha256_is_hex(sha->valuestring)) {
+        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+                   "manifest %s: %s.sha256 %s%s%s is not 64 hex digits: the manifest is damaged; "
+                   "fetch it again from NVIDIA",
+                   ps->origin, where, cJSON_IsString(sha) ? "\"" : "(",
+                   cJSON_IsString(sha) ? sha->valuestring : (sha ? "not a string" : "missing"),
+                   cJSON_IsString(sha) ? "\"" : ")");
+        goto out;
+    }
+    if (!size || parse_size(size, &a.size) != 0) {
+        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+                   "manifest %s: %s.size %s%s%s is not a decimal byte count: the manifest is "
+                   "damaged; fetch it again from NVIDIA",
+                   ps->origin, where, cJSON_IsString(size) ? "\"" : "(",
+                   cJSON_IsString(size) ? size->valuestring : (size ? "wrong type" : "missing"),
+                   cJSON_IsString(size) ? "\"" : ")");
+        goto out;
+    }
+
+    char *name_variant = cc_cuda_variant_from_name(rp->valuestring);
+    int nM = 0, nm = -1, kM = 0, km = -1;
+    if (name_variant && cc_cuda_variant_parse(name_variant, &nM, &nm) != 0) {
+        free(name_variant);
+        name_variant = NULL;
+    }
+    if (key_variant && cc_cuda_variant_parse(key_variant, &kM, &km) != 0)
+        key_variant = NULL;
+    if (key_variant && name_variant && kM != nM) {
+        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+                   "manifest %s: %s is keyed CUDA %s but its file %s is built for CUDA %s: the "
+                   "manifest is inconsistent; fetch it again from NVIDIA",
+                   ps->origin, where, key_variant, cc_path_base(rp->valuestring), name_variant);
+        free(name_variant);
+        goto out;
+    }
+    if (name_variant) {
+        /* the file name is the more precise of the two ("13.4" under a bare entry) */
+        a.cuda_variant = name_variant;
+        a.cuda_major = nM;
+        a.cuda_minor = nm;
+    } else if (key_variant) {
+        a.cuda_variant = cc_strdup(key_variant);
+        a.cuda_major = kM;
+        a.cuda_minor = km;
+    } else {
+        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+                   "manifest %s: %s: cannot tell which CUDA the archive %s is for (no cudaN key, "
+                   "no _cudaN in the file name)",
+                   ps->origin, where, rp->valuestring);
+        goto out;
+    }
+
+    /* The file name's version wins: 9.15.0's manifest says 9.15.0.57 while its cuda13 archives
+     * are 9.15.0.58 (the receipt and the prefix name must say what is really installed). */
+    a.cudnn_version = cc_cudnn_version_from_name(rp->valuestring);
+    if (a.cudnn_version && strcmp(a.cudnn_version, ps->version) != 0)
+        cc_log(ctx, CUDNNCTL_LOG_DEBUG, "manifest %s: %s is version %s, the component says %s",
+               ps->origin, cc_path_base(rp->valuestring), a.cudnn_version, ps->version);
+    if (!a.cudnn_version)
+        a.cudnn_version = cc_strdup(ps->version);
+    char *plat = cc_strdup(where + strlen("cudnn."));
+    char *dot = plat ? strchr(plat, '.') : NULL;
+    if (dot)
+        *dot = '\0';
+    a.platform = plat;
+    a.relative_path = cc_strdup(rp->valuestring);
+    a.sha256 = cc_strdup(sha->valuestring);
+    if (a.sha256)
+        for (char *c = a.sha256; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+    if (cJSON_IsString(md5) && strlen(md5->valuestring) == 32)
+        a.md5 = cc_strdup(md5->valuestring);
+    a.release_date = ps->release_date ? cc_strdup(ps->release_date) : NULL;
+    a.manifest = cc_strdup(ps->origin);
+    a.manifest_sha256 = ps->manifest_sha256 ? cc_strdup(ps->manifest_sha256) : NULL;
+    if (!a.cuda_variant || !a.cudnn_version || !a.platform || !a.relative_path || !a.sha256 ||
+        !a.manifest || (ps->release_date && !a.release_date) ||
+        (ps->manifest_sha256 && !a.manifest_sha256) || cc_archive_vec_push_move(out, &a) != 0) {
+        e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        goto out;
+    }
+out:
+    cc_archive_clear(&a);
+    return e;
+}
+
+static cudnnctl_err parse_platform(parse_state *ps, const cJSON *plat, cc_archive_vec *out)
+{
+    cudnnctl_err e = CUDNNCTL_E_OK;
+    char *where = cc_asprintf("cudnn.%s", plat->string);
+    if (!where)
+        return CC_ERR(ps->ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, plat)
+    {
+        if (!cJSON_IsObject(item))
+            continue; /* bare relative_path/sha256/... handled below */
+        char *w = cc_asprintf("%s.%s", where, item->string);
+        const char *kv = cc_str_starts(item->string, "cuda") ? item->string + 4 : NULL;
+        e = w ? parse_archive(ps, item, w, kv, out) : CC_ERR(ps->ctx, CUDNNCTL_E_NOMEM, "oom");
+        free(w);
+        if (e != CUDNNCTL_E_OK)
+            goto out;
+    }
+    /* The flat 8.x shape, and 9.27's windows-arm64, put an archive directly on the platform. */
+    if (cJSON_GetObjectItemCaseSensitive(plat, "relative_path"))
+        e = parse_archive(ps, plat, where, NULL, out);
+out:
+    free(where);
+    return e;
+}
+
+cudnnctl_err cc_manifest_parse(cudnnctl_ctx *ctx, const char *json, size_t len, const char *origin,
+                               const char *manifest_sha256, cc_archive_vec *out)
+{
+    cudnnctl_err e = CUDNNCTL_E_OK;
+    const char *end = NULL;
+    size_t start_n = out->n;
+    cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
+    if (!root) {
+        size_t at = end && end >= json ? (size_t)(end - json) : 0;
+        return CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+                      "manifest %s is not valid JSON (error near byte %zu): pass NVIDIA's "
+                      "redistrib_<version>.json",
+                      origin, at);
+    }
+    if (!cJSON_IsObject(root)) {
+        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+                   "manifest %s is not a JSON object: pass NVIDIA's redistrib_<version>.json",
+                   origin);
+        goto out;
+    }
+    const cJSON *comp = cJSON_GetObjectItemCaseSensitive(root, "cudnn");
+    if (!cJSON_IsObject(comp)) {
+        const cJSON *prod = cJSON_GetObjectItemCaseSensitive(root, "release_product");
+        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+                   "manifest %s has no \"cudnn\" component%s%s%s: pass a cuDNN manifest "
+                   "(developer.download.nvidia.com/compute/cudnn/redist/redistrib_<version>.json)",
+                   origin, cJSON_IsString(prod) ? " (release_product \"" : "",
+                   cJSON_IsString(prod) ? prod->valuestring : "",
+                   cJSON_IsString(prod) ? "\")" : "");
+        goto out;
+    }
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(comp, "version");
+    cc_version v;
+    if (!cJSON_IsString(ver) || cc_version_parse(ver->valuestring, &v) != 0 || v.n < 3) {
+        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+                   "manifest %s: cudnn.version is missing or not a dotted version: the manifest is "
+                   "damaged; fetch it again from NVIDIA",
+                   origin);
+        goto out;
+    }
+    const cJSON *date = cJSON_GetObjectItemCaseSensitive(root, "release_date");
+    parse_state ps = {ctx, origin, manifest_sha256, ver->valuestring,
+                      cJSON_IsString(date) ? date->valuestring : NULL};
+    /* Other components (cudnn_samples, cudnn_jit: same file names as cudnn, see
+     * cudnn-distribution.md §8.15) are not installable and are not read. */
+    const cJSON *plat;
+    cJSON_ArrayForEach(plat, comp)
+    {
+        if (!is_platform_key(plat))
+            continue; /* name, license, license_path, version, cuda_variant (a union only) */
+        e = parse_platform(&ps, plat, out);
+        if (e != CUDNNCTL_E_OK)
+            goto out;
+    }
+out:
+    if (e != CUDNNCTL_E_OK) {
+        while (out->n > start_n)
+            cc_archive_clear(&out->v[--out->n]);
+    }
+    cJSON_Delete(root);
+    return e;
+}
