@@ -105,6 +105,33 @@ const char *cc_pf_dlerror(void);
 /* Files of loaded modules whose base name starts with prefix; a NULL-terminated malloc'd list. */
 char **cc_pf_loaded_modules(const char *prefix);
 
+/* ---- threads (fetch: background download into a bounded buffer) ------------------------------ */
+/* Opaque, heap-allocated objects (pthreads on Linux; SRWLOCK / CONDITION_VARIABLE / threads on
+ * Windows). Creation returns NULL on failure; lock/unlock/signal cannot fail. */
+typedef struct cc_pf_thread cc_pf_thread;
+typedef struct cc_pf_mutex cc_pf_mutex;
+typedef struct cc_pf_cond cc_pf_cond;
+
+/* Start fn(arg) in a new thread; 0 on success. */
+int cc_pf_thread_start(cc_pf_thread **out, void (*fn)(void *), void *arg);
+/* Wait for the thread to end and free it. */
+void cc_pf_thread_join(cc_pf_thread *t);
+cc_pf_mutex *cc_pf_mutex_new(void);
+void cc_pf_mutex_free(cc_pf_mutex *m);
+void cc_pf_mutex_lock(cc_pf_mutex *m);
+void cc_pf_mutex_unlock(cc_pf_mutex *m);
+cc_pf_cond *cc_pf_cond_new(void);
+void cc_pf_cond_free(cc_pf_cond *c);
+/* Wait on c with m held; timeout_ms 0 = no timeout. Returns 1 on timeout, else 0 (which may be
+ * spurious: callers re-check their predicate). */
+int cc_pf_cond_wait(cc_pf_cond *c, cc_pf_mutex *m, unsigned timeout_ms);
+void cc_pf_cond_signal(cc_pf_cond *c);
+void cc_pf_cond_broadcast(cc_pf_cond *c);
+/* Atomically add 1 to *p and return the new value (sys_ops call counting from two threads). */
+unsigned long cc_pf_atomic_inc(volatile unsigned long *p);
+/* Process id (unique names for temporary files). */
+unsigned long cc_pf_pid(void);
+
 /* ---- validation child (validate area) ------------------------------------------------------ */
 #define CC_PF_DL_GLOBAL 0x1 /* symbols visible to later loads (RTLD_GLOBAL) */
 #define CC_PF_DL_LAZY 0x2   /* bind functions at first call (RTLD_LAZY): cheap preloads */

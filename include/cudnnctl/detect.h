@@ -23,10 +23,17 @@ enum {
     CUDNNCTL_SRC_DIST_INFO = 1 << 8
 };
 
+/** One version reading of a toolkit: which source said what. */
+typedef struct {
+    unsigned source; /**< one CUDNNCTL_SRC_* flag */
+    char *version;   /**< what it said: "13.0", "13.0.88", "13" (SONAME: major only) */
+    int agrees;      /**< 1 when it agrees with the version detect settled on */
+} cudnnctl_version_reading;
+
 /** One CUDA toolkit. */
 typedef struct {
     char *path;          /**< toolkit root as found (e.g. /usr/local/cuda-13.0), root-relative */
-    char *version;       /**< "13.0" or "13.0.88" */
+    char *version;       /**< "13.0": major.minor as the sources agree (patch: version_full) */
     int major, minor, patch; /**< patch -1 when unknown */
     unsigned sources;    /**< CUDNNCTL_SRC_* where the version was read */
     int sources_disagree; /**< 1 when sources gave different major.minor */
@@ -35,6 +42,17 @@ typedef struct {
     int active;          /**< the toolkit a build would use now */
     char *active_reason; /**< why it is active ("/usr/local/cuda -> ...", "CUDA_HOME", "PATH") */
     char *found_via;     /**< how it was found ("/usr/local/cuda*", "CUDA_HOME", "PATH nvcc", ...) */
+    /* added by the detect work: */
+    /** "13.0.2" / "13.0.88" when a patch level is known, else NULL: from version.json /
+     *  version.txt / env CUDA_VERSION, else nvcc's own V13.0.88. `version` stays "13.0". */
+    char *version_full;
+    char *include_dir;   /**< dir holding cuda_runtime_api.h / cuda.h, NULL when none */
+    char **aliases;      /**< symlinks that lead here (/usr/local/cuda, /usr/local/cuda-13) */
+    size_t n_aliases;
+    cudnnctl_version_reading *readings; /**< every source read, agreeing or not */
+    size_t n_readings;
+    char **problems;     /**< human text: unreadable version.json, sources disagreeing, ... */
+    size_t n_problems;
 } cudnnctl_toolkit;
 
 /** The NVIDIA driver. */
@@ -42,6 +60,9 @@ typedef struct {
     char *version;     /**< "580.159.04", NULL when only the CUDA version is known */
     int cuda_version;  /**< cuDriverGetVersion encoding, 13000; 0 when unknown */
     char *source;      /**< "libcuda", "/proc/driver/nvidia/version", "nvidia-smi" */
+    /** 1 when cuda_version is a lower bound from the driver table (no libcuda to ask, e.g.
+     *  under --root), 0 when cuDriverGetVersion said it. */
+    int cuda_version_estimated;
 } cudnnctl_driver;
 
 /** One copy of cuDNN found on disk. */
@@ -56,7 +77,11 @@ typedef struct {
     size_t n_libs;
     char **problems;     /**< human text: mixed sub-library versions, header/library mismatch ... */
     size_t n_problems;
-    int in_loader_path;  /**< listed in ld.so.cache or LD_LIBRARY_PATH */
+    int in_loader_path;  /**< its dir is searched by the loader (ld.so.conf / cache / default dirs, LD_LIBRARY_PATH) */
+    /* added by the detect work: */
+    char *version_source; /**< where version came from: "file-name", "header", "dist-info", "soname" */
+    char *package_version; /**< 4-part package version from a wheel's dist-info, else NULL */
+    int in_ld_library_path; /**< its dir is on LD_LIBRARY_PATH (overrides RUNPATH of every framework) */
 } cudnnctl_cudnn_copy;
 
 typedef struct {
@@ -75,6 +100,8 @@ CUDNNCTL_API cudnnctl_err cudnnctl_detect(cudnnctl_ctx *ctx, cudnnctl_detect_res
 CUDNNCTL_API void cudnnctl_detect_result_free(cudnnctl_detect_result *r);
 /** The active toolkit (or the only / newest one), NULL when none. */
 CUDNNCTL_API const cudnnctl_toolkit *cudnnctl_detect_active_toolkit(const cudnnctl_detect_result *r);
+/** JSON name of one CUDNNCTL_SRC_* flag ("version.json", "cuda.h", "cuda_runtime_api.h", ...). */
+CUDNNCTL_API const char *cudnnctl_detect_source_name(unsigned source);
 /** JSON text with the keys of CLI.md ("detect --json"); free with cudnnctl_free. */
 CUDNNCTL_API cudnnctl_err cudnnctl_detect_result_json(const cudnnctl_detect_result *r, char **json);
 

@@ -1,6 +1,7 @@
 /* source.h: a pull stream of archive bytes (network download, cache file or local archive),
  * hashed and size-counted as it is read, and, for downloads, copied into the cache.
- * Owned by the fetch work (fetch_*.c, cache.c); consumed by extract.c and install.c. */
+ * Owned by the fetch work (source.c, fetch.c, cache.c, ring.c, transport*.c); consumed by
+ * extract.c and install.c. */
 #ifndef CC_SOURCE_H
 #define CC_SOURCE_H
 
@@ -10,28 +11,58 @@
 #include "cudnnctl/cudnnctl.h"
 
 typedef struct cc_source cc_source;
+struct cc_transport_ops;
 
 typedef struct {
-    const char *url;            /* http(s)://, file://, or a local path */
+    const char *url;             /* http(s)://, file://, or a local path */
     const char *expected_sha256; /* lowercase hex; NULL only with insecure_skip_verify */
-    uint64_t expected_size;     /* 0 = unknown */
-    const char *cacert;         /* extra CA bundle, NULL = system */
-    int insecure_skip_verify;   /* no hash known and the user accepted that */
-    int use_cache;              /* content-addressed cache lookup and store */
+    uint64_t expected_size;      /* 0 = unknown */
+    const char *cacert;          /* extra CA bundle, NULL = system */
+    int insecure_skip_verify;    /* no hash known and the user accepted that */
+    int use_cache;               /* content-addressed cache lookup and store */
+    /* Network tuning; 0 = default. Tests shorten them. */
+    unsigned low_speed_bytes;      /* abort an attempt slower than this (default 1024 B/s) ... */
+    unsigned low_speed_secs;       /* ... for this long (default 30 s) */
+    unsigned connect_timeout_secs; /* default 30 s */
+    unsigned max_tries;            /* attempts without progress before giving up (default 4) */
+    unsigned retry_delay_ms; /* first back-off, doubled per retry, capped at 30 s (default 1 s) */
+    const struct cc_transport_ops *transport; /* NULL = libcurl (transport_curl.c) */
 } cc_source_opts;
 
-/* Open a source. A cache hit (by expected_sha256) opens the cached blob and downloads nothing.
- * Downloads run in a background thread into a bounded buffer, so network and decode overlap. */
+/* Open a source. A cache hit (by expected_sha256) opens the cached blob and downloads nothing
+ * (CUDNNCTL_EV_CACHE_HIT; the blob is still re-hashed). A `.part` left by an earlier run is
+ * re-hashed and the download resumes after it (Range). Downloads run in a background thread
+ * into a bounded buffer (4 MiB), so network, hashing, the cache write and decoding overlap.
+ * Returns once the first bytes are there, so that HTTP / TLS / size errors surface here. */
 cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *opts, cc_source **out);
 /* Read up to len bytes; 0 at end of stream; -1 on error (ctx has the error). */
 long long cc_source_read(cc_source *src, void *buf, size_t len);
 /* Drain to the end (if the consumer stopped early), then check size and SHA-256.
- * HASH_MISMATCH / SIZE_MISMATCH move the bad bytes to the quarantine dir and name both hashes.
- * On success, a download is committed to the cache. */
+ * HASH_MISMATCH / SIZE_MISMATCH move the bad bytes to the quarantine dir and name both hashes
+ * (a local file given by the user is left where it is).
+ * On success, a download is committed to the cache. sha256_hex / size may be NULL. */
 cudnnctl_err cc_source_finish(cc_source *src, char sha256_hex[65], uint64_t *size);
 /* Path of the bytes on disk once finished (cache blob or the local file); NULL before. */
 const char *cc_source_path(const cc_source *src);
 /* Abort and release; a partial download stays as a resumable .part in the cache. */
 void cc_source_close(cc_source *src);
+
+/* The source's own failure (OK while it is healthy). A consumer whose decoder failed after a
+ * cc_source_read of -1 should report this error rather than "malformed archive". */
+cudnnctl_err cc_source_status(const cc_source *src);
+/* Bytes handed to the consumer so far. */
+uint64_t cc_source_consumed(const cc_source *src);
+
+/* Where relative_path lives under a mirror base: "URL/rel" for http(s):// and file:// bases,
+ * "DIR/rel" for a directory (malloc'd). */
+char *cc_source_join(const char *base, const char *relative_path);
+/* 1 for file:// URLs and plain paths, 0 for http(s):// (and any other scheme). */
+int cc_source_is_local(const char *url);
+
+/* ---- cache (cache.c) ---- */
+/* The blob path for a SHA-256 (malloc'd; the file may not exist). */
+char *cc_cache_blob_path(cudnnctl_ctx *ctx, const char *sha256_hex);
+/* 1 when the cache holds a blob for sha256_hex (of expected_size when that is non-zero). */
+int cc_cache_has(cudnnctl_ctx *ctx, const char *sha256_hex, uint64_t expected_size);
 
 #endif

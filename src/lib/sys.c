@@ -24,12 +24,13 @@ void cc_sys_default(cc_sys_ops *ops)
     ops->malloc = default_malloc;
 }
 
-/* 1 when this call must fail (fault injection). */
+/* 1 when this call must fail (fault injection). The count is atomic because a download's
+ * background thread writes the cache file while the caller's thread extracts. */
 static int injected(cudnnctl_ctx *ctx, const char *what)
 {
-    ctx->sys_calls++;
-    if (ctx->fail_at && ctx->sys_calls == ctx->fail_at) {
-        char *t = cc_asprintf("injected fault at sys call %lu (%s)", ctx->sys_calls, what);
+    unsigned long n = cc_pf_atomic_inc(&ctx->sys_calls);
+    if (ctx->fail_at && n == ctx->fail_at) {
+        char *t = cc_asprintf("injected fault at sys call %lu (%s)", n, what);
         cc_pf_set_error(CUDNNCTL_E_IO, t ? t : "injected fault");
         free(t);
         return 1;
@@ -74,7 +75,7 @@ int cc_sys_close(cudnnctl_ctx *ctx, cc_pf_fd fd)
 {
     /* close is never failed by injection: a failed close still releases the descriptor, and
      * leaking it would only test the harness. It is still counted. */
-    ctx->sys_calls++;
+    cc_pf_atomic_inc(&ctx->sys_calls);
     return ctx->sys.close(fd);
 }
 

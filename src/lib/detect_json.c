@@ -1,0 +1,140 @@
+/* detect_json.c: a detect result as the JSON document of CLI.md ("detect --json"), made with
+ * cJSON. Keys of CLI.md first; the extra keys add what a person or doctor needs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "detect_int.h"
+
+static int add_str(cJSON *o, const char *k, const char *v)
+{
+    return (v ? cJSON_AddStringToObject(o, k, v) : cJSON_AddNullToObject(o, k)) ? 0 : -1;
+}
+
+static int add_int_or_null(cJSON *o, const char *k, int v)
+{
+    return (v >= 0 ? cJSON_AddNumberToObject(o, k, v) : cJSON_AddNullToObject(o, k)) ? 0 : -1;
+}
+
+static int add_list(cJSON *o, const char *k, char *const *v, size_t n)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, k);
+    if (!a)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        cJSON *s = cJSON_CreateString(v[i]);
+        if (!s || !cJSON_AddItemToArray(a, s)) {
+            cJSON_Delete(s);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int toolkit_json(cJSON *arr, const cudnnctl_toolkit *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(arr, o)) {
+        cJSON_Delete(o);
+        return -1;
+    }
+    int rc = add_str(o, "path", t->path) | add_str(o, "version", t->version) |
+             add_int_or_null(o, "major", t->major) | add_int_or_null(o, "minor", t->minor) |
+             add_int_or_null(o, "patch", t->patch) | add_str(o, "version_full", t->version_full);
+    cJSON *src = cJSON_AddArrayToObject(o, "sources");
+    if (!src)
+        return -1;
+    for (unsigned bit = 1; bit && bit <= CUDNNCTL_SRC_DIST_INFO; bit <<= 1)
+        if (t->sources & bit) {
+            cJSON *s = cJSON_CreateString(cudnnctl_detect_source_name(bit));
+            if (!s || !cJSON_AddItemToArray(src, s)) {
+                cJSON_Delete(s);
+                return -1;
+            }
+        }
+    rc |= cJSON_AddBoolToObject(o, "active", t->active) ? 0 : -1;
+    rc |= add_str(o, "active_reason", t->active_reason) | add_str(o, "lib_dir", t->lib_dir) |
+          add_str(o, "include_dir", t->include_dir) | add_str(o, "origin", t->origin) |
+          add_str(o, "found_via", t->found_via) | add_list(o, "aliases", t->aliases, t->n_aliases);
+    rc |= cJSON_AddBoolToObject(o, "sources_disagree", t->sources_disagree) ? 0 : -1;
+    cJSON *rd = cJSON_AddArrayToObject(o, "readings");
+    if (!rd)
+        return -1;
+    for (size_t i = 0; i < t->n_readings; i++) {
+        cJSON *x = cJSON_CreateObject();
+        if (!x || !cJSON_AddItemToArray(rd, x)) {
+            cJSON_Delete(x);
+            return -1;
+        }
+        rc |= add_str(x, "source", cudnnctl_detect_source_name(t->readings[i].source)) |
+              add_str(x, "version", t->readings[i].version);
+        rc |= cJSON_AddBoolToObject(x, "agrees", t->readings[i].agrees) ? 0 : -1;
+    }
+    rc |= add_list(o, "problems", t->problems, t->n_problems);
+    return rc ? -1 : 0;
+}
+
+static int cudnn_json(cJSON *arr, const cudnnctl_cudnn_copy *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(arr, o)) {
+        cJSON_Delete(o);
+        return -1;
+    }
+    int rc = add_str(o, "path", c->path) | add_str(o, "version", c->version) |
+             add_int_or_null(o, "major", c->major) | add_int_or_null(o, "minor", c->minor) |
+             add_int_or_null(o, "patch", c->patch) | add_str(o, "origin", c->origin) |
+             add_str(o, "version_source", c->version_source) |
+             add_str(o, "package_version", c->package_version) |
+             add_str(o, "include_dir", c->include_dir) |
+             add_str(o, "header_version", c->header_version) |
+             add_list(o, "libs", c->libs, c->n_libs);
+    rc |= cJSON_AddBoolToObject(o, "in_loader_path", c->in_loader_path) ? 0 : -1;
+    rc |= cJSON_AddBoolToObject(o, "in_ld_library_path", c->in_ld_library_path) ? 0 : -1;
+    rc |= add_list(o, "problems", c->problems, c->n_problems);
+    return rc ? -1 : 0;
+}
+
+cudnnctl_err cudnnctl_detect_result_json(const cudnnctl_detect_result *r, char **json)
+{
+    *json = NULL;
+    cJSON *root = cJSON_CreateObject();
+    cudnnctl_err e = CUDNNCTL_E_NOMEM;
+    if (!root || add_str(root, "platform", r->platform) != 0)
+        goto out;
+    cJSON *tks = cJSON_AddArrayToObject(root, "toolkits");
+    if (!tks)
+        goto out;
+    for (size_t i = 0; i < r->n_toolkits; i++)
+        if (toolkit_json(tks, &r->toolkits[i]) != 0)
+            goto out;
+    if (!r->driver) {
+        if (!cJSON_AddNullToObject(root, "driver"))
+            goto out;
+    } else {
+        cJSON *d = cJSON_AddObjectToObject(root, "driver");
+        if (!d || add_str(d, "version", r->driver->version) != 0 ||
+            (r->driver->cuda_version > 0
+                 ? !cJSON_AddNumberToObject(d, "cuda_version", r->driver->cuda_version)
+                 : !cJSON_AddNullToObject(d, "cuda_version")) ||
+            !cJSON_AddBoolToObject(d, "cuda_version_estimated",
+                                   r->driver->cuda_version_estimated) ||
+            add_str(d, "source", r->driver->source) != 0)
+            goto out;
+    }
+    cJSON *cud = cJSON_AddArrayToObject(root, "cudnn");
+    if (!cud)
+        goto out;
+    for (size_t i = 0; i < r->n_cudnn; i++)
+        if (cudnn_json(cud, &r->cudnn[i]) != 0)
+            goto out;
+    if (add_list(root, "notes", r->notes, r->n_notes) != 0)
+        goto out;
+    *json = cJSON_Print(root);
+    if (*json)
+        e = CUDNNCTL_E_OK;
+out:
+    cJSON_Delete(root);
+    return e;
+}

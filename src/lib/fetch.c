@@ -1,0 +1,263 @@
+/* fetch.c: the download producer thread: re-hash a resumable .part, then GET the rest through
+ * the transport with bounded retries and exponential back-off, checking the announced size
+ * before the body, hashing and writing the cache part, and handing bytes to the consumer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "source_int.h"
+
+#define MIB (1024u * 1024u)
+
+typedef struct {
+    cc_source *s;
+    cc_pf_fd fd;   /* the part, open for writing at offset `have` */
+    uint64_t have; /* bytes hashed, written and delivered */
+    uint64_t skip; /* body bytes to drop (server ignored our Range) */
+    const char *url;
+} dl;
+
+static cudnnctl_err on_head(void *user, const cc_transport_head *h, char **why)
+{
+    dl *d = user;
+    cc_source *s = d->s;
+    uint64_t start = h->status == 206 ? (uint64_t)h->range_start : 0;
+    if (start > d->have) {
+        *why = cc_asprintf("%s answered with bytes from offset %llu, but %llu was asked for; the "
+                           "server mishandles ranges — delete %s and run again",
+                           h->final_url, (unsigned long long)start, (unsigned long long)d->have,
+                           s->path);
+        return CUDNNCTL_E_NETWORK;
+    }
+    d->skip = d->have - start;
+    int64_t full = h->status == 206 ? h->total_size : h->content_length;
+    if (s->expected_size && full >= 0 && (uint64_t)full != s->expected_size) {
+        *why = cc_asprintf("%s is %lld bytes according to the server, but the manifest says %llu; "
+                           "not downloading it. The mirror may hold a different build: check it, "
+                           "or refresh the manifest (--manifest URL)",
+                           h->final_url, (long long)full, (unsigned long long)s->expected_size);
+        return CUDNNCTL_E_SIZE_MISMATCH;
+    }
+    return CUDNNCTL_E_OK;
+}
+
+static cudnnctl_err on_data(void *user, const void *data, size_t len, char **why)
+{
+    dl *d = user;
+    cc_source *s = d->s;
+    const char *p = data;
+    if (d->skip) {
+        size_t k = len < d->skip ? len : (size_t)d->skip;
+        d->skip -= k;
+        p += k;
+        len -= k;
+        if (len == 0)
+            return CUDNNCTL_E_OK;
+    }
+    if (s->expected_size && d->have + len > s->expected_size) {
+        *why = cc_asprintf("%s sent more than the %llu bytes the manifest announces; the mirror "
+                           "may hold a different build: check it, or refresh the manifest",
+                           d->url, (unsigned long long)s->expected_size);
+        return CUDNNCTL_E_SIZE_MISMATCH;
+    }
+    if (cc_sys_write_all(s->ctx, d->fd, p, len) != 0) {
+        *why = cc_asprintf("cannot write the download to %s: %s", s->path, cc_pf_last_error_text());
+        return cc_pf_last_error();
+    }
+    if (cc_src_deliver(s, p, len) != 0) {
+        *why = cc_strdup("download cancelled");
+        return CUDNNCTL_E_INTERRUPTED;
+    }
+    d->have += len;
+    return CUDNNCTL_E_OK;
+}
+
+static int is_cancelled(void *user)
+{
+    dl *d = user;
+    return cc_ring_cancelled(d->s->ring);
+}
+
+/* Feed the bytes an earlier run left in the part through the hash and to the consumer. */
+static cudnnctl_err replay_part(dl *d, uint64_t len, char **why)
+{
+    cc_source *s = d->s;
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    size_t cap = 64 * 1024;
+    unsigned char *buf = malloc(cap);
+    cc_pf_fd in = cc_sys_open(s->ctx, s->path, CC_PF_O_RDONLY, 0);
+    if (!buf || in < 0) {
+        *why = cc_asprintf("cannot read the partial download %s: %s", s->path,
+                           buf ? cc_pf_last_error_text() : "out of memory");
+        rc = buf ? cc_pf_last_error() : CUDNNCTL_E_NOMEM;
+        goto out;
+    }
+    while (d->have < len) {
+        size_t want = len - d->have < cap ? (size_t)(len - d->have) : cap;
+        long long n = cc_sys_read(s->ctx, in, buf, want);
+        if (n <= 0) {
+            *why = cc_asprintf("cannot read the partial download %s: %s", s->path,
+                               n < 0 ? cc_pf_last_error_text() : "shorter than expected");
+            rc = n < 0 ? cc_pf_last_error() : CUDNNCTL_E_IO;
+            goto out;
+        }
+        if (cc_src_deliver(s, buf, (size_t)n) != 0) {
+            *why = cc_strdup("download cancelled");
+            rc = CUDNNCTL_E_INTERRUPTED;
+            goto out;
+        }
+        d->have += (uint64_t)n;
+    }
+out:
+    if (in >= 0)
+        cc_sys_close(s->ctx, in);
+    free(buf);
+    return rc;
+}
+
+/* Open the part for writing; returns how many bytes of it are reusable. */
+static cudnnctl_err open_part(dl *d, uint64_t *reuse, char **why)
+{
+    cc_source *s = d->s;
+    cc_pf_stat_t st;
+    *reuse = 0;
+    /* without a known size a complete part could not be told from a partial one (the server
+     * would answer 416), so only sized downloads resume across runs */
+    if (s->cache.resumable && s->expected_size && cc_pf_stat(s->path, &st) == 0 && st.exists &&
+        st.is_reg && st.size <= s->expected_size)
+        *reuse = st.size;
+    d->fd = cc_sys_open(s->ctx, s->path, CC_PF_O_WRONLY | CC_PF_O_CREAT, 0644);
+    /* truncate only a part that has bytes we cannot use: on ext4 a truncated-then-rewritten
+     * file is flushed at close (auto_da_alloc), which cost 0.7 s for 300 MB */
+    int must_cut = cc_pf_stat(s->path, &st) == 0 && st.exists && st.size > *reuse;
+    if (d->fd < 0 || (must_cut && cc_pf_truncate(d->fd, *reuse) != 0) ||
+        cc_pf_seek(d->fd, *reuse) != 0) {
+        *why = cc_asprintf("cannot write the download to %s: %s; free some space or use "
+                           "--cache-dir DIR",
+                           s->path, cc_pf_last_error_text());
+        return cc_pf_last_error();
+    }
+    return CUDNNCTL_E_OK;
+}
+
+static unsigned backoff_ms(const cc_source *s, unsigned failures)
+{
+    uint64_t ms = s->retry_delay_ms;
+    for (unsigned i = 1; i < failures && ms < 30000; i++)
+        ms *= 2;
+    return ms > 30000 ? 30000 : (unsigned)ms;
+}
+
+/* GET until the whole file is there, the failure is permanent, or the tries are used up. */
+static cudnnctl_err transfer(dl *d, char **why)
+{
+    cc_source *s = d->s;
+    cc_transport *t = s->tops->open();
+    if (!t) {
+        *why = cc_asprintf("cannot start the %s transport", s->tops->name);
+        return CUDNNCTL_E_NETWORK;
+    }
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    unsigned failures = 0, attempts = 0;
+    for (;;) {
+        cc_transport_req req = {d->url,
+                                d->have,
+                                s->cacert,
+                                s->low_speed_bytes,
+                                s->low_speed_secs,
+                                s->connect_timeout_secs,
+                                5,
+                                on_head,
+                                on_data,
+                                is_cancelled,
+                                d};
+        cc_transport_res res;
+        uint64_t before = d->have;
+        d->skip = 0;
+        attempts++;
+        s->tops->get(t, &req, &res);
+        if (res.code == CUDNNCTL_E_OK && s->expected_size && d->have < s->expected_size) {
+            /* a clean end that is still short: the connection was cut without telling us */
+            res.code = CUDNNCTL_E_NETWORK;
+            res.retryable = 1;
+            res.detail =
+                cc_asprintf("%s ended after %llu of %llu bytes", d->url,
+                            (unsigned long long)d->have, (unsigned long long)s->expected_size);
+        }
+        if (res.code == CUDNNCTL_E_OK) {
+            free(res.detail);
+            break;
+        }
+        /* consecutive failures count; an attempt that moved a MiB or more starts the count
+         * again (a flaky link still finishes), bounded overall by attempts */
+        if (d->have - before >= MIB)
+            failures = 0;
+        failures++;
+        if (!res.retryable || failures >= s->max_tries || attempts >= 8 * s->max_tries ||
+            cc_ring_cancelled(s->ring)) {
+            rc = res.code;
+            if (res.retryable && failures >= s->max_tries)
+                *why = cc_asprintf("%s (gave up after %u tries)", res.detail ? res.detail : "",
+                                   attempts);
+            else
+                *why = res.detail ? cc_strdup(res.detail) : NULL;
+            free(res.detail);
+            break;
+        }
+        unsigned ms = backoff_ms(s, failures);
+        cc_src_push_event(s, CUDNNCTL_EV_RETRY,
+                          cc_asprintf("%s; retrying in %.1f s (try %u of %u), resuming at byte "
+                                      "%llu",
+                                      res.detail ? res.detail : "transfer failed", ms / 1000.0,
+                                      failures + 1, s->max_tries, (unsigned long long)d->have));
+        free(res.detail);
+        if (cc_ring_sleep(s->ring, ms)) {
+            rc = CUDNNCTL_E_INTERRUPTED;
+            *why = cc_strdup("download cancelled");
+            break;
+        }
+    }
+    s->tops->close(t);
+    return rc;
+}
+
+void cc_fetch_thread(void *arg)
+{
+    cc_source *s = arg;
+    dl d = {s, -1, 0, 0, s->url};
+    char *why = NULL;
+    uint64_t reuse = 0;
+    cudnnctl_err rc = open_part(&d, &reuse, &why);
+    if (rc == CUDNNCTL_E_OK && reuse > 0) {
+        cc_src_push_event(s, CUDNNCTL_EV_STEP,
+                          cc_asprintf("resuming the download of %s after %llu bytes", s->url,
+                                      (unsigned long long)reuse));
+        rc = replay_part(&d, reuse, &why);
+    }
+    if (rc == CUDNNCTL_E_OK && !(s->expected_size && d.have == s->expected_size))
+        rc = transfer(&d, &why);
+    /* No fsync of the cache file: a blob is re-hashed on every hit, so one torn by a crash is
+     * caught and quarantined, and syncing 300+ MB would cost seconds on every download. */
+    if (d.fd >= 0)
+        cc_sys_close(s->ctx, d.fd);
+    if (rc == CUDNNCTL_E_OK && cc_sha256_final_hex(s->sha, s->hex) != 0) {
+        rc = CUDNNCTL_E_GENERIC;
+        why = cc_strdup("SHA-256 finalisation failed");
+    }
+    if (rc != CUDNNCTL_E_OK) {
+        if (d.have > 0 && s->cache.resumable && rc != CUDNNCTL_E_SIZE_MISMATCH) {
+            char *t =
+                cc_asprintf("%s; the %llu bytes already downloaded are kept in %s and the "
+                            "next run resumes from there",
+                            why ? why : cudnnctl_strerror(rc), (unsigned long long)d.have, s->path);
+            if (t) {
+                free(why);
+                why = t;
+            }
+        }
+        cc_src_fail(s, rc, why);
+        return;
+    }
+    free(why);
+    cc_ring_close(s->ring, 0);
+    cc_src_mark_ready(s, CC_READY_END);
+}

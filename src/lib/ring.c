@@ -1,0 +1,167 @@
+/* ring.c: the bounded single-producer / single-consumer byte ring (mutex + two condvars). */
+#include "ring.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform.h"
+
+struct cc_ring {
+    unsigned char *buf;
+    size_t cap;
+    size_t head; /* next byte to read */
+    size_t len;  /* bytes stored */
+    int closed, failed, cancelled, woken;
+    int reader_waiting, writer_waiting;
+    cc_pf_mutex *mu;
+    cc_pf_cond *can_read;
+    cc_pf_cond *can_write;
+};
+
+cc_ring *cc_ring_new(size_t cap)
+{
+    cc_ring *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    r->cap = cap;
+    r->buf = malloc(cap);
+    r->mu = cc_pf_mutex_new();
+    r->can_read = cc_pf_cond_new();
+    r->can_write = cc_pf_cond_new();
+    if (!r->buf || !r->mu || !r->can_read || !r->can_write) {
+        cc_ring_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void cc_ring_free(cc_ring *r)
+{
+    if (!r)
+        return;
+    free(r->buf);
+    cc_pf_mutex_free(r->mu);
+    cc_pf_cond_free(r->can_read);
+    cc_pf_cond_free(r->can_write);
+    free(r);
+}
+
+int cc_ring_write(cc_ring *r, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    cc_pf_mutex_lock(r->mu);
+    while (len > 0) {
+        while (r->len == r->cap && !r->cancelled) {
+            r->writer_waiting = 1;
+            cc_pf_cond_wait(r->can_write, r->mu, 0);
+            r->writer_waiting = 0;
+        }
+        if (r->cancelled) {
+            cc_pf_mutex_unlock(r->mu);
+            return -1;
+        }
+        /* copy into the free span after the stored bytes, at most up to the buffer's end */
+        size_t tail = (r->head + r->len) % r->cap;
+        size_t room = r->cap - r->len;
+        size_t n = len < room ? len : room;
+        if (n > r->cap - tail)
+            n = r->cap - tail;
+        memcpy(r->buf + tail, p, n);
+        r->len += n;
+        p += n;
+        len -= n;
+        if (r->reader_waiting)
+            cc_pf_cond_signal(r->can_read);
+    }
+    cc_pf_mutex_unlock(r->mu);
+    return 0;
+}
+
+void cc_ring_close(cc_ring *r, int failed)
+{
+    cc_pf_mutex_lock(r->mu);
+    r->closed = 1;
+    r->failed = failed != 0;
+    cc_pf_cond_broadcast(r->can_read);
+    cc_pf_mutex_unlock(r->mu);
+}
+
+long long cc_ring_read(cc_ring *r, void *buf, size_t len)
+{
+    unsigned char *p = buf;
+    long long got = 0;
+    cc_pf_mutex_lock(r->mu);
+    while (r->len == 0 && !r->closed && !r->woken) {
+        r->reader_waiting = 1;
+        cc_pf_cond_wait(r->can_read, r->mu, 0);
+        r->reader_waiting = 0;
+    }
+    if (r->len == 0) {
+        if (r->woken) {
+            r->woken = 0;
+            got = -2;
+        } else {
+            got = r->failed ? -1 : 0;
+        }
+        cc_pf_mutex_unlock(r->mu);
+        return got;
+    }
+    r->woken = 0;
+    while (len > 0 && r->len > 0) {
+        size_t n = len < r->len ? len : r->len;
+        if (n > r->cap - r->head)
+            n = r->cap - r->head;
+        memcpy(p, r->buf + r->head, n);
+        r->head = (r->head + n) % r->cap;
+        r->len -= n;
+        p += n;
+        len -= n;
+        got += (long long)n;
+    }
+    if (r->writer_waiting)
+        cc_pf_cond_signal(r->can_write);
+    cc_pf_mutex_unlock(r->mu);
+    return got;
+}
+
+void cc_ring_cancel(cc_ring *r)
+{
+    cc_pf_mutex_lock(r->mu);
+    r->cancelled = 1;
+    cc_pf_cond_broadcast(r->can_write);
+    cc_pf_mutex_unlock(r->mu);
+}
+
+int cc_ring_cancelled(cc_ring *r)
+{
+    cc_pf_mutex_lock(r->mu);
+    int c = r->cancelled;
+    cc_pf_mutex_unlock(r->mu);
+    return c;
+}
+
+void cc_ring_wake(cc_ring *r)
+{
+    cc_pf_mutex_lock(r->mu);
+    r->woken = 1;
+    cc_pf_cond_signal(r->can_read);
+    cc_pf_mutex_unlock(r->mu);
+}
+
+int cc_ring_sleep(cc_ring *r, unsigned ms)
+{
+    uint64_t end = cc_pf_now_ms() + ms;
+    cc_pf_mutex_lock(r->mu);
+    while (!r->cancelled) {
+        uint64_t now = cc_pf_now_ms();
+        if (now >= end)
+            break;
+        /* can_write is the producer's wait queue; cancel broadcasts it */
+        r->writer_waiting = 1;
+        cc_pf_cond_wait(r->can_write, r->mu, (unsigned)(end - now));
+        r->writer_waiting = 0;
+    }
+    int c = r->cancelled;
+    cc_pf_mutex_unlock(r->mu);
+    return c;
+}

@@ -1,0 +1,33 @@
+/* ring.h: a bounded byte ring between one producer thread (download / file reader) and one
+ * consumer (the archive decoder), so that network, hashing and decoding overlap. */
+#ifndef CC_RING_H
+#define CC_RING_H
+
+#include <stddef.h>
+
+typedef struct cc_ring cc_ring;
+
+/* A ring of cap bytes; NULL on allocation failure. */
+cc_ring *cc_ring_new(size_t cap);
+void cc_ring_free(cc_ring *r);
+
+/* Producer: copy all len bytes in, blocking while the ring is full. 0, or -1 once the consumer
+ * cancelled. */
+int cc_ring_write(cc_ring *r, const void *data, size_t len);
+/* Producer: no more bytes will come; failed != 0 says the stream broke. */
+void cc_ring_close(cc_ring *r, int failed);
+
+/* Consumer: block until at least one byte, the end, a failure or a wake-up.
+ * Returns n > 0 bytes copied, 0 at a clean end, -1 when the producer failed, -2 when woken by
+ * cc_ring_wake with nothing to read. */
+long long cc_ring_read(cc_ring *r, void *buf, size_t len);
+/* Consumer: stop; the producer's next (or current, blocked) write fails. */
+void cc_ring_cancel(cc_ring *r);
+int cc_ring_cancelled(cc_ring *r);
+
+/* Producer: make a blocked (or the next) cc_ring_read return -2 (something to report). */
+void cc_ring_wake(cc_ring *r);
+/* Producer: sleep ms unless the consumer cancels first; 1 if cancelled. */
+int cc_ring_sleep(cc_ring *r, unsigned ms);
+
+#endif

@@ -1,0 +1,71 @@
+/* source_int.h: the cc_source structure shared by source.c (consumer side, file producer,
+ * verification) and fetch.c (the download producer: resume, retries, back-off). */
+#ifndef CC_SOURCE_INT_H
+#define CC_SOURCE_INT_H
+
+#include "cache.h"
+#include "hash.h"
+#include "internal.h"
+#include "ring.h"
+#include "source.h"
+#include "transport.h"
+
+typedef enum { CC_SRC_FILE, CC_SRC_CACHE, CC_SRC_DOWNLOAD } cc_src_kind;
+
+typedef struct {
+    cudnnctl_event_kind kind;
+    char *text;
+} cc_src_event;
+
+struct cc_source {
+    cudnnctl_ctx *ctx;
+    cc_src_kind kind;
+    char *url;  /* as given (for messages) */
+    char *path; /* file read (local file / blob), or the download's part */
+    int have_expected;
+    char expected[65];
+    uint64_t expected_size;
+    /* network settings, defaults applied */
+    char *cacert;
+    unsigned low_speed_bytes, low_speed_secs, connect_timeout_secs, max_tries, retry_delay_ms;
+    const cc_transport_ops *tops;
+    cc_cache_entry cache;
+
+    /* producer thread */
+    cc_ring *ring;
+    cc_pf_thread *thread;
+    cc_sha256 *sha;    /* producer-owned until the thread ended */
+    uint64_t produced; /* bytes hashed; producer-owned until the thread ended */
+    int delivered;     /* producer-owned: the first bytes went out (ready signalled) */
+    char hex[65];      /* final digest, set by the producer at a clean end */
+
+    /* shared, under mu */
+    cc_pf_mutex *mu;
+    cc_pf_cond *changed; /* ready / events, for cc_source_open's wait */
+    int ready;           /* CC_READY_*: why cc_source_open may return (0 = not yet) */
+    cudnnctl_err perr;   /* producer failure */
+    char *pdetail;
+    cc_src_event *events;
+    size_t n_events, cap_events;
+
+    /* consumer side */
+    uint64_t consumed;
+    uint64_t last_progress_ms;
+    int failed;
+    int finished;
+    char *final_path;
+};
+
+enum { CC_READY_DATA = 1, CC_READY_END = 2, CC_READY_FAILED = 3 };
+
+/* Producer helpers (thread-safe). */
+void cc_src_mark_ready(cc_source *s, int why);
+void cc_src_fail(cc_source *s, cudnnctl_err code, char *detail_owned);
+void cc_src_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned);
+/* Hash, count and hand bytes to the consumer; -1 when the consumer has gone. */
+int cc_src_deliver(cc_source *s, const void *data, size_t len);
+
+/* The download producer (fetch.c), run on the source's thread. */
+void cc_fetch_thread(void *arg);
+
+#endif

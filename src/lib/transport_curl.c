@@ -1,0 +1,378 @@
+/* transport_curl.c: the libcurl transport — one GET with certificate checks, bounded redirects,
+ * Range, low-speed abort, proxies from the environment, and every CURLcode mapped to a
+ * cudnnctl_err. The only file that includes curl.h. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "internal.h"
+#include "transport.h"
+
+struct cc_transport {
+    CURL *h;
+};
+
+typedef struct {
+    const cc_transport_req *req;
+    cc_transport_res *res;
+    CURL *h;
+    int head_done;
+    cudnnctl_err abort_code; /* set when our callback stopped the transfer */
+    char *abort_why;
+    /* Content-Range of the response being received (reset at each status line) */
+    int have_cr;
+    int64_t cr_start, cr_total;
+} xfer;
+
+static int prefix_ci(const char *s, size_t n, const char *p)
+{
+    size_t k = strlen(p);
+    if (n < k)
+        return 0;
+    for (size_t i = 0; i < k; i++)
+        if (tolower((unsigned char)s[i]) != tolower((unsigned char)p[i]))
+            return 0;
+    return 1;
+}
+
+static size_t on_header(char *line, size_t size, size_t nitems, void *user)
+{
+    xfer *x = user;
+    size_t n = size * nitems;
+    if (prefix_ci(line, n, "HTTP/")) {
+        x->have_cr = 0; /* a new response (redirect hop, 100-continue) */
+    } else if (prefix_ci(line, n, "content-range:")) {
+        /* "Content-Range: bytes START-END/TOTAL" (TOTAL may be '*') */
+        char tmp[128];
+        size_t k = n < sizeof(tmp) - 1 ? n : sizeof(tmp) - 1;
+        memcpy(tmp, line, k);
+        tmp[k] = '\0';
+        char *p = strchr(tmp, ':') + 1;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (prefix_ci(p, strlen(p), "bytes"))
+            p += 5;
+        while (*p == ' ')
+            p++;
+        char *end;
+        long long a = strtoll(p, &end, 10);
+        if (end != p && *end == '-') {
+            char *slash = strchr(end, '/');
+            x->have_cr = 1;
+            x->cr_start = a;
+            x->cr_total = -1;
+            if (slash && isdigit((unsigned char)slash[1]))
+                x->cr_total = strtoll(slash + 1, NULL, 10);
+        }
+    }
+    return n;
+}
+
+/* Report the response head to the caller once; non-OK stops the transfer. */
+static cudnnctl_err do_head(xfer *x)
+{
+    x->head_done = 1;
+    long status = 0;
+    curl_off_t cl = -1;
+    char *eff = NULL;
+    curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(x->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+    curl_easy_getinfo(x->h, CURLINFO_EFFECTIVE_URL, &eff);
+    cc_transport_head h = {status, (int64_t)cl, 0, (int64_t)cl, eff ? eff : x->req->url};
+    x->res->http_status = status;
+    if (status == 206) {
+        if (!x->have_cr) {
+            x->abort_why = cc_asprintf("%s answered 206 without a Content-Range header; the server "
+                                       "or a proxy in between mangles range requests",
+                                       h.final_url);
+            return CUDNNCTL_E_NETWORK;
+        }
+        h.range_start = x->cr_start;
+        h.total_size = x->cr_total >= 0 ? x->cr_total : (cl >= 0 ? x->cr_start + cl : -1);
+    }
+    if (!x->req->on_head)
+        return CUDNNCTL_E_OK;
+    return x->req->on_head(x->req->user, &h, &x->abort_why);
+}
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
+{
+    xfer *x = user;
+    size_t n = size * nmemb;
+    if (!x->head_done) {
+        cudnnctl_err e = do_head(x);
+        if (e != CUDNNCTL_E_OK) {
+            x->abort_code = e;
+            return 0; /* != n: curl stops with CURLE_WRITE_ERROR */
+        }
+    }
+    if (n == 0)
+        return 0;
+    cudnnctl_err e = x->req->on_data(x->req->user, data, n, &x->abort_why);
+    if (e != CUDNNCTL_E_OK) {
+        x->abort_code = e;
+        return 0;
+    }
+    x->res->body_bytes += n;
+    return n;
+}
+
+static int on_xferinfo(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    (void)dltotal;
+    (void)dlnow;
+    (void)ultotal;
+    (void)ulnow;
+    xfer *x = user;
+    return x->req->cancelled && x->req->cancelled(x->req->user) ? 1 : 0;
+}
+
+/* The proxy libcurl takes from the environment for this URL, for error messages only
+ * (libcurl itself reads https_proxy / HTTPS_PROXY, http_proxy, all_proxy and no_proxy). */
+static char *proxy_note(const char *url)
+{
+    const char *names_https[] = {"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", NULL};
+    const char *names_http[] = {"http_proxy", "all_proxy", "ALL_PROXY", NULL};
+    const char **names = cc_str_starts(url, "https:") ? names_https : names_http;
+    for (int i = 0; names[i]; i++) {
+        const char *v = cc_pf_getenv(names[i]);
+        if (v && *v) {
+            const char *np = cc_pf_getenv("no_proxy");
+            if (!np || !*np)
+                np = cc_pf_getenv("NO_PROXY");
+            return cc_asprintf(" (through the proxy %s=%s%s%s; check it, or list the host in "
+                               "NO_PROXY to bypass it)",
+                               names[i], v, np && *np ? ", NO_PROXY=" : "", np && *np ? np : "");
+        }
+    }
+    return cc_strdup("");
+}
+
+static int is_tls_error(CURLcode rc)
+{
+    switch (rc) {
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_SHUTDOWN_FAILED:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Map a finished attempt's CURLcode (and HTTP status) to our error, retry class and text. */
+static void map_result(xfer *x, CURLcode rc, const char *errbuf)
+{
+    cc_transport_res *res = x->res;
+    const cc_transport_req *req = x->req;
+    const char *why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+    char *eff = NULL;
+    curl_easy_getinfo(x->h, CURLINFO_EFFECTIVE_URL, &eff);
+    const char *url = eff ? eff : req->url;
+    char *px = NULL;
+    long st = 0;
+
+    if (rc == CURLE_OK) {
+        res->code = CUDNNCTL_E_OK;
+        return;
+    }
+    if (x->abort_code != CUDNNCTL_E_OK) {
+        res->code = x->abort_code;
+        res->detail = x->abort_why ? x->abort_why : cc_strdup(cudnnctl_strerror(x->abort_code));
+        x->abort_why = NULL;
+        return;
+    }
+    switch (rc) {
+    case CURLE_ABORTED_BY_CALLBACK:
+        res->code = CUDNNCTL_E_INTERRUPTED;
+        res->detail = cc_asprintf("download of %s cancelled", url);
+        return;
+    case CURLE_HTTP_RETURNED_ERROR:
+        curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &st);
+        res->http_status = st;
+        res->code = CUDNNCTL_E_HTTP_STATUS;
+        if (st == 404 || st == 410)
+            res->detail = cc_asprintf(
+                "HTTP %ld for %s: the archive is not at that address; check the cuDNN version "
+                "and platform (`cudnnctl available`), or point --mirror at a mirror that has it",
+                st, url);
+        else if (st == 401 || st == 403)
+            res->detail = cc_asprintf("HTTP %ld for %s: access denied; the server or a proxy "
+                                      "refuses the download, use --mirror or --archive FILE",
+                                      st, url);
+        else {
+            res->retryable = st == 408 || st == 429 || st >= 500;
+            res->detail = cc_asprintf("HTTP %ld for %s: %s", st, url,
+                                      st >= 500 ? "the server has trouble; try again later or "
+                                                  "use --mirror"
+                                                : "the server refused the request");
+        }
+        return;
+    case CURLE_TOO_MANY_REDIRECTS:
+        res->code = CUDNNCTL_E_NETWORK;
+        res->detail = cc_asprintf("more than %u redirects starting at %s (a redirect loop?); "
+                                  "last address: %s; fix the URL or use --mirror",
+                                  req->max_redirects, req->url, url);
+        return;
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT:
+        res->code = CUDNNCTL_E_USAGE;
+        res->detail = cc_asprintf("cannot download %s: %s (only http:// and https:// URLs, "
+                                  "file:// and local paths are supported)",
+                                  url, why);
+        return;
+    case CURLE_OUT_OF_MEMORY:
+        res->code = CUDNNCTL_E_NOMEM;
+        res->detail = cc_strdup("out of memory in libcurl");
+        return;
+    default:
+        break;
+    }
+    px = proxy_note(url);
+    if (is_tls_error(rc)) {
+        res->code = CUDNNCTL_E_TLS;
+        res->detail =
+            cc_asprintf("TLS error talking to %s%s: %s; if your network inspects TLS with its own "
+                        "certificate authority, pass its certificate with --cacert FILE",
+                        url, px ? px : "", why);
+    } else if (rc == CURLE_OPERATION_TIMEDOUT) {
+        res->code = CUDNNCTL_E_NET_TIMEOUT;
+        /* a stall after bytes arrived is worth resuming; a connect timeout is not */
+        res->retryable = x->head_done;
+        if (x->head_done)
+            res->detail = cc_asprintf("download of %s stalled: slower than %u bytes/s for %u s%s; "
+                                      "the partial file is kept and a rerun resumes it",
+                                      url, req->low_speed_bytes, req->low_speed_secs, px ? px : "");
+        else
+            res->detail = cc_asprintf("no answer from %s within %u s%s: %s; check the network "
+                                      "or use --mirror",
+                                      url, req->connect_timeout_secs, px ? px : "", why);
+    } else if (rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY) {
+        res->code = CUDNNCTL_E_NETWORK;
+        res->detail = cc_asprintf("cannot resolve the %s for %s%s: %s; the machine looks offline "
+                                  "— use --mirror DIR|URL or --archive FILE",
+                                  rc == CURLE_COULDNT_RESOLVE_PROXY ? "proxy" : "host", url,
+                                  px ? px : "", why);
+    } else if (rc == CURLE_COULDNT_CONNECT) {
+        res->code = CUDNNCTL_E_NETWORK;
+        res->detail = cc_asprintf("cannot connect for %s%s: %s; check the network, or use "
+                                  "--mirror DIR|URL",
+                                  url, px ? px : "", why);
+    } else {
+        res->code = CUDNNCTL_E_NETWORK;
+        res->retryable = rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR ||
+                         rc == CURLE_PARTIAL_FILE || rc == CURLE_GOT_NOTHING || rc == CURLE_HTTP2 ||
+                         rc == CURLE_HTTP2_STREAM;
+        res->detail =
+            cc_asprintf("download of %s failed after %llu bytes%s: %s (curl error %d)", url,
+                        (unsigned long long)res->body_bytes, px ? px : "", why, (int)rc);
+    }
+    free(px);
+}
+
+static cc_transport *curl_open(void)
+{
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return NULL;
+    cc_transport *t = calloc(1, sizeof(*t));
+    if (t)
+        t->h = curl_easy_init();
+    if (!t || !t->h) {
+        free(t);
+        curl_global_cleanup();
+        return NULL;
+    }
+    return t;
+}
+
+static void curl_close(cc_transport *t)
+{
+    if (!t)
+        return;
+    curl_easy_cleanup(t->h);
+    free(t);
+    curl_global_cleanup();
+}
+
+static void curl_get(cc_transport *t, const cc_transport_req *req, cc_transport_res *res)
+{
+    CURL *h = t->h;
+    char errbuf[CURL_ERROR_SIZE];
+    char range[48];
+    xfer x;
+    memset(res, 0, sizeof(*res));
+    memset(&x, 0, sizeof(x));
+    errbuf[0] = '\0';
+    x.req = req;
+    x.res = res;
+    x.h = h;
+    x.abort_code = CUDNNCTL_E_OK;
+
+    curl_easy_reset(h); /* options back to defaults; the connection cache stays */
+    curl_easy_setopt(h, CURLOPT_URL, req->url);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L); /* we run in a background thread */
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(h, CURLOPT_MAXREDIRS, (long)req->max_redirects);
+#if LIBCURL_VERSION_NUM >= 0x075500
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+    curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (req->cacert)
+        curl_easy_setopt(h, CURLOPT_CAINFO, req->cacert);
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "cudnnctl/" CUDNNCTL_VERSION_STRING);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, (long)req->connect_timeout_secs);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, (long)req->low_speed_bytes);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)req->low_speed_secs);
+    curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 16L * 1024L); /* cache-sized chunks for hash + write */
+    if (req->offset > 0) {
+        snprintf(range, sizeof(range), "%llu-", (unsigned long long)req->offset);
+        curl_easy_setopt(h, CURLOPT_RANGE, range);
+    }
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_xferinfo);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &x);
+
+    CURLcode rc = curl_easy_perform(h);
+    if (rc == CURLE_OK && !x.head_done) {
+        /* an empty body: the head was never reported */
+        cudnnctl_err e = do_head(&x);
+        if (e != CUDNNCTL_E_OK) {
+            x.abort_code = e;
+            rc = CURLE_WRITE_ERROR;
+        }
+    }
+    map_result(&x, rc, errbuf);
+    free(x.abort_why);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
+}
+
+static const cc_transport_ops curl_ops = {"libcurl", curl_open, curl_get, curl_close};
+
+const cc_transport_ops *cc_transport_curl(void)
+{
+    return &curl_ops;
+}

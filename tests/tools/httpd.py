@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""httpd.py: the test HTTP(S) server — serves a directory on 127.0.0.1 with Range requests,
+a request log, and fault modes, for cudnnctl's fetch and install tests and benchmarks.
+
+Start:  httpd.py --root DIR --port-file FILE [--log FILE] [--tls-cert C --tls-key K]
+                 [--throttle BYTES_PER_S] [--max-lifetime S]
+The port (picked by the OS) is written to --port-file once the server listens. The server exits
+on SIGTERM/SIGINT, when its parent process (or --parent PID) goes away, or after --max-lifetime
+seconds.
+
+Faults are chosen per request by a path prefix, so that a mirror base URL can carry them:
+    /__fault/<spec>/<path under root>
+    spec = MODE[,arg=N][,times=K]     (times: only the first K requests of this URL get the fault)
+MODE:
+    404, 500, 503, ...   answer with that status
+    reset   send the head and arg bytes of the body, then reset the connection (RST)
+    cut     send the head and arg bytes of the body, then close cleanly (short body)
+    badlen  announce Content-Length = real + arg (default +1000; negative works), send the body
+    drip    send the body at arg bytes/s (default 100)
+    throttle  same as drip, for benchmarks (e.g. arg=40000000)
+    loop    302 to the same URL, forever
+    redirect  302 to the path without the fault prefix
+    norange ignore Range headers (always 200 with the whole file)
+Log (--log): one JSON object per request, written when the status is sent:
+    {"method", "path", "range", "status"}
+"""
+import argparse
+import http.server
+import json
+import os
+import signal
+import socket
+import socketserver
+import ssl
+import struct
+import sys
+import threading
+import time
+import urllib.parse
+
+CHUNK = 256 * 1024
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, addr, handler, args):
+        super().__init__(addr, handler)
+        self.args = args
+        self.root = os.path.realpath(args.root)
+        self.ssl_ctx = None
+        if args.tls_cert:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(args.tls_cert, args.tls_key)
+            self.ssl_ctx = ctx
+        self.counts = {}
+        self.lock = threading.Lock()
+        self.logf = open(args.log, "a", buffering=1) if args.log else None
+
+    def finish_request(self, request, client_address):
+        # TLS handshake in the request's own thread: a client refusing our certificate must not
+        # stall the accept loop
+        if self.ssl_ctx:
+            try:
+                request.settimeout(30)
+                request = self.ssl_ctx.wrap_socket(request, server_side=True)
+            except (ssl.SSLError, OSError):
+                return
+        try:
+            self.RequestHandlerClass(request, client_address, self)
+        except (OSError, ValueError):
+            pass
+        finally:
+            if self.ssl_ctx:
+                try:
+                    request.close()
+                except OSError:
+                    pass
+
+    def handle_error(self, request, client_address):
+        pass  # resets and aborted clients are part of the tests
+
+    def count(self, key):
+        with self.lock:
+            n = self.counts.get(key, 0) + 1
+            self.counts[key] = n
+            return n
+
+    def log(self, **rec):
+        if self.logf:
+            with self.lock:
+                self.logf.write(json.dumps(rec) + "\n")
+
+
+def parse_spec(spec):
+    parts = spec.split(",")
+    mode, opts = parts[0], {}
+    for p in parts[1:]:
+        k, _, v = p.partition("=")
+        opts[k] = int(v)
+    return mode, opts
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "cudnnctl-test-httpd/1"
+
+    def log_message(self, fmt, *a):
+        pass
+
+    def finish(self):
+        try:
+            super().finish()
+        except (OSError, ValueError):
+            pass
+
+    def status(self, code, headers=(), body=b""):
+        self.server.log(method=self.command, path=self.path,
+                        range=self.headers.get("Range"), status=code)
+        self.send_response(code)
+        for k, v in headers:
+            self.send_header(k, v)
+        if not any(k.lower() == "content-length" for k, _ in headers):
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if body and self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        url = urllib.parse.urlsplit(self.path)
+        path = urllib.parse.unquote(url.path)
+        mode, opts = None, {}
+        if path.startswith("/__fault/"):
+            spec, _, rest = path[len("/__fault/"):].partition("/")
+            mode, opts = parse_spec(spec)
+            n = self.server.count(self.path)
+            if "times" in opts and n > opts["times"]:
+                mode = None  # the fault is used up: serve normally
+            path = "/" + rest
+        if mode and mode.isdigit():
+            return self.status(int(mode), body=f"fault {mode}\n".encode())
+        if mode == "loop":
+            return self.status(302, [("Location", self.path)])
+        if mode == "redirect":
+            return self.status(302, [("Location", path)])
+        full = os.path.realpath(os.path.join(self.server.root, path.lstrip("/")))
+        if not full.startswith(self.server.root + os.sep) or not os.path.isfile(full):
+            return self.status(404, body=b"not found\n")
+        size = os.path.getsize(full)
+        start, end, code = 0, size, 200
+        rng = self.headers.get("Range")
+        if rng and mode != "norange" and rng.startswith("bytes=") and "," not in rng:
+            a, _, b = rng[6:].partition("-")
+            try:
+                if a == "":  # suffix range: the last b bytes
+                    start = max(0, size - int(b))
+                else:
+                    start = int(a)
+                    if b:
+                        end = min(size, int(b) + 1)
+            except ValueError:
+                start = 0
+            if start >= size:
+                return self.status(416, [("Content-Range", f"bytes */{size}")])
+            code = 206
+        length = end - start
+        headers = [("Content-Type", "application/octet-stream"), ("Accept-Ranges", "bytes")]
+        announced = length
+        if mode == "badlen":
+            announced = max(0, length + opts.get("arg", 1000))
+        headers.append(("Content-Length", str(announced)))
+        if code == 206:
+            headers.append(("Content-Range", f"bytes {start}-{end - 1}/{size}"))
+        self.status(code, headers)
+        if self.command == "HEAD":
+            return
+        send = min(length, announced)
+        rate = 0
+        if mode in ("drip", "throttle"):
+            rate = opts.get("arg", 100)
+        elif self.server.args.throttle:
+            rate = self.server.args.throttle
+        if mode in ("reset", "cut"):
+            send = min(send, opts.get("arg", length // 2))
+        with open(full, "rb") as f:
+            self.send_body(f, start, send, rate)
+        if mode == "reset":
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+            self.close_connection = True
+        elif mode in ("cut", "badlen") or send < announced:
+            self.wfile.flush()
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def send_body(self, f, start, count, rate):
+        if rate == 0 and not self.server.ssl_ctx:
+            self.wfile.flush()
+            self.connection.sendfile(f, start, count)
+            return
+        f.seek(start)
+        t0 = time.monotonic()
+        sent = 0
+        chunk = CHUNK if rate == 0 else max(1, min(CHUNK, rate // 20 or 1))
+        while sent < count:
+            data = f.read(min(chunk, count - sent))
+            if not data:
+                break
+            self.wfile.write(data)
+            sent += len(data)
+            if rate:
+                self.wfile.flush()
+                ahead = sent / rate - (time.monotonic() - t0)
+                if ahead > 0:
+                    time.sleep(ahead)
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def watchdog(parent, deadline):
+    # the parent may already be gone when we start (a loaded machine): check it is alive, not
+    # only that we were not re-parented
+    while True:
+        if os.getppid() != parent or not alive(parent) or time.monotonic() > deadline:
+            os._exit(0)
+        time.sleep(0.2)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--log")
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
+    ap.add_argument("--throttle", type=int, default=0, help="bytes/s for every response")
+    ap.add_argument("--max-lifetime", type=float, default=900)
+    ap.add_argument("--parent", type=int, default=0,
+                    help="exit when this process ends (default: the parent process)")
+    args = ap.parse_args()
+    parent = args.parent or os.getppid()
+
+    srv = Server(("127.0.0.1", 0), Handler, args)
+    port = srv.server_address[1]
+    tmp = args.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(f"{port}\n")
+    os.replace(tmp, args.port_file)
+
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    threading.Thread(target=watchdog, args=(parent, time.monotonic() + args.max_lifetime),
+                     daemon=True).start()
+    try:
+        srv.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,183 @@
+/* test_ring.c: the bounded byte ring between the download thread and the decoder: order and
+ * content across wrap-around under random chunk sizes, end / failure / cancel / wake-up. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "platform.h"
+#include "ring.h"
+
+static unsigned char pattern(uint64_t off)
+{
+    return (unsigned char)((off * 2654435761u) >> 13);
+}
+
+typedef struct {
+    cc_ring *r;
+    uint64_t total;
+    int fail_at_end;
+    int write_rc;
+    unsigned seed;
+} producer;
+
+static unsigned next_rand(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (*s >> 8) & 0xffffff;
+}
+
+static void produce(void *arg)
+{
+    producer *p = arg;
+    unsigned char buf[100000];
+    uint64_t off = 0;
+    p->write_rc = 0;
+    while (off < p->total) {
+        size_t n = 1 + next_rand(&p->seed) % sizeof(buf);
+        if (n > p->total - off)
+            n = (size_t)(p->total - off);
+        for (size_t i = 0; i < n; i++)
+            buf[i] = pattern(off + i);
+        if (cc_ring_write(p->r, buf, n) != 0) {
+            p->write_rc = -1;
+            return;
+        }
+        off += n;
+    }
+    cc_ring_close(p->r, p->fail_at_end);
+}
+
+static void bytes_arrive_in_order_across_wraps(void **state)
+{
+    (void)state;
+    /* cap sizes that are not a divisor of anything used, and one bigger than every chunk */
+    size_t caps[] = {1, 4097, 65536, 1 << 20};
+    for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
+        cc_ring *r = cc_ring_new(caps[c]);
+        assert_non_null(r);
+        producer p = {r, caps[c] == 1 ? 30000 : 8u * 1024u * 1024u + 7, 0, 0, 42};
+        cc_pf_thread *t = NULL;
+        assert_int_equal(cc_pf_thread_start(&t, produce, &p), 0);
+        unsigned char buf[70001];
+        unsigned seed = 7;
+        uint64_t off = 0;
+        long long n;
+        for (;;) {
+            size_t want = 1 + next_rand(&seed) % sizeof(buf);
+            n = cc_ring_read(r, buf, want);
+            if (n <= 0)
+                break;
+            assert_true((size_t)n <= want);
+            for (long long i = 0; i < n; i++)
+                if (buf[i] != pattern(off + (uint64_t)i))
+                    fail_msg("byte %llu wrong (cap %zu)", (unsigned long long)(off + i), caps[c]);
+            off += (uint64_t)n;
+        }
+        assert_int_equal(n, 0);
+        assert_int_equal(off, p.total);
+        assert_int_equal(cc_ring_read(r, buf, 10), 0); /* the end stays the end */
+        cc_pf_thread_join(t);
+        assert_int_equal(p.write_rc, 0);
+        cc_ring_free(r);
+    }
+}
+
+static void failure_comes_after_the_data(void **state)
+{
+    (void)state;
+    cc_ring *r = cc_ring_new(1 << 16);
+    unsigned char data[1000], buf[4096];
+    memset(data, 0xab, sizeof(data));
+    assert_int_equal(cc_ring_write(r, data, sizeof(data)), 0);
+    cc_ring_close(r, 1);
+    assert_int_equal(cc_ring_read(r, buf, sizeof(buf)), 1000);
+    assert_memory_equal(buf, data, 1000);
+    assert_int_equal(cc_ring_read(r, buf, sizeof(buf)), -1);
+    cc_ring_free(r);
+}
+
+static void cancel_releases_a_blocked_writer(void **state)
+{
+    (void)state;
+    cc_ring *r = cc_ring_new(4096);
+    producer p = {r, 1u << 20, 0, 0, 1};
+    cc_pf_thread *t = NULL;
+    assert_int_equal(cc_pf_thread_start(&t, produce, &p), 0);
+    unsigned char buf[100];
+    assert_int_equal(cc_ring_read(r, buf, sizeof(buf)), 100);
+    assert_int_equal(cc_ring_sleep(r, 50), 0); /* let the producer fill the ring and block */
+    cc_ring_cancel(r);
+    cc_pf_thread_join(t); /* returns: the blocked write failed */
+    assert_int_equal(p.write_rc, -1);
+    assert_true(cc_ring_cancelled(r));
+    assert_int_equal(cc_ring_write(r, buf, 1), -1);
+    cc_ring_free(r);
+}
+
+static void cancel_cuts_a_back_off_sleep_short(void *arg)
+{
+    cc_ring *r = arg;
+    cc_ring_cancel(r);
+}
+
+static void wake_and_sleep(void **state)
+{
+    (void)state;
+    cc_ring *r = cc_ring_new(64);
+    unsigned char buf[8];
+    cc_ring_wake(r);
+    assert_int_equal(cc_ring_read(r, buf, sizeof(buf)), -2); /* nothing to read, woken */
+    assert_int_equal(cc_ring_write(r, "abc", 3), 0);
+    cc_ring_wake(r);
+    assert_int_equal(cc_ring_read(r, buf, sizeof(buf)), 3); /* data wins over the wake */
+    uint64_t t0 = cc_pf_now_ms();
+    assert_int_equal(cc_ring_sleep(r, 120), 0);
+    uint64_t slept = cc_pf_now_ms() - t0;
+    assert_true(slept >= 110 && slept < 2000);
+
+    cc_pf_thread *t = NULL;
+    t0 = cc_pf_now_ms();
+    assert_int_equal(cc_pf_thread_start(&t, cancel_cuts_a_back_off_sleep_short, r), 0);
+    assert_int_equal(cc_ring_sleep(r, 20000), 1);
+    assert_true(cc_pf_now_ms() - t0 < 5000);
+    cc_pf_thread_join(t);
+    cc_ring_free(r);
+}
+
+static void cond_wait_times_out(void **state)
+{
+    (void)state;
+    cc_pf_mutex *m = cc_pf_mutex_new();
+    cc_pf_cond *c = cc_pf_cond_new();
+    assert_non_null(m);
+    assert_non_null(c);
+    cc_pf_mutex_lock(m);
+    uint64_t t0 = cc_pf_now_ms();
+    int timed_out = 0;
+    while (!timed_out)
+        timed_out = cc_pf_cond_wait(c, m, 30);
+    assert_true(cc_pf_now_ms() - t0 >= 25);
+    cc_pf_mutex_unlock(m);
+    cc_pf_cond_free(c);
+    cc_pf_mutex_free(m);
+    volatile unsigned long n = 0;
+    assert_int_equal(cc_pf_atomic_inc(&n), 1);
+    assert_int_equal(cc_pf_atomic_inc(&n), 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bytes_arrive_in_order_across_wraps),
+        cmocka_unit_test(failure_comes_after_the_data),
+        cmocka_unit_test(cancel_releases_a_blocked_writer),
+        cmocka_unit_test(wake_and_sleep),
+        cmocka_unit_test(cond_wait_times_out),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
