@@ -105,6 +105,13 @@ const char *cc_pf_dlerror(void);
 /* Files of loaded modules whose base name starts with prefix; a NULL-terminated malloc'd list. */
 char **cc_pf_loaded_modules(const char *prefix);
 
+/* ---- install / commit area (wt-commit) ----------------------------------------------------- */
+/* Hard link newpath to existing (same filesystem); -1 where unsupported (callers copy then). */
+int cc_pf_link(const char *existing, const char *newpath);
+/* Id of the running process (recorded as the holder of the state lock). */
+long cc_pf_getpid(void);
+/* 1 when a process with this id exists (best effort; 1 when unknown). */
+int cc_pf_pid_alive(long pid);
 /* ---- threads (fetch: background download into a bounded buffer) ------------------------------ */
 /* Opaque, heap-allocated objects (pthreads on Linux; SRWLOCK / CONDITION_VARIABLE / threads on
  * Windows). Creation returns NULL on failure; lock/unlock/signal cannot fail. */

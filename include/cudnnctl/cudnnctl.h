@@ -97,6 +97,9 @@ CUDNNCTL_API void cudnnctl_set_event_cb(cudnnctl_ctx *ctx, cudnnctl_event_cb cb,
 
 /** Fail the N-th sys_ops call (1-based; 0 disables) — curl-style torture testing. */
 CUDNNCTL_API void cudnnctl_set_fault_injection(cudnnctl_ctx *ctx, unsigned long fail_at);
+/** With @p sticky, every sys_ops call after the injected one fails too: the process behaves as
+ *  if it had died at that call (journal recovery tests). */
+CUDNNCTL_API void cudnnctl_set_fault_sticky(cudnnctl_ctx *ctx, int sticky);
 /** Number of sys_ops calls made so far (for torture loops). */
 CUDNNCTL_API unsigned long cudnnctl_sys_calls(const cudnnctl_ctx *ctx);
 

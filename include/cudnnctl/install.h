@@ -1,6 +1,14 @@
 /**
  * @file install.h
- * @brief (filled in by the install work) Included by cudnnctl.h; do not include directly.
+ * @brief Install, uninstall, roll back and list cuDNN installs made by cudnnctl.
+ * Included by cudnnctl.h; do not include directly.
+ *
+ * An install runs: lock → plan → source (cache) → extract into staging → verify (SHA-256 and
+ * size) → prepare checks (space, permissions, conflicts) → journaled commit → links → ldconfig
+ * → receipt. Nothing becomes visible in the target before the digest matched, and an
+ * interrupted commit is found and finished or rolled back by the next run (docs/install.md).
+ * Every install writes a JSON receipt into the state dir; uninstall, rollback and list read
+ * receipts and never guess (docs/formats.md).
  */
 #ifndef CUDNNCTL_INSTALL_H
 #define CUDNNCTL_INSTALL_H
@@ -8,6 +16,170 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** What to install and from where. Zero-initialise, then set what the user gave. */
+typedef struct {
+    /** The choice, made with cudnnctl_plan_make; NULL: the library plans from @ref selection. */
+    const cudnnctl_plan *plan;
+    /** Selection (version, CUDA, platform, target, mirror) used when @ref plan is NULL. */
+    cudnnctl_selection selection;
+    /** An archive already at hand: a file path, file:// or http(s) URL. It is matched to the
+     *  catalog by file name; an archive that matches nothing needs @ref sha256 or
+     *  @ref insecure_skip_verify. */
+    const char *archive;
+    /** Expected SHA-256 (64 hex) overriding the catalog's, or for an unmatched archive. */
+    const char *sha256;
+    /** Install without a known SHA-256 (loud warning; recorded in the result and receipt). */
+    int insecure_skip_verify;
+    /** Base URL or local dir that the archive's relative_path is joined to. */
+    const char *mirror;
+    /** Extra CA bundle for HTTPS. */
+    const char *cacert;
+    /** Do not run ldconfig after a system-wide install on Linux. */
+    int no_ldconfig;
+    /** Reinstall even when the same version and SHA-256 is already installed there; replace a
+     *  foreign PREFIX/current. */
+    int force;
+    /** Plan and report only: writes nothing, takes no lock. */
+    int dry_run;
+    /** Do not look up or store the archive in the download cache. */
+    int no_cache;
+} cudnnctl_install_opts;
+
+/** What an install did (also filled, as far as known, when it failed). */
+typedef struct {
+    const char *result;  /**< "installed", "unchanged", "failed", "dry-run" */
+    cudnnctl_err error;  /**< the failure, CUDNNCTL_E_OK when none */
+    char *cudnn_version; /**< 4 parts ("9.19.0.56"); 3 when read from headers only */
+    char *cuda_variant;  /**< "13" */
+    char *platform;      /**< "linux-x86_64" */
+    struct {
+        char *relative_path; /**< catalog relative_path, or the file name of a given archive */
+        char *url;           /**< where the bytes came from */
+        char *sha256;        /**< verified digest (expected one before download) */
+        uint64_t size;
+        int verified;   /**< 1: SHA-256 matched a known digest; 0: insecure_skip_verify */
+        int in_catalog; /**< 1: matched an entry of the catalog */
+        char *manifest; /**< where the catalog entry came from, NULL when none */
+    } archive;
+    cudnnctl_target_mode mode;
+    char *target_path; /**< CUDA tree root or prefix root (as the user sees it) */
+    char *install_dir; /**< prefix: PREFIX/cudnn-<ver>-cuda<M>; tree: = target_path */
+    char *lib_dir, *include_dir, *bin_dir; /**< bin_dir NULL on Linux */
+    char *receipt_id;                      /**< NULL unless installed */
+    char *receipt_path;
+    char *recovered; /**< "rolled-back" / "finished" when an interrupted run was found */
+    char *ldconfig;  /**< "ran", "skipped: --root", "skipped: --no-ldconfig", ... */
+    char **steps;    /**< what was (or, for dry-run, would be) done */
+    size_t n_steps;
+    char **warnings;
+    size_t n_warnings;
+    char **files_written; /**< files and links placed (as the user sees the paths) */
+    size_t n_files_written;
+    char **files_replaced; /**< files that were there before and are kept as backups */
+    size_t n_files_replaced;
+    uint64_t bytes_written;
+    double seconds;
+    char *validation_json; /**< set with cudnnctl_install_result_set_validation, else NULL */
+} cudnnctl_install_result;
+
+/**
+ * Install cuDNN. @p cat may get a synthetic entry added for an archive that matches nothing.
+ * @p det may be NULL when @p opts names the target. *out is set even on failure (free with
+ * cudnnctl_install_result_free). Validation is not part of this call: run cudnnctl_validate
+ * on result->install_dir afterwards (the CLI does unless --no-validate).
+ */
+CUDNNCTL_API cudnnctl_err cudnnctl_install(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
+                                           const cudnnctl_detect_result *det,
+                                           const cudnnctl_install_opts *opts,
+                                           cudnnctl_install_result **out);
+CUDNNCTL_API void cudnnctl_install_result_free(cudnnctl_install_result *r);
+/** Attach the JSON of the validation that ran after the install (embedded under "validation";
+ *  without it the install JSON says "validation": "not run"). */
+CUDNNCTL_API cudnnctl_err cudnnctl_install_result_set_validation(cudnnctl_install_result *r,
+                                                                 const char *json);
+/** JSON with the keys of CLI.md ("install --json"); free with cudnnctl_free. */
+CUDNNCTL_API cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r,
+                                                       char **json);
+
+/** Which installs to remove. */
+typedef struct {
+    const char *target;  /**< CUDA tree or prefix root; NULL: the only target with receipts */
+    const char *version; /**< version prefix ("9", "9.19", "9.19.0.56"); NULL: the active one */
+    int all;             /**< every install on the target, newest first */
+    int no_ldconfig;
+} cudnnctl_uninstall_opts;
+
+/** What an uninstall / rollback did. */
+typedef struct {
+    char **removed_ids; /**< receipts undone, newest first */
+    size_t n_removed_ids;
+    char **versions; /**< their cuDNN versions */
+    size_t n_versions;
+    char *target_path;
+    char **files_removed;
+    size_t n_files_removed;
+    char **files_restored; /**< files put back from the receipts' backups */
+    size_t n_files_restored;
+    char **files_kept; /**< modified since install: left in place (with a warning) */
+    size_t n_files_kept;
+    char **warnings;
+    size_t n_warnings;
+    char *recovered; /**< "rolled-back" / "finished" when an interrupted run was found */
+    char *ldconfig;
+} cudnnctl_uninstall_result;
+
+/**
+ * Remove exactly what receipts list and restore what they replaced. A file modified since the
+ * install is kept (warning, files_kept); the user's own files are never touched. Installs are
+ * undone newest first; an install whose files a later install on the same target replaced is
+ * refused (CONFLICT naming the later one) unless @ref cudnnctl_uninstall_opts.all.
+ */
+CUDNNCTL_API cudnnctl_err cudnnctl_uninstall(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *opts,
+                                             cudnnctl_uninstall_result **out);
+/**
+ * Undo the newest install on @p target (NULL: the only target with receipts): its files go,
+ * what it replaced comes back — the tree is exactly as before that install, so an earlier
+ * install on the same target is the active one again.
+ */
+CUDNNCTL_API cudnnctl_err cudnnctl_rollback(cudnnctl_ctx *ctx, const char *target, int no_ldconfig,
+                                            cudnnctl_uninstall_result **out);
+CUDNNCTL_API void cudnnctl_uninstall_result_free(cudnnctl_uninstall_result *r);
+CUDNNCTL_API cudnnctl_err cudnnctl_uninstall_result_json(const cudnnctl_uninstall_result *r,
+                                                         char **json);
+
+/** One install made by cudnnctl, from its receipt. */
+typedef struct {
+    char *id;
+    char *cudnn_version;
+    char *cuda_variant;
+    char *platform;
+    cudnnctl_target_mode mode;
+    char *target_path;
+    char *install_dir;
+    char *lib_dir;
+    char *include_dir;
+    char *archive_sha256;
+    int verified;
+    char *installed_at; /**< ISO 8601 UTC */
+    size_t n_files;
+    size_t n_links;
+    size_t n_replaced;
+    int active; /**< tree: the newest on its target; prefix: PREFIX/current → it */
+    char *receipt_path;
+} cudnnctl_install_record;
+
+typedef struct {
+    cudnnctl_install_record *items; /**< oldest first */
+    size_t n_items;
+    char *pending_journal; /**< path of an interrupted run's journal, NULL when none */
+} cudnnctl_install_list;
+
+/** Installs made by cudnnctl (from receipts), on @p target or everywhere (NULL). Read-only. */
+CUDNNCTL_API cudnnctl_err cudnnctl_list(cudnnctl_ctx *ctx, const char *target,
+                                        cudnnctl_install_list **out);
+CUDNNCTL_API void cudnnctl_install_list_free(cudnnctl_install_list *l);
+CUDNNCTL_API cudnnctl_err cudnnctl_install_list_json(const cudnnctl_install_list *l, char **json);
 
 #ifdef __cplusplus
 }

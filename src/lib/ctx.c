@@ -90,6 +90,11 @@ void cudnnctl_set_fault_injection(cudnnctl_ctx *ctx, unsigned long fail_at)
     ctx->sys_calls = 0;
 }
 
+void cudnnctl_set_fault_sticky(cudnnctl_ctx *ctx, int sticky)
+{
+    ctx->fail_sticky = sticky ? 1 : 0;
+}
+
 unsigned long cudnnctl_sys_calls(const cudnnctl_ctx *ctx)
 {
     return ctx->sys_calls;

@@ -1,6 +1,7 @@
 /* extract.h: archive bytes → staging tree, with our own check of every entry first and
  * libarchive's ARCHIVE_EXTRACT_SECURE_* flags as the second line. Owned by the extract work
- * (extract.c, pathcheck.c, layout.c); consumed by install.c. */
+ * (extract.c, extract_check.c, extract_write.c, extract_source.c, pathcheck.c, layout.c);
+ * consumed by install.c. Formats: docs/archive-layouts.md; checks: docs/security.md. */
 #ifndef CC_EXTRACT_H
 #define CC_EXTRACT_H
 
@@ -28,27 +29,62 @@ typedef enum {
 } cc_layout;
 
 typedef struct {
-    char *path;   /* relative to the staging root, '/'-separated ("lib/libcudnn.so.9.19.0") */
-    int is_link;
-    char *link_target; /* for links */
-    uint32_t mode;
+    char *path;        /* relative to the staging root, '/'-separated ("lib/libcudnn.so.9.19.0") */
+    int is_link;       /* symbolic link (hard links are staged and recorded as regular files) */
+    char *link_target; /* for links: the target as written, relative ("libcudnn.so.9") */
+    uint32_t mode;     /* permission bits as staged (setuid/setgid/sticky, g+w, o+w dropped) */
     uint64_t size;
-    char sha256[65];   /* of regular files */
+    char sha256[65]; /* of regular files, computed while writing */
 } cc_staged_file;
 
 typedef struct {
     cc_layout layout;
-    char *top_dir;          /* the archive's top directory */
+    char *top_dir; /* the archive's top directory */
     cc_staged_file *files;
     size_t n_files;
-    uint64_t bytes;         /* total regular-file bytes */
+    uint64_t bytes; /* total regular-file bytes */
 } cc_staging;
 
 /* Extract everything the source yields into staging_dir (which must exist and be empty).
  * name_hint: the archive's file name, to tell tar.xz / tgz / zip apart when needed.
- * Unsafe entry → CUDNNCTL_E_UNSAFE_ARCHIVE naming the entry; nothing outside staging_dir. */
+ * Unsafe entry → CUDNNCTL_E_UNSAFE_ARCHIVE naming the entry; nothing outside staging_dir.
+ * Streams carry tar formats only (.tar.xz, .tgz): a zip needs its central directory, so it is
+ * extracted from the verified file with cc_extract_file (a zip here: CUDNNCTL_E_UNSUPPORTED).
+ * On any failure staging_dir is left empty again (as it was given) and *out is zeroed.
+ * Staged files are hashed while written and not fsync'd (the commit step syncs what it keeps).
+ * Progress: cc_progress("extract", bytes staged, 0). */
 cudnnctl_err cc_extract(cudnnctl_ctx *ctx, cc_source *src, const char *name_hint,
                         const char *staging_dir, cc_staging *out);
 void cc_staging_free(cc_staging *st);
+
+/* A pull reader: up to len bytes into buf; 0 at the end; -1 on failure, with the failure
+ * already recorded on the ctx passed to cc_extract_* (as cc_source_read does). */
+typedef long long (*cc_read_fn)(void *user, void *buf, size_t len);
+
+/* The same from any reader (cc_extract is this over cc_source_read). */
+cudnnctl_err cc_extract_reader(cudnnctl_ctx *ctx, cc_read_fn read_fn, void *user,
+                               const char *name_hint, const char *staging_dir, cc_staging *out);
+
+/* The same from an archive file on disk: every format (.tar.xz, .tgz, .zip). A zip is checked
+ * entry by entry completely before its first byte is written. name_hint NULL: path's name. */
+cudnnctl_err cc_extract_file(cudnnctl_ctx *ctx, const char *path, const char *name_hint,
+                             const char *staging_dir, cc_staging *out);
+
+/* Everything, for callers that need more control (tests, the benchmark). */
+typedef struct {
+    cc_read_fn read_fn; /* stream mode: bytes come from here ... */
+    void *user;
+    const char *path;         /* ... or file mode: the archive on disk (exactly one of them) */
+    const char *name_hint;    /* archive file name; NULL: path's base name / unknown */
+    const char *expected_top; /* NULL: NVIDIA's top dir for name_hint (the file stem for 8.3+,
+                               * "cuda" for <= 8.2), or any such-looking dir when unknown */
+    int no_writer_thread;     /* 1: write in the caller's thread (no overlap with decoding) */
+} cc_extract_opts;
+
+cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *opts, const char *staging_dir,
+                           cc_staging *out);
+
+/* "lib/libcudnn.so.9" -> its record, or NULL. */
+const cc_staged_file *cc_staging_find(const cc_staging *st, const char *path);
 
 #endif

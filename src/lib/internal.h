@@ -25,6 +25,7 @@ struct cudnnctl_ctx {
     cc_sys_ops sys;  /* file work goes through here (fault-injectable) */
     unsigned long sys_calls;
     unsigned long fail_at;
+    int fail_sticky; /* every call after fail_at fails too (crash simulation) */
     cudnnctl_error_info err;
     char *err_detail;
 };

@@ -21,6 +21,7 @@ void cc_sys_default(cc_sys_ops *ops)
     ops->mkdir = cc_pf_mkdir;
     ops->rmdir = cc_pf_rmdir;
     ops->symlink = cc_pf_symlink;
+    ops->link = cc_pf_link;
     ops->malloc = default_malloc;
 }
 
@@ -29,7 +30,8 @@ void cc_sys_default(cc_sys_ops *ops)
 static int injected(cudnnctl_ctx *ctx, const char *what)
 {
     unsigned long n = cc_pf_atomic_inc(&ctx->sys_calls);
-    if (ctx->fail_at && n == ctx->fail_at) {
+    /* sticky mode: every call from the fail_at-th on fails, as if the process had died there */
+    if (ctx->fail_at && (n == ctx->fail_at || (ctx->fail_sticky && n > ctx->fail_at))) {
         char *t = cc_asprintf("injected fault at sys call %lu (%s)", n, what);
         cc_pf_set_error(CUDNNCTL_E_IO, t ? t : "injected fault");
         free(t);
@@ -102,6 +104,11 @@ int cc_sys_rmdir(cudnnctl_ctx *ctx, const char *path)
 int cc_sys_symlink(cudnnctl_ctx *ctx, const char *target, const char *linkpath)
 {
     return injected(ctx, "symlink") ? -1 : ctx->sys.symlink(target, linkpath);
+}
+
+int cc_sys_link(cudnnctl_ctx *ctx, const char *existing, const char *newpath)
+{
+    return injected(ctx, "link") ? -1 : ctx->sys.link(existing, newpath);
 }
 
 void *cc_sys_malloc(cudnnctl_ctx *ctx, size_t n)

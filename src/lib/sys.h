@@ -21,6 +21,7 @@ typedef struct {
     int (*mkdir)(const char *path, uint32_t mode);
     int (*rmdir)(const char *path);
     int (*symlink)(const char *target, const char *linkpath);
+    int (*link)(const char *existing, const char *newpath);
     void *(*malloc)(size_t n);
 } cc_sys_ops;
 
@@ -38,6 +39,7 @@ int cc_sys_unlink(cudnnctl_ctx *ctx, const char *path);
 int cc_sys_mkdir(cudnnctl_ctx *ctx, const char *path, uint32_t mode);
 int cc_sys_rmdir(cudnnctl_ctx *ctx, const char *path);
 int cc_sys_symlink(cudnnctl_ctx *ctx, const char *target, const char *linkpath);
+int cc_sys_link(cudnnctl_ctx *ctx, const char *existing, const char *newpath);
 void *cc_sys_malloc(cudnnctl_ctx *ctx, size_t n);
 
 /* Helpers built on the wrappers. */

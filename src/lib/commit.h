@@ -1,0 +1,74 @@
+/* commit.h: turning a verified staging tree into a journaled transaction on the target.
+ * CUDA-tree mode merges into an existing toolkit (headers → include_dir, libraries → lib_dir,
+ * DLLs → bin_dir, LICENSE → <tree>/share/doc/cudnn/); prefix mode renames the whole staged tree
+ * to PREFIX/cudnn-<ver>-cuda<M> and flips PREFIX/current. The planners only look at the target
+ * (conflicts are found before any byte is written); journal.c does the writing. */
+#ifndef CC_COMMIT_H
+#define CC_COMMIT_H
+
+#include "extract.h"
+#include "internal.h"
+#include "journal.h"
+#include "receipt.h"
+
+/* One entry of a staged tree. */
+typedef struct {
+    char *rel; /* '/'-separated path under the staging root ("lib/libcudnn.so.9") */
+    cc_obj_type type;
+    uint32_t mode;
+    uint64_t size;
+    char sha256[65];   /* files */
+    char *link_target; /* links */
+} cc_item;
+
+typedef struct {
+    cc_item *v;
+    size_t n, cap;
+    uint64_t bytes; /* regular-file bytes */
+} cc_tree;
+
+/* Walk a staged tree (parents before children, names sorted). File hashes come from `known`
+ * (the extractor's list) where it has them, else the file is hashed. */
+cudnnctl_err cc_tree_scan(cudnnctl_ctx *ctx, const char *root, const cc_staging *known,
+                          cc_tree *out);
+void cc_tree_free(cc_tree *t);
+
+/* Where the staged tree goes. All real paths (under --root). */
+typedef struct {
+    cudnnctl_target_mode mode;
+    char *target;      /* CUDA tree root / prefix root */
+    char *install_dir; /* tree: = target; prefix: PREFIX/cudnn-<ver>-cuda<M> */
+    char *include_dir, *lib_dir, *bin_dir, *doc_dir;
+    char *current; /* prefix: PREFIX/current */
+} cc_dest;
+void cc_dest_free(cc_dest *d);
+
+/* Everything a planner needs besides the destination. */
+typedef struct {
+    const char *staging; /* real path of the staged tree */
+    const cc_tree *tree;
+    const char *state_dir;       /* real */
+    const cc_receipts *receipts; /* every receipt (to recognise our own PREFIX/current) */
+    int force;
+    cc_strv *warnings; /* human text the install reports */
+} cc_commit_in;
+
+/* Fill t (ops, mkdirs) and r (files, links, replaced, dirs_created) for a CUDA-tree merge.
+ * r->id must be set (backups go to STATE/backups/<id>/). Conflicts → CUDNNCTL_E_CONFLICT. */
+cudnnctl_err cc_commit_tree_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
+                                 const cc_commit_in *in, cc_receipt *r);
+/* The same for a prefix install (t->staging is the staged tree, renamed in one step). */
+cudnnctl_err cc_commit_prefix_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
+                                   const cc_commit_in *in, cc_receipt *r);
+
+/* Shared by the planners: make sure dir exists at prepare time, recording each missing level in
+ * t->mkdirs and r->dirs_created (parents first). A non-dir in the way → CONFLICT. */
+cudnnctl_err cc_commit_need_dir(cudnnctl_ctx *ctx, cc_txn *t, cc_receipt *r, const char *dir);
+/* Add a PLACE op for one staged file/link, with its receipt entry (and replaced entry). */
+cudnnctl_err cc_commit_place_item(cudnnctl_ctx *ctx, cc_txn *t, cc_receipt *r,
+                                  const cc_commit_in *in, const cc_item *it, const char *dst,
+                                  size_t *n_backup);
+/* STATE/backups/<id>/<n> (real) and its state-relative form. */
+char *cc_commit_backup_path(const char *state_dir, const char *id, size_t n, char **rel);
+
+#endif

@@ -1,0 +1,569 @@
+/* extract.c: read an archive with libarchive (tar + xz/gzip from a stream; tar or zip from a
+ * file), judge every entry (extract_check.c) before a byte of it is written, and hand it to the
+ * writer (extract_write.c) which stages it under the normalised layout. */
+#include "extract.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "extract_check.h"
+#include "extract_write.h"
+#include "internal.h"
+#include "layout.h"
+
+#define READ_BLOCK (1u << 20)
+#define PROGRESS_STEP (8ull << 20)
+/* Far beyond any cuDNN archive (the 9.x Linux payload is ~1 GiB unpacked with static libs):
+ * a bound against decompression bombs filling the disk. */
+#define MAX_TOTAL_BYTES (64ull << 30)
+
+/* ---- reading: a pull stream or a seekable file --------------------------------------------- */
+typedef struct {
+    cc_read_fn fn;
+    void *user;
+    cc_pf_fd fd; /* file mode */
+    uint64_t pos, size;
+    unsigned char *buf;
+    int src_failed;
+} reader;
+
+static la_ssize_t rd_stream(struct archive *a, void *p, const void **out)
+{
+    reader *r = p;
+    long long n = r->fn(r->user, r->buf, READ_BLOCK);
+    if (n < 0) {
+        r->src_failed = 1;
+        archive_set_error(a, EIO, "reading the archive's bytes failed");
+        return -1;
+    }
+    *out = r->buf;
+    return (la_ssize_t)n;
+}
+
+static la_ssize_t rd_file(struct archive *a, void *p, const void **out)
+{
+    reader *r = p;
+    long long n = cc_pf_read(r->fd, r->buf, READ_BLOCK);
+    if (n < 0) {
+        archive_set_error(a, EIO, "read: %s", cc_pf_last_error_text());
+        return -1;
+    }
+    r->pos += (uint64_t)n;
+    *out = r->buf;
+    return (la_ssize_t)n;
+}
+
+static la_int64_t seek_file(struct archive *a, void *p, la_int64_t off, int whence)
+{
+    reader *r = p;
+    int64_t base = whence == SEEK_CUR ? (int64_t)r->pos : whence == SEEK_END ? (int64_t)r->size : 0;
+    int64_t to = base + off;
+    if (to < 0 || cc_pf_seek(r->fd, (uint64_t)to) != 0) {
+        archive_set_error(a, EIO, "seek failed");
+        return ARCHIVE_FATAL;
+    }
+    r->pos = (uint64_t)to;
+    return to;
+}
+
+/* ---- results ---------------------------------------------------------------------------- */
+typedef struct {
+    cc_staged_file **v;
+    size_t n, cap;
+} recs;
+
+/* Records come from the fault-injectable allocator: torture loops fail extraction mid-way
+ * (libarchive's own disk writes cannot be reached) and check that staging is emptied. */
+static cc_staged_file *rec_new(cudnnctl_ctx *ctx, recs *rs, const char *path)
+{
+    if (rs->n == rs->cap) {
+        size_t cap = rs->cap ? rs->cap * 2 : 64;
+        cc_staged_file **v = realloc(rs->v, cap * sizeof(*v));
+        if (!v)
+            return NULL;
+        rs->v = v;
+        rs->cap = cap;
+    }
+    cc_staged_file *f = cc_sys_malloc(ctx, sizeof(*f));
+    if (f)
+        memset(f, 0, sizeof(*f));
+    if (!f || !(f->path = cc_strdup(path))) {
+        free(f);
+        return NULL;
+    }
+    rs->v[rs->n++] = f;
+    return f;
+}
+
+static void recs_free(recs *rs)
+{
+    for (size_t i = 0; i < rs->n; i++) {
+        free(rs->v[i]->path);
+        free(rs->v[i]->link_target);
+        free(rs->v[i]);
+    }
+    free(rs->v);
+    memset(rs, 0, sizeof(*rs));
+}
+
+void cc_staging_free(cc_staging *st)
+{
+    if (!st)
+        return;
+    for (size_t i = 0; i < st->n_files; i++) {
+        free(st->files[i].path);
+        free(st->files[i].link_target);
+    }
+    free(st->files);
+    free(st->top_dir);
+    memset(st, 0, sizeof(*st));
+}
+
+const cc_staged_file *cc_staging_find(const cc_staging *st, const char *path)
+{
+    for (size_t i = 0; i < st->n_files; i++)
+        if (strcmp(st->files[i].path, path) == 0)
+            return &st->files[i];
+    return NULL;
+}
+
+/* ---- one pass over the archive ------------------------------------------------------------ */
+typedef struct {
+    cudnnctl_ctx *ctx;
+    const cc_extract_opts *o;
+    const char *root; /* real path of the staging dir */
+    cc_xcheck *check;
+    cc_xwriter *writer; /* NULL: check only (the zip pre-pass) */
+    reader rd;
+    recs rs;
+    uint64_t bytes, next_progress;
+    int is_zip;
+} pass;
+
+static cc_xentry_type entry_type(struct archive_entry *ae)
+{
+    if (archive_entry_hardlink(ae))
+        return CC_XE_HARDLINK;
+    switch (archive_entry_filetype(ae)) {
+    case AE_IFREG:
+        return CC_XE_FILE;
+    case AE_IFDIR:
+        return CC_XE_DIR;
+    case AE_IFLNK:
+        return CC_XE_SYMLINK;
+    case AE_IFCHR:
+        return CC_XE_CHARDEV;
+    case AE_IFBLK:
+        return CC_XE_BLOCKDEV;
+    case AE_IFIFO:
+        return CC_XE_FIFO;
+    case AE_IFSOCK:
+        return CC_XE_SOCKET;
+    default:
+        return CC_XE_OTHER;
+    }
+}
+
+static cudnnctl_err read_failed(pass *p, struct archive *a, const char *where)
+{
+    if (p->rd.src_failed) {
+        /* the source recorded its own error (network, hash, ...) on the context */
+        cudnnctl_err code = cudnnctl_last_error(p->ctx)->code;
+        return code != CUDNNCTL_E_OK
+                   ? code
+                   : CC_ERR(p->ctx, CUDNNCTL_E_IO, "reading the archive failed %s", where);
+    }
+    return CC_ERR(p->ctx, CUDNNCTL_E_BAD_ARCHIVE,
+                  "malformed archive %s: %s; the file is truncated or corrupt: delete it (or "
+                  "the cached copy) and download it again",
+                  where, archive_error_string(a) ? archive_error_string(a) : "read error");
+}
+
+static cudnnctl_err writer_error(pass *p)
+{
+    char *err = NULL, *warn = NULL;
+    unsigned nwarn = 0;
+    int r = cc_xwriter_finish(p->writer, &err, &nwarn, &warn);
+    if (nwarn)
+        cc_log(p->ctx, CUDNNCTL_LOG_WARN, "extract: %u warning(s) while writing, first: %s", nwarn,
+               warn ? warn : "?");
+    free(warn);
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    if (r != 0)
+        rc = CC_ERR(p->ctx, CUDNNCTL_E_IO,
+                    "writing into the staging directory %s failed: %s; check its free space and "
+                    "permissions",
+                    p->root, err ? err : "?");
+    free(err);
+    return rc;
+}
+
+static const unsigned char zeros[65536];
+
+/* Copy the entry's data to the writer; holes of sparse entries become zeros. */
+static cudnnctl_err copy_data(pass *p, struct archive *a, const char *name, int64_t size)
+{
+    uint64_t pos = 0;
+    char *where = NULL;
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    for (;;) {
+        const void *buf;
+        size_t len;
+        la_int64_t off;
+        int r = archive_read_data_block(a, &buf, &len, &off);
+        if (r == ARCHIVE_EOF)
+            break;
+        if (r < ARCHIVE_WARN) {
+            where = cc_asprintf("in the data of '%s'", name);
+            rc = read_failed(p, a, where ? where : "");
+            goto out;
+        }
+        while (pos < (uint64_t)off) {
+            size_t n = (uint64_t)off - pos > sizeof(zeros) ? sizeof(zeros) : (size_t)(off - pos);
+            if (cc_xwriter_data(p->writer, zeros, n) != 0) {
+                rc = writer_error(p);
+                goto out;
+            }
+            pos += n;
+        }
+        if (len && cc_xwriter_data(p->writer, buf, len) != 0) {
+            rc = writer_error(p);
+            goto out;
+        }
+        pos += len;
+        p->bytes += len;
+        if (p->bytes > MAX_TOTAL_BYTES) {
+            rc = CC_ERR(p->ctx, CUDNNCTL_E_UNSAFE_ARCHIVE,
+                        "unsafe archive entry '%s': the archive expands to more than 64 GiB "
+                        "(a decompression bomb?); NVIDIA's archives are far smaller",
+                        name);
+            goto out;
+        }
+        if (p->bytes >= p->next_progress) {
+            /* once per PROGRESS_STEP crossed, then a final report with the total */
+            cc_progress(p->ctx, "extract", p->bytes, 0);
+            while (p->next_progress <= p->bytes)
+                p->next_progress += PROGRESS_STEP;
+        }
+    }
+    while (size > 0 && pos < (uint64_t)size) { /* trailing hole */
+        size_t n = (uint64_t)size - pos > sizeof(zeros) ? sizeof(zeros) : (size_t)(size - pos);
+        if (cc_xwriter_data(p->writer, zeros, n) != 0) {
+            rc = writer_error(p);
+            goto out;
+        }
+        pos += n;
+    }
+out:
+    free(where);
+    return rc;
+}
+
+/* Stage one entry that passed the checks. */
+static cudnnctl_err stage_entry(pass *p, struct archive *a, struct archive_entry *ae, cc_xentry *e)
+{
+    cc_staged_file *rec = NULL;
+    const cc_staged_file *src = NULL;
+    for (size_t i = 0; i < e->new_dirs.n; i++) {
+        /* parents the archive did not list: made explicitly, so they are 0755 whatever the
+         * umask */
+        cc_xentry d = {.type = CC_XE_DIR, .mapped = e->new_dirs.v[i], .out_mode = 0755};
+        if (cc_xwriter_begin(p->writer, &d, archive_entry_mtime(ae), -1, NULL, NULL) != 0 ||
+            cc_xwriter_end(p->writer) != 0)
+            return writer_error(p);
+    }
+    if (e->type != CC_XE_DIR) {
+        if (!(rec = rec_new(p->ctx, &p->rs, e->mapped)))
+            return CC_ERR(p->ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        rec->mode = e->type == CC_XE_SYMLINK ? 0777 : e->out_mode;
+        if (e->type == CC_XE_SYMLINK) {
+            rec->is_link = 1;
+            if (!(rec->link_target = cc_strdup(e->link_text)))
+                return CC_ERR(p->ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        }
+        if (e->type == CC_XE_HARDLINK)
+            src = p->rs.v[e->hardlink_rec];
+    }
+    if (e->dropped && e->type != CC_XE_SYMLINK)
+        cc_log(p->ctx, CUDNNCTL_LOG_INFO,
+               "extract: '%s': dropped mode bits %04o (setuid/setgid/sticky/group-or-other write)",
+               e->name, (unsigned)e->dropped);
+    int64_t size = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : -1;
+    if (cc_xwriter_begin(p->writer, e, archive_entry_mtime(ae), size, rec, src) != 0)
+        return writer_error(p);
+    if (e->type == CC_XE_FILE) {
+        cudnnctl_err rc = copy_data(p, a, e->name, size);
+        if (rc)
+            return rc;
+    }
+    if (cc_xwriter_end(p->writer) != 0)
+        return writer_error(p);
+    return CUDNNCTL_E_OK;
+}
+
+static cudnnctl_err open_archive(pass *p, struct archive **out)
+{
+    struct archive *a = archive_read_new();
+    if (!a)
+        return CC_ERR(p->ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    archive_read_support_format_tar(a);
+    archive_read_support_filter_xz(a);
+    archive_read_support_filter_gzip(a);
+    int r;
+    if (p->o->path) {
+        archive_read_support_format_zip_seekable(a);
+        p->rd.fd = cc_pf_open(p->o->path, CC_PF_O_RDONLY, 0);
+        cc_pf_stat_t st;
+        if (p->rd.fd < 0 || cc_pf_stat(p->o->path, &st) != 0) {
+            archive_read_free(a);
+            return CC_ERR_PF(p->ctx, "cannot open the archive", p->o->path);
+        }
+        p->rd.size = st.size;
+        p->rd.pos = 0;
+        archive_read_set_read_callback(a, rd_file);
+        archive_read_set_seek_callback(a, seek_file);
+    } else {
+        archive_read_set_read_callback(a, rd_stream);
+    }
+    archive_read_set_callback_data(a, &p->rd);
+    r = archive_read_open1(a);
+    if (r != ARCHIVE_OK) {
+        cudnnctl_err rc = read_failed(p, a, "at its start");
+        archive_read_free(a);
+        return rc;
+    }
+    *out = a;
+    return CUDNNCTL_E_OK;
+}
+
+/* Read every header; check each entry; stage it unless this is a check-only pass. */
+static cudnnctl_err run_pass(pass *p)
+{
+    struct archive *a = NULL;
+    struct archive_entry *ae;
+    int r;
+    long index = 0;
+    cudnnctl_err rc = open_archive(p, &a);
+    if (rc)
+        goto out;
+    while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+        if (r == ARCHIVE_WARN)
+            cc_log(p->ctx, CUDNNCTL_LOG_WARN, "extract: %s", archive_error_string(a));
+        if (index == 0)
+            p->is_zip = (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP;
+        cc_xentry e = {
+            .name = archive_entry_pathname_utf8(ae),
+            .type = entry_type(ae),
+            .mode = (uint32_t)archive_entry_perm(ae),
+            .rec_index = (long)p->rs.n,
+        };
+        if (e.type == CC_XE_HARDLINK)
+            e.link = archive_entry_hardlink_utf8(ae);
+        else if (e.type == CC_XE_SYMLINK)
+            e.link = archive_entry_symlink_utf8(ae);
+        char *detail = NULL;
+        cudnnctl_err c = cc_xcheck_entry(p->check, &e, &detail);
+        if (c) {
+            rc = CC_ERR(p->ctx, c, "%s", detail ? detail : "out of memory");
+            free(detail);
+            cc_xentry_clear(&e);
+            goto out;
+        }
+        if (e.mapped && p->writer) {
+            cc_log(p->ctx, CUDNNCTL_LOG_DEBUG, "extract: %s -> %s", e.name, e.mapped);
+            rc = stage_entry(p, a, ae, &e);
+        }
+        cc_xentry_clear(&e);
+        if (rc)
+            goto out;
+        index++;
+    }
+    if (r != ARCHIVE_EOF)
+        rc = read_failed(p, a, "reading the next entry");
+out:
+    if (a)
+        archive_read_free(a);
+    if (p->o->path && p->rd.fd >= 0) {
+        cc_pf_close(p->rd.fd);
+        p->rd.fd = -1;
+    }
+    return rc;
+}
+
+/* A zip starts with a local file header (or, empty, with the end record). */
+static int is_zip_file(const char *path)
+{
+    unsigned char m[4] = {0};
+    cc_pf_fd fd = cc_pf_open(path, CC_PF_O_RDONLY, 0);
+    if (fd < 0)
+        return 0;
+    long long n = cc_pf_read(fd, m, sizeof(m));
+    cc_pf_close(fd);
+    return n == 4 && m[0] == 'P' && m[1] == 'K' &&
+           ((m[2] == 3 && m[3] == 4) || (m[2] == 5 && m[3] == 6));
+}
+
+/* The staging directory must exist and be empty: everything in it afterwards is ours. */
+static cudnnctl_err check_staging(cudnnctl_ctx *ctx, const char *dir, char **real)
+{
+    cc_pf_dir *d = cc_pf_opendir(dir);
+    if (!d)
+        return CC_ERR_PF(ctx, "cannot open the staging directory", dir);
+    const char *name = cc_pf_readdir(d);
+    cc_pf_closedir(d);
+    if (name)
+        return CC_ERR(ctx, CUDNNCTL_E_EXISTS,
+                      "staging directory %s is not empty (it holds '%s'); remove its contents or "
+                      "use a new one",
+                      dir, name);
+    if (!(*real = cc_pf_realpath(dir)))
+        return CC_ERR_PF(ctx, "cannot resolve the staging directory", dir);
+    return CUDNNCTL_E_OK;
+}
+
+/* Leave staging_dir empty again after a failure. */
+static void empty_staging(cudnnctl_ctx *ctx, const char *root)
+{
+    cc_pf_dir *d = cc_pf_opendir(root);
+    if (!d)
+        return;
+    cc_strv names = {0};
+    const char *n;
+    while ((n = cc_pf_readdir(d)) != NULL)
+        cc_strv_push(&names, n);
+    cc_pf_closedir(d);
+    for (size_t i = 0; i < names.n; i++) {
+        char *child = cc_path_join(root, names.v[i]);
+        if (!child || cc_sys_rm_rf(ctx, child) != 0)
+            cc_log(ctx, CUDNNCTL_LOG_WARN, "extract: could not clean %s/%s after the failure", root,
+                   names.v[i]);
+        free(child);
+    }
+    cc_strv_free(&names);
+}
+
+static cudnnctl_err fill_out(pass *p, cc_layout layout, cc_staging *out)
+{
+    out->layout = layout;
+    out->top_dir = cc_strdup(cc_xcheck_top(p->check));
+    out->files = calloc(p->rs.n ? p->rs.n : 1, sizeof(*out->files));
+    if (!out->top_dir || !out->files)
+        return CC_ERR(p->ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < p->rs.n; i++) {
+        out->files[i] = *p->rs.v[i];
+        free(p->rs.v[i]);
+    }
+    out->n_files = p->rs.n;
+    free(p->rs.v);
+    memset(&p->rs, 0, sizeof(p->rs));
+    out->bytes = p->bytes;
+    return CUDNNCTL_E_OK;
+}
+
+cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *o, const char *staging_dir,
+                           cc_staging *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!o || !staging_dir || (!o->read_fn) == (!o->path))
+        return CC_ERR(ctx, CUDNNCTL_E_USAGE, "extract: give exactly one of a reader or a path");
+    const char *hint = o->name_hint ? o->name_hint : o->path;
+    if (!o->path && hint && cc_str_ends(hint, ".zip"))
+        return CC_ERR(ctx, CUDNNCTL_E_UNSUPPORTED,
+                      "%s: a zip archive is extracted from the downloaded file (its central "
+                      "directory is at the end), not from a stream: use cc_extract_file",
+                      hint);
+    char *root = NULL, *expected = NULL;
+    pass p = {.ctx = ctx,
+              .o = o,
+              .rd = {.fn = o->read_fn, .user = o->user, .fd = -1},
+              .next_progress = PROGRESS_STEP};
+    cudnnctl_err rc = check_staging(ctx, staging_dir, &root);
+    if (rc)
+        return rc;
+    p.root = root;
+    expected = o->expected_top ? cc_strdup(o->expected_top) : cc_layout_expected_top(hint);
+    p.rd.buf = malloc(READ_BLOCK);
+    if (!p.rd.buf || (o->expected_top && !expected)) {
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        goto out;
+    }
+    int zip_file = o->path && is_zip_file(o->path);
+    if (zip_file) {
+        /* a zip is seekable: judge every entry before writing the first one */
+        if (!(p.check = cc_xcheck_new(expected))) {
+            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            goto out;
+        }
+        rc = run_pass(&p);
+        cc_xcheck_free(p.check);
+        recs_free(&p.rs);
+        p.check = NULL;
+        p.bytes = 0;
+        p.next_progress = PROGRESS_STEP;
+        if (rc)
+            goto out;
+    }
+    p.check = cc_xcheck_new(expected);
+    p.writer = cc_xwriter_new(root, !o->no_writer_thread);
+    if (!p.writer && !o->no_writer_thread) {
+        cc_log(ctx, CUDNNCTL_LOG_DEBUG, "extract: no writer thread (%s); writing inline",
+               cc_pf_last_error_text());
+        p.writer = cc_xwriter_new(root, 0);
+    }
+    if (!p.check || !p.writer) {
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "cannot start the archive writer (out of memory)");
+        goto out;
+    }
+    cc_event(ctx, CUDNNCTL_EV_STEP, "extract", NULL);
+    rc = run_pass(&p);
+    if (rc == CUDNNCTL_E_OK)
+        rc = writer_error(&p);
+    if (rc == CUDNNCTL_E_OK) {
+        cc_layout layout;
+        char *detail = NULL;
+        rc = cc_xcheck_finish(p.check, p.is_zip, &layout, &detail);
+        if (rc)
+            CC_ERR(ctx, rc, "%s", detail ? detail : "out of memory");
+        free(detail);
+        if (rc == CUDNNCTL_E_OK) {
+            rc = fill_out(&p, layout, out);
+            cc_progress(ctx, "extract", p.bytes, p.bytes);
+            cc_log(ctx, CUDNNCTL_LOG_INFO, "extract: %zu entries, %llu bytes, layout %s",
+                   out->n_files, (unsigned long long)out->bytes, cc_layout_name(layout));
+        }
+    }
+out:
+    cc_xwriter_free(p.writer);
+    cc_xcheck_free(p.check);
+    recs_free(&p.rs);
+    if (rc) {
+        cc_staging_free(out);
+        if (root) {
+            /* keep the recorded error: cleanup must not overwrite it */
+            empty_staging(ctx, root);
+        }
+    }
+    free(p.rd.buf);
+    free(expected);
+    free(root);
+    return rc;
+}
+
+cudnnctl_err cc_extract_reader(cudnnctl_ctx *ctx, cc_read_fn read_fn, void *user,
+                               const char *name_hint, const char *staging_dir, cc_staging *out)
+{
+    cc_extract_opts o = {.read_fn = read_fn, .user = user, .name_hint = name_hint};
+    return cc_extract_ex(ctx, &o, staging_dir, out);
+}
+
+cudnnctl_err cc_extract_file(cudnnctl_ctx *ctx, const char *path, const char *name_hint,
+                             const char *staging_dir, cc_staging *out)
+{
+    cc_extract_opts o = {.path = path, .name_hint = name_hint};
+    return cc_extract_ex(ctx, &o, staging_dir, out);
+}

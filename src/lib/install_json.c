@@ -1,0 +1,137 @@
+/* install_json.c: the install result as JSON (CLI.md "install --json") and its release. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "internal.h"
+
+static void free_v(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+void cudnnctl_install_result_free(cudnnctl_install_result *r)
+{
+    if (!r)
+        return;
+    free(r->cudnn_version);
+    free(r->cuda_variant);
+    free(r->platform);
+    free(r->archive.relative_path);
+    free(r->archive.url);
+    free(r->archive.sha256);
+    free(r->archive.manifest);
+    free(r->target_path);
+    free(r->install_dir);
+    free(r->lib_dir);
+    free(r->include_dir);
+    free(r->bin_dir);
+    free(r->receipt_id);
+    free(r->receipt_path);
+    free(r->recovered);
+    free(r->ldconfig);
+    free_v(r->steps, r->n_steps);
+    free_v(r->warnings, r->n_warnings);
+    free_v(r->files_written, r->n_files_written);
+    free_v(r->files_replaced, r->n_files_replaced);
+    free(r->validation_json);
+    free(r);
+}
+
+cudnnctl_err cudnnctl_install_result_set_validation(cudnnctl_install_result *r, const char *json)
+{
+    char *c = json ? cc_strdup(json) : NULL;
+    if (json && !c)
+        return CUDNNCTL_E_NOMEM;
+    free(r->validation_json);
+    r->validation_json = c;
+    return CUDNNCTL_E_OK;
+}
+
+static int put(cJSON *o, const char *k, const char *v)
+{
+    cJSON *x = v ? cJSON_CreateString(v) : cJSON_CreateNull();
+    return x && cJSON_AddItemToObject(o, k, x) ? 0 : -1;
+}
+
+static int put_v(cJSON *o, const char *k, char *const *v, size_t n)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, k);
+    if (!a)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        cJSON *s = cJSON_CreateString(v[i]);
+        if (!s || !cJSON_AddItemToArray(a, s))
+            return -1;
+    }
+    return 0;
+}
+
+cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r, char **json)
+{
+    *json = NULL;
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return CUDNNCTL_E_NOMEM;
+    cJSON *a = NULL, *t = NULL, *rec = NULL, *err = NULL, *val = NULL;
+    if (put(o, "cudnn_version", r->cudnn_version) || put(o, "cuda_variant", r->cuda_variant) ||
+        put(o, "platform", r->platform))
+        goto oom;
+    if (!(a = cJSON_AddObjectToObject(o, "archive")) ||
+        put(a, "relative_path", r->archive.relative_path) || put(a, "url", r->archive.url) ||
+        put(a, "sha256", r->archive.sha256) ||
+        !cJSON_AddNumberToObject(a, "size", (double)r->archive.size) ||
+        !cJSON_AddBoolToObject(a, "verified", r->archive.verified) ||
+        !cJSON_AddBoolToObject(a, "in_catalog", r->archive.in_catalog) ||
+        put(a, "manifest", r->archive.manifest))
+        goto oom;
+    /* loud and machine-readable: an archive nothing checked */
+    if (!cJSON_AddBoolToObject(o, "insecure",
+                               !r->archive.sha256 ||
+                                   (!r->archive.verified && strcmp(r->result, "installed") == 0)))
+        goto oom;
+    if (!(t = cJSON_AddObjectToObject(o, "target")) ||
+        put(t, "mode", r->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree") ||
+        put(t, "path", r->target_path) || put(t, "install_dir", r->install_dir) ||
+        put(t, "lib_dir", r->lib_dir) || put(t, "include_dir", r->include_dir) ||
+        put(t, "bin_dir", r->bin_dir))
+        goto oom;
+    if (put_v(o, "steps", r->steps, r->n_steps) || put(o, "result", r->result) ||
+        put_v(o, "warnings", r->warnings, r->n_warnings))
+        goto oom;
+    if (r->receipt_id) {
+        if (!(rec = cJSON_AddObjectToObject(o, "receipt")) || put(rec, "id", r->receipt_id) ||
+            put(rec, "path", r->receipt_path))
+            goto oom;
+    } else if (!cJSON_AddNullToObject(o, "receipt")) {
+        goto oom;
+    }
+    if (put(o, "recovered", r->recovered) || put(o, "ldconfig", r->ldconfig) ||
+        put_v(o, "files_written", r->files_written, r->n_files_written) ||
+        put_v(o, "files_replaced", r->files_replaced, r->n_files_replaced) ||
+        !cJSON_AddNumberToObject(o, "bytes_written", (double)r->bytes_written) ||
+        !cJSON_AddNumberToObject(o, "seconds", r->seconds))
+        goto oom;
+    if (r->error != CUDNNCTL_E_OK) {
+        if (!(err = cJSON_AddObjectToObject(o, "error")) ||
+            put(err, "code", cudnnctl_err_name(r->error)) ||
+            !cJSON_AddNumberToObject(err, "exit_code", cudnnctl_err_exit_code(r->error)))
+            goto oom;
+    } else if (!cJSON_AddNullToObject(o, "error")) {
+        goto oom;
+    }
+    val = r->validation_json ? cJSON_Parse(r->validation_json) : cJSON_CreateString("not run");
+    if (!val || !cJSON_AddItemToObject(o, "validation", val)) {
+        cJSON_Delete(val);
+        goto oom;
+    }
+    *json = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return *json ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+oom:
+    cJSON_Delete(o);
+    return CUDNNCTL_E_NOMEM;
+}

@@ -1,0 +1,324 @@
+/* install_source.c: which archive an install uses and where its bytes come from — the
+ * catalog's URL, a mirror (URL or dir) joined with relative_path, or an archive at hand. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "install_internal.h"
+#include "txfs.h"
+
+void cc_source_choice_free(cc_source_choice *c)
+{
+    if (c->owned_plan)
+        cudnnctl_plan_free(c->owned_plan);
+    free(c->url);
+    free(c->file_name);
+    free(c->relative_path);
+    free(c->sha256);
+    free(c->manifest);
+    free(c->manifest_sha256);
+    free(c->cudnn_version);
+    free(c->cuda_variant);
+    free(c->platform);
+    memset(c, 0, sizeof(*c));
+}
+
+static int is_url(const char *s)
+{
+    return s && strstr(s, "://") != NULL;
+}
+
+/* Last path component of a path or URL, without ?query / #fragment. */
+static char *url_base(const char *s)
+{
+    size_t n = strcspn(s, "?#");
+    char *t = cc_strndup(s, n);
+    if (!t)
+        return NULL;
+    while (n > 1 && t[n - 1] == '/')
+        t[--n] = '\0';
+    char *r = cc_strdup(cc_path_base(t));
+    free(t);
+    return r;
+}
+
+static int valid_version(const char *v)
+{
+    cc_version x;
+    return cc_version_parse(v, &x) == 0 && x.n >= 3;
+}
+
+static char *legacy_platform(const char *tag)
+{
+    if (strcmp(tag, "linux-x64") == 0)
+        return cc_strdup("linux-x86_64");
+    if (strcmp(tag, "linux-ppc64le") == 0)
+        return cc_strdup("linux-ppc64le");
+    if (strcmp(tag, "linux-aarch64sbsa") == 0)
+        return cc_strdup("linux-sbsa");
+    if (cc_str_starts(tag, "windows") && cc_str_ends(tag, "-x64"))
+        return cc_strdup("windows-x86_64");
+    return NULL;
+}
+
+int cc_archive_name_parse(const char *name, char **version, char **platform, char **cuda)
+{
+    *version = *platform = *cuda = NULL;
+    if (!cc_str_starts(name, "cudnn-"))
+        return -1;
+    const char *arch = strstr(name, "-archive.");
+    if (arch) { /* cudnn-<platform>-<ver4>_cuda<M>-archive.<ext> (8.3 and later) */
+        char *core = cc_strndup(name + 6, (size_t)(arch - name - 6));
+        char *u = core ? strstr(core, "_cuda") : NULL;
+        char *dash = NULL;
+        if (u) {
+            *u = '\0';
+            dash = strrchr(core, '-');
+        }
+        if (u && dash && dash != core && valid_version(dash + 1) && u[5]) {
+            *dash = '\0';
+            *version = cc_strdup(dash + 1);
+            *platform = cc_strdup(core);
+            *cuda = cc_strdup(u + 5);
+        }
+        free(core);
+    } else { /* cudnn-<cuda X.Y>-<os>-<arch>-v<ver4>.tgz|.zip (8.2 and earlier) */
+        const char *p = name + 6;
+        const char *d = strchr(p, '-');
+        const char *v = strstr(name, "-v");
+        const char *ext = strrchr(name, '.');
+        while (v && !isdigit((unsigned char)v[2]))
+            v = strstr(v + 2, "-v");
+        if (d && v && ext && v > d && ext > v) {
+            char *ver = cc_strndup(v + 2, (size_t)(ext - v - 2));
+            char *tag = cc_strndup(d + 1, (size_t)(v - d - 1));
+            char *plat = tag ? legacy_platform(tag) : NULL;
+            if (ver && plat && valid_version(ver)) {
+                *version = ver;
+                *platform = plat;
+                *cuda = cc_strndup(p, (size_t)(d - p));
+                ver = plat = NULL;
+            }
+            free(ver);
+            free(tag);
+            free(plat);
+        }
+    }
+    if (!*version || !*platform || !*cuda) {
+        free(*version);
+        free(*platform);
+        free(*cuda);
+        *version = *platform = *cuda = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* A one-entry manifest in NVIDIA's shape, so the planner can place an archive the embedded
+ * catalog does not know (a newer release, a renamed file). */
+static char *synthetic_manifest(const char *version, const char *platform, const char *cuda,
+                                const char *rel, const char *sha, uint64_t size)
+{
+    return cc_asprintf(
+        "{\"release_date\":\"\",\"release_label\":\"%s\",\"release_product\":"
+        "\"cudnn\",\"cudnn\":{\"name\":\"NVIDIA CUDA Deep Neural Network "
+        "library\",\"license\":\"cudnn\",\"version\":\"%s\",\"%s\":{\"cuda%s\":{"
+        "\"relative_path\":\"%s\",\"sha256\":\"%s\",\"md5\":\"\",\"size\":\"%llu\"}},"
+        "\"cuda_variant\":[\"%s\"]}}",
+        version, version, platform, cuda, rel, sha, (unsigned long long)size, cuda);
+}
+
+static char *lower_hex(const char *s)
+{
+    char *r = cc_strdup(s);
+    for (char *p = r; p && *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    return r;
+}
+
+static int hex_eq(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return 0;
+    return *a == *b;
+}
+
+static void warn(cudnnctl_ctx *ctx, cc_strv *warnings, char *msg)
+{
+    if (!msg)
+        return;
+    cc_event(ctx, CUDNNCTL_EV_WARNING, msg, NULL);
+    if (warnings)
+        cc_strv_push_own(warnings, msg);
+    else
+        free(msg);
+}
+
+cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
+                               const cudnnctl_detect_result *det, const cudnnctl_install_opts *o,
+                               cc_source_choice *c, cc_strv *warnings)
+{
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    cudnnctl_selection sel = o->selection;
+    char *pver = NULL, *pplat = NULL, *pcuda = NULL;
+    const cudnnctl_archive *entry = NULL;
+    memset(c, 0, sizeof(*c));
+    if (o->mirror)
+        sel.mirror = o->mirror;
+    if (o->sha256 && !cc_sha256_is_hex(o->sha256))
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "--sha256 takes 64 hex digits, not '%s'", o->sha256);
+
+    if (o->archive) {
+        c->file_name = url_base(o->archive);
+        if (!c->file_name || !*c->file_name)
+            CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "--archive '%s' names no file", o->archive);
+        entry = cat ? cudnnctl_catalog_find_file(cat, c->file_name) : NULL;
+        if (entry) {
+            sel.cudnn = entry->cudnn_version;
+            sel.platform = entry->platform;
+            sel.cuda = entry->cuda_variant;
+            c->in_catalog = 1;
+        } else {
+            if (!o->sha256 && !o->insecure_skip_verify)
+                CC_RET_ERR(ctx, CUDNNCTL_E_NO_HASH,
+                           "the archive %s matches no entry of the catalog, so its SHA-256 is "
+                           "unknown: give it with --sha256 HEX (from NVIDIA's redistrib JSON), "
+                           "add that manifest with --manifest FILE|URL, or accept the risk with "
+                           "--insecure-skip-verify",
+                           c->file_name);
+            if (cc_archive_name_parse(c->file_name, &pver, &pplat, &pcuda) != 0 &&
+                (!sel.cudnn || !sel.cuda || !sel.platform)) {
+                rc = CC_ERR(ctx, CUDNNCTL_E_USAGE,
+                            "cannot tell the cuDNN version, platform and CUDA variant from the "
+                            "file name %s: give --cudnn V --cuda M --platform P",
+                            c->file_name);
+                goto out;
+            }
+            if (!sel.cudnn)
+                sel.cudnn = pver;
+            if (!sel.platform)
+                sel.platform = pplat;
+            if (!sel.cuda)
+                sel.cuda = pcuda;
+            cc_pf_stat_t st;
+            char *abs = is_url(o->archive) ? NULL : cc_tx_absolute(o->archive);
+            char *real = abs ? cc_rooted(ctx, abs) : NULL;
+            uint64_t fsize = real && cc_pf_stat(real, &st) == 0 ? st.size : 0;
+            free(abs);
+            free(real);
+            char *rel = cc_asprintf("cudnn/%s/%s", sel.platform, c->file_name);
+            char *js =
+                rel ? synthetic_manifest(
+                          sel.cudnn, sel.platform, sel.cuda, rel,
+                          o->sha256
+                              ? o->sha256
+                              : "0000000000000000000000000000000000000000000000000000000000000000",
+                          fsize)
+                    : NULL;
+            char *origin = cc_asprintf("archive:%s", c->file_name);
+            if (!js || !origin)
+                rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            else if (cat)
+                rc = cudnnctl_catalog_add_json(ctx, cat, js, strlen(js), origin);
+            free(rel);
+            free(js);
+            free(origin);
+            if (rc != CUDNNCTL_E_OK)
+                goto out;
+        }
+    }
+
+    if (o->plan) {
+        c->plan = o->plan;
+    } else {
+        if (!cat) {
+            rc = CC_ERR(ctx, CUDNNCTL_E_USAGE, "install needs a catalog or a plan");
+            goto out;
+        }
+        rc = cudnnctl_plan_make(ctx, cat, det, &sel, &c->owned_plan);
+        if (rc != CUDNNCTL_E_OK)
+            goto out;
+        c->plan = c->owned_plan;
+    }
+    const cudnnctl_plan *p = c->plan;
+
+    /* what is installed */
+    if (o->archive && !c->in_catalog) {
+        c->cudnn_version = cc_strdup(sel.cudnn);
+        c->cuda_variant = cc_strdup(sel.cuda);
+        c->platform = cc_strdup(sel.platform);
+        c->relative_path = cc_strdup(c->file_name);
+        c->manifest = NULL;
+        c->size = 0;
+    } else {
+        c->cudnn_version = cc_strdup(p->archive.cudnn_version);
+        c->cuda_variant = cc_strdup(p->archive.cuda_variant);
+        c->platform = cc_strdup(p->archive.platform);
+        c->relative_path = cc_strdup(p->archive.relative_path);
+        c->manifest = p->archive.manifest ? cc_strdup(p->archive.manifest) : NULL;
+        c->manifest_sha256 =
+            p->archive.manifest_sha256 ? cc_strdup(p->archive.manifest_sha256) : NULL;
+        c->size = p->archive.size;
+        c->in_catalog = 1;
+        if (!c->file_name)
+            c->file_name = url_base(p->archive.relative_path);
+    }
+
+    /* where the bytes come from */
+    const char *mirror = sel.mirror;
+    if (o->archive) {
+        /* a local path is read under --root like every other path (one already under the root
+         * stays as it is), as --manifest FILE is */
+        char *abs = is_url(o->archive) ? NULL : cc_tx_absolute(o->archive);
+        c->url = is_url(o->archive) ? cc_strdup(o->archive) : abs ? cc_rooted(ctx, abs) : NULL;
+        free(abs);
+    } else if (mirror) {
+        if (is_url(mirror)) {
+            size_t n = strlen(mirror);
+            while (n > 0 && mirror[n - 1] == '/')
+                n--;
+            c->url = cc_asprintf("%.*s/%s", (int)n, mirror, c->relative_path);
+        } else {
+            char *abs = cc_tx_absolute(mirror);
+            char *base = abs ? cc_rooted(ctx, abs) : NULL;
+            c->url = base ? cc_path_join(base, c->relative_path) : NULL;
+            free(abs);
+            free(base);
+        }
+    } else {
+        c->url = cc_strdup(p->url);
+    }
+
+    /* what the bytes must hash to */
+    if (o->sha256) {
+        c->sha256 = lower_hex(o->sha256);
+        if (c->in_catalog && p->archive.sha256 && !hex_eq(p->archive.sha256, o->sha256)) {
+            warn(ctx, warnings,
+                 cc_asprintf("--sha256 %s overrides the catalog's %s for %s", c->sha256,
+                             p->archive.sha256, c->file_name));
+            c->size = 0; /* another file than the catalog's: its size says nothing either */
+        }
+    } else if (c->in_catalog && p->archive.sha256) {
+        c->sha256 = lower_hex(p->archive.sha256);
+    }
+    if (!c->sha256)
+        warn(ctx, warnings,
+             cc_asprintf("INSECURE: %s is installed WITHOUT SHA-256 verification "
+                         "(--insecure-skip-verify): nothing checks that its bytes are NVIDIA's",
+                         c->file_name));
+    else if (o->insecure_skip_verify)
+        cc_log(ctx, CUDNNCTL_LOG_INFO, "a SHA-256 is known for %s: it is verified anyway",
+               c->file_name);
+    if (!c->cudnn_version || !c->cuda_variant || !c->platform || !c->relative_path || !c->url ||
+        !c->file_name)
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+out:
+    free(pver);
+    free(pplat);
+    free(pcuda);
+    if (rc != CUDNNCTL_E_OK)
+        cc_source_choice_free(c);
+    return rc;
+}

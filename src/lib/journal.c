@@ -1,0 +1,645 @@
+/* journal.c: journaled multi-file transactions — prepare (temp names + backup clones next to
+ * each destination), commit (renames), finish (bookkeeping), rollback and crash recovery. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "journal.h"
+
+static const char *const phase_names[] = {"staging", "prepare", "commit", "committed"};
+
+const char *cc_phase_name(cc_phase p)
+{
+    return (unsigned)p < 4 ? phase_names[p] : "?";
+}
+
+static int phase_parse(const char *s, cc_phase *p)
+{
+    for (int i = 0; i < 4; i++)
+        if (s && strcmp(s, phase_names[i]) == 0) {
+            *p = (cc_phase)i;
+            return 0;
+        }
+    return -1;
+}
+
+cudnnctl_err cc_txn_new(cudnnctl_ctx *ctx, const char *state_dir, const char *kind, cc_txn **out)
+{
+    static unsigned counter;
+    cc_txn *t = calloc(1, sizeof(*t));
+    if (!t)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    t->path = cc_path_join(state_dir, "journal.json");
+    t->id = cc_asprintf("%lld-%ld-%u", (long long)cc_pf_time(), cc_pf_getpid(), ++counter);
+    t->kind = cc_strdup(kind);
+    if (!t->path || !t->id || !t->kind) {
+        cc_txn_free(t);
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    *out = t;
+    return CUDNNCTL_E_OK;
+}
+
+static void op_free(cc_op *op)
+{
+    free(op->dst);
+    free(op->tmp);
+    free(op->src);
+    free(op->link_target);
+    free(op->bak);
+    free(op->keep);
+}
+
+void cc_txn_free(cc_txn *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n_ops; i++)
+        op_free(&t->ops[i]);
+    free(t->ops);
+    free(t->path);
+    free(t->id);
+    free(t->kind);
+    free(t->staging);
+    cc_strv_free(&t->mkdirs);
+    cc_strv_free(&t->rmdirs);
+    cc_strv_free(&t->rm_after);
+    free(t->receipt_path);
+    free(t->receipt_json);
+    free(t->receipt_remove);
+    free(t);
+}
+
+#define DUP_OR_FAIL(dst, s)                                                                        \
+    do {                                                                                           \
+        if ((s) && !((dst) = cc_strdup(s)))                                                        \
+            goto oom;                                                                              \
+    } while (0)
+
+cudnnctl_err cc_txn_add(cudnnctl_ctx *ctx, cc_txn *t, const cc_op *op)
+{
+    if (t->n_ops == t->cap_ops) {
+        size_t cap = t->cap_ops ? t->cap_ops * 2 : 32;
+        cc_op *v = realloc(t->ops, cap * sizeof(*v));
+        if (!v)
+            CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        t->ops = v;
+        t->cap_ops = cap;
+    }
+    cc_op c = *op;
+    c.dst = c.tmp = c.src = c.link_target = c.bak = c.keep = NULL;
+    DUP_OR_FAIL(c.dst, op->dst);
+    DUP_OR_FAIL(c.tmp, op->tmp);
+    DUP_OR_FAIL(c.src, op->src);
+    DUP_OR_FAIL(c.link_target, op->link_target);
+    DUP_OR_FAIL(c.bak, op->bak);
+    DUP_OR_FAIL(c.keep, op->keep);
+    t->ops[t->n_ops++] = c;
+    return CUDNNCTL_E_OK;
+oom:
+    op_free(&c);
+    CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+}
+
+char *cc_txn_temp_name(const cc_txn *t, const char *dst, const char *what)
+{
+    char *dir = cc_path_dir(dst);
+    char *name = dir ? cc_asprintf(".cudnnctl-%s-%s-%s", t->id, what, cc_path_base(dst)) : NULL;
+    char *r = name ? cc_path_join(dir, name) : NULL;
+    free(dir);
+    free(name);
+    return r;
+}
+
+/* ---- serialisation ----------------------------------------------------------------------------
+ */
+
+static int add_str(cJSON *o, const char *k, const char *v)
+{
+    cJSON *x = v ? cJSON_CreateString(v) : cJSON_CreateNull();
+    return x && cJSON_AddItemToObject(o, k, x) ? 0 : -1;
+}
+
+static int add_strv(cJSON *o, const char *k, const cc_strv *sv)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, k);
+    if (!a)
+        return -1;
+    for (size_t i = 0; i < sv->n; i++) {
+        cJSON *s = cJSON_CreateString(sv->v[i]);
+        if (!s || !cJSON_AddItemToArray(a, s))
+            return -1;
+    }
+    return 0;
+}
+
+static char *to_json(const cc_txn *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    char *text = NULL;
+    if (!o)
+        return NULL;
+    if (!cJSON_AddNumberToObject(o, "format", 1) || add_str(o, "id", t->id) ||
+        add_str(o, "kind", t->kind) || add_str(o, "phase", cc_phase_name(t->phase)) ||
+        add_str(o, "staging", t->staging) || add_strv(o, "mkdirs", &t->mkdirs) ||
+        add_strv(o, "rmdirs", &t->rmdirs) || add_strv(o, "rm_after", &t->rm_after) ||
+        add_str(o, "receipt_path", t->receipt_path) ||
+        add_str(o, "receipt_remove", t->receipt_remove))
+        goto out;
+    cJSON *rec = t->receipt_json ? cJSON_Parse(t->receipt_json) : cJSON_CreateNull();
+    if (!rec || !cJSON_AddItemToObject(o, "receipt", rec)) {
+        cJSON_Delete(rec);
+        goto out;
+    }
+    cJSON *ops = cJSON_AddArrayToObject(o, "ops");
+    if (!ops)
+        goto out;
+    for (size_t i = 0; i < t->n_ops; i++) {
+        const cc_op *op = &t->ops[i];
+        cJSON *j = cJSON_CreateObject();
+        if (!j || !cJSON_AddItemToArray(ops, j))
+            goto out;
+        if (add_str(j, "op", op->kind == CC_OP_PLACE ? "place" : "remove") ||
+            add_str(j, "type", cc_tx_kind_name(op->type)) || add_str(j, "dst", op->dst) ||
+            add_str(j, "tmp", op->tmp) || add_str(j, "src", op->src) ||
+            !cJSON_AddBoolToObject(j, "src_clone", op->src_clone) ||
+            add_str(j, "link_target", op->link_target) ||
+            !cJSON_AddBoolToObject(j, "had_old", op->had_old) ||
+            add_str(j, "old_type", op->had_old ? cc_tx_kind_name(op->old_type) : NULL) ||
+            add_str(j, "bak", op->bak) || add_str(j, "keep", op->keep))
+            goto out;
+    }
+    text = cJSON_Print(o);
+out:
+    cJSON_Delete(o);
+    return text;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+static int jbool(const cJSON *o, const char *k)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+static int read_strv(const cJSON *o, const char *k, cc_strv *sv)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k), *x;
+    cJSON_ArrayForEach(x, a)
+    {
+        if (!cJSON_IsString(x) || cc_strv_push(sv, x->valuestring) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static cudnnctl_err from_json(cudnnctl_ctx *ctx, const char *path, const char *text, cc_txn *t)
+{
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    cJSON *o = cJSON_Parse(text);
+    if (!o || !cJSON_IsObject(o)) {
+        rc = CC_ERR(ctx, CUDNNCTL_E_JOURNAL,
+                    "%s is not valid JSON: an interrupted run left it damaged; inspect it, undo "
+                    "the temp files it names (.cudnnctl-*) by hand, then delete it",
+                    path);
+        goto out;
+    }
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(o, "format");
+    if (!cJSON_IsNumber(fmt) || fmt->valueint != 1 || !jstr(o, "id") || !jstr(o, "kind") ||
+        phase_parse(jstr(o, "phase"), &t->phase) != 0) {
+        rc = CC_ERR(ctx, CUDNNCTL_E_JOURNAL,
+                    "%s: unknown journal format (written by another cudnnctl version?)", path);
+        goto out;
+    }
+    if (!(t->id = cc_strdup(jstr(o, "id"))) || !(t->kind = cc_strdup(jstr(o, "kind"))))
+        goto oom;
+    if (jstr(o, "staging") && !(t->staging = cc_strdup(jstr(o, "staging"))))
+        goto oom;
+    if (read_strv(o, "mkdirs", &t->mkdirs) || read_strv(o, "rmdirs", &t->rmdirs) ||
+        read_strv(o, "rm_after", &t->rm_after))
+        goto oom;
+    if (jstr(o, "receipt_path") && !(t->receipt_path = cc_strdup(jstr(o, "receipt_path"))))
+        goto oom;
+    if (jstr(o, "receipt_remove") && !(t->receipt_remove = cc_strdup(jstr(o, "receipt_remove"))))
+        goto oom;
+    const cJSON *rec = cJSON_GetObjectItemCaseSensitive(o, "receipt");
+    if (cJSON_IsObject(rec) && !(t->receipt_json = cJSON_Print(rec)))
+        goto oom;
+    const cJSON *j;
+    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(o, "ops"))
+    {
+        cc_op op = {0};
+        const char *k = jstr(j, "op");
+        op.kind = k && strcmp(k, "remove") == 0 ? CC_OP_REMOVE : CC_OP_PLACE;
+        op.type = cc_tx_kind_parse(jstr(j, "type"));
+        op.dst = (char *)jstr(j, "dst");
+        op.tmp = (char *)jstr(j, "tmp");
+        op.src = (char *)jstr(j, "src");
+        op.src_clone = jbool(j, "src_clone");
+        op.link_target = (char *)jstr(j, "link_target");
+        op.had_old = jbool(j, "had_old");
+        op.old_type = cc_tx_kind_parse(jstr(j, "old_type"));
+        op.bak = (char *)jstr(j, "bak");
+        op.keep = (char *)jstr(j, "keep");
+        if (!op.dst || op.type == CC_OBJ_NONE || (op.kind == CC_OP_PLACE && !op.tmp) ||
+            ((op.had_old || op.kind == CC_OP_REMOVE) && !op.bak)) {
+            rc = CC_ERR(ctx, CUDNNCTL_E_JOURNAL, "%s: malformed op %zu", path, t->n_ops);
+            goto out;
+        }
+        if ((rc = cc_txn_add(ctx, t, &op)) != CUDNNCTL_E_OK)
+            goto out;
+    }
+    goto out;
+oom:
+    rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+out:
+    cJSON_Delete(o);
+    return rc;
+}
+
+cudnnctl_err cc_txn_save(cudnnctl_ctx *ctx, cc_txn *t)
+{
+    char *text = to_json(t);
+    if (!text)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    char *dir = cc_path_dir(t->path);
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    if (!dir || cc_sys_mkdir_p(ctx, dir, 0755) != 0 ||
+        cc_sys_write_file_atomic(ctx, t->path, text, strlen(text), 0644) != 0)
+        rc = CC_ERR_PF(ctx, "cannot write the install journal", t->path);
+    free(dir);
+    free(text);
+    return rc;
+}
+
+cudnnctl_err cc_txn_load(cudnnctl_ctx *ctx, const char *state_dir, cc_txn **out)
+{
+    *out = NULL;
+    char *path = cc_path_join(state_dir, "journal.json");
+    char *text = NULL;
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    if (!path)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (cc_tx_kind(path) == CC_OBJ_NONE) {
+        free(path);
+        return CUDNNCTL_E_OK;
+    }
+    if (cc_sys_read_file(ctx, path, 64u << 20, &text, NULL) != 0) {
+        rc = CC_ERR_PF(ctx, "cannot read the install journal", path);
+        free(path);
+        return rc;
+    }
+    cc_txn *t = calloc(1, sizeof(*t));
+    if (!t) {
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    } else {
+        t->path = path;
+        path = NULL;
+        rc = from_json(ctx, t->path, text, t);
+    }
+    if (rc == CUDNNCTL_E_OK)
+        *out = t;
+    else
+        cc_txn_free(t);
+    free(path);
+    free(text);
+    return rc;
+}
+
+/* ---- the phases ------------------------------------------------------------------------------ */
+
+/* fsync the parent dirs of every name an op touches (each dir once). */
+static cudnnctl_err sync_dirs(cudnnctl_ctx *ctx, cc_txn *t)
+{
+    (void)ctx;
+    cc_strv dirs = {0};
+    for (size_t i = 0; i < t->n_ops; i++) {
+        const char *names[] = {t->ops[i].dst, t->ops[i].tmp, t->ops[i].bak};
+        for (int k = 0; k < 3; k++) {
+            if (!names[k])
+                continue;
+            char *d = cc_path_dir(names[k]);
+            if (d && !cc_strv_contains(&dirs, d))
+                cc_strv_push_own(&dirs, d);
+            else
+                free(d);
+        }
+    }
+    for (size_t i = 0; i < dirs.n; i++)
+        cc_pf_fsync_dir(dirs.v[i]); /* best effort: some filesystems cannot sync dirs */
+    cc_strv_free(&dirs);
+    return CUDNNCTL_E_OK;
+}
+
+static cudnnctl_err prepare(cudnnctl_ctx *ctx, cc_txn *t)
+{
+    cudnnctl_err rc;
+    t->phase = CC_PH_PREPARE;
+    if ((rc = cc_txn_save(ctx, t)) != CUDNNCTL_E_OK)
+        return rc;
+    for (size_t i = 0; i < t->mkdirs.n; i++) {
+        const char *d = t->mkdirs.v[i];
+        if (cc_tx_kind(d) == CC_OBJ_DIR)
+            continue;
+        if (cc_sys_mkdir(ctx, d, 0755) != 0)
+            return CC_ERR_PF(ctx, "cannot create directory", d);
+    }
+    for (size_t i = 0; i < t->n_ops; i++) {
+        cc_op *op = &t->ops[i];
+        if (op->kind != CC_OP_PLACE)
+            continue;
+        if (op->type == CC_OBJ_DIR) {
+            /* a staged dir is its own temp name; a dir restored from a backup moves in */
+            if (op->src && cc_tx_kind(op->tmp) == CC_OBJ_NONE &&
+                (op->src_clone ? cc_tx_clone(ctx, op->src, op->tmp)
+                               : cc_tx_move(ctx, op->src, op->tmp)) != 0)
+                return CC_ERR_PF(ctx, "cannot create", op->tmp);
+            continue;
+        }
+        int r;
+        if (op->src)
+            r = op->src_clone ? cc_tx_clone(ctx, op->src, op->tmp)
+                              : cc_tx_move(ctx, op->src, op->tmp);
+        else
+            r = cc_sys_symlink(ctx, op->link_target ? op->link_target : "", op->tmp);
+        if (r != 0)
+            return CC_ERR_PF(ctx, "cannot create", op->tmp);
+        if (op->type == CC_OBJ_FILE && cc_tx_fsync_file(ctx, op->tmp) != 0)
+            return CC_ERR_PF(ctx, "cannot sync", op->tmp);
+        /* the old object stays reachable under bak until the commit ends: the rename of tmp
+         * over dst then replaces it atomically, with no moment where dst is missing */
+        if (op->had_old && op->old_type != CC_OBJ_DIR && cc_tx_clone(ctx, op->dst, op->bak) != 0)
+            return CC_ERR_PF(ctx, "cannot back up", op->dst);
+        cc_progress(ctx, "prepare", i + 1, t->n_ops);
+    }
+    return sync_dirs(ctx, t);
+}
+
+static void ev(cudnnctl_ctx *ctx, cudnnctl_event_kind kind, const char *real)
+{
+    char *shown = cc_unrooted(ctx, real);
+    cc_event(ctx, kind, NULL, shown ? shown : real);
+    free(shown);
+}
+
+static cudnnctl_err commit(cudnnctl_ctx *ctx, cc_txn *t)
+{
+    cudnnctl_err rc;
+    t->phase = CC_PH_COMMIT;
+    if ((rc = cc_txn_save(ctx, t)) != CUDNNCTL_E_OK)
+        return rc;
+    for (size_t i = 0; i < t->n_ops; i++) {
+        cc_op *op = &t->ops[i];
+        if (op->kind == CC_OP_REMOVE) {
+            if (cc_sys_rename(ctx, op->dst, op->bak) != 0)
+                return CC_ERR_PF(ctx, "cannot move aside", op->dst);
+            ev(ctx, CUDNNCTL_EV_FILE_REMOVED, op->dst);
+        } else {
+            if (op->type == CC_OBJ_DIR && op->had_old && cc_sys_rename(ctx, op->dst, op->bak) != 0)
+                return CC_ERR_PF(ctx, "cannot move aside", op->dst);
+            if (cc_sys_rename(ctx, op->tmp, op->dst) != 0)
+                return CC_ERR_PF(ctx, "cannot rename into place", op->dst);
+            ev(ctx, CUDNNCTL_EV_FILE_WRITTEN, op->dst);
+        }
+        cc_progress(ctx, "commit", i + 1, t->n_ops);
+    }
+    sync_dirs(ctx, t);
+    t->phase = CC_PH_COMMITTED; /* the commit point, once this save is on disk */
+    if ((rc = cc_txn_save(ctx, t)) != CUDNNCTL_E_OK)
+        t->phase = CC_PH_COMMIT; /* the journal on disk still says "commit": roll back */
+    return rc;
+}
+
+cudnnctl_err cc_txn_finish(cudnnctl_ctx *ctx, cc_txn *t)
+{
+    if (t->receipt_path && t->receipt_json) {
+        char *dir = cc_path_dir(t->receipt_path);
+        int bad = !dir || cc_sys_mkdir_p(ctx, dir, 0755) != 0 ||
+                  cc_sys_write_file_atomic(ctx, t->receipt_path, t->receipt_json,
+                                           strlen(t->receipt_json), 0644) != 0;
+        free(dir);
+        if (bad)
+            return CC_ERR_PF(ctx, "cannot write the receipt", t->receipt_path);
+    }
+    if (t->receipt_remove && cc_tx_kind(t->receipt_remove) != CC_OBJ_NONE &&
+        cc_sys_unlink(ctx, t->receipt_remove) != 0)
+        return CC_ERR_PF(ctx, "cannot remove the receipt", t->receipt_remove);
+    for (size_t i = 0; i < t->n_ops; i++) {
+        cc_op *op = &t->ops[i];
+        if (!op->bak || cc_tx_kind(op->bak) == CC_OBJ_NONE)
+            continue; /* never made, or already moved by an earlier attempt */
+        if (op->keep) {
+            char *dir = cc_path_dir(op->keep);
+            int bad = !dir || cc_sys_mkdir_p(ctx, dir, 0755) != 0 ||
+                      cc_sys_rm_rf(ctx, op->keep) != 0 || cc_tx_move(ctx, op->bak, op->keep) != 0;
+            free(dir);
+            if (bad)
+                return CC_ERR_PF(ctx, "cannot keep the backup", op->keep);
+        } else if (cc_sys_rm_rf(ctx, op->bak) != 0) {
+            return CC_ERR_PF(ctx, "cannot remove", op->bak);
+        }
+    }
+    for (size_t i = 0; i < t->rm_after.n; i++)
+        if (cc_sys_rm_rf(ctx, t->rm_after.v[i]) != 0)
+            return CC_ERR_PF(ctx, "cannot remove", t->rm_after.v[i]);
+    for (size_t i = 0; i < t->rmdirs.n; i++) {
+        const char *d = t->rmdirs.v[i];
+        if (cc_tx_kind(d) == CC_OBJ_DIR && cc_tx_dir_empty(d) && cc_sys_rmdir(ctx, d) != 0)
+            return CC_ERR_PF(ctx, "cannot remove directory", d);
+    }
+    if (t->staging && cc_sys_rm_rf(ctx, t->staging) != 0)
+        return CC_ERR_PF(ctx, "cannot remove the staging dir", t->staging);
+    if (cc_tx_kind(t->path) != CC_OBJ_NONE && cc_sys_unlink(ctx, t->path) != 0)
+        return CC_ERR_PF(ctx, "cannot remove the journal", t->path);
+    return CUDNNCTL_E_OK;
+}
+
+/* Put tmp back where it came from (a receipt backup being restored) or delete it. */
+static int dispose_tmp(cudnnctl_ctx *ctx, const cc_op *op)
+{
+    if (op->src && !op->src_clone && cc_tx_kind(op->src) == CC_OBJ_NONE)
+        return cc_tx_move(ctx, op->tmp, op->src);
+    return cc_sys_rm_rf(ctx, op->tmp);
+}
+
+static int undo_op(cudnnctl_ctx *ctx, const cc_op *op)
+{
+    int has_bak = op->bak && cc_tx_kind(op->bak) != CC_OBJ_NONE;
+    if (op->kind == CC_OP_REMOVE)
+        return has_bak ? cc_sys_rename(ctx, op->bak, op->dst) : 0;
+    int has_tmp = cc_tx_kind(op->tmp) != CC_OBJ_NONE;
+    int has_dst = cc_tx_kind(op->dst) != CC_OBJ_NONE;
+    if (op->type == CC_OBJ_DIR) {
+        if (!has_tmp && (op->had_old ? has_bak && has_dst : has_dst)) {
+            /* renamed into place: take it out again first */
+            if (cc_sys_rename(ctx, op->dst, op->tmp) != 0)
+                return -1;
+            has_tmp = 1;
+            has_dst = 0;
+        }
+        if (op->had_old && has_bak && !has_dst && cc_sys_rename(ctx, op->bak, op->dst) != 0)
+            return -1;
+        return has_tmp ? dispose_tmp(ctx, op) : 0;
+    }
+    if (has_tmp) { /* not renamed yet: dst still holds the old object */
+        if (dispose_tmp(ctx, op) != 0)
+            return -1;
+        return has_bak ? cc_sys_unlink(ctx, op->bak) : 0;
+    }
+    if (op->had_old) /* renamed: the clone under bak goes back atomically */
+        return has_bak ? cc_sys_rename(ctx, op->bak, op->dst) : 0;
+    return has_dst ? cc_sys_rm_rf(ctx, op->dst) : 0;
+}
+
+cudnnctl_err cc_txn_rollback(cudnnctl_ctx *ctx, cc_txn *t)
+{
+    if (t->phase == CC_PH_COMMITTED)
+        CC_RET_ERR(ctx, CUDNNCTL_E_JOURNAL, "transaction %s is committed: it can only be finished",
+                   t->id);
+    for (size_t i = t->n_ops; i-- > 0;) {
+        if (undo_op(ctx, &t->ops[i]) != 0)
+            return CC_ERR_PF(ctx, "cannot roll back", t->ops[i].dst);
+    }
+    /* staging first: it may sit inside a dir this transaction created (a new prefix) */
+    if (t->staging && cc_sys_rm_rf(ctx, t->staging) != 0)
+        return CC_ERR_PF(ctx, "cannot remove the staging dir", t->staging);
+    for (size_t i = t->mkdirs.n; i-- > 0;) {
+        const char *d = t->mkdirs.v[i];
+        if (cc_tx_kind(d) == CC_OBJ_DIR && cc_tx_dir_empty(d) && cc_sys_rmdir(ctx, d) != 0)
+            return CC_ERR_PF(ctx, "cannot remove directory", d);
+    }
+    sync_dirs(ctx, t);
+    if (cc_tx_kind(t->path) != CC_OBJ_NONE && cc_sys_unlink(ctx, t->path) != 0)
+        return CC_ERR_PF(ctx, "cannot remove the journal", t->path);
+    return CUDNNCTL_E_OK;
+}
+
+void cc_txn_discard(cudnnctl_ctx *ctx, cc_txn *t)
+{
+    if (t && cc_tx_kind(t->path) != CC_OBJ_NONE)
+        cc_sys_unlink(ctx, t->path);
+}
+
+void cc_err_save(cudnnctl_ctx *ctx, cc_saved_err *s)
+{
+    s->code = ctx->err.code;
+    s->detail = cc_strdup(ctx->err.detail);
+    s->func = ctx->err.func;
+    s->file = ctx->err.file;
+    s->line = ctx->err.line;
+}
+
+cudnnctl_err cc_err_restore(cudnnctl_ctx *ctx, cc_saved_err *s, const char *extra)
+{
+    cc_set_error(ctx, s->code, s->func, s->file, s->line, "%s%s", s->detail ? s->detail : "",
+                 extra ? extra : "");
+    free(s->detail);
+    s->detail = NULL;
+    return s->code;
+}
+
+cudnnctl_err cc_txn_abort(cudnnctl_ctx *ctx, cc_txn *t, cudnnctl_err rc)
+{
+    if (!t || t->phase == CC_PH_COMMITTED)
+        return rc;
+    cc_saved_err s;
+    cc_err_save(ctx, &s);
+    char *extra = NULL;
+    if (cc_txn_rollback(ctx, t) != CUDNNCTL_E_OK)
+        extra = cc_asprintf(" (and cleaning up failed too: %s; the journal %s stays and the next "
+                            "cudnnctl run settles it)",
+                            ctx->err.detail, t->path);
+    cc_err_restore(ctx, &s, extra);
+    free(extra);
+    return rc;
+}
+
+cudnnctl_err cc_txn_run(cudnnctl_ctx *ctx, cc_txn *t)
+{
+    cudnnctl_err rc = prepare(ctx, t);
+    if (rc == CUDNNCTL_E_OK)
+        rc = commit(ctx, t);
+    if (rc != CUDNNCTL_E_OK && t->phase != CC_PH_COMMITTED) {
+        cc_saved_err s;
+        cc_err_save(ctx, &s);
+        cudnnctl_err rb = cc_txn_rollback(ctx, t);
+        char *extra = NULL;
+        if (rb != CUDNNCTL_E_OK)
+            extra = cc_asprintf(" (and the rollback failed too: %s; the journal %s stays and the "
+                                "next cudnnctl run settles it)",
+                                ctx->err.detail, t->path);
+        else
+            cc_log(ctx, CUDNNCTL_LOG_INFO, "rolled back: the target is as it was before");
+        rc = cc_err_restore(ctx, &s, extra ? extra : " (rolled back: the target is unchanged)");
+        free(extra);
+        return rc;
+    }
+    if (rc != CUDNNCTL_E_OK || (rc = cc_txn_finish(ctx, t)) != CUDNNCTL_E_OK) {
+        /* past the commit point: the tree is complete; try the bookkeeping once more */
+        if (cc_txn_finish(ctx, t) == CUDNNCTL_E_OK)
+            return CUDNNCTL_E_OK;
+        CC_RET_ERR(ctx, CUDNNCTL_E_JOURNAL,
+                   "the files are in place, but finishing the bookkeeping failed (%s); the "
+                   "journal %s stays and the next cudnnctl install/uninstall/rollback finishes it",
+                   ctx->err.detail, t->path);
+    }
+    return CUDNNCTL_E_OK;
+}
+
+/* Temp files of atomic writes (NAME.tmp-<ms>) a crash left in dir: never anything else. */
+static void sweep_tmp(cudnnctl_ctx *ctx, const char *dir)
+{
+    cc_pf_dir *d = dir ? cc_pf_opendir(dir) : NULL;
+    cc_strv dead = {0};
+    const char *nm;
+    while (d && (nm = cc_pf_readdir(d)) != NULL)
+        if (strstr(nm, ".tmp-") &&
+            (cc_str_starts(nm, "journal.json") || cc_str_ends(dir, "receipts")))
+            cc_strv_push_own(&dead, cc_path_join(dir, nm));
+    cc_pf_closedir(d);
+    for (size_t i = 0; i < dead.n; i++)
+        cc_sys_unlink(ctx, dead.v[i]);
+    cc_strv_free(&dead);
+}
+
+cudnnctl_err cc_txn_recover(cudnnctl_ctx *ctx, const char *state_dir, const char **what,
+                            char **kind)
+{
+    cc_txn *t = NULL;
+    *what = NULL;
+    if (kind)
+        *kind = NULL;
+    sweep_tmp(ctx, state_dir);
+    char *rdir = cc_path_join(state_dir, "receipts");
+    sweep_tmp(ctx, rdir);
+    free(rdir);
+    cudnnctl_err rc = cc_txn_load(ctx, state_dir, &t);
+    if (rc != CUDNNCTL_E_OK || !t)
+        return rc;
+    int forward = t->phase == CC_PH_COMMITTED;
+    cc_log(ctx, CUDNNCTL_LOG_WARN,
+           "an interrupted %s (transaction %s, phase %s) was found in %s: %s it", t->kind, t->id,
+           cc_phase_name(t->phase), t->path, forward ? "finishing" : "rolling back");
+    rc = forward ? cc_txn_finish(ctx, t) : cc_txn_rollback(ctx, t);
+    if (rc != CUDNNCTL_E_OK) {
+        rc = CC_ERR(ctx, CUDNNCTL_E_JOURNAL,
+                    "an interrupted %s left %s and settling it failed: %s. Fix the cause "
+                    "(permissions, free space) and run again; the journal names every temp file",
+                    t->kind, t->path, ctx->err.detail);
+    } else {
+        *what = forward ? "finished" : "rolled-back";
+        if (kind)
+            *kind = cc_strdup(t->kind);
+        char *msg = cc_asprintf("an interrupted %s was found and %s", t->kind,
+                                forward ? "finished" : "rolled back");
+        cc_event(ctx, CUDNNCTL_EV_WARNING, msg, NULL);
+        free(msg);
+    }
+    cc_txn_free(t);
+    return rc;
+}

@@ -1,0 +1,47 @@
+/* ldconfig.c: refresh the dynamic loader's cache after a system-wide install on Linux. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "install_internal.h"
+#include "txfs.h"
+
+void cc_ldconfig(cudnnctl_ctx *ctx, int no_ldconfig, char **what)
+{
+    *what = NULL;
+    if (strcmp(cc_pf_os(), "linux") != 0) {
+        *what = cc_strdup("skipped: not Linux");
+        return;
+    }
+    if (no_ldconfig) {
+        *what = cc_strdup("skipped: --no-ldconfig");
+        return;
+    }
+    if (ctx->root) {
+        *what = cc_strdup("skipped: --root (the image's cache is rebuilt when it boots)");
+        return;
+    }
+    if (!cc_pf_is_root()) {
+        *what = cc_strdup("skipped: not root (the loader cache is system-wide)");
+        return;
+    }
+    const char *cands[] = {"/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"};
+    const char *exe = "ldconfig";
+    for (size_t i = 0; i < 2; i++)
+        if (cc_tx_kind(cands[i]) != CC_OBJ_NONE) {
+            exe = cands[i];
+            break;
+        }
+    const char *argv[] = {exe, NULL};
+    char *out = NULL;
+    size_t len = 0;
+    int status = 0;
+    if (cc_pf_run(argv, NULL, NULL, 120000, 1, &out, &len, &status) != 0 || status != 0) {
+        *what = cc_asprintf("failed (status %d): %s", status, out && *out ? cc_str_trim(out) : "");
+        char *w = cc_asprintf("ldconfig %s; run 'ldconfig' by hand", *what ? *what : "failed");
+        cc_event(ctx, CUDNNCTL_EV_WARNING, w, NULL);
+        free(w);
+    } else {
+        *what = cc_strdup("ran");
+    }
+    free(out);
+}

@@ -1,0 +1,306 @@
+/* links.c: the .so link chain of a staged lib dir, SONAME checks, and cuDNN library names. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf_info.h"
+#include "links.h"
+#include "txfs.h"
+
+static int all_digits(const char *s, size_t n)
+{
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isdigit((unsigned char)s[i]))
+            return 0;
+    return 1;
+}
+
+static int set_stem(cc_libname *out, const char *s, size_t n)
+{
+    if (n == 0 || n >= sizeof(out->stem))
+        return 0;
+    memcpy(out->stem, s, n);
+    out->stem[n] = '\0';
+    return 1;
+}
+
+/* "M" or "M.m.p": the count of dot-separated numeric parts (0 when not all numeric). */
+static int version_parts(const char *v, int *major)
+{
+    int parts = 0;
+    const char *p = v;
+    *major = -1;
+    while (*p) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        if (!all_digits(p, n))
+            return 0;
+        if (parts == 0)
+            *major = atoi(p);
+        parts++;
+        if (!dot)
+            break;
+        p = dot + 1;
+        if (!*p)
+            return 0;
+    }
+    return parts;
+}
+
+int cc_lib_classify(const char *name, cc_libname *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->major = -1;
+    const char *so = strstr(name, ".so");
+    if (cc_str_starts(name, "libcudnn") && so) {
+        if (!set_stem(out, name, (size_t)(so - name)))
+            return 0;
+        if (so[3] == '\0') {
+            out->kind = CC_LIB_SO_DEV;
+            return 1;
+        }
+        if (so[3] != '.')
+            return 0;
+        int parts = version_parts(so + 4, &out->major);
+        if (parts == 0)
+            return 0;
+        out->kind = parts == 1 ? CC_LIB_SO_MAJOR : CC_LIB_SO_FULL;
+        return 1;
+    }
+    if (cc_str_starts(name, "libcudnn") && cc_str_ends(name, ".a")) {
+        size_t n = strlen(name) - 2;
+        const char *v = strstr(name, "_static_v");
+        if (v && all_digits(v + 9, (size_t)(name + n - (v + 9)))) {
+            out->kind = CC_LIB_STATIC_V;
+            out->major = atoi(v + 9);
+            return set_stem(out, name, (size_t)(v - name));
+        }
+        if (cc_str_ends(name, "_static.a")) {
+            out->kind = CC_LIB_STATIC;
+            return set_stem(out, name, n - 7);
+        }
+        return 0;
+    }
+    if (cc_str_starts(name, "cudnn") && (cc_str_ends(name, ".dll") || cc_str_ends(name, ".lib"))) {
+        int dll = cc_str_ends(name, ".dll");
+        size_t n = strlen(name) - 4;
+        const char *u = strstr(name, "64_");
+        if (u && all_digits(u + 3, (size_t)(name + n - (u + 3)))) {
+            out->kind = dll ? CC_LIB_DLL : CC_LIB_IMPLIB_V;
+            out->major = atoi(u + 3);
+            return set_stem(out, name, (size_t)(u - name));
+        }
+        if (dll)
+            return 0;
+        out->kind = CC_LIB_IMPLIB;
+        return set_stem(out, name, n);
+    }
+    return 0;
+}
+
+typedef struct {
+    char stem[128];
+    int major;
+    char *full;        /* libX.so.M.m.p real file, NULL when none */
+    int major_is_file; /* libX.so.M exists as a regular file */
+} sublib;
+
+static sublib *find_sub(sublib *v, size_t n, const char *stem)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i].stem, stem) == 0)
+            return &v[i];
+    return NULL;
+}
+
+/* Make name a link to target (replacing what is there); records it in made. */
+static cudnnctl_err ensure_link(cudnnctl_ctx *ctx, const char *dir, const char *name,
+                                const char *target, cc_strv *made)
+{
+    char *path = cc_path_join(dir, name);
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    if (!path)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    cc_obj_type k = cc_tx_kind(path);
+    if (k == CC_OBJ_LINK) {
+        char *cur = cc_pf_readlink(path);
+        int same = cur && strcmp(cur, target) == 0;
+        free(cur);
+        if (same)
+            goto out;
+    }
+    if (k == CC_OBJ_DIR) {
+        rc = CC_ERR(ctx, CUDNNCTL_E_BAD_LAYOUT, "%s is a directory in the archive", name);
+        goto out;
+    }
+    if (k != CC_OBJ_NONE && cc_sys_unlink(ctx, path) != 0) {
+        rc = CC_ERR_PF(ctx, "cannot replace", path);
+        goto out;
+    }
+    if (cc_sys_symlink(ctx, target, path) != 0) {
+        rc = CC_ERR_PF(ctx, "cannot create link", path);
+        goto out;
+    }
+    if (made)
+        cc_strv_push_own(made, cc_asprintf("%s -> %s", name, target));
+out:
+    free(path);
+    return rc;
+}
+
+static cudnnctl_err check_soname(cudnnctl_ctx *ctx, const char *dir, const char *file,
+                                 const char *want)
+{
+    char *path = cc_path_join(dir, file);
+    cc_elf_info info;
+    memset(&info, 0, sizeof(info));
+    if (!path)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    if (cc_elf_read(path, &info) != 0)
+        rc = CC_ERR(ctx, CUDNNCTL_E_SONAME,
+                    "%s is not a readable ELF shared object: the archive is damaged or not for "
+                    "Linux; fetch it again or pick the archive for this platform",
+                    file);
+    else if (!info.soname)
+        rc = CC_ERR(ctx, CUDNNCTL_E_SONAME,
+                    "%s has no ELF SONAME, so the loader cannot match it to %s: the archive is "
+                    "not a cuDNN release; use NVIDIA's archive",
+                    file, want);
+    else if (strcmp(info.soname, want) != 0)
+        rc = CC_ERR(ctx, CUDNNCTL_E_SONAME,
+                    "%s has SONAME %s but its name says %s: the archive is mislabelled or "
+                    "mixed; use the archive exactly as NVIDIA publishes it",
+                    file, info.soname, want);
+    cc_elf_info_free(&info);
+    free(path);
+    return rc;
+}
+
+cudnnctl_err cc_links_fix(cudnnctl_ctx *ctx, const char *dir, cc_strv *made)
+{
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    sublib *subs = NULL;
+    size_t n = 0, cap = 0;
+    cc_strv names = {0};
+    if (cc_tx_kind(dir) != CC_OBJ_DIR)
+        return CUDNNCTL_E_OK; /* no lib dir: nothing to link */
+    cc_pf_dir *d = cc_pf_opendir(dir);
+    if (!d)
+        return CC_ERR_PF(ctx, "cannot list", dir);
+    const char *nm;
+    while ((nm = cc_pf_readdir(d)) != NULL)
+        if (cc_strv_push(&names, nm) != 0) {
+            cc_pf_closedir(d);
+            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            goto out;
+        }
+    cc_pf_closedir(d);
+    cc_strv_sort(&names);
+    for (size_t i = 0; i < names.n; i++) {
+        cc_libname ln;
+        if (!cc_lib_classify(names.v[i], &ln) ||
+            (ln.kind != CC_LIB_SO_FULL && ln.kind != CC_LIB_SO_MAJOR))
+            continue;
+        char *path = cc_path_join(dir, names.v[i]);
+        cc_obj_type k = path ? cc_tx_kind(path) : CC_OBJ_NONE;
+        free(path);
+        if (k != CC_OBJ_FILE)
+            continue; /* links are (re)made below from the real files */
+        sublib *s = find_sub(subs, n, ln.stem);
+        if (!s) {
+            if (n == cap) {
+                cap = cap ? cap * 2 : 16;
+                sublib *nv = realloc(subs, cap * sizeof(*nv));
+                if (!nv) {
+                    rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+                    goto out;
+                }
+                subs = nv;
+            }
+            s = &subs[n++];
+            memset(s, 0, sizeof(*s));
+            memcpy(s->stem, ln.stem, sizeof(s->stem));
+            s->major = ln.major;
+        }
+        if (ln.major != s->major) {
+            rc = CC_ERR(ctx, CUDNNCTL_E_BAD_LAYOUT,
+                        "the archive carries %s of two majors (%d and %d): it is not one cuDNN "
+                        "release; use NVIDIA's archive",
+                        ln.stem, s->major, ln.major);
+            goto out;
+        }
+        if (ln.kind == CC_LIB_SO_MAJOR) {
+            s->major_is_file = 1;
+        } else if (s->full) {
+            rc = CC_ERR(ctx, CUDNNCTL_E_BAD_LAYOUT,
+                        "the archive carries two versions of %s (%s and %s): it is not one cuDNN "
+                        "release; use NVIDIA's archive",
+                        ln.stem, s->full, names.v[i]);
+            goto out;
+        } else {
+            s->full = names.v[i];
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        sublib *s = &subs[i];
+        char *soM = cc_asprintf("%s.so.%d", s->stem, s->major);
+        char *dev = cc_asprintf("%s.so", s->stem);
+        if (!soM || !dev) {
+            free(soM);
+            free(dev);
+            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            goto out;
+        }
+        if (s->full) {
+            /* the real file carries the version; .so.M must be a link to it (a regular .so.M
+             * next to it would be a second copy that ldconfig could pick instead) */
+            rc = check_soname(ctx, dir, s->full, soM);
+            if (rc == CUDNNCTL_E_OK)
+                rc = ensure_link(ctx, dir, soM, s->full, made);
+        } else {
+            rc = check_soname(ctx, dir, soM, soM); /* wheel style: keep the file as it is */
+        }
+        if (rc == CUDNNCTL_E_OK)
+            rc = ensure_link(ctx, dir, dev, soM, made);
+        free(soM);
+        free(dev);
+        if (rc != CUDNNCTL_E_OK)
+            goto out;
+    }
+out:
+    free(subs);
+    cc_strv_free(&names);
+    return rc;
+}
+
+static int major_in(const char *dir, int want_dll)
+{
+    cc_pf_dir *d = dir ? cc_pf_opendir(dir) : NULL;
+    int major = -1;
+    if (!d)
+        return -1;
+    const char *nm;
+    while ((nm = cc_pf_readdir(d)) != NULL) {
+        cc_libname ln;
+        if (!cc_lib_classify(nm, &ln) || ln.major < 0)
+            continue;
+        if (want_dll ? ln.kind == CC_LIB_DLL
+                     : (ln.kind == CC_LIB_SO_FULL || ln.kind == CC_LIB_SO_MAJOR ||
+                        ln.kind == CC_LIB_IMPLIB_V)) {
+            if (ln.major > major)
+                major = ln.major;
+        }
+    }
+    cc_pf_closedir(d);
+    return major;
+}
+
+int cc_links_major(const char *lib_dir, const char *bin_dir)
+{
+    int m = major_in(lib_dir, 0);
+    int b = major_in(bin_dir, 1);
+    return b > m ? b : m;
+}

@@ -1,0 +1,209 @@
+/* list.c: installs made by cudnnctl (from receipts) and the uninstall result, with their JSON. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "receipt.h"
+
+static void free_v(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static int put(cJSON *o, const char *k, const char *v)
+{
+    cJSON *x = v ? cJSON_CreateString(v) : cJSON_CreateNull();
+    return x && cJSON_AddItemToObject(o, k, x) ? 0 : -1;
+}
+
+static int put_v(cJSON *o, const char *k, char *const *v, size_t n)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, k);
+    if (!a)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        cJSON *s = cJSON_CreateString(v[i]);
+        if (!s || !cJSON_AddItemToArray(a, s))
+            return -1;
+    }
+    return 0;
+}
+
+static int is_active(const cudnnctl_ctx *ctx, const cc_receipts *rs, size_t i)
+{
+    const cc_receipt *r = &rs->v[i];
+    if (r->mode == CUDNNCTL_TARGET_PREFIX) {
+        char *cur = r->current_link ? cc_rooted(ctx, r->current_link) : NULL;
+        char *t = cur ? cc_pf_readlink(cur) : NULL;
+        int yes = t && r->install_dir && strcmp(t, cc_path_base(r->install_dir)) == 0;
+        free(cur);
+        free(t);
+        return yes;
+    }
+    for (size_t k = i + 1; k < rs->n; k++)
+        if (rs->v[k].mode == r->mode && strcmp(rs->v[k].target_path, r->target_path) == 0)
+            return 0; /* a newer install on the same tree is the live one */
+    return 1;
+}
+
+cudnnctl_err cudnnctl_list(cudnnctl_ctx *ctx, const char *target, cudnnctl_install_list **out)
+{
+    cc_receipts rs = {0};
+    char *state = cc_state_dir(ctx), *want = NULL;
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    cudnnctl_install_list *l = calloc(1, sizeof(*l));
+    *out = l;
+    if (!l || !state) {
+        free(state);
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    if (target) {
+        char *abs = cc_tx_absolute(target);
+        char *rooted = abs ? cc_rooted(ctx, abs) : NULL;
+        want = rooted ? cc_tx_canonical(ctx, rooted) : NULL;
+        free(abs);
+        free(rooted);
+        if (!want) {
+            rc = CC_ERR(ctx, CUDNNCTL_E_NOT_FOUND, "cannot resolve %s", target);
+            goto out;
+        }
+    }
+    char *jp = cc_path_join(state, "journal.json");
+    if (jp && cc_tx_kind(jp) != CC_OBJ_NONE)
+        l->pending_journal = cc_unrooted(ctx, jp);
+    free(jp);
+    if ((rc = cc_receipts_load(ctx, state, &rs)) != CUDNNCTL_E_OK)
+        goto out;
+    l->items = calloc(rs.n ? rs.n : 1, sizeof(*l->items));
+    if (!l->items) {
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < rs.n; i++) {
+        cc_receipt *r = &rs.v[i];
+        if (want && strcmp(r->target_path, want) != 0)
+            continue;
+        cudnnctl_install_record *it = &l->items[l->n_items++];
+        it->id = cc_strdup(r->id);
+        it->cudnn_version = cc_strdup(r->cudnn_version);
+        it->cuda_variant = r->cuda_variant ? cc_strdup(r->cuda_variant) : NULL;
+        it->platform = r->platform ? cc_strdup(r->platform) : NULL;
+        it->mode = r->mode;
+        it->target_path = cc_strdup(r->target_path);
+        it->install_dir = r->install_dir ? cc_strdup(r->install_dir) : NULL;
+        it->lib_dir = r->lib_dir ? cc_strdup(r->lib_dir) : NULL;
+        it->include_dir = r->include_dir ? cc_strdup(r->include_dir) : NULL;
+        it->archive_sha256 = r->archive.sha256 ? cc_strdup(r->archive.sha256) : NULL;
+        it->verified = r->archive.verified;
+        it->installed_at = r->installed_at ? cc_strdup(r->installed_at) : NULL;
+        for (size_t k = 0; k < r->n_entries; k++)
+            *(r->entries[k].type == CC_OBJ_LINK ? &it->n_links : &it->n_files) += 1;
+        it->n_replaced = r->n_replaced;
+        it->active = is_active(ctx, &rs, i);
+        it->receipt_path = cc_unrooted(ctx, r->file);
+    }
+out:
+    cc_receipts_free(&rs);
+    free(state);
+    free(want);
+    return rc;
+}
+
+void cudnnctl_install_list_free(cudnnctl_install_list *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n_items; i++) {
+        cudnnctl_install_record *it = &l->items[i];
+        free(it->id);
+        free(it->cudnn_version);
+        free(it->cuda_variant);
+        free(it->platform);
+        free(it->target_path);
+        free(it->install_dir);
+        free(it->lib_dir);
+        free(it->include_dir);
+        free(it->archive_sha256);
+        free(it->installed_at);
+        free(it->receipt_path);
+    }
+    free(l->items);
+    free(l->pending_journal);
+    free(l);
+}
+
+cudnnctl_err cudnnctl_install_list_json(const cudnnctl_install_list *l, char **json)
+{
+    *json = NULL;
+    cJSON *o = cJSON_CreateObject();
+    cJSON *a = o ? cJSON_AddArrayToObject(o, "installs") : NULL;
+    if (!a)
+        goto oom;
+    for (size_t i = 0; i < l->n_items; i++) {
+        const cudnnctl_install_record *it = &l->items[i];
+        cJSON *j = cJSON_CreateObject();
+        if (!j || !cJSON_AddItemToArray(a, j) || put(j, "id", it->id) ||
+            put(j, "cudnn_version", it->cudnn_version) ||
+            put(j, "cuda_variant", it->cuda_variant) || put(j, "platform", it->platform) ||
+            put(j, "mode", it->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree") ||
+            put(j, "target", it->target_path) || put(j, "install_dir", it->install_dir) ||
+            put(j, "lib_dir", it->lib_dir) || put(j, "include_dir", it->include_dir) ||
+            put(j, "archive_sha256", it->archive_sha256) ||
+            !cJSON_AddBoolToObject(j, "verified", it->verified) ||
+            put(j, "installed_at", it->installed_at) ||
+            !cJSON_AddNumberToObject(j, "files", (double)it->n_files) ||
+            !cJSON_AddNumberToObject(j, "links", (double)it->n_links) ||
+            !cJSON_AddNumberToObject(j, "replaced", (double)it->n_replaced) ||
+            !cJSON_AddBoolToObject(j, "active", it->active) || put(j, "receipt", it->receipt_path))
+            goto oom;
+    }
+    if (put(o, "pending_journal", l->pending_journal))
+        goto oom;
+    *json = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return *json ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+oom:
+    cJSON_Delete(o);
+    return CUDNNCTL_E_NOMEM;
+}
+
+void cudnnctl_uninstall_result_free(cudnnctl_uninstall_result *r)
+{
+    if (!r)
+        return;
+    free_v(r->removed_ids, r->n_removed_ids);
+    free_v(r->versions, r->n_versions);
+    free(r->target_path);
+    free_v(r->files_removed, r->n_files_removed);
+    free_v(r->files_restored, r->n_files_restored);
+    free_v(r->files_kept, r->n_files_kept);
+    free_v(r->warnings, r->n_warnings);
+    free(r->recovered);
+    free(r->ldconfig);
+    free(r);
+}
+
+cudnnctl_err cudnnctl_uninstall_result_json(const cudnnctl_uninstall_result *r, char **json)
+{
+    *json = NULL;
+    cJSON *o = cJSON_CreateObject();
+    if (!o || put(o, "target", r->target_path) ||
+        put_v(o, "removed", r->removed_ids, r->n_removed_ids) ||
+        put_v(o, "versions", r->versions, r->n_versions) ||
+        put_v(o, "files_removed", r->files_removed, r->n_files_removed) ||
+        put_v(o, "files_restored", r->files_restored, r->n_files_restored) ||
+        put_v(o, "files_kept", r->files_kept, r->n_files_kept) ||
+        put_v(o, "warnings", r->warnings, r->n_warnings) || put(o, "recovered", r->recovered) ||
+        put(o, "ldconfig", r->ldconfig) ||
+        put(o, "result", r->n_removed_ids ? "removed" : "nothing"))
+        goto oom;
+    *json = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return *json ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+oom:
+    cJSON_Delete(o);
+    return CUDNNCTL_E_NOMEM;
+}

@@ -1,0 +1,445 @@
+/* receipt.c: install receipts to and from JSON (cJSON), and loading every receipt of the
+ * state dir in install order. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "receipt.h"
+
+char *cc_now_iso(void)
+{
+    time_t t = (time_t)cc_pf_time();
+    struct tm *g = gmtime(&t);
+    char buf[32];
+    if (!g || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", g) == 0)
+        return cc_strdup("1970-01-01T00:00:00Z");
+    return cc_strdup(buf);
+}
+
+char *cc_mode_str(uint32_t mode)
+{
+    return cc_asprintf("%04o", (unsigned)(mode & 07777));
+}
+
+void cc_receipt_free(cc_receipt *r)
+{
+    if (!r)
+        return;
+    free(r->id);
+    free(r->installed_at);
+    free(r->tool_version);
+    free(r->cudnn_version);
+    free(r->cuda_variant);
+    free(r->platform);
+    free(r->archive.relative_path);
+    free(r->archive.url);
+    free(r->archive.sha256);
+    free(r->archive.manifest);
+    free(r->archive.manifest_sha256);
+    free(r->target_path);
+    free(r->install_dir);
+    free(r->lib_dir);
+    free(r->include_dir);
+    free(r->bin_dir);
+    free(r->doc_dir);
+    free(r->current_link);
+    for (size_t i = 0; i < r->n_entries; i++) {
+        free(r->entries[i].path);
+        free(r->entries[i].link_target);
+    }
+    free(r->entries);
+    for (size_t i = 0; i < r->n_replaced; i++) {
+        free(r->replaced[i].path);
+        free(r->replaced[i].link_target);
+        free(r->replaced[i].backup);
+        free(r->replaced[i].reason);
+    }
+    free(r->replaced);
+    cc_strv_free(&r->dirs_created);
+    free(r->env_json);
+    free(r->file);
+    memset(r, 0, sizeof(*r));
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t nc = *cap ? *cap * 2 : 32;
+    void *p = realloc(*v, nc * size);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = nc;
+    return 0;
+}
+
+cudnnctl_err cc_receipt_add_entry(cudnnctl_ctx *ctx, cc_receipt *r, const cc_rentry *e)
+{
+    if (grow((void **)&r->entries, &r->cap_entries, r->n_entries, sizeof(*e)) != 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    cc_rentry c = *e;
+    c.path = cc_strdup(e->path);
+    c.link_target = e->link_target ? cc_strdup(e->link_target) : NULL;
+    if (!c.path || (e->link_target && !c.link_target)) {
+        free(c.path);
+        free(c.link_target);
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    r->entries[r->n_entries++] = c;
+    return CUDNNCTL_E_OK;
+}
+
+cudnnctl_err cc_receipt_add_replaced(cudnnctl_ctx *ctx, cc_receipt *r, const cc_rrepl *e)
+{
+    if (grow((void **)&r->replaced, &r->cap_replaced, r->n_replaced, sizeof(*e)) != 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    cc_rrepl c = *e;
+    c.path = cc_strdup(e->path);
+    c.link_target = e->link_target ? cc_strdup(e->link_target) : NULL;
+    c.backup = cc_strdup(e->backup);
+    c.reason = cc_strdup(e->reason ? e->reason : "overwritten");
+    if (!c.path || !c.backup || !c.reason || (e->link_target && !c.link_target)) {
+        free(c.path);
+        free(c.link_target);
+        free(c.backup);
+        free(c.reason);
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    r->replaced[r->n_replaced++] = c;
+    return CUDNNCTL_E_OK;
+}
+
+/* ---- to JSON ----------------------------------------------------------------------------------
+ */
+
+static int put(cJSON *o, const char *k, const char *v)
+{
+    cJSON *x = v ? cJSON_CreateString(v) : cJSON_CreateNull();
+    return x && cJSON_AddItemToObject(o, k, x) ? 0 : -1;
+}
+
+static int put_mode(cJSON *o, uint32_t mode)
+{
+    char *m = cc_mode_str(mode);
+    int rc = m ? put(o, "mode", m) : -1;
+    free(m);
+    return rc;
+}
+
+cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **json)
+{
+    *json = NULL;
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        goto oom;
+    if (!cJSON_AddNumberToObject(o, "format", 1) || put(o, "id", r->id) ||
+        !cJSON_AddNumberToObject(o, "seq", (double)r->seq) ||
+        put(o, "installed_at", r->installed_at) || put(o, "tool_version", r->tool_version) ||
+        put(o, "cudnn_version", r->cudnn_version) || put(o, "cuda_variant", r->cuda_variant) ||
+        put(o, "platform", r->platform))
+        goto oom;
+    cJSON *a = cJSON_AddObjectToObject(o, "archive");
+    if (!a || put(a, "relative_path", r->archive.relative_path) || put(a, "url", r->archive.url) ||
+        put(a, "sha256", r->archive.sha256) ||
+        !cJSON_AddNumberToObject(a, "size", (double)r->archive.size) ||
+        !cJSON_AddBoolToObject(a, "verified", r->archive.verified) ||
+        !cJSON_AddBoolToObject(a, "in_catalog", r->archive.in_catalog))
+        goto oom;
+    cJSON *m = cJSON_AddObjectToObject(o, "manifest");
+    if (!m || put(m, "origin", r->archive.manifest) || put(m, "sha256", r->archive.manifest_sha256))
+        goto oom;
+    cJSON *t = cJSON_AddObjectToObject(o, "target");
+    if (!t || put(t, "mode", r->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree") ||
+        put(t, "path", r->target_path) || put(t, "install_dir", r->install_dir) ||
+        put(t, "lib_dir", r->lib_dir) || put(t, "include_dir", r->include_dir) ||
+        put(t, "bin_dir", r->bin_dir) || put(t, "doc_dir", r->doc_dir) ||
+        put(t, "current_link", r->current_link))
+        goto oom;
+    cJSON *files = cJSON_AddArrayToObject(o, "files");
+    cJSON *links = cJSON_AddArrayToObject(o, "links");
+    if (!files || !links)
+        goto oom;
+    for (size_t i = 0; i < r->n_entries; i++) {
+        const cc_rentry *e = &r->entries[i];
+        cJSON *j = cJSON_CreateObject();
+        if (!j || !cJSON_AddItemToArray(e->type == CC_OBJ_LINK ? links : files, j) ||
+            put(j, "path", e->path))
+            goto oom;
+        if (e->type == CC_OBJ_LINK) {
+            if (put(j, "target", e->link_target))
+                goto oom;
+        } else if (put(j, "sha256", e->sha256) ||
+                   !cJSON_AddNumberToObject(j, "size", (double)e->size) || put_mode(j, e->mode)) {
+            goto oom;
+        }
+    }
+    cJSON *rep = cJSON_AddArrayToObject(o, "replaced");
+    if (!rep)
+        goto oom;
+    for (size_t i = 0; i < r->n_replaced; i++) {
+        const cc_rrepl *e = &r->replaced[i];
+        cJSON *j = cJSON_CreateObject();
+        if (!j || !cJSON_AddItemToArray(rep, j) || put(j, "path", e->path) ||
+            put(j, "type", cc_tx_kind_name(e->type)) || put(j, "reason", e->reason) ||
+            put(j, "backup", e->backup) || put(j, "target", e->link_target) ||
+            !cJSON_AddNumberToObject(j, "size", (double)e->size) || put_mode(j, e->mode))
+            goto oom;
+    }
+    cJSON *dirs = cJSON_AddArrayToObject(o, "dirs_created");
+    if (!dirs)
+        goto oom;
+    for (size_t i = 0; i < r->dirs_created.n; i++) {
+        cJSON *s = cJSON_CreateString(r->dirs_created.v[i]);
+        if (!s || !cJSON_AddItemToArray(dirs, s))
+            goto oom;
+    }
+    cJSON *env = cJSON_Parse(r->env_json ? r->env_json : "[]");
+    if (!env || !cJSON_AddItemToObject(o, "env", env)) {
+        cJSON_Delete(env);
+        goto oom;
+    }
+    *json = cJSON_Print(o);
+    if (!*json)
+        goto oom;
+    cJSON_Delete(o);
+    return CUDNNCTL_E_OK;
+oom:
+    cJSON_Delete(o);
+    CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+}
+
+/* ---- from JSON --------------------------------------------------------------------------------
+ */
+
+static const char *gs(const cJSON *o, const char *k)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+static double gn(const cJSON *o, const char *k)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(x) ? x->valuedouble : 0;
+}
+
+static int dup_to(char **dst, const char *s)
+{
+    *dst = NULL;
+    if (!s)
+        return 0;
+    *dst = cc_strdup(s);
+    return *dst ? 0 : -1;
+}
+
+static uint32_t parse_mode(const char *s)
+{
+    return s ? (uint32_t)strtoul(s, NULL, 8) & 07777 : 0644;
+}
+
+cudnnctl_err cc_receipt_parse(cudnnctl_ctx *ctx, const char *json, const char *origin,
+                              cc_receipt *r)
+{
+    memset(r, 0, sizeof(*r));
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    cJSON *o = cJSON_Parse(json);
+    const cJSON *a, *m, *t, *x;
+    if (!o || !cJSON_IsObject(o) || gn(o, "format") != 1 || !gs(o, "id") ||
+        !gs(o, "cudnn_version") ||
+        !cJSON_IsObject(t = cJSON_GetObjectItemCaseSensitive(o, "target")) || !gs(t, "mode") ||
+        !gs(t, "path")) {
+        rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s is not a cudnnctl receipt (format 1)", origin);
+        goto out;
+    }
+    a = cJSON_GetObjectItemCaseSensitive(o, "archive");
+    m = cJSON_GetObjectItemCaseSensitive(o, "manifest");
+    r->seq = (long)gn(o, "seq");
+    r->mode =
+        strcmp(gs(t, "mode"), "prefix") == 0 ? CUDNNCTL_TARGET_PREFIX : CUDNNCTL_TARGET_CUDA_TREE;
+    r->archive.size = (uint64_t)gn(a, "size");
+    r->archive.verified = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "verified"));
+    r->archive.in_catalog = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "in_catalog"));
+    if (dup_to(&r->id, gs(o, "id")) || dup_to(&r->installed_at, gs(o, "installed_at")) ||
+        dup_to(&r->tool_version, gs(o, "tool_version")) ||
+        dup_to(&r->cudnn_version, gs(o, "cudnn_version")) ||
+        dup_to(&r->cuda_variant, gs(o, "cuda_variant")) ||
+        dup_to(&r->platform, gs(o, "platform")) ||
+        dup_to(&r->archive.relative_path, gs(a, "relative_path")) ||
+        dup_to(&r->archive.url, gs(a, "url")) || dup_to(&r->archive.sha256, gs(a, "sha256")) ||
+        dup_to(&r->archive.manifest, gs(m, "origin")) ||
+        dup_to(&r->archive.manifest_sha256, gs(m, "sha256")) ||
+        dup_to(&r->target_path, gs(t, "path")) || dup_to(&r->install_dir, gs(t, "install_dir")) ||
+        dup_to(&r->lib_dir, gs(t, "lib_dir")) || dup_to(&r->include_dir, gs(t, "include_dir")) ||
+        dup_to(&r->bin_dir, gs(t, "bin_dir")) || dup_to(&r->doc_dir, gs(t, "doc_dir")) ||
+        dup_to(&r->current_link, gs(t, "current_link")))
+        goto oom;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(o, "files"))
+    {
+        cc_rentry e = {0};
+        e.type = CC_OBJ_FILE;
+        e.path = (char *)gs(x, "path");
+        const char *h = gs(x, "sha256");
+        if (!e.path || !h || strlen(h) != 64) {
+            rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s: a file entry lacks path or sha256", origin);
+            goto out;
+        }
+        memcpy(e.sha256, h, 65);
+        e.size = (uint64_t)gn(x, "size");
+        e.mode = parse_mode(gs(x, "mode"));
+        if ((rc = cc_receipt_add_entry(ctx, r, &e)) != CUDNNCTL_E_OK)
+            goto out;
+    }
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(o, "links"))
+    {
+        cc_rentry e = {0};
+        e.type = CC_OBJ_LINK;
+        e.path = (char *)gs(x, "path");
+        e.link_target = (char *)gs(x, "target");
+        if (!e.path || !e.link_target) {
+            rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s: a link entry lacks path or target", origin);
+            goto out;
+        }
+        if ((rc = cc_receipt_add_entry(ctx, r, &e)) != CUDNNCTL_E_OK)
+            goto out;
+    }
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(o, "replaced"))
+    {
+        cc_rrepl e = {0};
+        e.path = (char *)gs(x, "path");
+        e.type = cc_tx_kind_parse(gs(x, "type"));
+        e.backup = (char *)gs(x, "backup");
+        e.reason = (char *)gs(x, "reason");
+        e.link_target = (char *)gs(x, "target");
+        e.size = (uint64_t)gn(x, "size");
+        e.mode = parse_mode(gs(x, "mode"));
+        if (!e.path || !e.backup || e.type == CC_OBJ_NONE) {
+            rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s: a replaced entry lacks path, type or backup",
+                        origin);
+            goto out;
+        }
+        if ((rc = cc_receipt_add_replaced(ctx, r, &e)) != CUDNNCTL_E_OK)
+            goto out;
+    }
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(o, "dirs_created"))
+    {
+        if (cJSON_IsString(x) && cc_strv_push(&r->dirs_created, x->valuestring) != 0)
+            goto oom;
+    }
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(o, "env");
+    r->env_json = cJSON_IsArray(env) ? cJSON_PrintUnformatted(env) : cc_strdup("[]");
+    if (!r->env_json)
+        goto oom;
+    goto out;
+oom:
+    rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+out:
+    cJSON_Delete(o);
+    if (rc != CUDNNCTL_E_OK)
+        cc_receipt_free(r);
+    return rc;
+}
+
+/* ---- the receipts of a state dir ---------------------------------------------------------------
+ */
+
+static int by_seq(const void *a, const void *b)
+{
+    const cc_receipt *x = a, *y = b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+cudnnctl_err cc_receipts_load(cudnnctl_ctx *ctx, const char *state_dir, cc_receipts *out)
+{
+    out->v = NULL;
+    out->n = 0;
+    char *dir = cc_path_join(state_dir, "receipts");
+    if (!dir)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    cc_pf_dir *d = cc_pf_opendir(dir);
+    if (!d) {
+        free(dir);
+        return CUDNNCTL_E_OK; /* no receipts yet */
+    }
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    size_t cap = 0;
+    const char *name;
+    while ((name = cc_pf_readdir(d)) != NULL) {
+        if (!cc_str_ends(name, ".json") || name[0] == '.')
+            continue;
+        char *path = cc_path_join(dir, name);
+        char *text = NULL;
+        if (!path) {
+            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            break;
+        }
+        if (cc_sys_read_file(ctx, path, 64u << 20, &text, NULL) != 0) {
+            /* unreadable is not "absent": acting without it could undo the wrong install */
+            rc = CC_ERR_PF(ctx, "cannot read the receipt", path);
+            free(path);
+            break;
+        }
+        if (out->n == cap) {
+            cap = cap ? cap * 2 : 16;
+            cc_receipt *v = realloc(out->v, cap * sizeof(*v));
+            if (!v) {
+                free(path);
+                free(text);
+                rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+                break;
+            }
+            out->v = v;
+        }
+        cc_receipt *r = &out->v[out->n];
+        if (cc_receipt_parse(ctx, text, path, r) != CUDNNCTL_E_OK) {
+            cc_log(ctx, CUDNNCTL_LOG_WARN, "skipping damaged receipt: %s",
+                   cudnnctl_last_error(ctx)->detail);
+            cc_clear_error(ctx);
+            free(path);
+        } else {
+            r->file = path;
+            out->n++;
+        }
+        free(text);
+    }
+    cc_pf_closedir(d);
+    free(dir);
+    if (rc != CUDNNCTL_E_OK) {
+        cc_receipts_free(out);
+        return rc;
+    }
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof(*out->v), by_seq);
+    return CUDNNCTL_E_OK;
+}
+
+void cc_receipts_free(cc_receipts *rs)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        cc_receipt_free(&rs->v[i]);
+    free(rs->v);
+    rs->v = NULL;
+    rs->n = 0;
+}
+
+long cc_receipts_next_seq(const cc_receipts *rs, const char *state_dir)
+{
+    long max = 0;
+    for (size_t i = 0; i < rs->n; i++)
+        if (rs->v[i].seq > max)
+            max = rs->v[i].seq;
+    /* backups left by an uninstall that kept a modified file also hold their id: never reuse */
+    char *dir = cc_path_join(state_dir, "backups");
+    cc_pf_dir *d = dir ? cc_pf_opendir(dir) : NULL;
+    const char *name;
+    while (d && (name = cc_pf_readdir(d)) != NULL) {
+        long n = strtol(name, NULL, 10);
+        if (n > max)
+            max = n;
+    }
+    cc_pf_closedir(d);
+    free(dir);
+    return max + 1;
+}

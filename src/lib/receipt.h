@@ -1,0 +1,76 @@
+/* receipt.h: install receipts — what one install put where, what it replaced (and where the
+ * backup is), written by temp + fsync + rename into STATE/receipts/<id>.json. Paths of the
+ * target are stored as the user sees them (without --root); backup paths are relative to the
+ * state dir. Format: docs/formats.md. */
+#ifndef CC_RECEIPT_H
+#define CC_RECEIPT_H
+
+#include "internal.h"
+#include "txfs.h"
+
+typedef struct {
+    char *path;       /* as the user sees it */
+    cc_obj_type type; /* file or link */
+    char sha256[65];  /* files */
+    uint32_t mode;
+    uint64_t size;
+    char *link_target; /* links */
+} cc_rentry;
+
+typedef struct {
+    char *path;       /* what was there before the install */
+    cc_obj_type type; /* file, link or dir */
+    uint32_t mode;
+    uint64_t size;
+    char *link_target;
+    char *backup; /* relative to the state dir ("backups/000003/0") */
+    char *reason; /* "overwritten" or "stale" */
+} cc_rrepl;
+
+typedef struct {
+    char *id;
+    long seq;
+    char *installed_at;
+    char *tool_version;
+    char *cudnn_version, *cuda_variant, *platform;
+    struct {
+        char *relative_path, *url, *sha256, *manifest, *manifest_sha256;
+        uint64_t size;
+        int verified, in_catalog;
+    } archive;
+    cudnnctl_target_mode mode;
+    char *target_path, *install_dir, *lib_dir, *include_dir, *bin_dir, *doc_dir;
+    char *current_link; /* prefix: PREFIX/current, NULL in tree mode */
+    cc_rentry *entries; /* files and links */
+    size_t n_entries, cap_entries;
+    cc_rrepl *replaced;
+    size_t n_replaced, cap_replaced;
+    cc_strv dirs_created; /* parents first */
+    char *env_json;       /* JSON array of environment changes ("[]" until env wiring adds) */
+    char *file;           /* real path of the receipt file once loaded / planned */
+} cc_receipt;
+
+void cc_receipt_free(cc_receipt *r); /* frees the members, not r */
+cudnnctl_err cc_receipt_add_entry(cudnnctl_ctx *ctx, cc_receipt *r, const cc_rentry *e);
+cudnnctl_err cc_receipt_add_replaced(cudnnctl_ctx *ctx, cc_receipt *r, const cc_rrepl *e);
+
+cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **json);
+cudnnctl_err cc_receipt_parse(cudnnctl_ctx *ctx, const char *json, const char *origin,
+                              cc_receipt *out);
+
+/* Every receipt in STATE/receipts, sorted by seq (oldest first). A damaged receipt is skipped
+ * with a warning, never guessed at. */
+typedef struct {
+    cc_receipt *v;
+    size_t n;
+} cc_receipts;
+cudnnctl_err cc_receipts_load(cudnnctl_ctx *ctx, const char *state_dir, cc_receipts *out);
+void cc_receipts_free(cc_receipts *rs);
+long cc_receipts_next_seq(const cc_receipts *rs, const char *state_dir);
+
+/* Current UTC time as ISO 8601 (malloc'd). */
+char *cc_now_iso(void);
+/* "0644" etc. */
+char *cc_mode_str(uint32_t mode);
+
+#endif

@@ -1,0 +1,285 @@
+/* txfs.c: clone / move / copy / fsync primitives for journaled commits, and path resolution
+ * inside --root. All writes go through cc_sys_* so fault tests reach every step. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "txfs.h"
+
+cc_obj_type cc_tx_kind(const char *path)
+{
+    cc_pf_stat_t st;
+    if (cc_pf_lstat(path, &st) != 0 || !st.exists)
+        return CC_OBJ_NONE;
+    if (st.is_link)
+        return CC_OBJ_LINK;
+    if (st.is_dir)
+        return CC_OBJ_DIR;
+    if (st.is_reg)
+        return CC_OBJ_FILE;
+    return CC_OBJ_OTHER;
+}
+
+static const char *const kind_names[] = {"none", "file", "link", "dir", "other"};
+
+const char *cc_tx_kind_name(cc_obj_type t)
+{
+    return (unsigned)t < 5 ? kind_names[t] : "other";
+}
+
+cc_obj_type cc_tx_kind_parse(const char *name)
+{
+    for (int i = 1; i < 5; i++)
+        if (name && strcmp(name, kind_names[i]) == 0)
+            return (cc_obj_type)i;
+    return CC_OBJ_NONE;
+}
+
+int cc_tx_copy_file(cudnnctl_ctx *ctx, const char *src, const char *dst, uint32_t mode)
+{
+    int rc = -1;
+    char *buf = NULL;
+    cc_pf_fd in = cc_pf_open(src, CC_PF_O_RDONLY, 0);
+    cc_pf_fd out = -1;
+    if (in < 0)
+        goto out;
+    out = cc_sys_open(ctx, dst, CC_PF_O_WRONLY | CC_PF_O_CREAT | CC_PF_O_EXCL, mode);
+    if (out < 0)
+        goto out;
+    const size_t chunk = 1u << 20;
+    buf = malloc(chunk);
+    if (!buf) {
+        cc_pf_set_error(CUDNNCTL_E_NOMEM, "out of memory");
+        goto out;
+    }
+    for (;;) {
+        long long n = cc_pf_read(in, buf, chunk);
+        if (n < 0)
+            goto out;
+        if (n == 0)
+            break;
+        if (cc_sys_write_all(ctx, out, buf, (size_t)n) != 0)
+            goto out;
+    }
+    if (cc_sys_fsync(ctx, out) != 0)
+        goto out;
+    rc = 0;
+out:
+    free(buf);
+    if (in >= 0)
+        cc_pf_close(in);
+    if (out >= 0) {
+        cc_sys_close(ctx, out);
+        if (rc == 0)
+            cc_pf_chmod(dst, mode); /* exact bits, whatever the umask */
+        else
+            cc_pf_unlink(dst);
+    }
+    return rc;
+}
+
+static int clone_tree(cudnnctl_ctx *ctx, const char *src, const char *dst)
+{
+    cc_pf_stat_t st;
+    if (cc_pf_stat(src, &st) != 0)
+        return -1;
+    if (cc_sys_mkdir(ctx, dst, st.mode ? st.mode : 0755) != 0)
+        return -1;
+    cc_pf_dir *d = cc_pf_opendir(src);
+    if (!d)
+        return -1;
+    int rc = 0;
+    const char *name;
+    while (rc == 0 && (name = cc_pf_readdir(d)) != NULL) {
+        char *s = cc_path_join(src, name), *t = cc_path_join(dst, name);
+        if (!s || !t)
+            rc = -1;
+        else
+            rc = cc_tx_clone(ctx, s, t);
+        free(s);
+        free(t);
+    }
+    cc_pf_closedir(d);
+    return rc;
+}
+
+int cc_tx_clone(cudnnctl_ctx *ctx, const char *src, const char *dst)
+{
+    cc_pf_stat_t st;
+    if (cc_pf_lstat(src, &st) != 0)
+        return -1;
+    if (!st.exists) {
+        cc_pf_set_error(CUDNNCTL_E_NOT_FOUND, "no such file");
+        return -1;
+    }
+    if (st.is_link) {
+        char *target = cc_pf_readlink(src);
+        if (!target)
+            return -1;
+        int rc = cc_sys_symlink(ctx, target, dst);
+        free(target);
+        return rc;
+    }
+    if (st.is_dir)
+        return clone_tree(ctx, src, dst);
+    if (!st.is_reg) {
+        cc_pf_set_error(CUDNNCTL_E_UNSUPPORTED, "not a regular file, link or directory");
+        return -1;
+    }
+    if (cc_tx_same_fs(src, dst) && cc_sys_link(ctx, src, dst) == 0)
+        return 0;
+    /* a filesystem without hard links (or a failed link): a real copy */
+    cc_pf_unlink(dst);
+    return cc_tx_copy_file(ctx, src, dst, st.mode);
+}
+
+int cc_tx_move(cudnnctl_ctx *ctx, const char *src, const char *dst)
+{
+    if (cc_tx_same_fs(src, dst))
+        return cc_sys_rename(ctx, src, dst);
+    if (cc_tx_clone(ctx, src, dst) != 0)
+        return -1;
+    return cc_sys_rm_rf(ctx, src);
+}
+
+int cc_tx_fsync_file(cudnnctl_ctx *ctx, const char *path)
+{
+    cc_pf_stat_t st;
+    if (cc_pf_lstat(path, &st) != 0)
+        return -1;
+    if (!st.exists || !st.is_reg)
+        return 0;
+    cc_pf_fd fd = cc_sys_open(ctx, path, CC_PF_O_RDONLY, 0);
+    if (fd < 0)
+        return -1;
+    int rc = cc_sys_fsync(ctx, fd);
+    cc_sys_close(ctx, fd);
+    return rc;
+}
+
+static uint64_t dev_of_parent(const char *path, int *ok)
+{
+    char *dir = cc_path_dir(path);
+    cc_pf_stat_t st;
+    *ok = dir && cc_pf_stat(dir, &st) == 0 && st.exists;
+    free(dir);
+    return *ok ? st.dev : 0;
+}
+
+int cc_tx_same_fs(const char *a, const char *b)
+{
+    int oka, okb;
+    uint64_t da = dev_of_parent(a, &oka), db = dev_of_parent(b, &okb);
+    return oka && okb && da == db;
+}
+
+int cc_tx_dir_empty(const char *path)
+{
+    cc_pf_dir *d = cc_pf_opendir(path);
+    if (!d)
+        return 0;
+    int empty = cc_pf_readdir(d) == NULL;
+    cc_pf_closedir(d);
+    return empty;
+}
+
+const char *cc_tx_under(const char *base, const char *path)
+{
+    size_t n = strlen(base);
+    while (n > 1 && base[n - 1] == '/')
+        n--;
+    if (strncmp(base, path, n) != 0)
+        return NULL;
+    if (path[n] == '\0')
+        return path + n;
+    if (path[n] != '/')
+        return NULL;
+    return path + n + 1;
+}
+
+char *cc_tx_absolute(const char *path)
+{
+    if (!path)
+        return NULL;
+    if (cc_pf_is_abs(path))
+        return cc_strdup(path);
+    char *cwd = cc_pf_realpath(".");
+    if (!cwd)
+        return NULL;
+    const char *p = path;
+    while (p[0] == '.' && p[1] == '/')
+        p += 2;
+    char *r = strcmp(p, ".") == 0 || !*p ? cc_strdup(cwd) : cc_path_join(cwd, p);
+    free(cwd);
+    return r;
+}
+
+/* Split "/a/b/c" into components, resolving ".", ".." and links as seen under the root. */
+char *cc_tx_canonical(const cudnnctl_ctx *ctx, const char *user_path)
+{
+    if (!user_path || !cc_pf_is_abs(user_path))
+        return NULL;
+    /* a path the caller already rooted is taken back to the user's view first */
+    char *todo = cc_unrooted(ctx, user_path);
+    char *done = cc_strdup("/");
+    int hops = 0;
+    char *result = NULL;
+    while (todo && done) {
+        char *p = todo;
+        while (*p == '/')
+            p++;
+        if (!*p) {
+            result = done;
+            done = NULL;
+            break;
+        }
+        char *slash = strchr(p, '/');
+        char *comp = slash ? cc_strndup(p, (size_t)(slash - p)) : cc_strdup(p);
+        char *rest = cc_strdup(slash ? slash : "");
+        free(todo);
+        todo = rest;
+        if (!comp || !todo) {
+            free(comp);
+            break;
+        }
+        if (strcmp(comp, ".") == 0) {
+            free(comp);
+            continue;
+        }
+        if (strcmp(comp, "..") == 0) {
+            char *up = cc_path_dir(done);
+            free(done);
+            done = up;
+            free(comp);
+            continue;
+        }
+        char *next = strcmp(done, "/") == 0 ? cc_asprintf("/%s", comp) : cc_path_join(done, comp);
+        free(comp);
+        char *real = next ? cc_rooted(ctx, next) : NULL;
+        cc_pf_stat_t st;
+        if (real && cc_pf_lstat(real, &st) == 0 && st.exists && st.is_link) {
+            char *target = cc_pf_readlink(real);
+            free(real);
+            free(next);
+            if (!target || ++hops > 40) {
+                free(target);
+                break;
+            }
+            /* absolute target: restart from "/"; relative: from the link's dir */
+            char *nt = cc_asprintf("%s%s", target, todo); /* todo is "" or "/rest" */
+            free(todo);
+            todo = nt;
+            if (target[0] == '/') {
+                free(done);
+                done = cc_strdup("/");
+            }
+            free(target);
+            continue;
+        }
+        free(real);
+        free(done);
+        done = next;
+    }
+    free(todo);
+    free(done);
+    return result;
+}

@@ -1,0 +1,199 @@
+/* test_links.c: cuDNN library names, the .so link chain made in staging, SONAME checks (real
+ * ELF doubles built with cc; the machine's real libcudnn.so.9 when it has one). */
+#define _GNU_SOURCE /* mkdtemp, lstat, readlink in the fixtures */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "commit_fixture.h"
+#include "elf_info.h"
+#include "links.h"
+
+static void classify_table(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int is;
+        cc_lib_kind kind;
+        const char *stem;
+        int major;
+    } t[] = {
+        {"libcudnn.so", 1, CC_LIB_SO_DEV, "libcudnn", -1},
+        {"libcudnn.so.9", 1, CC_LIB_SO_MAJOR, "libcudnn", 9},
+        {"libcudnn.so.9.19.0", 1, CC_LIB_SO_FULL, "libcudnn", 9},
+        {"libcudnn_engines_tensor_ir.so.9.21.1", 1, CC_LIB_SO_FULL, "libcudnn_engines_tensor_ir",
+         9},
+        {"libcudnn_ops_infer.so.8", 1, CC_LIB_SO_MAJOR, "libcudnn_ops_infer", 8},
+        {"libcudnn_adv_static.a", 1, CC_LIB_STATIC, "libcudnn_adv", -1},
+        {"libcudnn_adv_static_v9.a", 1, CC_LIB_STATIC_V, "libcudnn_adv", 9},
+        {"cudnn64_9.dll", 1, CC_LIB_DLL, "cudnn", 9},
+        {"cudnn_graph64_9.dll", 1, CC_LIB_DLL, "cudnn_graph", 9},
+        {"cudnn_graph64_9.lib", 1, CC_LIB_IMPLIB_V, "cudnn_graph", 9},
+        {"cudnn.lib", 1, CC_LIB_IMPLIB, "cudnn", -1},
+        {"libcudart.so.13", 0, CC_LIB_NONE, "", -1},
+        {"libcudnn.so.9.x", 0, CC_LIB_NONE, "", -1},
+        {"libcudnn.so.", 0, CC_LIB_NONE, "", -1},
+        {"libcudnn.sox", 0, CC_LIB_NONE, "", -1},
+        {"cudnn.h", 0, CC_LIB_NONE, "", -1},
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        cc_libname ln;
+        int is = cc_lib_classify(t[i].name, &ln);
+        if (is != t[i].is)
+            fail_msg("%s: classified %d, want %d", t[i].name, is, t[i].is);
+        if (!is)
+            continue;
+        assert_int_equal(ln.kind, t[i].kind);
+        assert_string_equal(ln.stem, t[i].stem);
+        assert_int_equal(ln.major, t[i].major);
+    }
+}
+
+static void soname_of_doubles_and_non_elf(void **state)
+{
+    (void)state;
+    char *dir = fx_tmpdir();
+    char *so = cc_path_join(dir, "libcudnn_ops.so.9.19.0");
+    assert_int_equal(fx_elf(so, "libcudnn_ops.so.9", "9.19.0"), 0);
+    char *soname = cc_elf_soname(so);
+    assert_non_null(soname);
+    assert_string_equal(soname, "libcudnn_ops.so.9");
+    free(soname);
+    char *txt = cc_path_join(dir, "notelf");
+    fx_write(txt, "#!/bin/sh\necho not an ELF file at all, long enough to be read\n");
+    assert_null(cc_elf_soname(txt));
+    /* a truncated ELF: header only */
+    char *trunc = cc_path_join(dir, "trunc.so");
+    assert_int_equal(fx_sh("head -c 100 '%s' > '%s'", so, trunc), 0);
+    assert_null(cc_elf_soname(trunc));
+    free(so);
+    free(txt);
+    free(trunc);
+    fx_rm(dir);
+    free(dir);
+}
+
+static void soname_of_real_cudnn(void **state)
+{
+    (void)state;
+    const char *real = REAL_CUDNN_DIR "/lib/libcudnn.so.9";
+    if (access(real, R_OK) != 0)
+        skip(); /* reported as skipped by cmocka, never as passed */
+    char *soname = cc_elf_soname(real);
+    assert_non_null(soname);
+    assert_string_equal(soname, "libcudnn.so.9");
+    free(soname);
+}
+
+static void chain_made_for_3part_files(void **state)
+{
+    (void)state;
+    cudnnctl_ctx *ctx;
+    cudnnctl_ctx_new(&ctx);
+    char *dir = fx_tmpdir();
+    const char *subs[] = {"libcudnn", "libcudnn_graph", "libcudnn_ops", NULL};
+    assert_int_equal(fx_staging(dir, "9.19.0", subs, 0), 0);
+    char *lib = cc_path_join(dir, "lib");
+    /* one stale/wrong link the archive might carry: it must be fixed */
+    assert_int_equal(fx_sh("cd '%s' && ln -s libcudnn_ops.so.9.18.0 libcudnn_ops.so.9", lib), 0);
+    cc_strv made = {0};
+    assert_int_equal(cc_links_fix(ctx, lib, &made), CUDNNCTL_E_OK);
+    assert_int_equal(made.n, 6);
+    for (int i = 0; subs[i]; i++) {
+        char *m = cc_asprintf("%s/%s.so.9", lib, subs[i]);
+        char *d = cc_asprintf("%s/%s.so", lib, subs[i]);
+        char *want = cc_asprintf("%s.so.9.19.0", subs[i]);
+        char *want2 = cc_asprintf("%s.so.9", subs[i]);
+        char *t1 = fx_readlink(m), *t2 = fx_readlink(d);
+        assert_non_null(t1);
+        assert_non_null(t2);
+        assert_string_equal(t1, want);
+        assert_string_equal(t2, want2);
+        free(m), free(d), free(want), free(want2), free(t1), free(t2);
+    }
+    /* idempotent: a second pass changes nothing */
+    cc_strv again = {0};
+    assert_int_equal(cc_links_fix(ctx, lib, &again), CUDNNCTL_E_OK);
+    assert_int_equal(again.n, 0);
+    assert_int_equal(cc_links_major(lib, NULL), 9);
+    cc_strv_free(&made);
+    cc_strv_free(&again);
+    free(lib);
+    fx_rm(dir);
+    free(dir);
+    cudnnctl_ctx_free(ctx);
+}
+
+static void wheel_style_kept(void **state)
+{
+    (void)state;
+    cudnnctl_ctx *ctx;
+    cudnnctl_ctx_new(&ctx);
+    char *dir = fx_tmpdir();
+    char *so9 = cc_path_join(dir, "libcudnn.so.9");
+    assert_int_equal(fx_elf(so9, "libcudnn.so.9", "wheel"), 0);
+    cc_strv made = {0};
+    assert_int_equal(cc_links_fix(ctx, dir, &made), CUDNNCTL_E_OK);
+    struct stat st;
+    assert_int_equal(lstat(so9, &st), 0);
+    assert_true(S_ISREG(st.st_mode)); /* kept as the regular file it is */
+    char *dev = cc_path_join(dir, "libcudnn.so");
+    char *t = fx_readlink(dev);
+    assert_non_null(t);
+    assert_string_equal(t, "libcudnn.so.9");
+    assert_int_equal(made.n, 1);
+    free(t), free(dev), free(so9);
+    cc_strv_free(&made);
+    fx_rm(dir);
+    free(dir);
+    cudnnctl_ctx_free(ctx);
+}
+
+static void soname_mismatch_refused(void **state)
+{
+    (void)state;
+    cudnnctl_ctx *ctx;
+    cudnnctl_ctx_new(&ctx);
+    char *dir = fx_tmpdir();
+    char *so = cc_path_join(dir, "libcudnn_cnn.so.9.19.0");
+    assert_int_equal(fx_elf(so, "libcudnn_cnn.so.8", "x"), 0);
+    assert_int_equal(cc_links_fix(ctx, dir, NULL), CUDNNCTL_E_SONAME);
+    assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, "libcudnn_cnn.so.8"));
+    assert_int_equal(cudnnctl_err_exit_code(CUDNNCTL_E_SONAME), 1);
+    free(so);
+    fx_rm(dir);
+    free(dir);
+    cudnnctl_ctx_free(ctx);
+}
+
+static void two_versions_refused(void **state)
+{
+    (void)state;
+    cudnnctl_ctx *ctx;
+    cudnnctl_ctx_new(&ctx);
+    char *dir = fx_tmpdir();
+    char *a = cc_path_join(dir, "libcudnn_ops.so.9.19.0");
+    char *b = cc_path_join(dir, "libcudnn_ops.so.9.18.0");
+    assert_int_equal(fx_elf(a, "libcudnn_ops.so.9", "a"), 0);
+    assert_int_equal(fx_elf(b, "libcudnn_ops.so.9", "b"), 0);
+    assert_int_equal(cc_links_fix(ctx, dir, NULL), CUDNNCTL_E_BAD_LAYOUT);
+    free(a), free(b);
+    fx_rm(dir);
+    free(dir);
+    cudnnctl_ctx_free(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(classify_table),       cmocka_unit_test(soname_of_doubles_and_non_elf),
+        cmocka_unit_test(soname_of_real_cudnn), cmocka_unit_test(chain_made_for_3part_files),
+        cmocka_unit_test(wheel_style_kept),     cmocka_unit_test(soname_mismatch_refused),
+        cmocka_unit_test(two_versions_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
