@@ -142,9 +142,26 @@ cudnnctl_err cc_env_known_prefixes(cudnnctl_ctx *ctx, const cudnnctl_env_inputs 
         if (cc_strv_push_own(out, p) != 0)
             CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
-    /* Prefixes recorded in install receipts join here once receipts exist (see
-     * docs/environment.md: "Which prefixes"). */
-    return CUDNNCTL_E_OK;
+    /* every prefix an install receipt records (a damaged receipt store only costs a warning:
+     * activation must keep working) */
+    cudnnctl_install_list *l = NULL;
+    if (cudnnctl_list(ctx, NULL, &l) != CUDNNCTL_E_OK) {
+        cc_log(ctx, CUDNNCTL_LOG_WARN, "install receipts not read (%s): only --prefix is used",
+               cudnnctl_last_error(ctx)->detail);
+        cudnnctl_install_list_free(l);
+        return CUDNNCTL_E_OK;
+    }
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    for (size_t i = 0; l && i < l->n_items && rc == CUDNNCTL_E_OK; i++) {
+        const cudnnctl_install_record *it = &l->items[i];
+        if (it->mode != CUDNNCTL_TARGET_PREFIX || !it->target_path ||
+            cc_strv_contains(out, it->target_path))
+            continue;
+        if (cc_strv_push(out, it->target_path) != 0)
+            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    cudnnctl_install_list_free(l);
+    return rc;
 }
 
 cudnnctl_err cc_env_detect(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in,

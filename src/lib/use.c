@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "envwire_int.h"
+#include "lock.h"
 
 #define CUDA_LINK "/usr/local/cuda"
 
@@ -238,6 +239,8 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
     cudnnctl_cuda_link *info = NULL;
     cudnnctl_env_selection *sel = NULL;
     cudnnctl_use_result *r = NULL;
+    cc_lock lock = {-1, NULL};
+    char *state = NULL;
     cudnnctl_err rc = cc_env_detect(ctx, in, &det, &owned);
     if (rc != CUDNNCTL_E_OK)
         goto out;
@@ -258,6 +261,11 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
                     version, dest, version);
         goto out;
     }
+    /* installs flip PREFIX/current too: one of us at a time */
+    if (!(state = cc_state_dir(ctx)))
+        goto oom;
+    if ((rc = cc_lock_acquire(ctx, state, &lock)) != CUDNNCTL_E_OK)
+        goto out;
     if ((rc = cudnnctl_cuda_link_info(ctx, &info)) != CUDNNCTL_E_OK)
         goto out;
     if (info->target && !(r->previous = cc_strdup(info->target)))
@@ -300,6 +308,8 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
 oom:
     rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
 out:
+    cc_lock_release(ctx, &lock);
+    free(state);
     cudnnctl_use_result_free(r);
     cudnnctl_cuda_link_free(info);
     cudnnctl_env_selection_free(sel);
