@@ -8,6 +8,7 @@
 #   B  cudnnctl install --prefix DIR from a loopback HTTP server (empty cache: it downloads,
 #      hashes, checks every entry, extracts, links, writes receipts, fsyncs and commits)
 # and a throttled pair: B' at ~40 MB/s against max(download at 40 MB/s, xz decode).
+# XZ_PRESET (default -6) picks the xz preset of the payload; ROUNDS the number of A B pairs.
 # Prints medians, ratios and peak RSS; append them to docs/performance.md yourself with this command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,10 +24,10 @@ mkdir -p "$work"
 if [ ! -f "$work/mirror/done.json" ]; then
   echo "bench: packing the payload once (xz -T1 -6, a few minutes)..." >&2
   rm -rf "$work/mirror"
-  scripts/local-mirror --lib-dir "$SRC_LIB" --include-dir "$SRC_INC" --cuda 13 --xz-preset -6 \
+  scripts/local-mirror --lib-dir "$SRC_LIB" --include-dir "$SRC_INC" --cuda 13 --xz-preset "${XZ_PRESET:--6}" \
     --xz-threads 1 --out "$work/mirror" > "$work/mirror/done.json.tmp" 2>/dev/null || \
   { mkdir -p "$work/mirror"; scripts/local-mirror --lib-dir "$SRC_LIB" --include-dir "$SRC_INC" --cuda 13 \
-      --xz-preset -6 --xz-threads 1 --out "$work/mirror" > "$work/mirror/done.json.tmp"; }
+      --xz-preset "${XZ_PRESET:--6}" --xz-threads 1 --out "$work/mirror" > "$work/mirror/done.json.tmp"; }
   mv "$work/mirror/done.json.tmp" "$work/mirror/done.json"
 fi
 read -r manifest archive ver size < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["manifest"], d["archive"], d["cudnn_version"], d["size"])' "$work/mirror/done.json")

@@ -156,6 +156,40 @@ char cc_pf_path_list_sep(void); /* ':' (PATH, LD_LIBRARY_PATH) or ';' */
 char *cc_pf_default_cache_dir(void); /* $XDG_CACHE_HOME/cudnnctl, %LOCALAPPDATA%\cudnnctl\cache */
 char *cc_pf_default_state_dir(void); /* /var/lib/cudnnctl for root, else $XDG_STATE_HOME/cudnnctl */
 
+/* ---- process start-up / environment changes (Windows helper) ------------------------------------ */
+/* The command-line arguments as UTF-8: Windows converts GetCommandLineW() (the char argv of main is
+ * in the ANSI code page) and switches the console to UTF-8 output; Linux returns argv. Call first in
+ * main(); the vector lives until exit. */
+char **cc_pf_args_utf8(int argc, char **argv);
+/* Set (value != NULL) or remove (value == NULL) a variable of this process; children inherit it. */
+int cc_pf_setenv(const char *name, const char *value);
+/* Sleep at least ms milliseconds. */
+void cc_pf_sleep_ms(unsigned ms);
+
+/* ---- windows registry / persistent environment (Windows helper; Linux: CUDNNCTL_E_UNSUPPORTED) --- */
+/* Keys are written "HKLM\\SOFTWARE\\..." or "HKCU\\Environment" (HKEY_LOCAL_MACHINE,
+ * HKEY_CURRENT_USER, HKU, HKCR spelled out or short); the 64-bit registry view is always used. */
+#define CC_PF_REG_NONE 0      /* the key or value is absent */
+#define CC_PF_REG_SZ 1        /* REG_SZ */
+#define CC_PF_REG_EXPAND_SZ 2 /* REG_EXPAND_SZ: holds %VAR% references, kept unexpanded */
+#define CC_PF_REG_DWORD 3     /* REG_DWORD, as decimal text */
+#define CC_PF_REG_OTHER 4     /* any other type: *value is NULL */
+#define CC_PF_ENV_KEY_USER "HKCU\\Environment"
+#define CC_PF_ENV_KEY_SYSTEM "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment"
+/* Read a value without expanding it. Absent key or value: 0, *value NULL, *type CC_PF_REG_NONE. */
+int cc_pf_reg_get(const char *key, const char *name, char **value, int *type);
+/* Write a value of type SZ, EXPAND_SZ or DWORD (value = decimal text), creating the key. */
+int cc_pf_reg_set(const char *key, const char *name, const char *value, int type);
+/* Delete a value; an absent key or value is success. */
+int cc_pf_reg_delete(const char *key, const char *name);
+/* Names of the subkeys: a NULL-terminated malloc'd list (empty when the key is absent); NULL on error. */
+char **cc_pf_reg_subkeys(const char *key);
+/* Tell running programs (Explorer, new shells) that the persistent environment changed:
+ * WM_SETTINGCHANGE "Environment" to all top-level windows, 5 s timeout per window. */
+int cc_pf_env_broadcast(void);
+/* Expand %VAR% references the way Windows does (ExpandEnvironmentStringsW); malloc'd. */
+char *cc_pf_expand_env(const char *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,6 @@
 /* catalog.c: the catalog of cuDNN archives: the embedded manifests plus any added from a file or
  * URL, de-duplicated by relative_path and kept newest first. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,7 +271,9 @@ cudnnctl_err cudnnctl_catalog_add_manifest(cudnnctl_ctx *ctx, cudnnctl_catalog *
         path += 7;
         if (cc_str_starts(path, "localhost/"))
             path += 9;
-        if (*path != '/')
+        if (path[0] == '/' && isalpha((unsigned char)path[1]) && path[2] == ':')
+            path++; /* file:///C:/x names the drive path C:/x */
+        if (*path != '/' && !cc_pf_is_abs(path))
             return CC_ERR(ctx, CUDNNCTL_E_USAGE,
                           "manifest URL %s: a file:// URL needs an absolute path "
                           "(file:///dir/redistrib_9.13.0.json)",

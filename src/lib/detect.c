@@ -167,7 +167,8 @@ cudnnctl_err cudnnctl_detect(cudnnctl_ctx *ctx, cudnnctl_detect_result **out)
         (e = cc_dt_find_loader(&run)) != CUDNNCTL_E_OK ||
         (e = cc_dt_find_toolkits(&run)) != CUDNNCTL_E_OK ||
         (e = cc_dt_find_driver(&run)) != CUDNNCTL_E_OK ||
-        (e = cc_dt_find_cudnn(&run)) != CUDNNCTL_E_OK)
+        (e = cc_dt_find_cudnn(&run)) != CUDNNCTL_E_OK ||
+        (e = cc_dt_find_windows(&run)) != CUDNNCTL_E_OK)
         goto out;
     if (r->n_toolkits == 0)
         cc_dt_note(&run, "no CUDA toolkit found (looked at CUDA_HOME, CUDA_PATH, CUDA_ROOT, nvcc "

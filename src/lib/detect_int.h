@@ -116,5 +116,7 @@ cudnnctl_err cc_dt_find_loader(cc_detect_run *run);   /* detect_sites.c */
 cudnnctl_err cc_dt_find_toolkits(cc_detect_run *run); /* detect_toolkit.c */
 cudnnctl_err cc_dt_find_driver(cc_detect_run *run);   /* detect_driver.c */
 cudnnctl_err cc_dt_find_cudnn(cc_detect_run *run);    /* detect_cudnn.c */
+/* Windows: CUDA_PATH*, the registry, the default dir, cuDNN DLLs (no-op elsewhere). */
+cudnnctl_err cc_dt_find_windows(cc_detect_run *run);  /* detect_windows.c */
 
 #endif

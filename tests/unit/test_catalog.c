@@ -230,7 +230,10 @@ static void add_from_file_and_url(void **state)
     size_t n = cudnnctl_catalog_count(c);
     assert_int_equal(n, 8);
     assert_string_equal(cudnnctl_catalog_get(c, 0)->manifest, f);
-    char *url = cc_asprintf("file://%s", f);
+    char *url = cc_asprintf("file://%s%s", f[0] == '/' ? "" : "/", f);
+    for (char *q = url; *q; q++)
+        if (*q == '\\')
+            *q = '/';
     assert_int_equal(cudnnctl_catalog_add_manifest(ctx, c, url), CUDNNCTL_E_OK);
     assert_int_equal(cudnnctl_catalog_count(c), n); /* same paths: replaced, not added */
     assert_string_equal(cudnnctl_catalog_get(c, 0)->manifest, url);
