@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "envwire_out.h"
+#include "platform.h"
 
 static int list_toolkits(cli_opts *o, cudnnctl_ctx *ctx)
 {
@@ -46,6 +47,11 @@ static int list_toolkits(cli_opts *o, cudnnctl_ctx *ctx)
                  act->active_reason ? act->active_reason : act->path);
     else
         cli_info(o, "\nno toolkit is active");
+    if (strcmp(cc_pf_os(), "windows") == 0) {
+        cli_info(o, "Windows has no /usr/local/cuda: CUDA_PATH picks the toolkit; for one shell: "
+                    "cudnnctl env --shell pwsh X.Y | Out-String | Invoke-Expression");
+        goto out;
+    }
     if (strcmp(link->kind, "alternatives") == 0)
         cli_info(o, "%s is managed by update-alternatives (group '%s', %s mode) -> %s", link->link,
                  link->alt_name, link->alt_mode, link->target ? link->target : "(dangling)");

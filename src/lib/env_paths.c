@@ -166,6 +166,12 @@ char *cc_env_abs(cudnnctl_ctx *ctx, const char *path)
     return u ? u : cc_strdup(path);
 }
 
+int cc_env_has_cuda_link(cudnnctl_ctx *ctx)
+{
+    /* Windows has none: there "/usr/local/cuda" would name a dir on the current drive */
+    return strcmp(cc_pf_os(), "windows") != 0 && cc_env_is_dir(ctx, "/usr/local/cuda");
+}
+
 int cc_env_is_dir(cudnnctl_ctx *ctx, const char *path)
 {
     char *r = rooted_real(ctx, path);

@@ -258,8 +258,7 @@ cudnnctl_err cudnnctl_env_select(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *i
     if (!target) {
         /* the toolkit `use` selected (/usr/local/cuda), whatever CUDA_HOME a previous
          * activation left in this session; detect's active toolkit where there is no link */
-        char *lr =
-            cc_env_is_dir(ctx, "/usr/local/cuda") ? cc_env_realpath(ctx, "/usr/local/cuda") : NULL;
+        char *lr = cc_env_has_cuda_link(ctx) ? cc_env_realpath(ctx, "/usr/local/cuda") : NULL;
         for (size_t i = 0; lr && det && i < det->n_toolkits && !tk; i++) {
             char *r = cc_env_realpath(ctx, det->toolkits[i].path);
             if (r && strcmp(r, lr) == 0)
@@ -350,7 +349,7 @@ cudnnctl_err cudnnctl_env_select(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *i
     if ((flags & CUDNNCTL_SELECT_FOLLOW) && !target) {
         /* refer to the links `use` flips, so persistent wiring follows later switches */
         char *link_real =
-            cc_env_exists(ctx, "/usr/local/cuda") ? cc_env_realpath(ctx, "/usr/local/cuda") : NULL;
+            cc_env_has_cuda_link(ctx) ? cc_env_realpath(ctx, "/usr/local/cuda") : NULL;
         if (link_real && s->toolkit_path && strcmp(link_real, s->toolkit_path) == 0) {
             free(s->toolkit_path);
             if (!(s->toolkit_path = cc_strdup("/usr/local/cuda"))) {

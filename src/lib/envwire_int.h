@@ -16,6 +16,8 @@ char *cc_env_realpath(cudnnctl_ctx *ctx, const char *path);
 /* An absolute root-relative path for a user-given one ("./cuda-12.4" from the working dir). */
 char *cc_env_abs(cudnnctl_ctx *ctx, const char *path);
 int cc_env_is_dir(cudnnctl_ctx *ctx, const char *path);
+/* 1 when /usr/local/cuda leads to a dir (never on Windows, which has no such link). */
+int cc_env_has_cuda_link(cudnnctl_ctx *ctx);
 int cc_env_exists(cudnnctl_ctx *ctx, const char *path); /* anything, even a dangling link */
 /* The text to store in a link at @p link pointing to @p dest: relative ("cuda-12.4") when both
  * live in the same directory (works inside chroots and fake roots), else @p dest. */

@@ -35,7 +35,9 @@ cudnnctl_err cudnnctl_cuda_link_info(cudnnctl_ctx *ctx, cudnnctl_cuda_link **out
     if (!l || !real || !(l->link = cc_strdup(CUDA_LINK)))
         goto oom;
     cc_pf_stat_t st;
-    if (cc_pf_lstat(real, &st) != 0) {
+    if (strcmp(cc_pf_os(), "windows") == 0) {
+        memset(&st, 0, sizeof(st)); /* no /usr/local/cuda on Windows: "missing" */
+    } else if (cc_pf_lstat(real, &st) != 0) {
         rc = CC_ERR_PF(ctx, "cannot inspect", CUDA_LINK);
         goto out;
     }
