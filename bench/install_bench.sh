@@ -36,15 +36,15 @@ tmp=$(mktemp -d /tmp/cudnnctl-bench.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
 trap cleanup EXIT
-start_server() { # $1 = throttle bytes/s (0 = none); prints the port
+start_server() { # $1 = throttle bytes/s (0 = none); the port lands in $tmp/port.$1
   local pf="$tmp/port.$1"
-  python3 tests/tools/httpd.py --root "$work/mirror" --port-file "$pf" --throttle "$1" --max-lifetime 3600 &
+  python3 tests/tools/httpd.py --root "$work/mirror" --port-file "$pf" --throttle "$1" \
+    --parent $$ --max-lifetime 3600 &
   pids+=($!)
-  for _ in $(seq 100); do [ -s "$pf" ] && break; sleep 0.05; done
-  cat "$pf"
+  for _ in $(seq 200); do [ -s "$pf" ] && break; sleep 0.05; done
 }
-port=$(start_server 0)
-tport=$(start_server "$THROTTLE")
+start_server 0; port=$(cat "$tmp/port.0")
+start_server "$THROTTLE"; tport=$(cat "$tmp/port.$THROTTLE")
 
 now() { date +%s.%N; }
 run_tar() { rm -rf "$tmp/t"; mkdir "$tmp/t"; sync; local t0; t0=$(now); tar -xJf "$archive" -C "$tmp/t"; echo "$(now) - $t0" | bc; }

@@ -70,6 +70,9 @@ int cc_pf_symlink(const char *target, const char *linkpath);
 char *cc_pf_readlink(const char *path);
 char *cc_pf_realpath(const char *path);
 int cc_pf_fsync_dir(const char *path); /* no-op where directories cannot be synced */
+/* Start writing a file's dirty pages to disk without waiting (sync_file_range); best effort,
+ * a no-op where the OS has no such call. A later fsync then finds little left to do. */
+void cc_pf_start_writeback(const char *path);
 int cc_pf_free_space(const char *path, uint64_t *bytes);
 int cc_pf_is_abs(const char *path);
 

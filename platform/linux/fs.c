@@ -301,3 +301,12 @@ void cc_pf_unlock(cc_pf_fd fd)
         close((int)fd);
     }
 }
+
+void cc_pf_start_writeback(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return;
+    (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+    close(fd);
+}

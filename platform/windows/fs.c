@@ -543,3 +543,10 @@ void cc_pf_unlock(cc_pf_fd fd)
     UnlockFileEx((HANDLE)fd, 0, MAXDWORD, MAXDWORD, &ov);
     CloseHandle((HANDLE)fd);
 }
+
+void cc_pf_start_writeback(const char *path)
+{
+    /* Windows has no asynchronous "start writeback" call for a path; the commit's
+     * FlushFileBuffers does the work. */
+    (void)path;
+}

@@ -46,6 +46,7 @@ struct cc_xwriter {
     const cc_staged_file *cur_src;
     int cur_is_file;
     uint64_t cur_size;
+    char *cur_path; /* staging path of the file being written, for early writeback */
     int failed;
     char *err;
     unsigned warnings;
@@ -97,6 +98,8 @@ static void process(cc_xwriter *w, msg *m)
         w->cur_src = m->src;
         w->cur_is_file = m->is_file;
         w->cur_size = 0;
+        free(w->cur_path);
+        w->cur_path = m->is_file ? cc_strdup(archive_entry_pathname(m->entry)) : NULL;
         if (m->is_file && cc_sha256_reset(w->sha) != 0) {
             fail(w, "SHA-256", "cannot reset the digest");
             break;
@@ -132,6 +135,10 @@ static void process(cc_xwriter *w, msg *m)
                 break;
             }
             w->cur_rec->size = w->cur_size;
+            /* Start the disk writeback now, behind the decoder, so that the commit's fsync of
+             * every staged file finds little left to write (measured: bench/install_bench.sh). */
+            if (w->cur_path)
+                cc_pf_start_writeback(w->cur_path);
         } else if (w->cur_src && w->cur_rec) {
             memcpy(w->cur_rec->sha256, w->cur_src->sha256, sizeof(w->cur_rec->sha256));
             w->cur_rec->size = w->cur_src->size;
@@ -397,6 +404,7 @@ void cc_xwriter_free(cc_xwriter *w)
     if (w->disk)
         archive_write_free(w->disk);
     cc_sha256_free(w->sha);
+    free(w->cur_path);
     cc_pf_cond_free(w->not_empty);
     cc_pf_cond_free(w->not_full);
     cc_pf_mutex_free(w->mu);
