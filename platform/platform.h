@@ -155,6 +155,10 @@ char **cc_pf_loaded_module_paths(const char *prefix);
 void cc_pf_crash_notify(const char *before, const char *after);
 char cc_pf_path_list_sep(void); /* ':' (PATH, LD_LIBRARY_PATH) or ';' */
 
+/* ---- report (doctor area) ------------------------------------------------------------------ */
+char *cc_pf_hostname(void);       /* this machine's name (gethostname / GetComputerNameExW) */
+char *cc_pf_kernel_release(void); /* "6.1.0-27-amd64" (uname -r); NULL where there is none */
+
 /* ---- default locations ---------------------------------------------------------------------- */
 char *cc_pf_default_cache_dir(void); /* $XDG_CACHE_HOME/cudnnctl, %LOCALAPPDATA%\cudnnctl\cache */
 char *cc_pf_default_state_dir(void); /* /var/lib/cudnnctl for root, else $XDG_STATE_HOME/cudnnctl */

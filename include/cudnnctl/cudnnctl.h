@@ -122,5 +122,6 @@ CUDNNCTL_API void cudnnctl_free(void *p);
 #include "cudnnctl/install.h"
 #include "cudnnctl/envwire.h"
 #include "cudnnctl/validate.h"
+#include "cudnnctl/doctor.h"
 
 #endif /* CUDNNCTL_H */

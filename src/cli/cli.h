@@ -27,6 +27,8 @@ typedef struct {
     const char *version, *shell, *to;
     int device;
     unsigned timeout_s;
+    /* doctor / report / mirror */
+    int deep, validate, all_platforms;
     /* positional arguments after the command */
     char **args;
     int n_args;

@@ -1,10 +1,31 @@
-/* cmd_report.c: the 'report' command (placeholder until its work lands). */
+/* cmd_report.c: the 'report' command: one JSON document recording this environment (always
+ * JSON: it is a record for files and fleets; --json changes nothing). Exit 0 when the record
+ * was written, whatever a --validate inside it found (docs/formats.md, "report"). */
+#include <string.h>
+
 #include "cli.h"
 
 int cmd_report(cli_opts *o, cudnnctl_ctx *ctx)
 {
-    (void)ctx;
-    fprintf(stderr, "cudnnctl: 'report' is not implemented in this build yet\n");
-    (void)o;
-    return 1;
+    if (o->n_args > 1 || (o->n_args && !o->validate)) {
+        fprintf(stderr, "cudnnctl: report takes no arguments but, with --validate, the target "
+                        "to validate (as for validate); redirect its output to a file: cudnnctl "
+                        "report > host.json\n");
+        return 2;
+    }
+    cudnnctl_report_opts ro;
+    memset(&ro, 0, sizeof(ro));
+    ro.doctor = 1;
+    ro.validate = o->validate;
+    ro.validate_opts.target = o->n_args ? o->args[0] : o->prefix;
+    ro.validate_opts.cuda_home = o->cuda_home;
+    ro.validate_opts.device = o->device;
+    ro.validate_opts.timeout_ms = o->timeout_s * 1000u;
+    char *json = NULL;
+    cudnnctl_err e = cudnnctl_report(ctx, NULL, &ro, &json);
+    if (e != CUDNNCTL_E_OK)
+        return cli_fail(o, ctx, e);
+    cli_print_json(json);
+    cudnnctl_free(json);
+    return 0;
 }

@@ -10,7 +10,7 @@ enum {
     O_CUDA, O_PLATFORM, O_FOR, O_ARCHIVE, O_MANIFEST, O_MIRROR, O_SHA256, O_CACERT, O_INSECURE,
     O_CUDA_HOME, O_PREFIX, O_DRY_RUN, O_NO_VALIDATE, O_FORCE, O_NO_LDCONFIG, O_ALL, O_VERSION,
     O_SHELL, O_LDPATH, O_REMOVE, O_SYSTEM, O_PERSIST, O_TO, O_DEVICE, O_TIMEOUT, O_DRIVER, O_HELP,
-    O_PRINT_VERSION
+    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS
 };
 
 static const struct option longopts[] = {
@@ -50,6 +50,9 @@ static const struct option longopts[] = {
     {"to", required_argument, 0, O_TO},
     {"device", required_argument, 0, O_DEVICE},
     {"timeout", required_argument, 0, O_TIMEOUT},
+    {"deep", no_argument, 0, O_DEEP},
+    {"validate", no_argument, 0, O_VALIDATE},
+    {"all-platforms", no_argument, 0, O_ALL_PLATFORMS},
     {"help", no_argument, 0, O_HELP},
     {"print-version", no_argument, 0, O_PRINT_VERSION},
     {0, 0, 0, 0},
@@ -76,7 +79,11 @@ void cli_usage(FILE *f)
             "install:   --dry-run --no-validate --force --no-ldconfig\n"
             "uninstall: --version V | --all\n"
             "env:       --shell S --ld-library-path | --persist [--system] | --remove [--system]\n"
-            "validate:  --device N --timeout SECONDS      mirror: --to DIR\n");
+            "validate:  --device N --timeout SECONDS\n"
+            "doctor:    --deep (re-hash the files of install receipts)\n"
+            "report:    --validate (also validate the active cuDNN; --device, --timeout)\n"
+            "mirror:    --to DIR [--all-platforms] [--all] (selection as for plan; --mirror URL "
+            "= upstream)\n");
 }
 
 /* Returns -1 to go on and run *cmd, else the exit code to end with. */
@@ -172,6 +179,9 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
             o->timeout_s = (unsigned)t;
             break;
         }
+        case O_DEEP: o->deep = 1; break;
+        case O_VALIDATE: o->validate = 1; break;
+        case O_ALL_PLATFORMS: o->all_platforms = 1; break;
         case 'h':
         case O_HELP: cli_usage(stdout); return 0;
         case O_PRINT_VERSION: printf("cudnnctl %s\n", CUDNNCTL_VERSION_STRING); return 0;

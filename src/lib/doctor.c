@@ -1,0 +1,257 @@
+/* doctor.c: the doctor run (detect, then each check group), the finding list (sorted by
+ * severity), the code table, the JSON of a result, and the path helpers the checks share. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "detect_int.h"
+#include "doctor_int.h"
+
+static const cudnnctl_doctor_code codes[] = {
+#define X(name, sev, summary) {#name, CUDNNCTL_SEV_##sev, summary},
+    CC_DOCTOR_CODES(X)
+#undef X
+};
+
+const cudnnctl_doctor_code *cudnnctl_doctor_codes(size_t *n)
+{
+    if (n)
+        *n = CC_DC__COUNT;
+    return codes;
+}
+
+const char *cudnnctl_severity_name(cudnnctl_severity s)
+{
+    switch (s) {
+    case CUDNNCTL_SEV_ERROR:
+        return "error";
+    case CUDNNCTL_SEV_WARNING:
+        return "warning";
+    default:
+        return "info";
+    }
+}
+
+void cc_doc_add(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
+                const char *fmt, ...)
+{
+    cudnnctl_doctor_result *r = run->r;
+    if (run->oom)
+        return;
+    if (r->n_findings == run->cap) {
+        size_t nc = run->cap ? run->cap * 2 : 8;
+        cudnnctl_finding *nv = realloc(r->findings, nc * sizeof(*nv));
+        if (!nv) {
+            run->oom = 1;
+            return;
+        }
+        r->findings = nv;
+        run->cap = nc;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = cc_vasprintf(fmt, ap);
+    va_end(ap);
+    cudnnctl_finding f = {codes[code].code, codes[code].severity, msg, cc_strdup(fix ? fix : ""),
+                          path ? cc_strdup(path) : NULL};
+    if (!f.message || !f.fix || (path && !f.path)) {
+        free(f.message);
+        free(f.fix);
+        free(f.path);
+        run->oom = 1;
+        return;
+    }
+    /* the same finding twice (two views of one dir) says nothing new */
+    for (size_t i = 0; i < r->n_findings; i++) {
+        const cudnnctl_finding *o = &r->findings[i];
+        if (o->code == f.code && strcmp(o->message, f.message) == 0) {
+            free(f.message);
+            free(f.fix);
+            free(f.path);
+            return;
+        }
+    }
+    r->findings[r->n_findings++] = f;
+}
+
+/* ---- path helpers --------------------------------------------------------------------------- */
+
+char *cc_doc_host(cc_doctor_run *run, const char *path)
+{
+    return cc_rooted(run->ctx, path);
+}
+
+int cc_doc_lstat(cc_doctor_run *run, const char *path, cc_pf_stat_t *st)
+{
+    memset(st, 0, sizeof(*st));
+    char *h = cc_doc_host(run, path);
+    int rc = h ? cc_pf_lstat(h, st) : -1;
+    free(h);
+    if (rc != 0)
+        st->exists = 0;
+    return rc;
+}
+
+char *cc_doc_resolve(cc_doctor_run *run, const char *path, int *dangling)
+{
+    return cc_dt_resolve(run->ctx, path, dangling);
+}
+
+int cc_doc_list(cc_doctor_run *run, const char *dir, const char *prefix, cc_strv *out)
+{
+    return cc_dt_list(run->ctx, dir, prefix, out);
+}
+
+const cudnnctl_toolkit *cc_doc_toolkit_of(const cudnnctl_detect_result *det, const char *dir)
+{
+    const cudnnctl_toolkit *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < det->n_toolkits; i++) {
+        const cudnnctl_toolkit *t = &det->toolkits[i];
+        const char *cands[] = {t->path, t->lib_dir};
+        for (size_t k = 0; k < 2; k++) {
+            const char *p = cands[k];
+            size_t n = p ? strlen(p) : 0;
+            if (n && strncmp(dir, p, n) == 0 && (dir[n] == '/' || dir[n] == '\0') && n > best_len) {
+                best = t;
+                best_len = n;
+            }
+        }
+    }
+    return best;
+}
+
+/* ---- the run -------------------------------------------------------------------------------- */
+
+/* qsort is not stable: order by severity, keeping each severity's findings in check order */
+static int sort_findings(cudnnctl_doctor_result *r)
+{
+    if (r->n_findings < 2)
+        return 0;
+    cudnnctl_finding *tmp = malloc(r->n_findings * sizeof(*tmp));
+    if (!tmp)
+        return -1;
+    size_t k = 0;
+    for (int s = CUDNNCTL_SEV_ERROR; s >= CUDNNCTL_SEV_INFO; s--)
+        for (size_t i = 0; i < r->n_findings; i++)
+            if ((int)r->findings[i].severity == s)
+                tmp[k++] = r->findings[i];
+    memcpy(r->findings, tmp, r->n_findings * sizeof(*tmp));
+    free(tmp);
+    return 0;
+}
+
+void cudnnctl_doctor_result_free(cudnnctl_doctor_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_findings; i++) {
+        free(r->findings[i].message);
+        free(r->findings[i].fix);
+        free(r->findings[i].path);
+    }
+    free(r->findings);
+    free(r);
+}
+
+cudnnctl_err cudnnctl_doctor(cudnnctl_ctx *ctx, const cudnnctl_detect_result *det,
+                             const cudnnctl_doctor_opts *opts, cudnnctl_doctor_result **out)
+{
+    static const cudnnctl_doctor_opts defaults = {0};
+    cudnnctl_detect_result *own = NULL;
+    cudnnctl_err e = CUDNNCTL_E_OK;
+    *out = NULL;
+    if (!det) {
+        if ((e = cudnnctl_detect(ctx, &own)) != CUDNNCTL_E_OK)
+            return e;
+        det = own;
+    }
+    /* the checks rely on what detect always fills; a hand-made result must too */
+    for (size_t i = 0; i < det->n_toolkits; i++)
+        if (!det->toolkits[i].path || !det->toolkits[i].version || !det->toolkits[i].origin) {
+            e = CC_ERR(ctx, CUDNNCTL_E_USAGE,
+                       "detect result: toolkit %zu lacks path, version "
+                       "or origin",
+                       i);
+            goto out_det;
+        }
+    for (size_t i = 0; i < det->n_cudnn; i++)
+        if (!det->cudnn[i].path || !det->cudnn[i].version || !det->cudnn[i].origin) {
+            e = CC_ERR(ctx, CUDNNCTL_E_USAGE,
+                       "detect result: cuDNN copy %zu lacks path, "
+                       "version or origin",
+                       i);
+            goto out_det;
+        }
+    uint64_t t0 = cc_pf_now_ms();
+    cc_doctor_run run = {.ctx = ctx, .det = det, .opts = opts ? opts : &defaults};
+    run.r = calloc(1, sizeof(*run.r));
+    if (!run.r)
+        goto oom;
+    run.r->deep = run.opts->deep;
+    if (cc_doc_state_load(&run) != 0 || cc_doc_check_toolkits(&run) != 0 ||
+        cc_doc_check_driver(&run) != 0 || cc_doc_check_cudnn(&run) != 0 ||
+        cc_doc_check_links(&run) != 0 || cc_doc_check_loader(&run) != 0 ||
+        cc_doc_check_state(&run) != 0 || run.oom || sort_findings(run.r) != 0)
+        goto oom;
+    for (size_t i = 0; i < run.r->n_findings; i++) {
+        switch (run.r->findings[i].severity) {
+        case CUDNNCTL_SEV_ERROR:
+            run.r->n_errors++;
+            break;
+        case CUDNNCTL_SEV_WARNING:
+            run.r->n_warnings++;
+            break;
+        default:
+            run.r->n_info++;
+            break;
+        }
+    }
+    run.r->seconds = (double)(cc_pf_now_ms() - t0) / 1000.0;
+    *out = run.r;
+    run.r = NULL;
+    goto out;
+oom:
+    e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory while checking the machine");
+out:
+    cc_doc_state_free(&run);
+    cudnnctl_doctor_result_free(run.r);
+out_det:
+    cudnnctl_detect_result_free(own);
+    return e;
+}
+
+cudnnctl_err cudnnctl_doctor_result_json(const cudnnctl_doctor_result *r, char **json)
+{
+    *json = NULL;
+    cJSON *root = cJSON_CreateObject();
+    cJSON *arr = root ? cJSON_AddArrayToObject(root, "findings") : NULL;
+    if (!arr)
+        goto oom;
+    for (size_t i = 0; i < r->n_findings; i++) {
+        const cudnnctl_finding *f = &r->findings[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(arr, o) || !cJSON_AddStringToObject(o, "code", f->code) ||
+            !cJSON_AddStringToObject(o, "severity", cudnnctl_severity_name(f->severity)) ||
+            !cJSON_AddStringToObject(o, "message", f->message) ||
+            !cJSON_AddStringToObject(o, "fix", f->fix) ||
+            !(f->path ? cJSON_AddStringToObject(o, "path", f->path)
+                      : cJSON_AddNullToObject(o, "path")))
+            goto oom;
+    }
+    if (!cJSON_AddNumberToObject(root, "errors", (double)r->n_errors) ||
+        !cJSON_AddNumberToObject(root, "warnings", (double)r->n_warnings) ||
+        !cJSON_AddNumberToObject(root, "info", (double)r->n_info) ||
+        !cJSON_AddBoolToObject(root, "ok", r->n_errors == 0) ||
+        !cJSON_AddBoolToObject(root, "deep", r->deep) ||
+        !cJSON_AddNumberToObject(root, "receipt_files_checked", (double)r->n_receipt_files) ||
+        !cJSON_AddNumberToObject(root, "seconds", r->seconds))
+        goto oom;
+    *json = cJSON_Print(root);
+    cJSON_Delete(root);
+    return *json ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+oom:
+    cJSON_Delete(root);
+    return CUDNNCTL_E_NOMEM;
+}

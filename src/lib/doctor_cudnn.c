@@ -1,0 +1,524 @@
+/* doctor_cudnn.c: doctor's checks of the cuDNN copies detect found: mixed sub-library versions,
+ * incomplete sets, header/library disagreement, the CUDA major a copy was built for against the
+ * CUDA it runs with, several versions visible to the loader, and cuDNN dirs on LD_LIBRARY_PATH
+ * (failure modes 4, 5 and 6 of cudnn-distribution.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect_int.h"
+#include "doctor_int.h"
+
+/* ---- where a copy's CUDA major comes from -------------------------------------------------- */
+
+/* "<pkg>_cu<N>-<ver>.dist-info" -> *cu = N; "<pkg>-<ver>.dist-info" -> *cu = -1. *vmajor = the
+ * version's major. 0 when the name is a dist-info of pkg. */
+static int dist_name(const char *name, const char *pkg, int *cu, int *vmajor)
+{
+    size_t n = strlen(pkg);
+    if (strncmp(name, pkg, n) != 0 || !cc_str_ends(name, ".dist-info"))
+        return -1;
+    const char *s = name + n;
+    *cu = -1;
+    if (strncmp(s, "_cu", 3) == 0) {
+        char *end = NULL;
+        long v = strtol(s + 3, &end, 10);
+        if (end == s + 3 || *end != '-' || v <= 0 || v > 99)
+            return -1;
+        *cu = (int)v;
+        s = end;
+    }
+    if (*s != '-' || s[1] < '0' || s[1] > '9')
+        return -1;
+    *vmajor = atoi(s + 1);
+    return 0;
+}
+
+/* The site-packages dir of a wheel copy (".../site-packages/nvidia/cudnn/lib"), malloc'd. */
+static char *wheel_site(const char *path)
+{
+    const char *tail = "/nvidia/cudnn/lib";
+    if (!cc_str_ends(path, tail))
+        return NULL;
+    return cc_strndup(path, strlen(path) - strlen(tail));
+}
+
+/* The CUDA major of the nvidia_cudnn_cu<N> dist-info of major `major` in dir; -1 none. */
+static int dist_variant(cc_doctor_run *run, const char *dir, int major)
+{
+    cc_strv ents = {0};
+    int out = -1;
+    if (!dir || cc_doc_list(run, dir, "nvidia_cudnn", &ents) != 0)
+        return -1;
+    for (size_t i = 0; i < ents.n && out < 0; i++) {
+        int cu, vm;
+        if (dist_name(ents.v[i], "nvidia_cudnn", &cu, &vm) == 0 && cu > 0 && vm == major)
+            out = cu;
+    }
+    cc_strv_free(&ents);
+    return out;
+}
+
+/* NVIDIA's debs: /var/lib/dpkg/info/libcudnn9-cuda-12[:amd64].list names every file of the
+ * package; the one listing this copy's libcudnn.so.M file says the CUDA major. -1 none. */
+static int dpkg_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
+{
+    char prefix[32];
+    snprintf(prefix, sizeof(prefix), "libcudnn%d-cuda-", c->major);
+    cc_strv ents = {0};
+    if (cc_doc_list(run, "/var/lib/dpkg/info", prefix, &ents) != 0)
+        return -1;
+    int out = -1;
+    char *want = cc_asprintf("%s/libcudnn.so.%d", c->path, c->major);
+    for (size_t i = 0; want && i < ents.n && out < 0; i++) {
+        const char *n = ents.v[i] + strlen(prefix);
+        char *end = NULL;
+        long cu = strtol(n, &end, 10);
+        if (end == n || (strcmp(end, ".list") != 0 && !cc_str_starts(end, ":")) ||
+            !cc_str_ends(end, ".list") || cu <= 0 || cu > 99)
+            continue;
+        char *p = cc_path_join("/var/lib/dpkg/info", ents.v[i]);
+        char *h = p ? cc_doc_host(run, p) : NULL;
+        char *text = NULL;
+        size_t len = 0;
+        if (h && cc_sys_read_file(run->ctx, h, 1u << 20, &text, &len) == 0 && text) {
+            /* a line that is the SONAME file or starts with it (libcudnn.so.9.14.0) */
+            for (const char *l = text; l && *l && out < 0;) {
+                const char *nl = strchr(l, '\n');
+                size_t ln = nl ? (size_t)(nl - l) : strlen(l);
+                if (ln >= strlen(want) && strncmp(l, want, strlen(want)) == 0)
+                    out = (int)cu;
+                l = nl ? nl + 1 : NULL;
+            }
+        }
+        cc_clear_error(run->ctx);
+        free(text);
+        free(h);
+        free(p);
+    }
+    free(want);
+    cc_strv_free(&ents);
+    return out;
+}
+
+/* "cudnn-9.19.0.56-cuda13" anywhere in the path (cudnnctl's prefix layout) -> 13. */
+static int prefix_variant(const char *path)
+{
+    const char *s = path;
+    while ((s = strstr(s, "/cudnn-")) != NULL) {
+        s++;
+        const char *e = strchr(s, '/');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        const char *c = NULL;
+        for (const char *q = s; q + 5 <= s + n; q++)
+            if (strncmp(q, "-cuda", 5) == 0)
+                c = q + 5;
+        if (c && c < s + n && *c >= '0' && *c <= '9')
+            return atoi(c);
+    }
+    return -1;
+}
+
+int cc_doc_copy_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char **how)
+{
+    *how = NULL;
+    if (!c->path)
+        return -1;
+    int v = -1;
+    char *site = wheel_site(c->path);
+    if (site) {
+        v = dist_variant(run, site, c->major);
+        free(site);
+    } else {
+        const cudnnctl_toolkit *t = cc_doc_toolkit_of(run->det, c->path);
+        char *dist = t ? cc_path_join(t->path, "dist-info") : NULL;
+        v = dist ? dist_variant(run, dist, c->major) : -1;
+        free(dist);
+    }
+    if (v > 0) {
+        *how = "dist-info (nvidia_cudnn_cuN)";
+        return v;
+    }
+    for (size_t i = 0; i < run->n_installs; i++) {
+        const cc_doc_install *in = &run->installs[i];
+        if (in->cuda_major > 0 && in->lib_dir && strcmp(in->lib_dir, c->path) == 0) {
+            *how = "install receipt";
+            return in->cuda_major;
+        }
+    }
+    if ((v = dpkg_variant(run, c)) > 0) {
+        *how = "Debian package (libcudnnM-cuda-N)";
+        return v;
+    }
+    if ((v = prefix_variant(c->path)) > 0) {
+        *how = "prefix dir name (cudnn-<version>-cuda<M>)";
+        return v;
+    }
+    return -1;
+}
+
+/* The CUDA majors of the CUDA runtime / cuBLAS wheels in a site-packages dir (bit per major). */
+static unsigned long long site_cuda_majors(cc_doctor_run *run, const char *site)
+{
+    static const char *const pkgs[] = {"nvidia_cuda_runtime", "nvidia_cublas"};
+    unsigned long long mask = 0;
+    cc_strv ents = {0};
+    if (cc_doc_list(run, site, "nvidia_", &ents) != 0)
+        return 0;
+    for (size_t i = 0; i < ents.n; i++)
+        for (size_t k = 0; k < 2; k++) {
+            int cu, vm;
+            if (dist_name(ents.v[i], pkgs[k], &cu, &vm) != 0)
+                continue;
+            int m = cu > 0 ? cu : vm; /* cuBLAS / cudart majors follow CUDA's */
+            if (m > 0 && m < 64)
+                mask |= 1ull << m;
+        }
+    cc_strv_free(&ents);
+    return mask;
+}
+
+static void variant_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
+{
+    const char *how = NULL;
+    int v = cc_doc_copy_variant(run, c, &how);
+    if (v <= 0 || c->n_libs == 0)
+        return;
+    const cudnnctl_toolkit *active = cudnnctl_detect_active_toolkit(run->det);
+    char *with = NULL;
+    int partner = -1;
+    char *site = wheel_site(c->path);
+    if (site) {
+        unsigned long long m = site_cuda_majors(run, site);
+        if (m & (1ull << v)) {
+            free(site);
+            return; /* the wheels beside it bring its CUDA */
+        }
+        for (int k = 63; k > 0 && partner < 0; k--)
+            if (m & (1ull << k)) {
+                partner = k;
+                with = cc_asprintf("the CUDA %d wheels beside it in %s", k, site);
+            }
+    }
+    free(site);
+    if (partner < 0) {
+        const cudnnctl_toolkit *t = cc_doc_toolkit_of(run->det, c->path);
+        if (!t || strcmp(c->origin, "wheel") == 0)
+            t = active;
+        if (t) {
+            partner = t->major;
+            with = cc_asprintf("CUDA %s in %s%s", t->version, t->path,
+                               t == active ? " (the active toolkit)" : "");
+        }
+    }
+    if (partner > 0 && partner != v) {
+        char *fix = cc_asprintf(
+            "install the cuDNN build for CUDA %d (`cudnnctl install --cudnn %d.%d --cuda %d`, or "
+            "`pip install nvidia-cudnn-cu%d`) and remove this one, or run it with a CUDA %d "
+            "toolkit",
+            partner, c->major, c->minor < 0 ? 0 : c->minor, partner, partner, v);
+        cc_doc_add(run, CC_DC_CUDNN_CUDA_MAJOR_MISMATCH, c->path, fix,
+                   "cuDNN %s in %s is built for CUDA %d (its %s) but runs with %s: it dlopens "
+                   "libcublasLt.so.%d and the CUDA %d runtime, which fail to load ('Cannot load "
+                   "symbol cublasLtGetVersion', 'libcublasLt.so.%d: cannot open shared object "
+                   "file')",
+                   c->version, c->path, v, how, with ? with : "?", v, v, v);
+        free(fix);
+    }
+    free(with);
+}
+
+/* ---- one copy ------------------------------------------------------------------------------- */
+
+static const char *const subs9[] = {"libcudnn_ops",
+                                    "libcudnn_cnn",
+                                    "libcudnn_adv",
+                                    "libcudnn_engines_precompiled",
+                                    "libcudnn_engines_runtime_compiled",
+                                    "libcudnn_heuristic",
+                                    NULL};
+static const char *const subs8[] = {"libcudnn_ops_infer",
+                                    "libcudnn_ops_train",
+                                    "libcudnn_cnn_infer",
+                                    "libcudnn_cnn_train",
+                                    "libcudnn_adv_infer",
+                                    "libcudnn_adv_train",
+                                    NULL};
+
+static int has_stem(const cudnnctl_cudnn_copy *c, const char *stem)
+{
+    size_t n = strlen(stem);
+    for (size_t i = 0; i < c->n_libs; i++)
+        if (strncmp(c->libs[i], stem, n) == 0 && strncmp(c->libs[i] + n, ".so", 3) == 0)
+            return 1;
+    return 0;
+}
+
+static int mixed_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
+{
+    cc_strv versions = {0};
+    cc_buf groups = {0};
+    int rc = 0;
+    for (size_t i = 0; i < c->n_libs && rc == 0; i++) {
+        char *stem = NULL;
+        cc_version v;
+        if (cc_dt_parse_libname(c->libs[i], &stem, &v) != 0 || v.n < 3) {
+            free(stem);
+            continue;
+        }
+        free(stem);
+        char *vs = cc_version_str(&v);
+        if (!vs)
+            rc = -1;
+        else if (cc_strv_contains(&versions, vs))
+            free(vs);
+        else
+            rc = cc_strv_push_own(&versions, vs);
+    }
+    if (rc == 0 && versions.n > 1) {
+        for (size_t k = 0; k < versions.n; k++) {
+            cc_buf_printf(&groups, "%s%s:", k ? "; " : "", versions.v[k]);
+            for (size_t i = 0; i < c->n_libs; i++) {
+                char *stem = NULL;
+                cc_version v;
+                if (cc_dt_parse_libname(c->libs[i], &stem, &v) == 0 && v.n >= 3) {
+                    char *vs = cc_version_str(&v);
+                    if (vs && strcmp(vs, versions.v[k]) == 0)
+                        cc_buf_printf(&groups, " %s", c->libs[i]);
+                    free(vs);
+                }
+                free(stem);
+            }
+        }
+        char *fix = cc_asprintf("reinstall one complete cuDNN release into %s (`cudnnctl install "
+                                "--cudnn %s ...` or the package that owns the dir) and delete "
+                                "the files of the other version(s); an in-place upgrade must "
+                                "remove stale sub-libraries",
+                                c->path, c->version);
+        cc_doc_add(run, CC_DC_CUDNN_MIXED_SUBLIBS, c->path, fix,
+                   "the cuDNN sub-libraries in %s are of different releases (%s): cuDNN fails "
+                   "with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH or "
+                   "SUBLIBRARY_LOADING_FAILED at first use",
+                   c->path, groups.data ? groups.data : "");
+        free(fix);
+    }
+    cc_buf_free(&groups);
+    cc_strv_free(&versions);
+    return rc;
+}
+
+/* detect's problems[] that the structured checks here do not already cover */
+static void detect_problems(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
+{
+    for (size_t i = 0; i < c->n_problems; i++) {
+        const char *p = c->problems[i];
+        if (strstr(p, "disagree in version") || strstr(p, " lacks ") ||
+            strstr(p, "have no libcudnn libraries") ||
+            (cc_str_starts(p, "headers in ") && strstr(p, " say cuDNN ")))
+            continue; /* mixed / incomplete / headers-only / header mismatch: checked below */
+        if (strstr(p, "not an ELF") || strstr(p, "no SONAME") ||
+            strstr(p, "does not match its name") || strstr(p, "another architecture"))
+            cc_doc_add(run, CC_DC_CUDNN_BAD_LIBRARY, c->path,
+                       "replace the file with the one from a complete cuDNN release (reinstall "
+                       "the copy); never copy or rename cuDNN libraries by hand",
+                       "%s (cuDNN %s): the loader refuses or mis-resolves it", p, c->version);
+        else if (cc_str_starts(p, "headers in "))
+            cc_doc_add(run, CC_DC_CUDNN_HEADER_MISMATCH, c->path,
+                       "install headers and libraries of one release together, or remove the "
+                       "stray headers",
+                       "%s: programs built here compile against one cuDNN and load another", p);
+        else if (strstr(p, "only the major version"))
+            cc_doc_add(run, CC_DC_CUDNN_VERSION_UNKNOWN, c->path,
+                       "add the headers (cudnn_version.h) of the release, or reinstall it with "
+                       "cudnnctl so its receipt records the version",
+                       "%s", p);
+        else if (strstr(p, "dist-info"))
+            cc_doc_add(run, CC_DC_CUDNN_DIST_INFO_MISMATCH, c->path,
+                       "reinstall the wheel (`pip install --force-reinstall nvidia-cudnn-cuN`); "
+                       "pip's record no longer matches the files",
+                       "%s", p);
+        else
+            cc_doc_add(run, CC_DC_CUDNN_PROBLEM, c->path,
+                       "see the message; reinstalling the copy usually repairs it",
+                       "cuDNN %s in %s: %s", c->version ? c->version : "?", c->path, p);
+    }
+}
+
+static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
+{
+    if (c->n_libs == 0) {
+        cc_doc_add(run, CC_DC_CUDNN_HEADERS_ONLY, c->path,
+                   "install the matching libraries beside them, or remove the stray headers",
+                   "cuDNN %s headers in %s have no libcudnn libraries beside them: builds "
+                   "compile against %s and link whatever other cuDNN they find",
+                   c->version, c->include_dir ? c->include_dir : c->path, c->version);
+        detect_problems(run, c);
+        return 0;
+    }
+    if (mixed_check(run, c) != 0)
+        return -1;
+    const char *missing_core = !has_stem(c, "libcudnn") ? "libcudnn.so"
+                               : c->major >= 9 && !has_stem(c, "libcudnn_graph")
+                                   ? "libcudnn_graph.so"
+                                   : NULL;
+    if (missing_core && c->major >= 8) {
+        char *fix = cc_asprintf("reinstall the complete cuDNN %s into %s", c->version, c->path);
+        cc_doc_add(run, CC_DC_CUDNN_INCOMPLETE, c->path, fix,
+                   "cuDNN %s in %s has no %s.%d: programs linked against cuDNN cannot load it",
+                   c->version, c->path, missing_core, c->major);
+        free(fix);
+    }
+    const char *const *subs = c->major >= 9 ? subs9 : c->major == 8 ? subs8 : NULL;
+    cc_buf miss = {0};
+    for (size_t i = 0; subs && subs[i]; i++)
+        if (!has_stem(c, subs[i]))
+            cc_buf_printf(&miss, "%s%s.so.%d", miss.len ? ", " : "", subs[i], c->major);
+    if (miss.len) {
+        char *fix = cc_asprintf("reinstall the complete cuDNN %s into %s (every sub-library of "
+                                "one release)",
+                                c->version, c->path);
+        cc_doc_add(run, CC_DC_CUDNN_SUBLIB_MISSING, c->path, fix,
+                   "cuDNN %s in %s lacks %s: cuDNN loads sub-libraries at first use, so "
+                   "operations needing them fail with SUBLIBRARY_LOADING_FAILED, or the loader "
+                   "finds them in another cuDNN copy (mixed versions)",
+                   c->version, c->path, miss.data);
+        free(fix);
+    }
+    cc_buf_free(&miss);
+    if (c->header_version && c->version && strcmp(c->header_version, c->version) != 0) {
+        char *fix = cc_asprintf("install headers and libraries of one release (reinstall cuDNN "
+                                "%s, or remove the stale headers in %s)",
+                                c->version, c->include_dir ? c->include_dir : "?");
+        cc_doc_add(run, CC_DC_CUDNN_HEADER_MISMATCH, c->path, fix,
+                   "the cuDNN headers in %s are %s but the libraries in %s are %s: programs "
+                   "built here record one version and load another (\"Loaded runtime CuDNN "
+                   "library: X but source was compiled with: Y\")",
+                   c->include_dir ? c->include_dir : "?", c->header_version, c->path, c->version);
+        free(fix);
+    }
+    detect_problems(run, c);
+    variant_check(run, c);
+    return run->oom ? -1 : 0;
+}
+
+/* ---- copies together ------------------------------------------------------------------------ */
+
+static int list_copies(cc_buf *b, const cudnnctl_detect_result *d, int major, const char *except,
+                       int loader_only)
+{
+    for (size_t i = 0; i < d->n_cudnn; i++) {
+        const cudnnctl_cudnn_copy *o = &d->cudnn[i];
+        if (o->major != major || o->n_libs == 0 || (loader_only && !o->in_loader_path))
+            continue;
+        if (except && strcmp(o->version, except) == 0)
+            continue;
+        if (cc_buf_printf(b, "%s%s in %s (%s)", b->len ? ", " : "", o->version, o->path,
+                          o->origin) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int together(cc_doctor_run *run)
+{
+    const cudnnctl_detect_result *d = run->det;
+    int done_major[64] = {0};
+    for (size_t i = 0; i < d->n_cudnn; i++) {
+        const cudnnctl_cudnn_copy *c = &d->cudnn[i];
+        if (c->n_libs == 0 || !c->in_loader_path || c->major < 0 || c->major >= 64 ||
+            done_major[c->major])
+            continue;
+        int other = 0;
+        for (size_t k = 0; k < d->n_cudnn; k++) {
+            const cudnnctl_cudnn_copy *o = &d->cudnn[k];
+            other |= k != i && o->n_libs && o->in_loader_path && o->major == c->major &&
+                     strcmp(o->version, c->version) != 0;
+        }
+        if (!other)
+            continue;
+        done_major[c->major] = 1;
+        cc_buf b = {0};
+        if (list_copies(&b, d, c->major, NULL, 1) != 0) {
+            cc_buf_free(&b);
+            return -1;
+        }
+        cc_doc_add(run, CC_DC_CUDNN_LOADER_CONFLICT, NULL,
+                   "keep one cuDNN per major where the loader looks: uninstall the others (or "
+                   "take their dir out of /etc/ld.so.conf.d and LD_LIBRARY_PATH, then run "
+                   "ldconfig); keep side-by-side versions in prefixes activated per shell "
+                   "(`cudnnctl install --prefix DIR`, `cudnnctl env`)",
+                   "several cuDNN %d versions are visible to the dynamic loader: %s; which one "
+                   "a program gets depends on search order, and its sub-libraries may come "
+                   "from another copy",
+                   c->major, b.data ? b.data : "");
+        cc_buf_free(&b);
+    }
+    for (size_t i = 0; i < d->n_cudnn; i++) {
+        const cudnnctl_cudnn_copy *c = &d->cudnn[i];
+        if (c->n_libs == 0 || !c->in_ld_library_path)
+            continue;
+        cc_buf b = {0};
+        if (list_copies(&b, d, c->major, c->version, 0) != 0) {
+            cc_buf_free(&b);
+            return -1;
+        }
+        char *fix = cc_asprintf("remove %s from LD_LIBRARY_PATH (look in ~/.bashrc, ~/.profile, "
+                                "/etc/environment, /etc/profile.d and module files); activate a "
+                                "cuDNN per shell with `eval \"$(cudnnctl env)\"` or system-wide "
+                                "with an /etc/ld.so.conf.d entry instead",
+                                c->path);
+        if (b.len)
+            cc_doc_add(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, c->path, fix,
+                       "LD_LIBRARY_PATH lists %s (cuDNN %s), and LD_LIBRARY_PATH beats the "
+                       "RUNPATH of programs that bundle their own cuDNN: %s will load %s "
+                       "instead of their own (\"undefined symbol\", \"LD_LIBRARY_PATH contains "
+                       "incompatible version of cudnn\")",
+                       c->path, c->version, b.data, c->version);
+        else
+            cc_doc_add(run, CC_DC_CUDNN_IN_LD_LIBRARY_PATH, c->path, fix,
+                       "LD_LIBRARY_PATH lists %s (cuDNN %s): every program started from this "
+                       "environment loads this cuDNN, even one that bundles another version "
+                       "(LD_LIBRARY_PATH overrides RUNPATH)",
+                       c->path, c->version);
+        free(fix);
+        cc_buf_free(&b);
+    }
+    return run->oom ? -1 : 0;
+}
+
+int cc_doc_check_cudnn(cc_doctor_run *run)
+{
+    const cudnnctl_detect_result *d = run->det;
+    if (d->n_cudnn == 0) {
+        cc_doc_add(run, CC_DC_NO_CUDNN, NULL,
+                   "`cudnnctl plan` shows what would be installed; `cudnnctl install` does it",
+                   "no cuDNN found (CUDA trees, /opt/cudnn*, pip wheels, conda, system and "
+                   "loader dirs)");
+        return run->oom ? -1 : 0;
+    }
+    for (size_t i = 0; i < d->n_cudnn; i++)
+        if (check_copy(run, &d->cudnn[i]) != 0)
+            return -1;
+    if (together(run) != 0)
+        return -1;
+    const cudnnctl_toolkit *t = cudnnctl_detect_active_toolkit(d);
+    if (t) {
+        int found = 0;
+        for (size_t i = 0; i < d->n_cudnn && !found; i++) {
+            const cudnnctl_cudnn_copy *c = &d->cudnn[i];
+            found = c->n_libs && (c->in_loader_path || cc_doc_toolkit_of(d, c->path) == t);
+        }
+        if (!found) {
+            char *fix = cc_asprintf("`cudnnctl install --cuda %d` puts one into %s (or "
+                                    "`--prefix DIR` beside it)",
+                                    t->major, t->path);
+            cc_doc_add(run, CC_DC_CUDNN_NO_COPY_FOR_TOOLKIT, t->path, fix,
+                       "the active CUDA toolkit %s (%s) has no cuDNN in its tree or on the "
+                       "loader's path; only programs that bring their own (wheels, prefixes) "
+                       "find one",
+                       t->version, t->path);
+            free(fix);
+        }
+    }
+    return run->oom ? -1 : 0;
+}

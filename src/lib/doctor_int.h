@@ -1,0 +1,111 @@
+/* doctor_int.h: what the doctor_*.c files share: the finding codes (one X-macro list with their
+ * severities), the run state, and the check groups. Not installed. */
+#ifndef CC_DOCTOR_INT_H
+#define CC_DOCTOR_INT_H
+
+#include "internal.h"
+
+/* X(name, severity, summary). Codes are stable: add, never rename (docs/doctor.md). */
+#define CC_DOCTOR_CODES(X)                                                                         \
+    X(NO_TOOLKIT, WARNING, "no CUDA toolkit found")                                                \
+    X(TOOLKIT_VERSION_DISAGREE, WARNING, "a toolkit's version sources disagree")                   \
+    X(TOOLKIT_PROBLEM, WARNING, "a toolkit is partly unreadable")                                  \
+    X(CUDA_LINK_DANGLING, ERROR, "/usr/local/cuda (or cuda-M) points at a missing dir")            \
+    X(CUDA_LINK_NOT_TOOLKIT, WARNING, "/usr/local/cuda points at a dir that is no toolkit")        \
+    X(NO_DRIVER, WARNING, "no NVIDIA driver found")                                                \
+    X(DRIVER_TOO_OLD, ERROR, "the driver is older than the CUDA major in use needs")               \
+    X(NO_CUDNN, INFO, "no cuDNN found")                                                            \
+    X(CUDNN_LOADER_CONFLICT, WARNING, "several cuDNN versions of one major visible to the loader") \
+    X(CUDNN_IN_LD_LIBRARY_PATH, WARNING, "a cuDNN dir is on LD_LIBRARY_PATH")                      \
+    X(CUDNN_LD_LIBRARY_PATH_OVERRIDE, ERROR,                                                       \
+      "LD_LIBRARY_PATH swaps the cuDNN of programs that bundle another version")                   \
+    X(CUDNN_MIXED_SUBLIBS, ERROR, "sub-libraries of different versions in one dir")                \
+    X(CUDNN_INCOMPLETE, ERROR, "libcudnn.so.M or libcudnn_graph.so.M missing")                     \
+    X(CUDNN_SUBLIB_MISSING, WARNING, "a standard sub-library of the major is missing")             \
+    X(CUDNN_HEADER_MISMATCH, WARNING, "headers and libraries are different versions")              \
+    X(CUDNN_HEADERS_ONLY, WARNING, "cuDNN headers without libraries")                              \
+    X(CUDNN_BAD_LIBRARY, ERROR,                                                                    \
+      "a libcudnn file is no ELF, lacks or mismatches its SONAME, or "                             \
+      "is for another architecture")                                                               \
+    X(CUDNN_DIST_INFO_MISMATCH, WARNING, "a wheel's dist-info disagrees with its files")           \
+    X(CUDNN_VERSION_UNKNOWN, INFO, "only the major version of a copy is known")                    \
+    X(CUDNN_PROBLEM, WARNING, "another problem detect saw in a cuDNN copy")                        \
+    X(CUDNN_CUDA_MAJOR_MISMATCH, ERROR, "cuDNN built for another CUDA major than it runs with")    \
+    X(CUDNN_NO_COPY_FOR_TOOLKIT, INFO, "no cuDNN for the active toolkit's CUDA major")             \
+    X(CUDNN8_NO_LIBCUDA_SO, ERROR, "cuDNN 8 cannot dlopen the unversioned libcuda.so")             \
+    X(CUDNN8_NO_LIBNVRTC_SO, ERROR, "cuDNN 8 cannot dlopen the unversioned libnvrtc.so")           \
+    X(CUDNN_SONAME_LINK_MISSING, ERROR, "libX.so.M (the SONAME) is missing in a cuDNN dir")        \
+    X(CUDNN_SONAME_LINK_BROKEN, ERROR, "libX.so.M dangles or points at another version")           \
+    X(CUDNN_SONAME_FILE_SHADOWS, WARNING, "libX.so.M is a separate file beside libX.so.M.m.p")     \
+    X(CUDNN_DEV_LINK_MISSING, WARNING, "libX.so (for linking) is missing in a cuDNN dir")          \
+    X(CUDNN_DEV_LINK_BROKEN, WARNING, "libX.so dangles or points at another file than libX.so.M")  \
+    X(RECEIPT_FILE_MISSING, ERROR, "a file an install placed is gone")                             \
+    X(RECEIPT_FILE_MODIFIED, WARNING, "a file an install placed was changed")                      \
+    X(RECEIPT_FILE_TOUCHED, INFO, "a file an install placed is newer than the install")            \
+    X(RECEIPT_UNREADABLE, WARNING, "an install receipt cannot be read")                            \
+    X(STALE_JOURNAL, ERROR, "an interrupted install or uninstall left its journal")
+
+typedef enum {
+#define X(name, sev, summary) CC_DC_##name,
+    CC_DOCTOR_CODES(X)
+#undef X
+        CC_DC__COUNT
+} cc_doctor_code;
+
+/* An install made by cudnnctl, as its receipt tells (doctor_state.c). */
+typedef struct {
+    char *lib_dir; /* as the user sees it */
+    char *install_dir;
+    int cuda_major; /* -1 unknown */
+} cc_doc_install;
+
+/* The state of one doctor run. */
+typedef struct {
+    cudnnctl_ctx *ctx;
+    const cudnnctl_detect_result *det;
+    const cudnnctl_doctor_opts *opts;
+    cudnnctl_doctor_result *r;
+    size_t cap;
+    int oom;
+    cc_doc_install *installs; /* from the receipts */
+    size_t n_installs;
+    void *receipts; /* doctor_state.c's loaded receipts */
+} cc_doctor_run;
+
+/* Add a finding (message from fmt; fix and path copied, may be NULL). Out of memory is
+ * remembered in run->oom and reported once at the end. */
+void cc_doc_add(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
+                const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* The check groups, in the order cudnnctl_doctor runs them. Each returns 0, -1 on OOM. */
+int cc_doc_check_toolkits(cc_doctor_run *run); /* doctor_system.c */
+int cc_doc_check_driver(cc_doctor_run *run);   /* doctor_system.c */
+int cc_doc_check_cudnn(cc_doctor_run *run);    /* doctor_cudnn.c */
+int cc_doc_check_links(cc_doctor_run *run);    /* doctor_links.c */
+int cc_doc_check_loader(cc_doctor_run *run);   /* doctor_links.c: cuDNN 8 dlopen targets */
+int cc_doc_check_state(cc_doctor_run *run);    /* doctor_state.c: receipts and journal */
+/* Load the receipts (before the checks: variants come from them too) and free them again. */
+int cc_doc_state_load(cc_doctor_run *run);
+void cc_doc_state_free(cc_doctor_run *run);
+
+/* Helpers shared by the checks. */
+/* The host path of a root-relative path (malloc'd). */
+char *cc_doc_host(cc_doctor_run *run, const char *path);
+/* lstat a root-relative path. */
+int cc_doc_lstat(cc_doctor_run *run, const char *path, cc_pf_stat_t *st);
+/* Follow a root-relative path's links (absolute targets re-rooted) to the root-relative file
+ * it ends at (malloc'd). *dangling = 1 when some step does not exist; NULL on a loop / OOM. */
+char *cc_doc_resolve(cc_doctor_run *run, const char *path, int *dangling);
+/* Names in a root-relative dir starting with prefix (sorted). 0 ok, -1 unreadable. */
+int cc_doc_list(cc_doctor_run *run, const char *dir, const char *prefix, cc_strv *out);
+/* The CUDA major a cuDNN copy was built for, when something says so (wheel dist-info name,
+ * prefix dir name cudnn-<v>-cuda<M>, an install receipt); -1 unknown. *how names the source. */
+int cc_doc_copy_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char **how);
+/* The toolkit whose tree holds a dir, NULL when none. */
+const cudnnctl_toolkit *cc_doc_toolkit_of(const cudnnctl_detect_result *det, const char *dir);
+
+#endif

@@ -1,0 +1,314 @@
+/* doctor_links.c: doctor's checks of the .so link chain in each cuDNN dir
+ * (libX.so -> libX.so.M -> libX.so.M.m.p), and of what cuDNN 8 dlopens by its unversioned name
+ * (libcuda.so, libnvrtc.so: failure mode 2), looked for where the loader would look. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect_int.h"
+#include "doctor_int.h"
+
+/* ---- link chains ---------------------------------------------------------------------------- */
+
+/* The real file a stem's SONAME should lead to: the file of the copy's version, else the newest
+ * 3-part file, else the .so.M file itself. Base name (points into c->libs) or NULL. */
+static const char *wanted_file(const cudnnctl_cudnn_copy *c, const char *stem)
+{
+    const char *best = NULL, *plain = NULL;
+    cc_version bv = {{-1, -1, -1, -1}, 0};
+    for (size_t i = 0; i < c->n_libs; i++) {
+        char *s = NULL;
+        cc_version v;
+        if (cc_dt_parse_libname(c->libs[i], &s, &v) != 0) {
+            free(s);
+            continue;
+        }
+        int same = strcmp(s, stem) == 0;
+        free(s);
+        if (!same || v.n < 1 || v.part[0] != c->major)
+            continue;
+        if (v.n == 1) {
+            plain = c->libs[i];
+            continue;
+        }
+        char *vs = cc_version_str(&v);
+        int exact = vs && c->version && strcmp(vs, c->version) == 0;
+        free(vs);
+        if (exact)
+            return c->libs[i];
+        if (!best || cc_version_cmp(&v, &bv) > 0) {
+            best = c->libs[i];
+            bv = v;
+        }
+    }
+    return best ? best : plain;
+}
+
+static int check_stem(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char *stem)
+{
+    const char *want = wanted_file(c, stem);
+    if (!want)
+        return 0;
+    char *so_m = cc_asprintf("%s/%s.so.%d", c->path, stem, c->major);
+    char *so = cc_asprintf("%s/%s.so", c->path, stem);
+    char *want_p = cc_path_join(c->path, want);
+    int rc = -1, d1 = 0, d2 = 0;
+    char *want_real = NULL, *m_real = NULL;
+    if (!so_m || !so || !want_p || !(want_real = cc_doc_resolve(run, want_p, &d1)))
+        goto out;
+    cc_pf_stat_t st;
+    cc_doc_lstat(run, want_p, &st);
+    if (!st.exists) { /* gone since detect looked: nothing to judge */
+        rc = 0;
+        goto out;
+    }
+    cc_doc_lstat(run, so_m, &st);
+    if (!st.exists) {
+        char *fix = cc_asprintf("create it: `ln -s %s %s` (or `ldconfig -n %s`); `cudnnctl "
+                                "install` makes the whole chain",
+                                want, so_m, c->path);
+        cc_doc_add(run, CC_DC_CUDNN_SONAME_LINK_MISSING, so_m, fix,
+                   "%s is missing beside %s: programs and the other cuDNN libraries ask the "
+                   "loader for %s.so.%d and do not find it",
+                   so_m, want_p, stem, c->major);
+        free(fix);
+    } else if (st.is_link) {
+        m_real = cc_doc_resolve(run, so_m, &d2);
+        if (!m_real || d2 || strcmp(m_real, want_real) != 0) {
+            char *h = cc_doc_host(run, so_m);
+            char *target = h ? cc_pf_readlink(h) : NULL;
+            free(h);
+            char *fix = cc_asprintf("`ln -sfn %s %s`", want, so_m);
+            cc_doc_add(run, CC_DC_CUDNN_SONAME_LINK_BROKEN, so_m, fix,
+                       "%s -> %s, %s; the copy's file is %s", so_m, target ? target : "?",
+                       !m_real || d2 ? "which does not exist" : "another file", want);
+            free(fix);
+            free(target);
+        }
+    } else if (strcmp(want, cc_path_base(so_m)) != 0) {
+        char *fix = cc_asprintf("replace it with a link: `ln -sfn %s %s`", want, so_m);
+        cc_doc_add(run, CC_DC_CUDNN_SONAME_FILE_SHADOWS, so_m, fix,
+                   "%s is a separate file beside %s: the loader uses %s, whose version cannot be "
+                   "told from its name and may not be %s",
+                   so_m, want, cc_path_base(so_m), c->version);
+        free(fix);
+    }
+    if (!m_real && st.exists && !st.is_link)
+        m_real = cc_strdup(want_real), d2 = 0;
+    /* the dev link: only where a dev setup is (headers beside), never in wheels */
+    cc_pf_stat_t ds;
+    cc_doc_lstat(run, so, &ds);
+    int dev_setup = c->include_dir && strcmp(c->origin, "wheel") != 0;
+    if (!ds.exists) {
+        if (dev_setup && strcmp(stem, "libcudnn") == 0) {
+            char *fix = cc_asprintf("`ln -s %s.so.%d %s`", stem, c->major, so);
+            cc_doc_add(run, CC_DC_CUDNN_DEV_LINK_MISSING, so, fix,
+                       "%s is missing although cuDNN headers are installed (%s): linking with "
+                       "-lcudnn fails",
+                       so, c->include_dir);
+            free(fix);
+        }
+    } else if (ds.is_link) {
+        int d3 = 0;
+        char *so_real = cc_doc_resolve(run, so, &d3);
+        const char *ref = m_real && !d2 ? m_real : want_real;
+        if (!so_real || d3 || strcmp(so_real, ref) != 0) {
+            char *h = cc_doc_host(run, so);
+            char *target = h ? cc_pf_readlink(h) : NULL;
+            free(h);
+            char *fix = cc_asprintf("`ln -sfn %s.so.%d %s`", stem, c->major, so);
+            cc_doc_add(run, CC_DC_CUDNN_DEV_LINK_BROKEN, so, fix,
+                       "%s -> %s, %s: programs linked here get another cuDNN than the loader "
+                       "gives them at run time",
+                       so, target ? target : "?",
+                       !so_real || d3 ? "which does not exist" : "not the file libX.so.M leads to");
+            free(fix);
+            free(target);
+        }
+        free(so_real);
+    }
+    rc = 0;
+out:
+    free(so_m);
+    free(so);
+    free(want_p);
+    free(want_real);
+    free(m_real);
+    return rc;
+}
+
+int cc_doc_check_links(cc_doctor_run *run)
+{
+    const cudnnctl_detect_result *d = run->det;
+    for (size_t i = 0; i < d->n_cudnn; i++) {
+        const cudnnctl_cudnn_copy *c = &d->cudnn[i];
+        if (c->n_libs == 0 || c->major < 0)
+            continue;
+        cc_strv stems = {0};
+        int rc = 0;
+        for (size_t k = 0; k < c->n_libs && rc == 0; k++) {
+            char *s = NULL;
+            cc_version v;
+            if (cc_dt_parse_libname(c->libs[k], &s, &v) == 0 && !cc_strv_contains(&stems, s))
+                rc = cc_strv_push_own(&stems, s);
+            else
+                free(s);
+        }
+        for (size_t k = 0; k < stems.n && rc == 0; k++)
+            rc = check_stem(run, c, stems.v[k]);
+        cc_strv_free(&stems);
+        if (rc != 0)
+            return -1;
+    }
+    return run->oom ? -1 : 0;
+}
+
+/* ---- cuDNN 8's unversioned dlopens ---------------------------------------------------------- */
+
+static const char *multiarch(void)
+{
+    const char *m = cc_pf_machine();
+    if (strcmp(m, "x86_64") == 0)
+        return "x86_64-linux-gnu";
+    if (strcmp(m, "aarch64") == 0)
+        return "aarch64-linux-gnu";
+    return NULL;
+}
+
+/* Where the loader looks for a dlopen'ed bare name (besides the caller's own RUNPATH):
+ * LD_LIBRARY_PATH, the dirs of /etc/ld.so.cache entries, the trusted default dirs. */
+static int loader_dirs(cc_doctor_run *run, cc_strv *dirs, cc_strv *cache)
+{
+    const char *llp = cc_pf_getenv("LD_LIBRARY_PATH");
+    while (llp && *llp) {
+        size_t n = strcspn(llp, ":");
+        char *e = cc_strndup(llp, n);
+        char *p = e ? cc_dt_env_path(run->ctx, e) : NULL;
+        free(e);
+        if (p && !cc_strv_contains(dirs, p) && cc_strv_push(dirs, p) != 0) {
+            free(p);
+            return -1;
+        }
+        free(p);
+        llp += n;
+        if (*llp == ':')
+            llp++;
+    }
+    char *data = NULL;
+    size_t len = 0;
+    if (cc_dt_read_n(run->ctx, "/etc/ld.so.cache", 16u << 20, &data, &len) == 0) {
+        cc_dt_parse_ld_cache(data, len, NULL, cache);
+        free(data);
+    }
+    const char *ma = multiarch();
+    char *a = ma ? cc_path_join("/lib", ma) : NULL;
+    char *b = ma ? cc_path_join("/usr/lib", ma) : NULL;
+    const char *defaults[] = {a, b, "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
+    int rc = 0;
+    for (size_t i = 0; i < 6 && rc == 0; i++)
+        if (defaults[i] && !cc_strv_contains(dirs, defaults[i]))
+            rc = cc_strv_push(dirs, defaults[i]);
+    free(a);
+    free(b);
+    return rc;
+}
+
+/* The first place name resolves to an existing file: first dir (the copy's own) first, then
+ * the ld.so.cache entries with that exact base name, then dirs. malloc'd or NULL. */
+static char *find_lib(cc_doctor_run *run, const char *own, const cc_strv *dirs,
+                      const cc_strv *cache, const char *name)
+{
+    cc_strv all = {0};
+    char *found = NULL;
+    if (own && cc_strv_push(&all, own) != 0)
+        return NULL;
+    for (size_t i = 0; i < cache->n; i++)
+        if (strcmp(cc_path_base(cache->v[i]), name) == 0) {
+            char *dir = cc_path_dir(cache->v[i]);
+            if (dir && !cc_strv_contains(&all, dir))
+                cc_strv_push(&all, dir);
+            free(dir);
+        }
+    for (size_t i = 0; i < dirs->n; i++)
+        if (!cc_strv_contains(&all, dirs->v[i]))
+            cc_strv_push(&all, dirs->v[i]);
+    for (size_t i = 0; i < all.n && !found; i++) {
+        char *p = cc_path_join(all.v[i], name);
+        int dangling = 0;
+        char *real = p ? cc_doc_resolve(run, p, &dangling) : NULL;
+        cc_pf_stat_t st = {0};
+        if (real && !dangling)
+            cc_doc_lstat(run, real, &st);
+        if (st.exists && st.is_reg)
+            found = p, p = NULL;
+        free(p);
+        free(real);
+    }
+    cc_strv_free(&all);
+    return found;
+}
+
+int cc_doc_check_loader(cc_doctor_run *run)
+{
+    const cudnnctl_detect_result *d = run->det;
+    int any8 = 0;
+    for (size_t i = 0; i < d->n_cudnn; i++)
+        any8 |= d->cudnn[i].major == 8 && d->cudnn[i].n_libs > 0;
+    if (!any8)
+        return 0;
+    cc_strv dirs = {0}, cache = {0};
+    if (loader_dirs(run, &dirs, &cache) != 0) {
+        cc_strv_free(&dirs);
+        cc_strv_free(&cache);
+        return -1;
+    }
+    const cudnnctl_toolkit *t = cudnnctl_detect_active_toolkit(d);
+    for (size_t i = 0; i < d->n_cudnn; i++) {
+        const cudnnctl_cudnn_copy *c = &d->cudnn[i];
+        if (c->major != 8 || c->n_libs == 0)
+            continue;
+        char *cuda = find_lib(run, c->path, &dirs, &cache, "libcuda.so");
+        if (!cuda) {
+            char *one = find_lib(run, c->path, &dirs, &cache, "libcuda.so.1");
+            char *fix = one ? cc_asprintf("give cuDNN 8 the name it asks for, privately: `ln -s "
+                                          "%s %s/libcuda.so` (or install the driver's dev "
+                                          "package, which ships libcuda.so)",
+                                          one, c->path)
+                            : cc_strdup("install the NVIDIA driver, then link libcuda.so -> "
+                                        "libcuda.so.1 beside cuDNN");
+            cc_doc_add(run, CC_DC_CUDNN8_NO_LIBCUDA_SO, c->path, fix,
+                       "cuDNN %s in %s dlopens the unversioned libcuda.so, which the loader "
+                       "cannot find%s: \"Could not load library libcudnn_cnn_infer.so.8. Error: "
+                       "libcuda.so: cannot open shared object file\"",
+                       c->version, c->path, one ? " (only libcuda.so.1 exists)" : "");
+            free(fix);
+            free(one);
+        }
+        char *nvrtc = find_lib(run, c->path, &dirs, &cache, "libnvrtc.so");
+        if (!nvrtc) {
+            char *src = NULL;
+            if (t && t->lib_dir) {
+                char *name = cc_asprintf("libnvrtc.so.%d", t->major);
+                cc_strv tl = {0};
+                src = name ? find_lib(run, t->lib_dir, &tl, &cache, name) : NULL;
+                free(name);
+            }
+            char *fix = src ? cc_asprintf("link it privately beside cuDNN: `ln -s %s "
+                                          "%s/libnvrtc.so`",
+                                          src, c->path)
+                            : cc_strdup("install the CUDA toolkit's nvrtc and link libnvrtc.so "
+                                        "-> libnvrtc.so.<major> beside cuDNN");
+            cc_doc_add(run, CC_DC_CUDNN8_NO_LIBNVRTC_SO, c->path, fix,
+                       "cuDNN %s in %s dlopens the unversioned libnvrtc.so for runtime-compiled "
+                       "kernels, which the loader cannot find: \"Error: libnvrtc.so: cannot "
+                       "open shared object file\"",
+                       c->version, c->path);
+            free(fix);
+            free(src);
+        }
+        free(cuda);
+        free(nvrtc);
+    }
+    cc_strv_free(&dirs);
+    cc_strv_free(&cache);
+    return run->oom ? -1 : 0;
+}
