@@ -1,6 +1,12 @@
 /**
  * @file envwire.h
- * @brief (filled in by the envwire work) Included by cudnnctl.h; do not include directly.
+ * @brief Environment wiring: shell activation (`env`), persistent wiring (profile.d,
+ * ld.so.conf.d, rc files) and switching the active CUDA toolkit (`use`).
+ * Included by cudnnctl.h; do not include directly.
+ *
+ * All paths in these structures are as the user sees them (root-relative under --root).
+ * A cuDNN dir is never written into a persistent LD_LIBRARY_PATH: system-wide library lookup is
+ * wired through /etc/ld.so.conf.d (see docs/environment.md).
  */
 #ifndef CUDNNCTL_ENVWIRE_H
 #define CUDNNCTL_ENVWIRE_H
@@ -8,6 +14,176 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** Shells activation text can be rendered for. */
+typedef enum {
+    CUDNNCTL_SHELL_SH = 0, /**< POSIX sh (dash); also what bash and zsh get */
+    CUDNNCTL_SHELL_BASH,
+    CUDNNCTL_SHELL_ZSH,
+    CUDNNCTL_SHELL_FISH,
+    CUDNNCTL_SHELL_PWSH,
+    CUDNNCTL_SHELL_CMD
+} cudnnctl_shell;
+
+/** Parse "sh", "dash", "bash", "zsh", "fish", "pwsh", "powershell", "cmd" (a path is fine:
+ * its base name counts). CUDNNCTL_E_USAGE when unknown. */
+CUDNNCTL_API cudnnctl_err cudnnctl_shell_parse(const char *name, cudnnctl_shell *out);
+CUDNNCTL_API const char *cudnnctl_shell_name(cudnnctl_shell sh);
+/** The shell of this session: $SHELL's base name on POSIX, pwsh on Windows; sh when unknown. */
+CUDNNCTL_API cudnnctl_shell cudnnctl_shell_default(void);
+
+/** What the environment functions work from. Every member may be left 0/NULL. */
+typedef struct {
+    /** Toolkits to choose from; NULL: the library runs cudnnctl_detect itself. */
+    const cudnnctl_detect_result *detect;
+    /** cudnnctl prefixes (dirs holding cudnn-<ver>-cuda<M> installs and a `current` link),
+     *  in addition to those recorded in install receipts. */
+    const char *const *prefixes;
+    size_t n_prefixes;
+} cudnnctl_env_inputs;
+
+/** A resolved selection: which toolkit and which cuDNN install an activation puts in place. */
+typedef struct {
+    char *toolkit_path;    /**< CUDA_HOME / CUDA_PATH; NULL when no toolkit is part of it */
+    char *toolkit_version; /**< "13.0" or "13.0.88"; NULL when unknown */
+    int toolkit_major, toolkit_minor; /**< -1 when unknown */
+    char *cudnn_path;                 /**< cuDNN install dir in a cudnnctl prefix; NULL when none */
+    char *cudnn_version;  /**< from the install dir name ("9.19.0.56"); NULL when none */
+    int cudnn_cuda_major; /**< CUDA major the cuDNN install was built for; -1 when none */
+    char *prefix;         /**< the prefix holding cudnn_path; NULL when none */
+    char **bin_dirs;      /**< prepended to PATH, in this order */
+    size_t n_bin_dirs;
+    char **lib_dirs; /**< for LD_LIBRARY_PATH (on request) and /etc/ld.so.conf.d */
+    size_t n_lib_dirs;
+    char **roots; /**< the selection's own dirs (exported as CUDNNCTL_ENV) */
+    size_t n_roots;
+    char **managed; /**< every cudnnctl-managed dir whose PATH entries are dropped */
+    size_t n_managed;
+    int windows;  /**< Windows layout: backslashes, ';', bin\\x64 for CUDA >= 13 */
+    int follow;   /**< names /usr/local/cuda and PREFIX/current instead of versions */
+    char **notes; /**< human notes (e.g. a shared toolkit root left off PATH) */
+    size_t n_notes;
+} cudnnctl_env_selection;
+
+/** Refer to the stable links (/usr/local/cuda, PREFIX/current) so that persistent wiring
+ *  follows later `use` switches. Only with the default target. */
+#define CUDNNCTL_SELECT_FOLLOW 1u
+
+/**
+ * Resolve @p target: NULL (the toolkit /usr/local/cuda leads to, i.e. the one `use` selected;
+ * detect's active toolkit where there is no such link), a toolkit version "X.Y" / "X.Y.Z", a
+ * toolkit dir, a cudnnctl prefix, or one install dir inside a prefix. The cuDNN installed for the
+ * toolkit's CUDA major in a known prefix joins the selection (and the toolkit of that major
+ * joins a prefix target). CUDNNCTL_E_NO_TOOLKIT (exit 5) lists what exists when nothing fits.
+ */
+CUDNNCTL_API cudnnctl_err cudnnctl_env_select(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in,
+                                              const char *target, unsigned flags,
+                                              cudnnctl_env_selection **out);
+CUDNNCTL_API void cudnnctl_env_selection_free(cudnnctl_env_selection *s);
+/** JSON object: toolkit, cudnn, path_prepend[], lib_dirs[], roots[], managed[], notes[]. */
+CUDNNCTL_API cudnnctl_err cudnnctl_env_selection_json(const cudnnctl_env_selection *s, char **json);
+
+/** Also prepend the selection's lib dirs to LD_LIBRARY_PATH (this session only). */
+#define CUDNNCTL_ENV_LD_LIBRARY_PATH 1u
+
+/**
+ * Activation text for @p sh, to be evaluated by that shell. It computes PATH (and
+ * LD_LIBRARY_PATH) at evaluation time from their current values: entries under any managed
+ * dir, or under a dir a previous activation exported in CUDNNCTL_ENV, are dropped; the user's
+ * own entries keep their order; the selection's dirs go in front. Evaluating it twice changes
+ * nothing. Free with cudnnctl_free.
+ */
+CUDNNCTL_API cudnnctl_err cudnnctl_env_render(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                              cudnnctl_shell sh, unsigned flags, char **text);
+
+/** One change made on disk (or command run) by persist / remove / use. */
+typedef struct {
+    char *action; /**< "write", "remove", "link", "line-add", "line-remove", "run", "keep" */
+    char *path;   /**< the file or link (root-relative), or the command line for "run" */
+    char *detail; /**< link target, line text, reason ... (may be NULL) */
+} cudnnctl_change;
+
+typedef struct {
+    cudnnctl_change *v;
+    size_t n;
+} cudnnctl_changes;
+
+CUDNNCTL_API void cudnnctl_changes_free(cudnnctl_changes *c);
+/** JSON array of {action, path, detail}. */
+CUDNNCTL_API cudnnctl_err cudnnctl_changes_json(const cudnnctl_changes *c, char **json);
+
+/** Persist scope and behaviour. */
+#define CUDNNCTL_PERSIST_SYSTEM 1u      /**< /etc (root or --root), not the user's files */
+#define CUDNNCTL_PERSIST_NO_LDCONFIG 2u /**< do not run ldconfig after changing ld.so.conf.d */
+
+typedef struct {
+    unsigned flags;  /**< CUDNNCTL_PERSIST_* */
+    unsigned shells; /**< per-user rc files: bit (1u << cudnnctl_shell); 0 = auto */
+} cudnnctl_persist_opts;
+
+/**
+ * Persistent wiring of @p s.
+ * System: /etc/profile.d/cudnnctl.sh (+ /etc/fish/conf.d/cudnnctl.fish where /etc/fish exists)
+ * and /etc/ld.so.conf.d/cudnnctl-<name>.conf naming the selection's lib dirs (other
+ * cudnnctl-*.conf removed), then `ldconfig` (never under --root).
+ * User: $XDG_CONFIG_HOME/cudnnctl/env.sh and env.fish, and one marked line in ~/.bashrc,
+ * ~/.zshrc, ~/.config/fish/config.fish (those that exist; else the $SHELL one), added once.
+ */
+CUDNNCTL_API cudnnctl_err cudnnctl_env_persist(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                               const cudnnctl_persist_opts *o,
+                                               cudnnctl_changes *out);
+/** Undo cudnnctl_env_persist for the scope in @p o (every marked line, every file). */
+CUDNNCTL_API cudnnctl_err cudnnctl_env_unpersist(cudnnctl_ctx *ctx, const cudnnctl_persist_opts *o,
+                                                 cudnnctl_changes *out);
+
+/** What decides the active toolkit: /usr/local/cuda. */
+typedef struct {
+    char *link;         /**< "/usr/local/cuda" */
+    char *kind;         /**< "missing", "link", "alternatives", "directory", "other" */
+    char *target;       /**< fully resolved dir it leads to; NULL when missing / dangling */
+    char *alt_name;     /**< alternatives group ("cuda") when kind is "alternatives" */
+    char *alt_mode;     /**< "auto" / "manual" */
+    char **alt_choices; /**< registered choices of the group */
+    size_t n_alt_choices;
+} cudnnctl_cuda_link;
+
+CUDNNCTL_API cudnnctl_err cudnnctl_cuda_link_info(cudnnctl_ctx *ctx, cudnnctl_cuda_link **out);
+CUDNNCTL_API void cudnnctl_cuda_link_free(cudnnctl_cuda_link *l);
+/** JSON for `use` without a version: {"toolkits": [{path, version, major, minor, active,
+ *  selected}], "link": {link, kind, target, alt_name, alt_mode, alt_choices[]}, "active": path
+ *  or null}. "selected" marks the toolkit /usr/local/cuda leads to. */
+CUDNNCTL_API cudnnctl_err cudnnctl_use_status_json(cudnnctl_ctx *ctx,
+                                                   const cudnnctl_detect_result *det,
+                                                   const cudnnctl_cuda_link *link, char **json);
+
+/** Result of cudnnctl_use. */
+typedef struct {
+    char *toolkit_path; /**< the toolkit now active (its real dir) */
+    char *toolkit_version;
+    char *previous;   /**< what /usr/local/cuda led to before; NULL when missing */
+    char *mechanism;  /**< "link", "alternatives" (state written), "update-alternatives" */
+    char *cudnn_path; /**< the prefix install now `current` for this toolkit; NULL */
+    int changed;      /**< 0 when everything already pointed there */
+    cudnnctl_changes changes;
+    char **notes;
+    size_t n_notes;
+} cudnnctl_use_result;
+
+#define CUDNNCTL_USE_NO_LDCONFIG 1u
+
+/**
+ * Make the toolkit @p version ("X.Y", "X.Y.Z" or a toolkit dir) the active one: flip
+ * /usr/local/cuda atomically (a new link under a temporary name renamed over it), through
+ * update-alternatives where that manages it (under --root: its links and state file written
+ * the way update-alternatives does, manual mode), and /usr/local/cuda-<M> where it is a link;
+ * flip each known prefix's `current` to its install for that CUDA major; rewrite an existing
+ * /etc/ld.so.conf.d/cudnnctl-*.conf. CUDNNCTL_E_NO_TOOLKIT (exit 5) lists what exists.
+ */
+CUDNNCTL_API cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in,
+                                       const char *version, unsigned flags,
+                                       cudnnctl_use_result **out);
+CUDNNCTL_API void cudnnctl_use_result_free(cudnnctl_use_result *r);
+CUDNNCTL_API cudnnctl_err cudnnctl_use_result_json(const cudnnctl_use_result *r, char **json);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,7 @@ typedef struct {
     const char *cuda_home, *prefix;
     /* behaviour */
     int dry_run, no_validate, force, no_ldconfig, all, ld_library_path, remove, system_wide;
+    int persist; /* env --persist */
     const char *version, *shell, *to;
     int device;
     unsigned timeout_s;

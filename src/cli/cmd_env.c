@@ -1,10 +1,111 @@
-/* cmd_env.c: the 'env' command (placeholder until its work lands). */
+/* cmd_env.c: the 'env' command: print activation for a shell, or wire it persistently
+ * (--persist [--system]) and take that back (--remove [--system]). */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "envwire_out.h"
+
+static int print_changes(cli_opts *o, cudnnctl_changes *ch)
+{
+    if (o->json) {
+        char *j = NULL;
+        if (cudnnctl_changes_json(ch, &j) != CUDNNCTL_E_OK)
+            return 1;
+        cli_print_json(j);
+        cudnnctl_free(j);
+    } else {
+        cli_print_changes(o, ch);
+    }
+    return 0;
+}
 
 int cmd_env(cli_opts *o, cudnnctl_ctx *ctx)
 {
-    (void)ctx;
-    fprintf(stderr, "cudnnctl: 'env' is not implemented in this build yet\n");
-    (void)o;
-    return 1;
+    cudnnctl_shell sh = cudnnctl_shell_default();
+    cudnnctl_env_selection *sel = NULL;
+    cudnnctl_changes ch = {0};
+    char *text = NULL;
+    int rc = 0;
+    cudnnctl_err e;
+    if (o->shell && cudnnctl_shell_parse(o->shell, &sh) != CUDNNCTL_E_OK) {
+        fprintf(stderr, "cudnnctl: --shell takes sh, bash, zsh, fish, pwsh or cmd\n");
+        return 2;
+    }
+    if (o->n_args > 1 || (o->n_args == 1 && o->cuda)) {
+        fprintf(stderr, "cudnnctl: env takes one target: X.Y, a toolkit dir or a prefix\n");
+        return 2;
+    }
+    if (o->persist && o->remove) {
+        fprintf(stderr, "cudnnctl: give either --persist or --remove\n");
+        return 2;
+    }
+    if ((o->persist || o->remove) && o->ld_library_path) {
+        fprintf(stderr,
+                "cudnnctl: --ld-library-path is for one shell session only: a persistent "
+                "LD_LIBRARY_PATH with a cuDNN dir overrides the cuDNN every framework bundles.\n"
+                "cudnnctl: wire libraries system-wide with: cudnnctl env --persist --system "
+                "(/etc/ld.so.conf.d)\n");
+        return 2;
+    }
+    if (o->system_wide && !o->persist && !o->remove) {
+        fprintf(stderr, "cudnnctl: --system goes with --persist or --remove\n");
+        return 2;
+    }
+    const char *target = o->n_args ? o->args[0] : o->cuda;
+    const char *prefixes[1] = {o->prefix};
+    cudnnctl_env_inputs in = {NULL, prefixes, o->prefix ? 1 : 0};
+    cudnnctl_persist_opts po = {0, 0};
+    if (o->system_wide)
+        po.flags |= CUDNNCTL_PERSIST_SYSTEM;
+    if (o->no_ldconfig)
+        po.flags |= CUDNNCTL_PERSIST_NO_LDCONFIG;
+    if (o->shell)
+        po.shells = 1u << sh;
+
+    if (o->remove) {
+        if (target) {
+            fprintf(stderr, "cudnnctl: env --remove takes no target\n");
+            return 2;
+        }
+        if ((e = cudnnctl_env_unpersist(ctx, &po, &ch)) != CUDNNCTL_E_OK)
+            rc = cli_fail(o, ctx, e);
+        else if ((rc = print_changes(o, &ch)) == 0 && ch.n == 0)
+            cli_info(o, "nothing to remove: no cudnnctl wiring found");
+        goto out;
+    }
+    /* persistent wiring of the default target follows later `use` switches */
+    unsigned sflags = (o->persist && !target) ? CUDNNCTL_SELECT_FOLLOW : 0;
+    if ((e = cudnnctl_env_select(ctx, &in, target, sflags, &sel)) != CUDNNCTL_E_OK) {
+        rc = cli_fail(o, ctx, e);
+        goto out;
+    }
+    for (size_t i = 0; i < sel->n_notes && !o->quiet; i++)
+        cli_warn(o, "%s", sel->notes[i]);
+    if (o->persist) {
+        if ((e = cudnnctl_env_persist(ctx, sel, &po, &ch)) != CUDNNCTL_E_OK)
+            rc = cli_fail(o, ctx, e);
+        else if ((rc = print_changes(o, &ch)) == 0 && !o->system_wide)
+            cli_info(o, "new shells pick this up; this one: eval \"$(cudnnctl env)\"");
+        goto out;
+    }
+    if (o->json) {
+        if ((e = cudnnctl_env_selection_json(sel, &text)) != CUDNNCTL_E_OK)
+            rc = cli_fail(o, ctx, e);
+        else
+            cli_print_json(text);
+        goto out;
+    }
+    unsigned rflags = o->ld_library_path ? CUDNNCTL_ENV_LD_LIBRARY_PATH : 0;
+    if ((e = cudnnctl_env_render(ctx, sel, sh, rflags, &text)) != CUDNNCTL_E_OK) {
+        rc = cli_fail(o, ctx, e);
+        goto out;
+    }
+    fputs(text, stdout);
+    fflush(stdout);
+out:
+    cudnnctl_free(text);
+    cudnnctl_changes_free(&ch);
+    cudnnctl_env_selection_free(sel);
+    return rc;
 }

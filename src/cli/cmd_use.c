@@ -1,10 +1,110 @@
-/* cmd_use.c: the 'use' command (placeholder until its work lands). */
+/* cmd_use.c: the 'use' command: make CUDA toolkit X.Y the active one; without a version, list
+ * the toolkits, mark the active one and say what makes it active. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "envwire_out.h"
+#include "platform.h"
+
+static int list_toolkits(cli_opts *o, cudnnctl_ctx *ctx)
+{
+    cudnnctl_detect_result *det = NULL;
+    cudnnctl_cuda_link *link = NULL;
+    char *json = NULL;
+    int rc = 0;
+    cudnnctl_err e = cudnnctl_detect(ctx, &det);
+    if (e == CUDNNCTL_E_OK)
+        e = cudnnctl_cuda_link_info(ctx, &link);
+    if (e != CUDNNCTL_E_OK) {
+        rc = cli_fail(o, ctx, e);
+        goto out;
+    }
+    if (o->json) {
+        if ((e = cudnnctl_use_status_json(ctx, det, link, &json)) != CUDNNCTL_E_OK)
+            rc = cli_fail(o, ctx, e);
+        else
+            cli_print_json(json);
+        goto out;
+    }
+    if (det->n_toolkits == 0) {
+        cli_info(o, "no CUDA toolkit found (install one, then: cudnnctl use X.Y)");
+        goto out;
+    }
+    const cudnnctl_toolkit *act = cudnnctl_detect_active_toolkit(det);
+    static const char *const hdr[] = {"", "VERSION", "PATH", "ORIGIN"};
+    cli_table *t = cli_table_new(4, hdr);
+    for (size_t i = 0; i < det->n_toolkits; i++) {
+        const cudnnctl_toolkit *k = &det->toolkits[i];
+        const char *row[] = {k == act && k->active ? "*" : "", k->version, k->path, k->origin};
+        cli_table_row(t, row);
+    }
+    if (!o->quiet)
+        cli_table_print(t, stdout);
+    cli_table_free(t);
+    if (act && act->active)
+        cli_info(o, "\nactive: CUDA %s (%s)", act->version ? act->version : "?",
+                 act->active_reason ? act->active_reason : act->path);
+    else
+        cli_info(o, "\nno toolkit is active");
+    if (strcmp(cc_pf_os(), "windows") == 0) {
+        cli_info(o, "Windows has no /usr/local/cuda: CUDA_PATH picks the toolkit; for one shell: "
+                    "cudnnctl env --shell pwsh X.Y | Out-String | Invoke-Expression");
+        goto out;
+    }
+    if (strcmp(link->kind, "alternatives") == 0)
+        cli_info(o, "%s is managed by update-alternatives (group '%s', %s mode) -> %s", link->link,
+                 link->alt_name, link->alt_mode, link->target ? link->target : "(dangling)");
+    else if (strcmp(link->kind, "link") == 0)
+        cli_info(o, "%s -> %s", link->link, link->target ? link->target : "(dangling)");
+    else
+        cli_info(o, "%s is %s", link->link,
+                 strcmp(link->kind, "missing") == 0 ? "missing" : "not a link");
+    cli_info(o, "switch for everyone: cudnnctl use X.Y   (this shell only: eval \"$(cudnnctl env "
+                "X.Y)\")");
+out:
+    cudnnctl_free(json);
+    cudnnctl_cuda_link_free(link);
+    cudnnctl_detect_result_free(det);
+    return rc;
+}
 
 int cmd_use(cli_opts *o, cudnnctl_ctx *ctx)
 {
-    (void)ctx;
-    fprintf(stderr, "cudnnctl: 'use' is not implemented in this build yet\n");
-    (void)o;
-    return 1;
+    if (o->n_args > 1 || (o->n_args == 1 && o->cuda)) {
+        fprintf(stderr, "cudnnctl: use takes one toolkit version: cudnnctl use X.Y\n");
+        return 2;
+    }
+    const char *version = o->n_args ? o->args[0] : o->cuda;
+    if (!version)
+        return list_toolkits(o, ctx);
+    const char *prefixes[1] = {o->prefix};
+    cudnnctl_env_inputs in = {NULL, prefixes, o->prefix ? 1 : 0};
+    cudnnctl_use_result *r = NULL;
+    char *json = NULL;
+    int rc = 0;
+    cudnnctl_err e =
+        cudnnctl_use(ctx, &in, version, o->no_ldconfig ? CUDNNCTL_USE_NO_LDCONFIG : 0, &r);
+    if (e != CUDNNCTL_E_OK)
+        return cli_fail(o, ctx, e);
+    for (size_t i = 0; i < r->n_notes; i++)
+        cli_warn(o, "%s", r->notes[i]);
+    if (o->json) {
+        if ((e = cudnnctl_use_result_json(r, &json)) != CUDNNCTL_E_OK)
+            rc = cli_fail(o, ctx, e);
+        else
+            cli_print_json(json);
+    } else {
+        cli_print_changes(o, &r->changes);
+        cli_info(o, "CUDA %s is %s active: /usr/local/cuda -> %s%s%s",
+                 r->toolkit_version ? r->toolkit_version : version, r->changed ? "now" : "already",
+                 r->toolkit_path, r->cudnn_path ? ", cuDNN " : "",
+                 r->cudnn_path ? r->cudnn_path : "");
+        if (r->changed)
+            cli_info(o, "shells started before keep their PATH; update one with: "
+                        "eval \"$(cudnnctl env)\"");
+    }
+    cudnnctl_free(json);
+    cudnnctl_use_result_free(r);
+    return rc;
 }

@@ -9,7 +9,7 @@ enum {
     O_ROOT = 256, O_JSON, O_DEBUG, O_NO_PROGRESS, O_COLOR, O_CACHE_DIR, O_STATE_DIR, O_CUDNN,
     O_CUDA, O_PLATFORM, O_FOR, O_ARCHIVE, O_MANIFEST, O_MIRROR, O_SHA256, O_CACERT, O_INSECURE,
     O_CUDA_HOME, O_PREFIX, O_DRY_RUN, O_NO_VALIDATE, O_FORCE, O_NO_LDCONFIG, O_ALL, O_VERSION,
-    O_SHELL, O_LDPATH, O_REMOVE, O_SYSTEM, O_TO, O_DEVICE, O_TIMEOUT, O_DRIVER, O_HELP,
+    O_SHELL, O_LDPATH, O_REMOVE, O_SYSTEM, O_PERSIST, O_TO, O_DEVICE, O_TIMEOUT, O_DRIVER, O_HELP,
     O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS
 };
 
@@ -46,6 +46,7 @@ static const struct option longopts[] = {
     {"ld-library-path", no_argument, 0, O_LDPATH},
     {"remove", no_argument, 0, O_REMOVE},
     {"system", no_argument, 0, O_SYSTEM},
+    {"persist", no_argument, 0, O_PERSIST},
     {"to", required_argument, 0, O_TO},
     {"device", required_argument, 0, O_DEVICE},
     {"timeout", required_argument, 0, O_TIMEOUT},
@@ -76,7 +77,8 @@ void cli_usage(FILE *f)
             "           --manifest FILE|URL  --mirror URL|DIR  --cacert FILE\n"
             "target:    --cuda-home DIR | --prefix DIR\n"
             "install:   --dry-run --no-validate --force --no-ldconfig\n"
-            "uninstall: --version V | --all      env: --shell S --ld-library-path --remove --system\n"
+            "uninstall: --version V | --all\n"
+            "env:       --shell S --ld-library-path | --persist [--system] | --remove [--system]\n"
             "validate:  --device N --timeout SECONDS\n"
             "doctor:    --deep (re-hash the files of install receipts)\n"
             "report:    --validate (also validate the active cuDNN; --device, --timeout)\n"
@@ -164,6 +166,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
         case O_LDPATH: o->ld_library_path = 1; break;
         case O_REMOVE: o->remove = 1; break;
         case O_SYSTEM: o->system_wide = 1; break;
+        case O_PERSIST: o->persist = 1; break;
         case O_TO: o->to = optarg; break;
         case O_DEVICE: o->device = atoi(optarg); break;
         case O_TIMEOUT: {

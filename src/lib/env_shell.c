@@ -1,0 +1,507 @@
+/* env_shell.c: activation text per shell (sh/bash/zsh, fish, pwsh, cmd). The text computes
+ * PATH and LD_LIBRARY_PATH when it is evaluated, from their values at that moment: entries
+ * under a managed dir (or under a dir a previous activation exported in CUDNNCTL_ENV) are
+ * dropped, the user's own entries keep their order, the selection's dirs go in front. So
+ * evaluating it twice changes nothing, and switching versions leaves no stale entries. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "envwire_int.h"
+
+static const char *const shell_names[] = {"sh", "bash", "zsh", "fish", "pwsh", "cmd"};
+
+const char *cudnnctl_shell_name(cudnnctl_shell sh)
+{
+    return (unsigned)sh < sizeof(shell_names) / sizeof(shell_names[0]) ? shell_names[sh] : "sh";
+}
+
+cudnnctl_err cudnnctl_shell_parse(const char *name, cudnnctl_shell *out)
+{
+    static const struct {
+        const char *name;
+        cudnnctl_shell sh;
+    } map[] = {{"sh", CUDNNCTL_SHELL_SH},           {"dash", CUDNNCTL_SHELL_SH},
+               {"ash", CUDNNCTL_SHELL_SH},          {"ksh", CUDNNCTL_SHELL_SH},
+               {"bash", CUDNNCTL_SHELL_BASH},       {"zsh", CUDNNCTL_SHELL_ZSH},
+               {"fish", CUDNNCTL_SHELL_FISH},       {"pwsh", CUDNNCTL_SHELL_PWSH},
+               {"powershell", CUDNNCTL_SHELL_PWSH}, {"cmd", CUDNNCTL_SHELL_CMD}};
+    if (!name)
+        return CUDNNCTL_E_USAGE;
+    const char *base = name;
+    for (const char *p = name; *p; p++)
+        if (*p == '/' || *p == '\\')
+            base = p + 1;
+    if (*base == '-')
+        base++; /* login shells: "-bash" */
+    size_t n = strlen(base);
+    if (n > 4 && (strcmp(base + n - 4, ".exe") == 0 || strcmp(base + n - 4, ".EXE") == 0))
+        n -= 4;
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (strlen(map[i].name) == n && strncmp(map[i].name, base, n) == 0) {
+            *out = map[i].sh;
+            return CUDNNCTL_E_OK;
+        }
+    return CUDNNCTL_E_USAGE;
+}
+
+cudnnctl_shell cudnnctl_shell_default(void)
+{
+    cudnnctl_shell sh;
+    if (strcmp(cc_pf_os(), "windows") == 0)
+        return CUDNNCTL_SHELL_PWSH;
+    if (cudnnctl_shell_parse(cc_pf_getenv("SHELL"), &sh) == CUDNNCTL_E_OK)
+        return sh;
+    return CUDNNCTL_SHELL_SH;
+}
+
+/* Output buffer that remembers a failed allocation, so one check at the end suffices. */
+typedef struct {
+    cc_buf b;
+    int fail;
+} ob;
+
+static void oa(ob *o, const char *s, size_t n)
+{
+    if (cc_buf_append(&o->b, s, n) != 0)
+        o->fail = 1;
+}
+
+static void op(ob *o, const char *s)
+{
+    oa(o, s, strlen(s));
+}
+
+static void opf(ob *o, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void opf(ob *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = cc_vasprintf(fmt, ap);
+    va_end(ap);
+    if (!s) {
+        o->fail = 1;
+        return;
+    }
+    op(o, s);
+    free(s);
+}
+
+/* ---- quoting ------------------------------------------------------------------------------- */
+
+static void q_sh(ob *b, const char *s)
+{
+    op(b, "'");
+    for (; *s; s++)
+        if (*s == '\'')
+            op(b, "'\\''");
+        else
+            oa(b, s, 1);
+    op(b, "'");
+}
+
+static void q_fish(ob *b, const char *s)
+{
+    op(b, "'");
+    for (; *s; s++) {
+        if (*s == '\'' || *s == '\\')
+            op(b, "\\");
+        oa(b, s, 1);
+    }
+    op(b, "'");
+}
+
+static void q_pwsh(ob *b, const char *s)
+{
+    op(b, "'");
+    for (; *s; s++)
+        if (*s == '\'')
+            op(b, "''");
+        else
+            oa(b, s, 1);
+    op(b, "'");
+}
+
+/* Inside `set "X=..."` of a batch file only '%' needs doubling. */
+static void q_cmd(ob *b, const char *s)
+{
+    for (; *s; s++)
+        if (*s == '%')
+            op(b, "%%");
+        else
+            oa(b, s, 1);
+}
+
+/* A managed dir without trailing separators (so "dir" and "dir/..." patterns line up). */
+static char *trimmed(const char *s)
+{
+    size_t n = strlen(s);
+    while (n > 1 && (s[n - 1] == '/' || s[n - 1] == '\\'))
+        n--;
+    return cc_strndup(s, n);
+}
+
+static void header(ob *b, const char *c, const cudnnctl_env_selection *s, cudnnctl_shell sh)
+{
+    opf(b, "%s cudnnctl activation:", c);
+    if (s->toolkit_path)
+        opf(b, " CUDA %s at %s", s->toolkit_version ? s->toolkit_version : "(version ?)",
+            s->toolkit_path);
+    if (s->cudnn_path)
+        opf(b, "%s cuDNN %s at %s", s->toolkit_path ? "," : "",
+            s->cudnn_version ? s->cudnn_version : "?", s->cudnn_path);
+    op(b, "\n");
+    switch (sh) {
+    case CUDNNCTL_SHELL_FISH:
+        opf(b, "%s use: cudnnctl env --shell fish | source  (twice = once)\n", c);
+        break;
+    case CUDNNCTL_SHELL_PWSH:
+        opf(b, "%s use: cudnnctl env --shell pwsh | Out-String | Invoke-Expression\n", c);
+        break;
+    case CUDNNCTL_SHELL_CMD:
+        opf(b,
+            "%s use: cudnnctl env --shell cmd > \"%%TEMP%%\\cudnnctl-env.cmd\" && "
+            "call \"%%TEMP%%\\cudnnctl-env.cmd\"\n",
+            c);
+        break;
+    default:
+        opf(b, "%s use: eval \"$(cudnnctl env --shell %s)\"  (twice = once)\n", c,
+            cudnnctl_shell_name(sh));
+    }
+    for (size_t i = 0; i < s->n_notes; i++)
+        opf(b, "%s note: %s\n", c, s->notes[i]);
+}
+
+/* ---- POSIX sh (dash, bash, zsh): builtins and parameter expansion only --------------------- */
+
+static void sh_filter(ob *b, const cudnnctl_env_selection *s, const char *var)
+{
+    opf(b, "__cudnnctl_r=${%s:+$%s:}; __cudnnctl_n=; __cudnnctl_f=\n", var, var);
+    op(b, "while [ -n \"$__cudnnctl_r\" ]; do\n"
+          "  __cudnnctl_e=${__cudnnctl_r%%:*}; __cudnnctl_r=${__cudnnctl_r#*:}\n");
+    if (s->n_managed) {
+        op(b, "  case $__cudnnctl_e in\n    ");
+        for (size_t i = 0; i < s->n_managed; i++) {
+            char *m = trimmed(s->managed[i]);
+            if (!m) {
+                b->fail = 1;
+                continue;
+            }
+            if (i)
+                op(b, "|");
+            q_sh(b, m);
+            op(b, "|");
+            q_sh(b, m);
+            op(b, "/*");
+            free(m);
+        }
+        op(b, ") continue ;;\n  esac\n");
+    }
+    op(b, "  __cudnnctl_k=${CUDNNCTL_ENV:+$CUDNNCTL_ENV:}; __cudnnctl_d=\n"
+          "  while [ -n \"$__cudnnctl_k\" ]; do\n"
+          "    __cudnnctl_x=${__cudnnctl_k%%:*}; __cudnnctl_k=${__cudnnctl_k#*:}\n"
+          "    case $__cudnnctl_x in '') ;; *) case $__cudnnctl_e in "
+          "\"$__cudnnctl_x\"|\"$__cudnnctl_x\"/*) __cudnnctl_d=1 ;; esac ;; esac\n"
+          "  done\n"
+          "  if [ -z \"$__cudnnctl_d\" ]; then "
+          "__cudnnctl_n=$__cudnnctl_n${__cudnnctl_f:+:}$__cudnnctl_e; __cudnnctl_f=1; fi\n"
+          "done\n");
+}
+
+static void sh_list(ob *b, char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *t = trimmed(v[i]);
+        if (!t) {
+            b->fail = 1;
+            continue;
+        }
+        if (i)
+            op(b, ":");
+        q_sh(b, t);
+        free(t);
+    }
+}
+
+static void render_sh(ob *b, const cudnnctl_env_selection *s, cudnnctl_shell sh, int ldp)
+{
+    header(b, "#", s, sh);
+    if (s->toolkit_path) {
+        op(b, "CUDA_HOME=");
+        q_sh(b, s->toolkit_path);
+        op(b, "; export CUDA_HOME\nCUDA_PATH=");
+        q_sh(b, s->toolkit_path);
+        op(b, "; export CUDA_PATH\n");
+    }
+    sh_filter(b, s, "PATH");
+    if (s->n_bin_dirs) {
+        op(b, "PATH=");
+        sh_list(b, s->bin_dirs, s->n_bin_dirs);
+        op(b, "${__cudnnctl_f:+:}$__cudnnctl_n; export PATH\n");
+    } else {
+        op(b, "PATH=$__cudnnctl_n; export PATH\n");
+    }
+    sh_filter(b, s, "LD_LIBRARY_PATH");
+    if (ldp && s->n_lib_dirs) {
+        op(b, "LD_LIBRARY_PATH=");
+        sh_list(b, s->lib_dirs, s->n_lib_dirs);
+        op(b, "${__cudnnctl_f:+:}$__cudnnctl_n; export LD_LIBRARY_PATH\n");
+    } else {
+        op(b, "if [ -n \"$__cudnnctl_f\" ]; then LD_LIBRARY_PATH=$__cudnnctl_n; "
+              "export LD_LIBRARY_PATH; else unset LD_LIBRARY_PATH; fi\n");
+    }
+    if (s->n_roots) {
+        op(b, "CUDNNCTL_ENV=");
+        sh_list(b, s->roots, s->n_roots);
+        op(b, "; export CUDNNCTL_ENV\n");
+    } else {
+        op(b, "unset CUDNNCTL_ENV\n");
+    }
+    op(b, "unset __cudnnctl_r __cudnnctl_n __cudnnctl_f __cudnnctl_e __cudnnctl_k "
+          "__cudnnctl_d __cudnnctl_x\n");
+}
+
+/* ---- fish ------------------------------------------------------------------------------------ */
+
+static void fish_filter(ob *b, const char *var)
+{
+    opf(b, "set __cudnnctl_keep\nfor __cudnnctl_e in $%s\n", var);
+    op(b, "    set -l __cudnnctl_x 0\n"
+          "    for __cudnnctl_d in $__cudnnctl_drop\n"
+          "        if test -n \"$__cudnnctl_d\"; and string match -qr -- "
+          "'^'(string escape --style=regex -- $__cudnnctl_d)'(/|$)' $__cudnnctl_e\n"
+          "            set __cudnnctl_x 1\n"
+          "            break\n"
+          "        end\n"
+          "    end\n"
+          "    if test $__cudnnctl_x = 0\n"
+          "        set -a __cudnnctl_keep $__cudnnctl_e\n"
+          "    end\n"
+          "end\n");
+}
+
+static void fish_list(ob *b, char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *t = trimmed(v[i]);
+        if (!t) {
+            b->fail = 1;
+            continue;
+        }
+        op(b, " ");
+        q_fish(b, t);
+        free(t);
+    }
+}
+
+static void render_fish(ob *b, const cudnnctl_env_selection *s, int ldp)
+{
+    header(b, "#", s, CUDNNCTL_SHELL_FISH);
+    if (s->toolkit_path) {
+        op(b, "set -gx CUDA_HOME ");
+        q_fish(b, s->toolkit_path);
+        op(b, "\nset -gx CUDA_PATH ");
+        q_fish(b, s->toolkit_path);
+        op(b, "\n");
+    }
+    op(b, "set -l __cudnnctl_drop");
+    fish_list(b, s->managed, s->n_managed);
+    op(b, " (string split ':' -- $CUDNNCTL_ENV)\nset -l __cudnnctl_keep\n");
+    fish_filter(b, "PATH");
+    op(b, "set -gx PATH");
+    fish_list(b, s->bin_dirs, s->n_bin_dirs);
+    op(b, " $__cudnnctl_keep\n");
+    fish_filter(b, "LD_LIBRARY_PATH");
+    if (ldp && s->n_lib_dirs) {
+        op(b, "set -gx LD_LIBRARY_PATH");
+        fish_list(b, s->lib_dirs, s->n_lib_dirs);
+        op(b, " $__cudnnctl_keep\n");
+    } else {
+        op(b, "if set -q __cudnnctl_keep[1]\n"
+              "    set -gx LD_LIBRARY_PATH $__cudnnctl_keep\n"
+              "else if set -q LD_LIBRARY_PATH\n"
+              "    set -e LD_LIBRARY_PATH\n"
+              "end\n");
+    }
+    if (s->n_roots) {
+        op(b, "set -gx --path CUDNNCTL_ENV");
+        fish_list(b, s->roots, s->n_roots);
+        op(b, "\n");
+    } else {
+        op(b, "set -q CUDNNCTL_ENV; and set -e CUDNNCTL_ENV\n");
+    }
+}
+
+/* ---- PowerShell ------------------------------------------------------------------------------ */
+
+static void pwsh_array(ob *b, char **v, size_t n)
+{
+    op(b, "@(");
+    for (size_t i = 0; i < n; i++) {
+        char *t = trimmed(v[i]);
+        if (!t) {
+            b->fail = 1;
+            continue;
+        }
+        if (i)
+            op(b, ", ");
+        q_pwsh(b, t);
+        free(t);
+    }
+    op(b, ")");
+}
+
+static void pwsh_filter(ob *b, const char *var)
+{
+    opf(b,
+        "$__cudnnctl_keep = @(if ($env:%s) { $env:%s.Split($__cudnnctl_sep) | "
+        "Where-Object { $__cudnnctl_e = $_.TrimEnd('\\', '/'); -not ($__cudnnctl_drop | "
+        "Where-Object { $__cudnnctl_e -eq $_ -or "
+        "$__cudnnctl_e.StartsWith($_ + '\\', [StringComparison]::OrdinalIgnoreCase) -or "
+        "$__cudnnctl_e.StartsWith($_ + '/', [StringComparison]::OrdinalIgnoreCase) }) } "
+        "})\n",
+        var, var);
+}
+
+static void render_pwsh(ob *b, const cudnnctl_env_selection *s, int ldp)
+{
+    header(b, "#", s, CUDNNCTL_SHELL_PWSH);
+    if (s->toolkit_path) {
+        op(b, "$env:CUDA_PATH = ");
+        q_pwsh(b, s->toolkit_path);
+        op(b, "\n$env:CUDA_HOME = ");
+        q_pwsh(b, s->toolkit_path);
+        op(b, "\n");
+    }
+    op(b, "$__cudnnctl_sep = [IO.Path]::PathSeparator\n$__cudnnctl_drop = ");
+    pwsh_array(b, s->managed, s->n_managed);
+    op(b, " + @(if ($env:CUDNNCTL_ENV) { $env:CUDNNCTL_ENV.Split($__cudnnctl_sep) | "
+          "Where-Object { $_ } })\n");
+    pwsh_filter(b, "PATH");
+    op(b, "$env:PATH = (");
+    pwsh_array(b, s->bin_dirs, s->n_bin_dirs);
+    op(b, " + $__cudnnctl_keep) -join $__cudnnctl_sep\n");
+    if (!s->windows) {
+        /* PowerShell on Linux: the same LD_LIBRARY_PATH rules as every other shell */
+        pwsh_filter(b, "LD_LIBRARY_PATH");
+        if (ldp && s->n_lib_dirs) {
+            op(b, "$env:LD_LIBRARY_PATH = (");
+            pwsh_array(b, s->lib_dirs, s->n_lib_dirs);
+            op(b, " + $__cudnnctl_keep) -join $__cudnnctl_sep\n");
+        } else {
+            op(b, "if ($__cudnnctl_keep.Count) { $env:LD_LIBRARY_PATH = $__cudnnctl_keep "
+                  "-join $__cudnnctl_sep } else { Remove-Item Env:LD_LIBRARY_PATH "
+                  "-ErrorAction SilentlyContinue }\n");
+        }
+    }
+    if (s->n_roots) {
+        op(b, "$env:CUDNNCTL_ENV = ");
+        pwsh_array(b, s->roots, s->n_roots);
+        op(b, " -join $__cudnnctl_sep\n");
+    } else {
+        op(b, "Remove-Item Env:CUDNNCTL_ENV -ErrorAction SilentlyContinue\n");
+    }
+    op(b, "Remove-Variable __cudnnctl_sep, __cudnnctl_drop, __cudnnctl_keep, __cudnnctl_e "
+          "-ErrorAction SilentlyContinue\n");
+}
+
+/* ---- cmd.exe (a batch file: `call` it) --------------------------------------------------------
+ */
+
+static void cmd_drop(ob *b, const char *entry)
+{
+    if (strchr(entry, '=')) {
+        opf(b, "@rem cannot drop an entry with '=' in it: %s\n", entry);
+        return;
+    }
+    /* %VAR:old=new% replaces every (case-insensitive) occurrence; twice catches neighbours */
+    for (int k = 0; k < 2; k++) {
+        op(b, "@set \"PATH=%PATH:;");
+        q_cmd(b, entry);
+        op(b, ";=;%\"\n");
+    }
+}
+
+static void render_cmd(ob *b, const cudnnctl_env_selection *s)
+{
+    static const char *const subdirs[] = {"", "bin", "bin\\x64", "libnvvp", "lib\\x64", NULL};
+    header(b, "@rem", s, CUDNNCTL_SHELL_CMD);
+    if (s->toolkit_path) {
+        op(b, "@set \"CUDA_PATH=");
+        q_cmd(b, s->toolkit_path);
+        op(b, "\"\n@set \"CUDA_HOME=");
+        q_cmd(b, s->toolkit_path);
+        op(b, "\"\n");
+    }
+    op(b, "@set \"PATH=;%PATH%;\"\n");
+    for (size_t i = 0; i < s->n_managed; i++) {
+        char *m = trimmed(s->managed[i]);
+        for (int k = 0; m && subdirs[k]; k++) {
+            char *e = *subdirs[k] ? cc_env_join(m, subdirs[k], 1) : cc_strdup(m);
+            char *e2 = e ? cc_asprintf("%s\\", e) : NULL;
+            if (e && e2) {
+                cmd_drop(b, e);
+                cmd_drop(b, e2);
+            }
+            free(e);
+            free(e2);
+        }
+        free(m);
+    }
+    op(b, "@set \"PATH=%PATH:~1,-1%\"\n");
+    if (s->n_bin_dirs) {
+        op(b, "@set \"PATH=");
+        for (size_t i = 0; i < s->n_bin_dirs; i++) {
+            q_cmd(b, s->bin_dirs[i]);
+            op(b, ";");
+        }
+        op(b, "%PATH%\"\n");
+    }
+    if (s->n_roots) {
+        op(b, "@set \"CUDNNCTL_ENV=");
+        for (size_t i = 0; i < s->n_roots; i++) {
+            if (i)
+                op(b, ";");
+            q_cmd(b, s->roots[i]);
+        }
+        op(b, "\"\n");
+    } else {
+        op(b, "@set \"CUDNNCTL_ENV=\"\n");
+    }
+}
+
+cudnnctl_err cudnnctl_env_render(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                 cudnnctl_shell sh, unsigned flags, char **text)
+{
+    *text = NULL;
+    ob o = {{0}, 0};
+    int ldp = (flags & CUDNNCTL_ENV_LD_LIBRARY_PATH) != 0;
+    switch (sh) {
+    case CUDNNCTL_SHELL_SH:
+    case CUDNNCTL_SHELL_BASH:
+    case CUDNNCTL_SHELL_ZSH:
+        render_sh(&o, s, sh, ldp);
+        break;
+    case CUDNNCTL_SHELL_FISH:
+        render_fish(&o, s, ldp);
+        break;
+    case CUDNNCTL_SHELL_PWSH:
+        render_pwsh(&o, s, ldp);
+        break;
+    case CUDNNCTL_SHELL_CMD:
+        render_cmd(&o, s);
+        break;
+    default:
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "unknown shell %d", (int)sh);
+    }
+    if (o.fail || !o.b.data) {
+        cc_buf_free(&o.b);
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    *text = o.b.data;
+    return CUDNNCTL_E_OK;
+}

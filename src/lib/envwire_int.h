@@ -1,0 +1,121 @@
+/* envwire_int.h: what the environment-wiring files (env_*.c, use.c, alternatives.c) share:
+ * root-aware link resolution, atomic link replacement, cudnnctl prefixes, toolkit lookup,
+ * update-alternatives state. Not installed. */
+#ifndef CC_ENVWIRE_INT_H
+#define CC_ENVWIRE_INT_H
+
+#include "internal.h"
+
+/* ---- changes list --------------------------------------------------------------------------- */
+int cc_changes_add(cudnnctl_changes *c, const char *action, const char *path, const char *detail);
+
+/* ---- paths under the root (all arguments and results are root-relative) --------------------- */
+/* Resolve every symbolic link in an absolute path the way the kernel would inside the root
+ * (absolute link targets restart at the root). Missing components are kept lexically. */
+char *cc_env_realpath(cudnnctl_ctx *ctx, const char *path);
+/* An absolute root-relative path for a user-given one ("./cuda-12.4" from the working dir). */
+char *cc_env_abs(cudnnctl_ctx *ctx, const char *path);
+int cc_env_is_dir(cudnnctl_ctx *ctx, const char *path);
+/* 1 when /usr/local/cuda leads to a dir (never on Windows, which has no such link). */
+int cc_env_has_cuda_link(cudnnctl_ctx *ctx);
+int cc_env_exists(cudnnctl_ctx *ctx, const char *path); /* anything, even a dangling link */
+/* The text to store in a link at @p link pointing to @p dest: relative ("cuda-12.4") when both
+ * live in the same directory (works inside chroots and fake roots), else @p dest. */
+char *cc_env_link_text(const char *link, const char *dest);
+/* Atomically point @p link at @p text: a new link under a temporary name in the same
+ * directory, then rename over the old one (there is never a moment without it). */
+cudnnctl_err cc_env_replace_link(cudnnctl_ctx *ctx, const char *link, const char *text,
+                                 cudnnctl_changes *ch);
+/* 1 for dirs that are shared with the rest of the system ("/", "/usr", "/usr/local", "/opt",
+ * drive roots): their bin/lib entries are never added to or dropped from PATH. */
+int cc_env_is_shared_root(const char *path);
+/* 1 for "C:\...", "C:/...", "\\server\...": the selection uses the Windows layout. */
+int cc_env_is_windows_path(const char *path);
+/* Join with the separator of the path's style. */
+char *cc_env_join(const char *dir, const char *name, int windows);
+/* The toolkit's library dir under @p home (lib64, lib, targets/<arch>/lib); NULL when none. */
+char *cc_env_toolkit_libdir(cudnnctl_ctx *ctx, const char *home);
+/* Version of a toolkit dir read from version.json / version.txt (when detect did not list it). */
+int cc_env_read_toolkit_version(cudnnctl_ctx *ctx, const char *home, char **version, int *major,
+                                int *minor);
+
+/* ---- cudnnctl prefixes ---------------------------------------------------------------------- */
+typedef struct {
+    char *path;    /* PREFIX/cudnn-<ver>-cuda<M> */
+    char *version; /* <ver> */
+    int cuda_major;
+} cc_env_install;
+
+typedef struct {
+    char *prefix;
+    cc_env_install *v;
+    size_t n;
+    int current; /* index of the install `current` leads to, -1 when none */
+} cc_env_prefix;
+
+/* 1 when the name is cudnn-<ver>-cuda<M>; fills version (malloc'd) and major. */
+int cc_env_parse_install_name(const char *name, char **version, int *major);
+/* Scan a prefix; a dir without installs gives n == 0 (not an error). */
+cudnnctl_err cc_env_scan_prefix(cudnnctl_ctx *ctx, const char *prefix, cc_env_prefix *out);
+void cc_env_prefix_free(cc_env_prefix *p);
+/* Index of the install for CUDA @p major: the one `current` leads to when it matches, else the
+ * newest; -1 when the prefix has none. */
+int cc_env_prefix_pick(const cc_env_prefix *p, int major);
+/* Prefixes cudnnctl knows of: those given in @p in, then those recorded in install receipts. */
+cudnnctl_err cc_env_known_prefixes(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cc_strv *out);
+
+/* ---- toolkits -------------------------------------------------------------------------------- */
+/* Run detect unless the inputs carry a result; *owned is freed by the caller. */
+cudnnctl_err cc_env_detect(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in,
+                           const cudnnctl_detect_result **det, cudnnctl_detect_result **owned);
+/* "11.8 (/usr/local/cuda-11.8), 12.4 (...)" or "none" (malloc'd). */
+char *cc_env_toolkit_list(const cudnnctl_detect_result *det);
+/* Find the toolkit for "X", "X.Y", "X.Y.Z" (or a dir). NULL with the error set (NO_TOOLKIT
+ * listing what exists, USAGE when ambiguous). */
+const cudnnctl_toolkit *cc_env_find_toolkit(cudnnctl_ctx *ctx, const cudnnctl_detect_result *det,
+                                            const char *spec);
+/* 1 when @p s looks like a version ("12", "12.4", "12.4.1"). */
+int cc_env_is_version(const char *s);
+
+/* ---- update-alternatives state (/var/lib/dpkg/alternatives/<name>) --------------------------- */
+typedef struct {
+    char *path;
+    char *priority;
+    char **slave_paths; /* one per slave of the group; "" when this choice has none */
+} cc_alt_choice;
+
+typedef struct {
+    char *name;
+    char *mode; /* "auto" or "manual" */
+    char *link; /* master link, e.g. /usr/local/cuda */
+    char **slave_names;
+    char **slave_links;
+    size_t n_slaves;
+    cc_alt_choice *choices;
+    size_t n_choices;
+} cc_alt;
+
+/* Parse the state text of group @p name. */
+cudnnctl_err cc_alt_parse(cudnnctl_ctx *ctx, const char *name, const char *text, cc_alt *out);
+/* The state text update-alternatives writes. */
+char *cc_alt_format(const cc_alt *a);
+void cc_alt_free(cc_alt *a);
+/* 1 when @p link (root-relative) is a link to /etc/alternatives/<name> and the group's state
+ * file exists; *name is malloc'd. */
+int cc_alt_manages(cudnnctl_ctx *ctx, const char *link, char **name);
+cudnnctl_err cc_alt_load(cudnnctl_ctx *ctx, const char *name, cc_alt *out);
+/* Index of the choice that is @p path (string or resolved), -1 when not registered. */
+int cc_alt_find(cudnnctl_ctx *ctx, const cc_alt *a, const char *path);
+/* Select @p path in group @p name: under --root by writing the links and the state file
+ * (manual mode) the way update-alternatives does; without a root by running
+ * `update-alternatives --set`. */
+cudnnctl_err cc_alt_set(cudnnctl_ctx *ctx, const char *name, const char *path,
+                        cudnnctl_changes *ch);
+
+/* ---- persistence shared with use ------------------------------------------------------------- */
+/* Rewrite /etc/ld.so.conf.d/cudnnctl-*.conf for @p s when one exists (use), or always (persist);
+ * runs ldconfig unless under --root or @p no_ldconfig. */
+cudnnctl_err cc_env_write_ldconf(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                 int only_if_present, int no_ldconfig, cudnnctl_changes *ch);
+
+#endif
