@@ -170,6 +170,8 @@ typedef struct {
 } cudnnctl_use_result;
 
 #define CUDNNCTL_USE_NO_LDCONFIG 1u
+/** Windows: the machine environment (HKLM) instead of the user's (HKCU\\Environment). */
+#define CUDNNCTL_USE_SYSTEM 2u
 
 /**
  * Make the toolkit @p version ("X.Y", "X.Y.Z" or a toolkit dir) the active one: flip

@@ -84,7 +84,10 @@ int cmd_use(cli_opts *o, cudnnctl_ctx *ctx)
     char *json = NULL;
     int rc = 0;
     cudnnctl_err e =
-        cudnnctl_use(ctx, &in, version, o->no_ldconfig ? CUDNNCTL_USE_NO_LDCONFIG : 0, &r);
+        cudnnctl_use(ctx, &in, version,
+                     (o->no_ldconfig ? CUDNNCTL_USE_NO_LDCONFIG : 0u) |
+                         (o->system_wide ? CUDNNCTL_USE_SYSTEM : 0u),
+                     &r);
     if (e != CUDNNCTL_E_OK)
         return cli_fail(o, ctx, e);
     for (size_t i = 0; i < r->n_notes; i++)
@@ -96,6 +99,13 @@ int cmd_use(cli_opts *o, cudnnctl_ctx *ctx)
             cli_print_json(json);
     } else {
         cli_print_changes(o, &r->changes);
+        if (r->mechanism && strcmp(r->mechanism, "registry") == 0) {
+            cli_info(o, "CUDA %s is %s active: CUDA_PATH = %s (programs started from now on; "
+                        "this shell: cudnnctl env --shell pwsh)",
+                     r->toolkit_version ? r->toolkit_version : version,
+                     r->changed ? "now" : "already", r->toolkit_path);
+            goto done;
+        }
         cli_info(o, "CUDA %s is %s active: /usr/local/cuda -> %s%s%s",
                  r->toolkit_version ? r->toolkit_version : version, r->changed ? "now" : "already",
                  r->toolkit_path, r->cudnn_path ? ", cuDNN " : "",
@@ -104,6 +114,7 @@ int cmd_use(cli_opts *o, cudnnctl_ctx *ctx)
             cli_info(o, "shells started before keep their PATH; update one with: "
                         "eval \"$(cudnnctl env)\"");
     }
+done:
     cudnnctl_free(json);
     cudnnctl_use_result_free(r);
     return rc;

@@ -77,6 +77,10 @@ const cudnnctl_toolkit *cc_env_find_toolkit(cudnnctl_ctx *ctx, const cudnnctl_de
 /* 1 when @p s looks like a version ("12", "12.4", "12.4.1"). */
 int cc_env_is_version(const char *s);
 
+/* `use` on Windows (use_windows.c): CUDA_PATH, CUDA_PATH_Vx_y, PATH in the registry. */
+cudnnctl_err cc_use_windows(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, const char *version,
+                            unsigned flags, cudnnctl_use_result **out);
+
 /* ---- update-alternatives state (/var/lib/dpkg/alternatives/<name>) --------------------------- */
 typedef struct {
     char *path;

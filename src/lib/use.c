@@ -231,11 +231,8 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
     *out = NULL;
     if (!version || !*version)
         CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "use needs a toolkit version: cudnnctl use X.Y");
-    if (strcmp(cc_pf_os(), "windows") == 0)
-        CC_RET_ERR(ctx, CUDNNCTL_E_UNSUPPORTED,
-                   "Windows has no /usr/local/cuda: activate a toolkit per shell with "
-                   "cudnnctl env --shell pwsh %s",
-                   version);
+    if (strcmp(cc_pf_os(), "windows") == 0) /* CUDA_PATH / PATH in the registry */
+        return cc_use_windows(ctx, in, version, flags, out);
     const cudnnctl_detect_result *det = NULL;
     cudnnctl_detect_result *owned = NULL;
     cudnnctl_cuda_link *info = NULL;

@@ -7,7 +7,7 @@
 #  - HKCU\Environment then holds CUDA_PATH and CUDA_PATH_V12_4 = the tree, and a Path (still
 #    REG_EXPAND_SZ, the user's %USERPROFILE% entry unexpanded) with the tree's bin exactly once,
 #    also after a second install; the receipt records the old values;
-#  - `use 13.0` (its registry side, cc_winenv_use, through tests/tools/win_envuse.c) repoints
+#  - `use 13.0` repoints
 #    CUDA_PATH at v13.0 and swaps v12.4\bin for v13.0\bin;v13.0\bin\x64 on Path, once each;
 #  - uninstall restores every file of the tree and every registry value (wine reg query) exactly
 #    (after the use: leaves what `use` set, removes CUDA_PATH_V12_4 the install added);
@@ -15,7 +15,7 @@
 #    toolkit keeps its DLLs) and both bin and bin\x64 on Path once; uninstall restores it all.
 # Runs under scripts/test-windows.sh (WINE, WINEPREFIX, CUDNNCTL set by CTest).
 set -euo pipefail
-: "${WINE:?run through scripts/test-windows.sh}" "${WINEPREFIX:?}" "${CUDNNCTL:?}" "${WINENVUSE:?}"
+: "${WINE:?run through scripts/test-windows.sh}" "${WINEPREFIX:?}" "${CUDNNCTL:?}"
 
 . "$(dirname "${BASH_SOURCE[0]}")/cudnn_wheel.sh"
 
@@ -145,14 +145,16 @@ echo "ok: uninstall restored the tree (foreign cudnn.h back) and CUDA_PATH / CUD
 
 install
 check_reg
-"$WINE" "$WINENVUSE" "$WTREE13" 13.0 2>"$TMP/err" | tr -d '\r' >"$TMP/use.json" || fail "use 13.0: $(cat "$TMP/err")"
+"$WINE" "$CUDNNCTL" use 13.0 --json 2>"$TMP/err" | tr -d '\r' >"$TMP/use.json" || fail "use 13.0: $(cat "$TMP/err")"
+python3 -c 'import json,sys; u=json.load(open(sys.argv[1])); assert u["changed"] and u["mechanism"] == "registry" and u["toolkit"]["version"].startswith("13.0"), u' "$TMP/use.json" ||
+  fail "use 13.0 --json: $(cat "$TMP/use.json")"
 "$WINE" reg query "$KEY" 2>/dev/null | tr -d '\r' >"$TMP/reg.now"
 grep -qxF "    CUDA_PATH    REG_SZ    $WTREE13" "$TMP/reg.now" || fail "use 13.0: CUDA_PATH: $(cat "$TMP/reg.now")"
 grep -qxF "    CUDA_PATH_V13_0    REG_SZ    $WTREE13" "$TMP/reg.now" || fail "use 13.0: CUDA_PATH_V13_0: $(cat "$TMP/reg.now")"
 want="    Path    REG_EXPAND_SZ    $WTREE13\\bin;$WTREE13\\bin\\x64;%USERPROFILE%\\bin;C:\\tools"
 grep -qxF "$want" "$TMP/reg.now" || fail "use 13.0: Path: $(grep Path "$TMP/reg.now") (want $want)"
 echo "ok: use 13.0 repoints CUDA_PATH and swaps v12.4\\bin for v13.0\\bin;bin\\x64 on Path"
-"$WINE" "$WINENVUSE" "$WTREE13" 13.0 2>/dev/null | tr -d '\r' | grep -qx '\[\]' || fail "use 13.0 twice changed something"
+"$WINE" "$CUDNNCTL" use 13.0 --json 2>/dev/null | tr -d '\r' | grep -q '"changed":false' || fail "use 13.0 twice changed something"
 "$WINE" "$CUDNNCTL" uninstall --json 2>"$TMP/err" | tr -d '\r' >"$TMP/un.json" || fail "uninstall after use: $(cat "$TMP/err")"
 "$WINE" reg query "$KEY" 2>/dev/null | tr -d '\r' >"$TMP/reg.now"
 grep -qxF "    CUDA_PATH    REG_SZ    $WTREE13" "$TMP/reg.now" || fail "uninstall after use changed CUDA_PATH: $(cat "$TMP/reg.now")"
