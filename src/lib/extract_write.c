@@ -47,6 +47,7 @@ struct cc_xwriter {
     int cur_is_file;
     uint64_t cur_size;
     char *cur_path; /* staging path of the file being written, for early writeback */
+    uint64_t unsynced; /* bytes written since writeback was last started */
     int failed;
     char *err;
     unsigned warnings;
@@ -120,6 +121,12 @@ static void process(cc_xwriter *w, msg *m)
             break;
         }
         w->cur_size += m->len;
+        /* keep the disk busy while the decoder runs: start writeback every 16 MiB of a big file */
+        w->unsynced += m->len;
+        if (w->cur_path && w->unsynced >= ((uint64_t)16 << 20)) {
+            cc_pf_start_writeback(w->cur_path);
+            w->unsynced = 0;
+        }
         break;
     case M_END:
         r = archive_write_finish_entry(w->disk);
@@ -139,6 +146,7 @@ static void process(cc_xwriter *w, msg *m)
              * every staged file finds little left to write (measured: bench/install_bench.sh). */
             if (w->cur_path)
                 cc_pf_start_writeback(w->cur_path);
+            w->unsynced = 0;
         } else if (w->cur_src && w->cur_rec) {
             memcpy(w->cur_rec->sha256, w->cur_src->sha256, sizeof(w->cur_rec->sha256));
             w->cur_rec->size = w->cur_src->size;
