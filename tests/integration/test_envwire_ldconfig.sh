@@ -26,7 +26,7 @@ resolve() { # the path ldconfig gives libcudnn.so.9 with only our ld.so.conf.d e
     rm -f "$T/ld.cache"
     "$LDCONFIG" -X -C "$T/ld.cache" -f "$T/ld.conf" 2>"$T/ldconfig.err" ||
         fail "ldconfig: $(cat "$T/ldconfig.err")"
-    "$LDCONFIG" -C "$T/ld.cache" -p | awk '$1 == "libcudnn.so.9" { print $NF; exit }'
+    "$LDCONFIG" -C "$T/ld.cache" -p | awk '$1 == "libcudnn.so.9" && !found { print $NF; found = 1 }'
 }
 
 C env --persist --system >/dev/null

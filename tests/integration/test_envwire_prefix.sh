@@ -72,7 +72,7 @@ conf=$(ls "$R"/etc/ld.so.conf.d/cudnnctl-*.conf)
 [ "$(grep -v '^#' "$conf" | head -1)" = /opt/cudnn/cudnn-9.19.0.56-cuda12/lib ] || fail "entry: $(cat "$conf")"
 grep -v '^#' "$conf" | sed "s|^|$R|" >"$T/ld.conf"
 "$LDCONFIG" -X -C "$T/ld.cache" -f "$T/ld.conf" || fail "ldconfig"
-got=$("$LDCONFIG" -C "$T/ld.cache" -p | awk '$1 == "libcudnn.so.9" { print $NF; exit }')
+got=$("$LDCONFIG" -C "$T/ld.cache" -p | awk '$1 == "libcudnn.so.9" && !found { print $NF; found = 1 }')
 [ "$got" = "$R/opt/cudnn/cudnn-9.19.0.56-cuda12/lib/libcudnn.so.9" ] || fail "ldconfig: '$got'"
 echo "prefix: ldconfig -> $got"
 

@@ -5,7 +5,7 @@
 set -euo pipefail
 CUDA=/usr/local/cuda-13.0
 [ -f "$CUDA/lib/libcudnn.so.9" ] || { echo "FAIL: $CUDA/lib/libcudnn.so.9 missing: this test needs the CUDA 13.0 tree with cuDNN 9.19"; exit 1; }
-if ldconfig -p | grep -q 'libcuda\.so\.1 '; then
+if ldconfig -p | grep 'libcuda\.so\.1 ' >/dev/null; then
     echo "FAIL: this machine has an NVIDIA driver (libcuda.so.1): the no-GPU expectations below do not apply"; exit 1
 fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
