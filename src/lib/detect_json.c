@@ -6,11 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "detect_int.h"
-
-static int add_str(cJSON *o, const char *k, const char *v)
-{
-    return (v ? cJSON_AddStringToObject(o, k, v) : cJSON_AddNullToObject(o, k)) ? 0 : -1;
-}
+#include "json.h"
 
 static int add_int_or_null(cJSON *o, const char *k, int v)
 {
@@ -39,9 +35,9 @@ static int toolkit_json(cJSON *arr, const cudnnctl_toolkit *t)
         cJSON_Delete(o);
         return -1;
     }
-    int rc = add_str(o, "path", t->path) | add_str(o, "version", t->version) |
+    int rc = cc_json_str(o, "path", t->path) | cc_json_str(o, "version", t->version) |
              add_int_or_null(o, "major", t->major) | add_int_or_null(o, "minor", t->minor) |
-             add_int_or_null(o, "patch", t->patch) | add_str(o, "version_full", t->version_full);
+             add_int_or_null(o, "patch", t->patch) | cc_json_str(o, "version_full", t->version_full);
     cJSON *src = cJSON_AddArrayToObject(o, "sources");
     if (!src)
         return -1;
@@ -54,9 +50,9 @@ static int toolkit_json(cJSON *arr, const cudnnctl_toolkit *t)
             }
         }
     rc |= cJSON_AddBoolToObject(o, "active", t->active) ? 0 : -1;
-    rc |= add_str(o, "active_reason", t->active_reason) | add_str(o, "lib_dir", t->lib_dir) |
-          add_str(o, "include_dir", t->include_dir) | add_str(o, "origin", t->origin) |
-          add_str(o, "found_via", t->found_via) | add_list(o, "aliases", t->aliases, t->n_aliases);
+    rc |= cc_json_str(o, "active_reason", t->active_reason) | cc_json_str(o, "lib_dir", t->lib_dir) |
+          cc_json_str(o, "include_dir", t->include_dir) | cc_json_str(o, "origin", t->origin) |
+          cc_json_str(o, "found_via", t->found_via) | add_list(o, "aliases", t->aliases, t->n_aliases);
     rc |= cJSON_AddBoolToObject(o, "sources_disagree", t->sources_disagree) ? 0 : -1;
     cJSON *rd = cJSON_AddArrayToObject(o, "readings");
     if (!rd)
@@ -67,8 +63,8 @@ static int toolkit_json(cJSON *arr, const cudnnctl_toolkit *t)
             cJSON_Delete(x);
             return -1;
         }
-        rc |= add_str(x, "source", cudnnctl_detect_source_name(t->readings[i].source)) |
-              add_str(x, "version", t->readings[i].version);
+        rc |= cc_json_str(x, "source", cudnnctl_detect_source_name(t->readings[i].source)) |
+              cc_json_str(x, "version", t->readings[i].version);
         rc |= cJSON_AddBoolToObject(x, "agrees", t->readings[i].agrees) ? 0 : -1;
     }
     rc |= add_list(o, "problems", t->problems, t->n_problems);
@@ -82,13 +78,13 @@ static int cudnn_json(cJSON *arr, const cudnnctl_cudnn_copy *c)
         cJSON_Delete(o);
         return -1;
     }
-    int rc = add_str(o, "path", c->path) | add_str(o, "version", c->version) |
+    int rc = cc_json_str(o, "path", c->path) | cc_json_str(o, "version", c->version) |
              add_int_or_null(o, "major", c->major) | add_int_or_null(o, "minor", c->minor) |
-             add_int_or_null(o, "patch", c->patch) | add_str(o, "origin", c->origin) |
-             add_str(o, "version_source", c->version_source) |
-             add_str(o, "package_version", c->package_version) |
-             add_str(o, "include_dir", c->include_dir) |
-             add_str(o, "header_version", c->header_version) |
+             add_int_or_null(o, "patch", c->patch) | cc_json_str(o, "origin", c->origin) |
+             cc_json_str(o, "version_source", c->version_source) |
+             cc_json_str(o, "package_version", c->package_version) |
+             cc_json_str(o, "include_dir", c->include_dir) |
+             cc_json_str(o, "header_version", c->header_version) |
              add_list(o, "libs", c->libs, c->n_libs);
     rc |= cJSON_AddBoolToObject(o, "in_loader_path", c->in_loader_path) ? 0 : -1;
     rc |= cJSON_AddBoolToObject(o, "in_ld_library_path", c->in_ld_library_path) ? 0 : -1;
@@ -101,7 +97,7 @@ cudnnctl_err cudnnctl_detect_result_json(const cudnnctl_detect_result *r, char *
     *json = NULL;
     cJSON *root = cJSON_CreateObject();
     cudnnctl_err e = CUDNNCTL_E_NOMEM;
-    if (!root || add_str(root, "platform", r->platform) != 0)
+    if (!root || cc_json_str(root, "platform", r->platform) != 0)
         goto out;
     cJSON *tks = cJSON_AddArrayToObject(root, "toolkits");
     if (!tks)
@@ -114,13 +110,13 @@ cudnnctl_err cudnnctl_detect_result_json(const cudnnctl_detect_result *r, char *
             goto out;
     } else {
         cJSON *d = cJSON_AddObjectToObject(root, "driver");
-        if (!d || add_str(d, "version", r->driver->version) != 0 ||
+        if (!d || cc_json_str(d, "version", r->driver->version) != 0 ||
             (r->driver->cuda_version > 0
                  ? !cJSON_AddNumberToObject(d, "cuda_version", r->driver->cuda_version)
                  : !cJSON_AddNullToObject(d, "cuda_version")) ||
             !cJSON_AddBoolToObject(d, "cuda_version_estimated",
                                    r->driver->cuda_version_estimated) ||
-            add_str(d, "source", r->driver->source) != 0)
+            cc_json_str(d, "source", r->driver->source) != 0)
             goto out;
     }
     cJSON *cud = cJSON_AddArrayToObject(root, "cudnn");

@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "internal.h"
+#include "json.h"
 
 static void free_v(char **v, size_t n)
 {
@@ -51,25 +52,6 @@ cudnnctl_err cudnnctl_install_result_set_validation(cudnnctl_install_result *r, 
     return CUDNNCTL_E_OK;
 }
 
-static int put(cJSON *o, const char *k, const char *v)
-{
-    cJSON *x = v ? cJSON_CreateString(v) : cJSON_CreateNull();
-    return x && cJSON_AddItemToObject(o, k, x) ? 0 : -1;
-}
-
-static int put_v(cJSON *o, const char *k, char *const *v, size_t n)
-{
-    cJSON *a = cJSON_AddArrayToObject(o, k);
-    if (!a)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        cJSON *s = cJSON_CreateString(v[i]);
-        if (!s || !cJSON_AddItemToArray(a, s))
-            return -1;
-    }
-    return 0;
-}
-
 cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r, char **json)
 {
     *json = NULL;
@@ -77,16 +59,16 @@ cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r, char
     if (!o)
         return CUDNNCTL_E_NOMEM;
     cJSON *a = NULL, *t = NULL, *rec = NULL, *err = NULL, *val = NULL;
-    if (put(o, "cudnn_version", r->cudnn_version) || put(o, "cuda_variant", r->cuda_variant) ||
-        put(o, "platform", r->platform))
+    if (cc_json_str(o, "cudnn_version", r->cudnn_version) || cc_json_str(o, "cuda_variant", r->cuda_variant) ||
+        cc_json_str(o, "platform", r->platform))
         goto oom;
     if (!(a = cJSON_AddObjectToObject(o, "archive")) ||
-        put(a, "relative_path", r->archive.relative_path) || put(a, "url", r->archive.url) ||
-        put(a, "sha256", r->archive.sha256) ||
+        cc_json_str(a, "relative_path", r->archive.relative_path) || cc_json_str(a, "url", r->archive.url) ||
+        cc_json_str(a, "sha256", r->archive.sha256) ||
         !cJSON_AddNumberToObject(a, "size", (double)r->archive.size) ||
         !cJSON_AddBoolToObject(a, "verified", r->archive.verified) ||
         !cJSON_AddBoolToObject(a, "in_catalog", r->archive.in_catalog) ||
-        put(a, "manifest", r->archive.manifest))
+        cc_json_str(a, "manifest", r->archive.manifest))
         goto oom;
     /* loud and machine-readable: an archive nothing checked */
     if (!cJSON_AddBoolToObject(o, "insecure",
@@ -94,30 +76,30 @@ cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r, char
                                    (!r->archive.verified && strcmp(r->result, "installed") == 0)))
         goto oom;
     if (!(t = cJSON_AddObjectToObject(o, "target")) ||
-        put(t, "mode", r->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree") ||
-        put(t, "path", r->target_path) || put(t, "install_dir", r->install_dir) ||
-        put(t, "lib_dir", r->lib_dir) || put(t, "include_dir", r->include_dir) ||
-        put(t, "bin_dir", r->bin_dir))
+        cc_json_str(t, "mode", r->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree") ||
+        cc_json_str(t, "path", r->target_path) || cc_json_str(t, "install_dir", r->install_dir) ||
+        cc_json_str(t, "lib_dir", r->lib_dir) || cc_json_str(t, "include_dir", r->include_dir) ||
+        cc_json_str(t, "bin_dir", r->bin_dir))
         goto oom;
-    if (put_v(o, "steps", r->steps, r->n_steps) || put(o, "result", r->result) ||
-        put_v(o, "warnings", r->warnings, r->n_warnings))
+    if (cc_json_strs(o, "steps", r->steps, r->n_steps) || cc_json_str(o, "result", r->result) ||
+        cc_json_strs(o, "warnings", r->warnings, r->n_warnings))
         goto oom;
     if (r->receipt_id) {
-        if (!(rec = cJSON_AddObjectToObject(o, "receipt")) || put(rec, "id", r->receipt_id) ||
-            put(rec, "path", r->receipt_path))
+        if (!(rec = cJSON_AddObjectToObject(o, "receipt")) || cc_json_str(rec, "id", r->receipt_id) ||
+            cc_json_str(rec, "path", r->receipt_path))
             goto oom;
     } else if (!cJSON_AddNullToObject(o, "receipt")) {
         goto oom;
     }
-    if (put(o, "recovered", r->recovered) || put(o, "ldconfig", r->ldconfig) ||
-        put_v(o, "files_written", r->files_written, r->n_files_written) ||
-        put_v(o, "files_replaced", r->files_replaced, r->n_files_replaced) ||
+    if (cc_json_str(o, "recovered", r->recovered) || cc_json_str(o, "ldconfig", r->ldconfig) ||
+        cc_json_strs(o, "files_written", r->files_written, r->n_files_written) ||
+        cc_json_strs(o, "files_replaced", r->files_replaced, r->n_files_replaced) ||
         !cJSON_AddNumberToObject(o, "bytes_written", (double)r->bytes_written) ||
         !cJSON_AddNumberToObject(o, "seconds", r->seconds))
         goto oom;
     if (r->error != CUDNNCTL_E_OK) {
         if (!(err = cJSON_AddObjectToObject(o, "error")) ||
-            put(err, "code", cudnnctl_err_name(r->error)) ||
+            cc_json_str(err, "code", cudnnctl_err_name(r->error)) ||
             !cJSON_AddNumberToObject(err, "exit_code", cudnnctl_err_exit_code(r->error)))
             goto oom;
     } else if (!cJSON_AddNullToObject(o, "error")) {

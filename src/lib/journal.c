@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "journal.h"
+#include "json.h"
 
 static const char *const phase_names[] = {"staging", "prepare", "commit", "committed"};
 
@@ -115,12 +116,6 @@ char *cc_txn_temp_name(const cc_txn *t, const char *dst, const char *what)
 /* ---- serialisation ----------------------------------------------------------------------------
  */
 
-static int add_str(cJSON *o, const char *k, const char *v)
-{
-    cJSON *x = v ? cJSON_CreateString(v) : cJSON_CreateNull();
-    return x && cJSON_AddItemToObject(o, k, x) ? 0 : -1;
-}
-
 static int add_strv(cJSON *o, const char *k, const cc_strv *sv)
 {
     cJSON *a = cJSON_AddArrayToObject(o, k);
@@ -140,12 +135,12 @@ static char *to_json(const cc_txn *t)
     char *text = NULL;
     if (!o)
         return NULL;
-    if (!cJSON_AddNumberToObject(o, "format", 1) || add_str(o, "id", t->id) ||
-        add_str(o, "kind", t->kind) || add_str(o, "phase", cc_phase_name(t->phase)) ||
-        add_str(o, "staging", t->staging) || add_strv(o, "mkdirs", &t->mkdirs) ||
+    if (!cJSON_AddNumberToObject(o, "format", 1) || cc_json_str(o, "id", t->id) ||
+        cc_json_str(o, "kind", t->kind) || cc_json_str(o, "phase", cc_phase_name(t->phase)) ||
+        cc_json_str(o, "staging", t->staging) || add_strv(o, "mkdirs", &t->mkdirs) ||
         add_strv(o, "rmdirs", &t->rmdirs) || add_strv(o, "rm_after", &t->rm_after) ||
-        add_str(o, "receipt_path", t->receipt_path) ||
-        add_str(o, "receipt_remove", t->receipt_remove))
+        cc_json_str(o, "receipt_path", t->receipt_path) ||
+        cc_json_str(o, "receipt_remove", t->receipt_remove))
         goto out;
     cJSON *rec = t->receipt_json ? cJSON_Parse(t->receipt_json) : cJSON_CreateNull();
     if (!rec || !cJSON_AddItemToObject(o, "receipt", rec)) {
@@ -160,14 +155,14 @@ static char *to_json(const cc_txn *t)
         cJSON *j = cJSON_CreateObject();
         if (!j || !cJSON_AddItemToArray(ops, j))
             goto out;
-        if (add_str(j, "op", op->kind == CC_OP_PLACE ? "place" : "remove") ||
-            add_str(j, "type", cc_tx_kind_name(op->type)) || add_str(j, "dst", op->dst) ||
-            add_str(j, "tmp", op->tmp) || add_str(j, "src", op->src) ||
+        if (cc_json_str(j, "op", op->kind == CC_OP_PLACE ? "place" : "remove") ||
+            cc_json_str(j, "type", cc_tx_kind_name(op->type)) || cc_json_str(j, "dst", op->dst) ||
+            cc_json_str(j, "tmp", op->tmp) || cc_json_str(j, "src", op->src) ||
             !cJSON_AddBoolToObject(j, "src_clone", op->src_clone) ||
-            add_str(j, "link_target", op->link_target) ||
+            cc_json_str(j, "link_target", op->link_target) ||
             !cJSON_AddBoolToObject(j, "had_old", op->had_old) ||
-            add_str(j, "old_type", op->had_old ? cc_tx_kind_name(op->old_type) : NULL) ||
-            add_str(j, "bak", op->bak) || add_str(j, "keep", op->keep))
+            cc_json_str(j, "old_type", op->had_old ? cc_tx_kind_name(op->old_type) : NULL) ||
+            cc_json_str(j, "bak", op->bak) || cc_json_str(j, "keep", op->keep))
             goto out;
     }
     text = cJSON_Print(o);

@@ -5,31 +5,13 @@
 #include <cjson/cJSON.h>
 
 #include "receipt.h"
+#include "json.h"
 
 static void free_v(char **v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(v[i]);
     free(v);
-}
-
-static int put(cJSON *o, const char *k, const char *v)
-{
-    cJSON *x = v ? cJSON_CreateString(v) : cJSON_CreateNull();
-    return x && cJSON_AddItemToObject(o, k, x) ? 0 : -1;
-}
-
-static int put_v(cJSON *o, const char *k, char *const *v, size_t n)
-{
-    cJSON *a = cJSON_AddArrayToObject(o, k);
-    if (!a)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        cJSON *s = cJSON_CreateString(v[i]);
-        if (!s || !cJSON_AddItemToArray(a, s))
-            return -1;
-    }
-    return 0;
 }
 
 static int is_active(const cudnnctl_ctx *ctx, const cc_receipts *rs, size_t i)
@@ -145,22 +127,22 @@ cudnnctl_err cudnnctl_install_list_json(const cudnnctl_install_list *l, char **j
     for (size_t i = 0; i < l->n_items; i++) {
         const cudnnctl_install_record *it = &l->items[i];
         cJSON *j = cJSON_CreateObject();
-        if (!j || !cJSON_AddItemToArray(a, j) || put(j, "id", it->id) ||
-            put(j, "cudnn_version", it->cudnn_version) ||
-            put(j, "cuda_variant", it->cuda_variant) || put(j, "platform", it->platform) ||
-            put(j, "mode", it->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree") ||
-            put(j, "target", it->target_path) || put(j, "install_dir", it->install_dir) ||
-            put(j, "lib_dir", it->lib_dir) || put(j, "include_dir", it->include_dir) ||
-            put(j, "archive_sha256", it->archive_sha256) ||
+        if (!j || !cJSON_AddItemToArray(a, j) || cc_json_str(j, "id", it->id) ||
+            cc_json_str(j, "cudnn_version", it->cudnn_version) ||
+            cc_json_str(j, "cuda_variant", it->cuda_variant) || cc_json_str(j, "platform", it->platform) ||
+            cc_json_str(j, "mode", it->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree") ||
+            cc_json_str(j, "target", it->target_path) || cc_json_str(j, "install_dir", it->install_dir) ||
+            cc_json_str(j, "lib_dir", it->lib_dir) || cc_json_str(j, "include_dir", it->include_dir) ||
+            cc_json_str(j, "archive_sha256", it->archive_sha256) ||
             !cJSON_AddBoolToObject(j, "verified", it->verified) ||
-            put(j, "installed_at", it->installed_at) ||
+            cc_json_str(j, "installed_at", it->installed_at) ||
             !cJSON_AddNumberToObject(j, "files", (double)it->n_files) ||
             !cJSON_AddNumberToObject(j, "links", (double)it->n_links) ||
             !cJSON_AddNumberToObject(j, "replaced", (double)it->n_replaced) ||
-            !cJSON_AddBoolToObject(j, "active", it->active) || put(j, "receipt", it->receipt_path))
+            !cJSON_AddBoolToObject(j, "active", it->active) || cc_json_str(j, "receipt", it->receipt_path))
             goto oom;
     }
-    if (put(o, "pending_journal", l->pending_journal))
+    if (cc_json_str(o, "pending_journal", l->pending_journal))
         goto oom;
     *json = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
@@ -190,15 +172,15 @@ cudnnctl_err cudnnctl_uninstall_result_json(const cudnnctl_uninstall_result *r, 
 {
     *json = NULL;
     cJSON *o = cJSON_CreateObject();
-    if (!o || put(o, "target", r->target_path) ||
-        put_v(o, "removed", r->removed_ids, r->n_removed_ids) ||
-        put_v(o, "versions", r->versions, r->n_versions) ||
-        put_v(o, "files_removed", r->files_removed, r->n_files_removed) ||
-        put_v(o, "files_restored", r->files_restored, r->n_files_restored) ||
-        put_v(o, "files_kept", r->files_kept, r->n_files_kept) ||
-        put_v(o, "warnings", r->warnings, r->n_warnings) || put(o, "recovered", r->recovered) ||
-        put(o, "ldconfig", r->ldconfig) ||
-        put(o, "result", r->n_removed_ids ? "removed" : "nothing"))
+    if (!o || cc_json_str(o, "target", r->target_path) ||
+        cc_json_strs(o, "removed", r->removed_ids, r->n_removed_ids) ||
+        cc_json_strs(o, "versions", r->versions, r->n_versions) ||
+        cc_json_strs(o, "files_removed", r->files_removed, r->n_files_removed) ||
+        cc_json_strs(o, "files_restored", r->files_restored, r->n_files_restored) ||
+        cc_json_strs(o, "files_kept", r->files_kept, r->n_files_kept) ||
+        cc_json_strs(o, "warnings", r->warnings, r->n_warnings) || cc_json_str(o, "recovered", r->recovered) ||
+        cc_json_str(o, "ldconfig", r->ldconfig) ||
+        cc_json_str(o, "result", r->n_removed_ids ? "removed" : "nothing"))
         goto oom;
     *json = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "receipt.h"
+#include "json.h"
 
 char *cc_now_iso(void)
 {
@@ -115,16 +116,10 @@ cudnnctl_err cc_receipt_add_replaced(cudnnctl_ctx *ctx, cc_receipt *r, const cc_
 /* ---- to JSON ----------------------------------------------------------------------------------
  */
 
-static int put(cJSON *o, const char *k, const char *v)
-{
-    cJSON *x = v ? cJSON_CreateString(v) : cJSON_CreateNull();
-    return x && cJSON_AddItemToObject(o, k, x) ? 0 : -1;
-}
-
 static int put_mode(cJSON *o, uint32_t mode)
 {
     char *m = cc_mode_str(mode);
-    int rc = m ? put(o, "mode", m) : -1;
+    int rc = m ? cc_json_str(o, "mode", m) : -1;
     free(m);
     return rc;
 }
@@ -135,28 +130,28 @@ cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **j
     cJSON *o = cJSON_CreateObject();
     if (!o)
         goto oom;
-    if (!cJSON_AddNumberToObject(o, "format", 1) || put(o, "id", r->id) ||
+    if (!cJSON_AddNumberToObject(o, "format", 1) || cc_json_str(o, "id", r->id) ||
         !cJSON_AddNumberToObject(o, "seq", (double)r->seq) ||
-        put(o, "installed_at", r->installed_at) || put(o, "tool_version", r->tool_version) ||
-        put(o, "cudnn_version", r->cudnn_version) || put(o, "cuda_variant", r->cuda_variant) ||
-        put(o, "platform", r->platform))
+        cc_json_str(o, "installed_at", r->installed_at) || cc_json_str(o, "tool_version", r->tool_version) ||
+        cc_json_str(o, "cudnn_version", r->cudnn_version) || cc_json_str(o, "cuda_variant", r->cuda_variant) ||
+        cc_json_str(o, "platform", r->platform))
         goto oom;
     cJSON *a = cJSON_AddObjectToObject(o, "archive");
-    if (!a || put(a, "relative_path", r->archive.relative_path) || put(a, "url", r->archive.url) ||
-        put(a, "sha256", r->archive.sha256) ||
+    if (!a || cc_json_str(a, "relative_path", r->archive.relative_path) || cc_json_str(a, "url", r->archive.url) ||
+        cc_json_str(a, "sha256", r->archive.sha256) ||
         !cJSON_AddNumberToObject(a, "size", (double)r->archive.size) ||
         !cJSON_AddBoolToObject(a, "verified", r->archive.verified) ||
         !cJSON_AddBoolToObject(a, "in_catalog", r->archive.in_catalog))
         goto oom;
     cJSON *m = cJSON_AddObjectToObject(o, "manifest");
-    if (!m || put(m, "origin", r->archive.manifest) || put(m, "sha256", r->archive.manifest_sha256))
+    if (!m || cc_json_str(m, "origin", r->archive.manifest) || cc_json_str(m, "sha256", r->archive.manifest_sha256))
         goto oom;
     cJSON *t = cJSON_AddObjectToObject(o, "target");
-    if (!t || put(t, "mode", r->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree") ||
-        put(t, "path", r->target_path) || put(t, "install_dir", r->install_dir) ||
-        put(t, "lib_dir", r->lib_dir) || put(t, "include_dir", r->include_dir) ||
-        put(t, "bin_dir", r->bin_dir) || put(t, "doc_dir", r->doc_dir) ||
-        put(t, "current_link", r->current_link))
+    if (!t || cc_json_str(t, "mode", r->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree") ||
+        cc_json_str(t, "path", r->target_path) || cc_json_str(t, "install_dir", r->install_dir) ||
+        cc_json_str(t, "lib_dir", r->lib_dir) || cc_json_str(t, "include_dir", r->include_dir) ||
+        cc_json_str(t, "bin_dir", r->bin_dir) || cc_json_str(t, "doc_dir", r->doc_dir) ||
+        cc_json_str(t, "current_link", r->current_link))
         goto oom;
     cJSON *files = cJSON_AddArrayToObject(o, "files");
     cJSON *links = cJSON_AddArrayToObject(o, "links");
@@ -166,12 +161,12 @@ cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **j
         const cc_rentry *e = &r->entries[i];
         cJSON *j = cJSON_CreateObject();
         if (!j || !cJSON_AddItemToArray(e->type == CC_OBJ_LINK ? links : files, j) ||
-            put(j, "path", e->path))
+            cc_json_str(j, "path", e->path))
             goto oom;
         if (e->type == CC_OBJ_LINK) {
-            if (put(j, "target", e->link_target))
+            if (cc_json_str(j, "target", e->link_target))
                 goto oom;
-        } else if (put(j, "sha256", e->sha256) ||
+        } else if (cc_json_str(j, "sha256", e->sha256) ||
                    !cJSON_AddNumberToObject(j, "size", (double)e->size) || put_mode(j, e->mode)) {
             goto oom;
         }
@@ -182,9 +177,9 @@ cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **j
     for (size_t i = 0; i < r->n_replaced; i++) {
         const cc_rrepl *e = &r->replaced[i];
         cJSON *j = cJSON_CreateObject();
-        if (!j || !cJSON_AddItemToArray(rep, j) || put(j, "path", e->path) ||
-            put(j, "type", cc_tx_kind_name(e->type)) || put(j, "reason", e->reason) ||
-            put(j, "backup", e->backup) || put(j, "target", e->link_target) ||
+        if (!j || !cJSON_AddItemToArray(rep, j) || cc_json_str(j, "path", e->path) ||
+            cc_json_str(j, "type", cc_tx_kind_name(e->type)) || cc_json_str(j, "reason", e->reason) ||
+            cc_json_str(j, "backup", e->backup) || cc_json_str(j, "target", e->link_target) ||
             !cJSON_AddNumberToObject(j, "size", (double)e->size) || put_mode(j, e->mode))
             goto oom;
     }

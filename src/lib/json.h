@@ -1,0 +1,14 @@
+/* json.h: the small cJSON helpers the library's JSON writers share (receipts, journal, results). */
+#ifndef CC_JSON_H
+#define CC_JSON_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+/* o[k] = v as a string, or null when v is NULL. 0 on success, -1 on allocation failure. */
+int cc_json_str(cJSON *o, const char *k, const char *v);
+/* o[k] = [v[0], ..., v[n-1]] as strings. 0 on success, -1 on allocation failure. */
+int cc_json_strs(cJSON *o, const char *k, char *const *v, size_t n);
+
+#endif
