@@ -108,6 +108,10 @@ static void pwsh_and_cmd_golden(void **state)
     (void)state;
     cudnnctl_ctx *ctx = NULL;
     assert_int_equal(cudnnctl_ctx_new(&ctx), CUDNNCTL_E_OK);
+    /* a state dir with no receipts: the host's own installs must not leak into the golden text */
+    const char *no_state = strcmp(cc_pf_os(), "windows") == 0 ? "C:/cudnnctl-test-no-state"
+                                                              : "/nonexistent/cudnnctl-test-no-state";
+    assert_int_equal(cudnnctl_set_state_dir(ctx, no_state), CUDNNCTL_E_OK);
     cudnnctl_env_selection *s = windows_selection(ctx);
     char *t = NULL;
     assert_int_equal(cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_PWSH, 0, &t), CUDNNCTL_E_OK);
