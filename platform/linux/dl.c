@@ -31,6 +31,7 @@ const char *cc_pf_dlerror(void)
 
 struct mods {
     const char *prefix;
+    int resolve; /* 1: realpath of each module; 0: the name as the loader mapped it */
     char **v;
     size_t n, cap;
 };
@@ -54,17 +55,31 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
         m->v = nv;
         m->cap = nc;
     }
-    char *real = realpath(name, NULL);
-    m->v[m->n++] = real ? real : strdup(name);
+    char *copy = m->resolve ? realpath(name, NULL) : NULL;
+    if (!copy)
+        copy = strdup(name);
+    if (!copy)
+        return 1;
+    m->v[m->n++] = copy;
     m->v[m->n] = NULL;
     return 0;
 }
 
-char **cc_pf_loaded_modules(const char *prefix)
+static char **modules(const char *prefix, int resolve)
 {
-    struct mods m = {prefix, NULL, 0, 0};
+    struct mods m = {prefix, resolve, NULL, 0, 0};
     dl_iterate_phdr(collect, &m);
     if (!m.v)
         m.v = calloc(1, sizeof(char *));
     return m.v;
+}
+
+char **cc_pf_loaded_modules(const char *prefix)
+{
+    return modules(prefix, 1);
+}
+
+char **cc_pf_loaded_module_paths(const char *prefix)
+{
+    return modules(prefix, 0);
 }

@@ -2,7 +2,6 @@
  * flags, mapped module names as the loader saw them, and crash notes for the parent. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <link.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,53 +15,6 @@ void *cc_pf_dlopen_ex(const char *path, unsigned flags)
     int f = (flags & CC_PF_DL_LAZY) ? RTLD_LAZY : RTLD_NOW;
     f |= (flags & CC_PF_DL_GLOBAL) ? RTLD_GLOBAL : RTLD_LOCAL;
     return dlopen(path, f);
-}
-
-struct names {
-    const char *prefix;
-    char **v;
-    size_t n, cap;
-    int oom;
-};
-
-static int collect(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    struct names *m = data;
-    const char *name = info->dlpi_name;
-    if (!name || !*name)
-        return 0;
-    const char *base = strrchr(name, '/');
-    base = base ? base + 1 : name;
-    if (strncmp(base, m->prefix, strlen(m->prefix)) != 0)
-        return 0;
-    if (m->n + 2 > m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 16;
-        char **nv = realloc(m->v, nc * sizeof(char *));
-        if (!nv) {
-            m->oom = 1;
-            return 1;
-        }
-        m->v = nv;
-        m->cap = nc;
-    }
-    char *copy = strdup(name);
-    if (!copy) {
-        m->oom = 1;
-        return 1;
-    }
-    m->v[m->n++] = copy;
-    m->v[m->n] = NULL;
-    return 0;
-}
-
-char **cc_pf_loaded_module_paths(const char *prefix)
-{
-    struct names m = {prefix, NULL, 0, 0, 0};
-    dl_iterate_phdr(collect, &m);
-    if (!m.v)
-        m.v = calloc(1, sizeof(char *));
-    return m.v;
 }
 
 /* Lines are built before any crash: the handler only calls write(2) and raise(3). */
