@@ -87,6 +87,10 @@ typedef struct {
     cc_strv arch_targets;    /* "x86_64-linux", "sbsa-linux", "aarch64-linux" */
 } cc_detect_run;
 
+/* A zeroed toolkit slot at r->toolkits[r->n_toolkits] (patch = -1), growing the array;
+ * NULL when out of memory. The caller fills it and then counts it (r->n_toolkits++). */
+cudnnctl_toolkit *cc_dt_toolkit_slot(cc_detect_run *run, cudnnctl_detect_result *r);
+
 int cc_dt_note(cc_detect_run *run, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

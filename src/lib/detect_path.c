@@ -339,6 +339,22 @@ int cc_dt_list_push(char ***v, size_t *n, char *s)
     return 0;
 }
 
+cudnnctl_toolkit *cc_dt_toolkit_slot(cc_detect_run *run, cudnnctl_detect_result *r)
+{
+    if (r->n_toolkits == run->cap_toolkits) {
+        size_t nc = run->cap_toolkits ? run->cap_toolkits * 2 : 4;
+        cudnnctl_toolkit *nv = realloc(r->toolkits, nc * sizeof(*nv));
+        if (!nv)
+            return NULL;
+        r->toolkits = nv;
+        run->cap_toolkits = nc;
+    }
+    cudnnctl_toolkit *t = &r->toolkits[r->n_toolkits];
+    memset(t, 0, sizeof(*t));
+    t->patch = -1;
+    return t;
+}
+
 int cc_dt_note(cc_detect_run *run, const char *fmt, ...)
 {
     va_list ap;

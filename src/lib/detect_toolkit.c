@@ -466,17 +466,9 @@ cudnnctl_err cc_dt_find_toolkits(cc_detect_run *run)
         tk_cand *c = &l.v[i];
         if (c->view_of >= 0)
             continue;
-        if (r->n_toolkits == run->cap_toolkits) {
-            size_t nc = run->cap_toolkits ? run->cap_toolkits * 2 : 4;
-            cudnnctl_toolkit *nv = realloc(r->toolkits, nc * sizeof(*nv));
-            if (!nv)
-                goto oom;
-            r->toolkits = nv;
-            run->cap_toolkits = nc;
-        }
-        cudnnctl_toolkit *t = &r->toolkits[r->n_toolkits];
-        memset(t, 0, sizeof(*t));
-        t->patch = -1;
+        cudnnctl_toolkit *t = cc_dt_toolkit_slot(run, r);
+        if (!t)
+            goto oom;
         /* include_dir and lib_dir were found by anchor() */
         t->include_dir = c->include_dir;
         t->lib_dir = c->lib_dir;

@@ -570,17 +570,9 @@ cudnnctl_err cc_dt_find_windows(cc_detect_run *run)
             cc_dt_note(run, "%s (found via %s) does not exist", c->path, c->found_via);
             continue;
         }
-        if (r->n_toolkits == run->cap_toolkits) {
-            size_t nc = run->cap_toolkits ? run->cap_toolkits * 2 : 4;
-            cudnnctl_toolkit *nv = realloc(r->toolkits, nc * sizeof(*nv));
-            if (!nv)
-                goto oom;
-            r->toolkits = nv;
-            run->cap_toolkits = nc;
-        }
-        cudnnctl_toolkit *t = &r->toolkits[r->n_toolkits];
-        memset(t, 0, sizeof(*t));
-        t->patch = -1;
+        cudnnctl_toolkit *t = cc_dt_toolkit_slot(run, r);
+        if (!t)
+            goto oom;
         char *inc = join(c->path, "include"), *cuda_h = inc ? join(inc, "cuda.h") : NULL;
         if (cuda_h && exists(cuda_h, 0)) {
             t->include_dir = inc;
