@@ -76,6 +76,8 @@ void cli_table_free(cli_table *t);
 /* cmd_available.c: the embedded catalog plus every --manifest; on failure prints the error and
  * returns the exit code (0 = ok, *out set). Shared by available, plan and install. */
 int cli_load_catalog(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog **out);
+/* The selection flags (--cudnn, --cuda, --platform, --for, targets, --mirror, --driver-version). */
+cudnnctl_selection cli_selection(const cli_opts *o);
 
 /* commands (one file each) */
 int cmd_detect(cli_opts *o, cudnnctl_ctx *ctx);

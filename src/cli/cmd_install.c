@@ -109,14 +109,7 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     }
     cudnnctl_install_opts io;
     memset(&io, 0, sizeof(io));
-    io.selection.cudnn = o->cudnn;
-    io.selection.cuda = o->cuda;
-    io.selection.platform = o->platform;
-    io.selection.for_pkg = o->for_pkg;
-    io.selection.cuda_home = o->cuda_home;
-    io.selection.prefix = o->prefix;
-    io.selection.mirror = o->mirror;
-    io.selection.driver_version = o->driver_version;
+    io.selection = cli_selection(o);
     io.archive = o->archive;
     io.sha256 = o->sha256;
     io.insecure_skip_verify = o->insecure_skip_verify;

@@ -116,8 +116,7 @@ int cmd_plan(cli_opts *o, cudnnctl_ctx *ctx)
                  cudnnctl_last_error(ctx)->detail);
         det = NULL;
     }
-    cudnnctl_selection sel = {o->cudnn,     o->cuda,   o->platform, o->for_pkg,
-                              o->cuda_home, o->prefix, o->mirror,   o->driver_version};
+    cudnnctl_selection sel = cli_selection(o);
     e = cudnnctl_plan_make(ctx, cat, det, &sel, &plan);
     if (e != CUDNNCTL_E_OK) {
         rc = cli_fail(o, ctx, e);
