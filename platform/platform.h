@@ -18,15 +18,15 @@ extern "C" {
 /* ---- errors --------------------------------------------------------------------------------- */
 /* Mapping of the last OS error (errno / GetLastError) of this thread. */
 cudnnctl_err cc_pf_last_error(void);
-const char *cc_pf_last_error_text(void); /* static / thread-local buffer */
+const char *cc_pf_last_error_text(void);                   /* static / thread-local buffer */
 void cc_pf_set_error(cudnnctl_err code, const char *text); /* used by fault injection */
 
 /* ---- identity ------------------------------------------------------------------------------- */
 const char *cc_pf_os(void);      /* "linux" or "windows" */
 const char *cc_pf_machine(void); /* "x86_64", "aarch64", ... (uname -m / PROCESSOR_ARCHITECTURE) */
-char cc_pf_path_sep(void);         /* '/' or '\\' — native separator for display */
+char cc_pf_path_sep(void);       /* '/' or '\\' — native separator for display */
 const char *cc_pf_exe_suffix(void); /* "" or ".exe" */
-char *cc_pf_self_exe(void);      /* absolute path of the running binary */
+char *cc_pf_self_exe(void);         /* absolute path of the running binary */
 
 /* ---- files ---------------------------------------------------------------------------------- */
 typedef struct {
@@ -48,6 +48,9 @@ typedef struct {
 #define CC_PF_O_EXCL 0x20
 #define CC_PF_O_TRUNC 0x40
 #define CC_PF_O_APPEND 0x80
+/* With CC_PF_O_RDONLY: opened only to be flushed by cc_pf_fsync (Windows needs write access for
+ * FlushFileBuffers; a read-only file there is opened for reading and not flushed). */
+#define CC_PF_O_FOR_SYNC 0x100
 
 typedef intptr_t cc_pf_fd; /* -1 = invalid */
 
@@ -95,7 +98,7 @@ int cc_pf_isatty(int fd);
 uint64_t cc_pf_now_ms(void); /* monotonic */
 int64_t cc_pf_time(void);    /* wall clock, seconds since the epoch */
 char *cc_pf_home_dir(void);
-int cc_pf_is_root(void);     /* uid 0 / elevated */
+int cc_pf_is_root(void); /* uid 0 / elevated */
 
 /* Run argv[0] (absolute, or looked up on PATH), capture stdout (and stderr when merge_stderr),
  * kill it after timeout_ms. env: NULL = inherit, else a NULL-terminated "K=V" list.
@@ -166,17 +169,19 @@ char *cc_pf_kernel_release(void); /* "6.1.0-27-amd64" (uname -r); NULL where the
 char *cc_pf_default_cache_dir(void); /* $XDG_CACHE_HOME/cudnnctl, %LOCALAPPDATA%\cudnnctl\cache */
 char *cc_pf_default_state_dir(void); /* /var/lib/cudnnctl for root, else $XDG_STATE_HOME/cudnnctl */
 
-/* ---- process start-up / environment changes (Windows helper) ------------------------------------ */
+/* ---- process start-up / environment changes (Windows helper) ------------------------------------
+ */
 /* The command-line arguments as UTF-8: Windows converts GetCommandLineW() (the char argv of main is
- * in the ANSI code page) and switches the console to UTF-8 output; Linux returns argv. Call first in
- * main(); the vector lives until exit. */
+ * in the ANSI code page) and switches the console to UTF-8 output; Linux returns argv. Call first
+ * in main(); the vector lives until exit. */
 char **cc_pf_args_utf8(int argc, char **argv);
 /* Set (value != NULL) or remove (value == NULL) a variable of this process; children inherit it. */
 int cc_pf_setenv(const char *name, const char *value);
 /* Sleep at least ms milliseconds. */
 void cc_pf_sleep_ms(unsigned ms);
 
-/* ---- windows registry / persistent environment (Windows helper; Linux: CUDNNCTL_E_UNSUPPORTED) --- */
+/* ---- windows registry / persistent environment (Windows helper; Linux: CUDNNCTL_E_UNSUPPORTED)
+ * --- */
 /* Keys are written "HKLM\\SOFTWARE\\..." or "HKCU\\Environment" (HKEY_LOCAL_MACHINE,
  * HKEY_CURRENT_USER, HKU, HKCR spelled out or short); the 64-bit registry view is always used. */
 #define CC_PF_REG_NONE 0      /* the key or value is absent */
@@ -185,14 +190,16 @@ void cc_pf_sleep_ms(unsigned ms);
 #define CC_PF_REG_DWORD 3     /* REG_DWORD, as decimal text */
 #define CC_PF_REG_OTHER 4     /* any other type: *value is NULL */
 #define CC_PF_ENV_KEY_USER "HKCU\\Environment"
-#define CC_PF_ENV_KEY_SYSTEM "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment"
+#define CC_PF_ENV_KEY_SYSTEM                                                                       \
+    "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment"
 /* Read a value without expanding it. Absent key or value: 0, *value NULL, *type CC_PF_REG_NONE. */
 int cc_pf_reg_get(const char *key, const char *name, char **value, int *type);
 /* Write a value of type SZ, EXPAND_SZ or DWORD (value = decimal text), creating the key. */
 int cc_pf_reg_set(const char *key, const char *name, const char *value, int type);
 /* Delete a value; an absent key or value is success. */
 int cc_pf_reg_delete(const char *key, const char *name);
-/* Names of the subkeys: a NULL-terminated malloc'd list (empty when the key is absent); NULL on error. */
+/* Names of the subkeys: a NULL-terminated malloc'd list (empty when the key is absent); NULL on
+ * error. */
 char **cc_pf_reg_subkeys(const char *key);
 /* Tell running programs (Explorer, new shells) that the persistent environment changed:
  * WM_SETTINGCHANGE "Environment" to all top-level windows, 5 s timeout per window. */

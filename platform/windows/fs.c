@@ -47,7 +47,8 @@ static void fill_info(const wchar_t *w, const BY_HANDLE_FILE_INFORMATION *fi, in
         st->mode = 0755;
     else {
         st->mode = 0644;
-        if (has_ext(w, L".exe") || has_ext(w, L".dll") || has_ext(w, L".bat") || has_ext(w, L".cmd"))
+        if (has_ext(w, L".exe") || has_ext(w, L".dll") || has_ext(w, L".bat") ||
+            has_ext(w, L".cmd"))
             st->mode |= 0111;
     }
     if (fi->dwFileAttributes & FILE_ATTRIBUTE_READONLY)
@@ -165,7 +166,12 @@ cc_pf_fd cc_pf_open(const char *path, int flags, uint32_t mode)
         attrs = FILE_ATTRIBUTE_READONLY;
     if ((flags & 0x3) == CC_PF_O_RDONLY)
         attrs |= FILE_FLAG_BACKUP_SEMANTICS; /* lets a directory be opened, as open(2) does */
+    if (flags & CC_PF_O_FOR_SYNC)
+        access = GENERIC_READ | GENERIC_WRITE; /* FlushFileBuffers needs GENERIC_WRITE */
     HANDLE h = CreateFileW(w, access, SHARE_ALL, NULL, disp, attrs, NULL);
+    if (h == INVALID_HANDLE_VALUE && (flags & CC_PF_O_FOR_SYNC) &&
+        GetLastError() == ERROR_ACCESS_DENIED) /* a read-only file: nothing of ours to flush */
+        h = CreateFileW(w, GENERIC_READ, SHARE_ALL, NULL, disp, attrs, NULL);
     if (h == INVALID_HANDLE_VALUE) {
         cc_w_last_error(path);
         free(w);
@@ -304,8 +310,8 @@ int cc_pf_unlink(const char *path)
             break;
         }
         DWORD e = GetLastError();
-        if (e == ERROR_ACCESS_DENIED && a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY) &&
-            !dirlink) {
+        if (e == ERROR_ACCESS_DENIED && a != INVALID_FILE_ATTRIBUTES &&
+            (a & FILE_ATTRIBUTE_DIRECTORY) && !dirlink) {
             cc_w_set_error(e, path); /* unlink(2) of a directory: EISDIR, not worth retrying */
             break;
         }
@@ -371,7 +377,8 @@ int cc_pf_chmod(const char *path, uint32_t mode)
         cc_w_last_error(path);
         rc = -1;
     } else {
-        DWORD na = (mode & 0200) ? (a & ~(DWORD)FILE_ATTRIBUTE_READONLY) : (a | FILE_ATTRIBUTE_READONLY);
+        DWORD na =
+            (mode & 0200) ? (a & ~(DWORD)FILE_ATTRIBUTE_READONLY) : (a | FILE_ATTRIBUTE_READONLY);
         if (a & FILE_ATTRIBUTE_DIRECTORY)
             na = a; /* read-only means something else on directories */
         if (na != a && !SetFileAttributesW(w, na)) {
@@ -435,7 +442,8 @@ out:
     return rc;
 }
 
-/* ---- directory listing ------------------------------------------------------------------------ */
+/* ---- directory listing ------------------------------------------------------------------------
+ */
 struct cc_pf_dir {
     HANDLE h;
     WIN32_FIND_DATAW fd;
@@ -509,7 +517,8 @@ void cc_pf_closedir(cc_pf_dir *d)
     free(d);
 }
 
-/* ---- locks ------------------------------------------------------------------------------------- */
+/* ---- locks -------------------------------------------------------------------------------------
+ */
 int cc_pf_lock(const char *path, cc_pf_fd *out, int *busy)
 {
     *busy = 0;

@@ -354,6 +354,10 @@ static cudnnctl_err prepare(cudnnctl_ctx *ctx, cc_txn *t)
                 (op->src_clone ? cc_tx_clone(ctx, op->src, op->tmp)
                                : cc_tx_move(ctx, op->src, op->tmp)) != 0)
                 return CC_ERR_PF(ctx, "cannot create", op->tmp);
+            /* a staged tree goes live by one rename: its files and dirs first reach the disk
+             * (the writer started their writeback while extracting, so little is left) */
+            if (!op->src && cc_tx_fsync_tree(ctx, op->tmp) != 0)
+                return CC_ERR_PF(ctx, "cannot sync", op->tmp);
             continue;
         }
         int r;

@@ -148,11 +148,40 @@ int cc_tx_fsync_file(cudnnctl_ctx *ctx, const char *path)
         return -1;
     if (!st.exists || !st.is_reg)
         return 0;
-    cc_pf_fd fd = cc_sys_open(ctx, path, CC_PF_O_RDONLY, 0);
+    cc_pf_fd fd = cc_sys_open(ctx, path, CC_PF_O_RDONLY | CC_PF_O_FOR_SYNC, 0);
     if (fd < 0)
         return -1;
     int rc = cc_sys_fsync(ctx, fd);
     cc_sys_close(ctx, fd);
+    return rc;
+}
+
+int cc_tx_fsync_tree(cudnnctl_ctx *ctx, const char *dir)
+{
+    cc_pf_dir *d = cc_pf_opendir(dir);
+    if (!d)
+        return -1;
+    cc_strv names = {0};
+    const char *n;
+    int rc = 0;
+    while ((n = cc_pf_readdir(d)) != NULL)
+        if (cc_strv_push(&names, n) != 0)
+            rc = -1;
+    cc_pf_closedir(d);
+    for (size_t i = 0; rc == 0 && i < names.n; i++) {
+        char *child = cc_path_join(dir, names.v[i]);
+        cc_pf_stat_t st;
+        if (!child || cc_pf_lstat(child, &st) != 0)
+            rc = -1;
+        else if (st.is_dir)
+            rc = cc_tx_fsync_tree(ctx, child);
+        else if (st.is_reg)
+            rc = cc_tx_fsync_file(ctx, child);
+        free(child);
+    }
+    cc_strv_free(&names);
+    if (rc == 0)
+        cc_pf_fsync_dir(dir); /* best effort, as everywhere: some filesystems cannot sync dirs */
     return rc;
 }
 

@@ -24,6 +24,9 @@ int cc_tx_clone(cudnnctl_ctx *ctx, const char *src, const char *dst);
 int cc_tx_move(cudnnctl_ctx *ctx, const char *src, const char *dst);
 /* fsync a regular file by path (links and dirs: nothing). */
 int cc_tx_fsync_file(cudnnctl_ctx *ctx, const char *path);
+/* fsync every regular file under dir, then every dir (children before parents); links are not
+ * followed. A staged tree that becomes live by one rename must be on disk before that rename. */
+int cc_tx_fsync_tree(cudnnctl_ctx *ctx, const char *dir);
 /* 1 when both paths' parents are on the same filesystem. */
 int cc_tx_same_fs(const char *a, const char *b);
 /* 1 when the dir exists and has no entries. */

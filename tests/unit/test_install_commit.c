@@ -555,6 +555,109 @@ static void rollback_after_a_crashed_upgrade_only_settles_it(void **state)
     fx_world_free(&w);
 }
 
+/* ---- durability: what reaches the disk before the rename that makes it live --------------------
+ */
+
+/* The sys_ops seam records, in order, "sync PATH" for every fsync of a file opened by path and
+ * "rename A B" for every rename. */
+static cc_strv sync_log;
+static char *fd_paths[1024];
+
+static cc_pf_fd rec_open(const char *path, int flags, uint32_t mode)
+{
+    cc_pf_fd fd = cc_pf_open(path, flags, mode);
+    if (fd >= 0 && fd < 1024) {
+        free(fd_paths[fd]);
+        fd_paths[fd] = strdup(path);
+    }
+    return fd;
+}
+
+static int rec_fsync(cc_pf_fd fd)
+{
+    if (fd >= 0 && fd < 1024 && fd_paths[fd])
+        cc_strv_push_own(&sync_log, cc_asprintf("sync %s", fd_paths[fd]));
+    return cc_pf_fsync(fd);
+}
+
+static int rec_rename(const char *a, const char *b)
+{
+    cc_strv_push_own(&sync_log, cc_asprintf("rename %s %s", a, b));
+    return cc_pf_rename(a, b);
+}
+
+static long log_index(const char *prefix, const char *path)
+{
+    for (size_t i = 0; i < sync_log.n; i++) {
+        size_t n = strlen(prefix);
+        if (strncmp(sync_log.v[i], prefix, n) == 0 &&
+            strstr(sync_log.v[i] + n, path) == sync_log.v[i] + n)
+            return (long)i;
+    }
+    return -1;
+}
+
+static void prefix_commit_syncs_every_staged_file_before_the_rename(void **state)
+{
+    (void)state;
+    fx_world w;
+    assert_int_equal(fx_world_make(&w), 0);
+    char *fx919 = make_fixture(&w, "fx919", "9.19.0", subs_919);
+    cudnnctl_ctx *ctx = fx_world_ctx(&w);
+    ctx->sys.open = rec_open;
+    ctx->sys.fsync = rec_fsync;
+    ctx->sys.rename = rec_rename;
+    fx_plan a;
+    fx_plan_init(&a, "9.19.0.56", CUDNNCTL_TARGET_PREFIX, "/opt/cudnn");
+    cudnnctl_install_result *res = NULL;
+    w.fixture = strdup(fx919);
+    if (fx_install(ctx, &w, &a, 0, &res) != CUDNNCTL_E_OK)
+        fail_msg("prefix install: %s", cudnnctl_last_error(ctx)->detail);
+    cudnnctl_install_result_free(res);
+    /* the rename of the staged tree into PREFIX/cudnn-<ver>-cuda<M> */
+    char *V = cc_path_join(w.root, "opt/cudnn/cudnn-9.19.0.56-cuda13");
+    long live = -1;
+    char *staging = NULL;
+    for (size_t i = 0; i < sync_log.n && live < 0; i++) {
+        size_t n = strlen(sync_log.v[i]), vn = strlen(V);
+        if (strncmp(sync_log.v[i], "rename ", 7) == 0 && n > vn &&
+            strcmp(sync_log.v[i] + n - vn, V) == 0 && sync_log.v[i][n - vn - 1] == ' ') {
+            live = (long)i;
+            staging = strndup(sync_log.v[i] + 7, n - vn - 1 - 7);
+        }
+    }
+    if (live < 0)
+        fail_msg("no rename into %s was seen", V);
+    /* every regular file of the installed tree was fsync'd (under its staging name) before */
+    char *list = cc_asprintf("find '%s' -type f | sort > '%s/files.txt'", V, w.tmp);
+    assert_int_equal(fx_sh("%s", list), 0);
+    char *lp = cc_path_join(w.tmp, "files.txt");
+    FILE *f = fopen(lp, "r");
+    assert_non_null(f);
+    char line[2048];
+    int n_files = 0;
+    while (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *staged = cc_asprintf("%s%s", staging, line + strlen(V));
+        long at = log_index("sync ", staged);
+        if (at < 0 || at > live)
+            fail_msg("%s was not fsync'd before the staged tree went live (%ld vs %ld)", staged, at,
+                     live);
+        free(staged);
+        n_files++;
+    }
+    fclose(f);
+    assert_true(n_files >= 5); /* LICENSE, headers, three libraries */
+    free(list), free(lp), free(staging), free(V), free(fx919);
+    cc_strv_free(&sync_log);
+    for (int i = 0; i < 1024; i++) {
+        free(fd_paths[i]);
+        fd_paths[i] = NULL;
+    }
+    cudnnctl_ctx_free(ctx);
+    fx_world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -567,6 +670,7 @@ int main(void)
         cmocka_unit_test(prefix_side_by_side_current_and_undo),
         cmocka_unit_test(prefix_foreign_current_needs_force),
         cmocka_unit_test(rollback_after_a_crashed_upgrade_only_settles_it),
+        cmocka_unit_test(prefix_commit_syncs_every_staged_file_before_the_rename),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
