@@ -1,4 +1,6 @@
-/* ring.c: the bounded single-producer / single-consumer byte ring (mutex + two condvars). */
+/* ring.c: the bounded single-producer / single-consumer byte ring (mutex + two condvars), and
+ * its spill mode: a producer whose bytes are also in a file never waits; what does not fit is
+ * read back from the file by the consumer. */
 #include "ring.h"
 
 #include <stdlib.h>
@@ -13,6 +15,10 @@ struct cc_ring {
     size_t len;  /* bytes stored */
     int closed, failed, cancelled, woken;
     int reader_waiting, writer_waiting;
+    /* spill mode: positions in the stream. The ring holds [consumed, consumed + len) unless
+     * spilled, when it is empty and [consumed, produced) is only in the producer's file. */
+    int spill, spilled;
+    uint64_t produced, consumed;
     cc_pf_mutex *mu;
     cc_pf_cond *can_read;
     cc_pf_cond *can_write;
@@ -46,10 +52,47 @@ void cc_ring_free(cc_ring *r)
     free(r);
 }
 
+void cc_ring_enable_spill(cc_ring *r)
+{
+    cc_pf_mutex_lock(r->mu);
+    r->spill = 1;
+    cc_pf_mutex_unlock(r->mu);
+}
+
+/* Spill mode: into the ring when all of it fits and nothing is waiting in the file, else leave
+ * it to the file. Never waits. */
+static int offer(cc_ring *r, const unsigned char *p, size_t len)
+{
+    if (r->cancelled)
+        return -1;
+    if (!r->spilled && r->cap - r->len >= len) {
+        while (len > 0) {
+            size_t tail = (r->head + r->len) % r->cap;
+            size_t n = len < r->cap - tail ? len : r->cap - tail;
+            memcpy(r->buf + tail, p, n);
+            r->len += n;
+            r->produced += n;
+            p += n;
+            len -= n;
+        }
+    } else {
+        r->spilled = 1;
+        r->produced += len;
+    }
+    if (r->reader_waiting)
+        cc_pf_cond_signal(r->can_read);
+    return 0;
+}
+
 int cc_ring_write(cc_ring *r, const void *data, size_t len)
 {
     const unsigned char *p = data;
     cc_pf_mutex_lock(r->mu);
+    if (r->spill) {
+        int rc = offer(r, p, len);
+        cc_pf_mutex_unlock(r->mu);
+        return rc;
+    }
     while (len > 0) {
         while (r->len == r->cap && !r->cancelled) {
             r->writer_waiting = 1;
@@ -68,6 +111,7 @@ int cc_ring_write(cc_ring *r, const void *data, size_t len)
             n = r->cap - tail;
         memcpy(r->buf + tail, p, n);
         r->len += n;
+        r->produced += n;
         p += n;
         len -= n;
         if (r->reader_waiting)
@@ -75,6 +119,19 @@ int cc_ring_write(cc_ring *r, const void *data, size_t len)
     }
     cc_pf_mutex_unlock(r->mu);
     return 0;
+}
+
+void cc_ring_read_from_file(cc_ring *r, uint64_t n)
+{
+    cc_pf_mutex_lock(r->mu);
+    r->consumed += n;
+    if (r->consumed >= r->produced) {
+        /* caught up: the producer's next bytes go through the ring again */
+        r->spilled = 0;
+        r->head = 0;
+        r->len = 0;
+    }
+    cc_pf_mutex_unlock(r->mu);
 }
 
 void cc_ring_close(cc_ring *r, int failed)
@@ -88,13 +145,29 @@ void cc_ring_close(cc_ring *r, int failed)
 
 long long cc_ring_read(cc_ring *r, void *buf, size_t len)
 {
+    uint64_t off, avail;
+    long long n = cc_ring_read_ex(r, buf, len, &off, &avail);
+    return n == CC_RING_IN_FILE ? -1 : n; /* a spilling ring is read with cc_ring_read_ex */
+}
+
+long long cc_ring_read_ex(cc_ring *r, void *buf, size_t len, uint64_t *file_off,
+                          uint64_t *file_avail)
+{
     unsigned char *p = buf;
     long long got = 0;
     cc_pf_mutex_lock(r->mu);
-    while (r->len == 0 && !r->closed && !r->woken) {
+    while (r->len == 0 && r->consumed == r->produced && !r->closed && !r->woken) {
         r->reader_waiting = 1;
         cc_pf_cond_wait(r->can_read, r->mu, 0);
         r->reader_waiting = 0;
+    }
+    if (r->len == 0 && r->consumed < r->produced) {
+        /* spilled: the next bytes are only in the producer's file */
+        *file_off = r->consumed;
+        *file_avail = r->produced - r->consumed;
+        r->woken = 0;
+        cc_pf_mutex_unlock(r->mu);
+        return CC_RING_IN_FILE;
     }
     if (r->len == 0) {
         if (r->woken) {
@@ -114,6 +187,7 @@ long long cc_ring_read(cc_ring *r, void *buf, size_t len)
         memcpy(p, r->buf + r->head, n);
         r->head = (r->head + n) % r->cap;
         r->len -= n;
+        r->consumed += n;
         p += n;
         len -= n;
         got += (long long)n;

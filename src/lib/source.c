@@ -1,14 +1,16 @@
 /* source.c: cc_source — open a local file, a cache blob or a download; the consumer side of the
  * ring (reads, progress, events); verification, cache commit and quarantine at the end. */
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "source_int.h"
 
 #define RING_BYTES (4u * 1024u * 1024u)
-#define CHUNK (64u * 1024u) /* stays in L2 between read, hash and copy: 256 KiB+ is ~1.5x slower   \
-                             */
+#define CHUNK                                                                                      \
+    (64u * 1024u) /* stays in L2 between read, hash and copy: 256 KiB+ is ~1.5x slower             \
+                   */
 
 /* ---- producer helpers (called on the producer thread) ---------------------------------------- */
 
@@ -221,7 +223,44 @@ static cudnnctl_err take_failure(cc_source *s)
     return e;
 }
 
-long long cc_source_read(cc_source *s, void *buf, size_t len)
+/* Spill mode: the decoder fell more than the ring behind the download; the next bytes are read
+ * back from the part the download thread wrote them to (page cache, most likely). */
+static long long read_spilled(cc_source *s, void *buf, size_t len, uint64_t off, uint64_t avail)
+{
+    if (s->spill_fd < 0) {
+        s->spill_fd = cc_sys_open(s->ctx, s->path, CC_PF_O_RDONLY, 0);
+        s->spill_pos = 0;
+    }
+    long long n = -1;
+    if (s->spill_fd >= 0 && (s->spill_pos == off || cc_pf_seek(s->spill_fd, off) == 0))
+        n = cc_sys_read(s->ctx, s->spill_fd, buf, avail < len ? (size_t)avail : len);
+    if (n <= 0) {
+        s->failed = 1;
+        s->perr = n < 0 ? cc_pf_last_error() : CUDNNCTL_E_IO;
+        if (s->perr == CUDNNCTL_E_OK)
+            s->perr = CUDNNCTL_E_IO;
+        cc_set_error(s->ctx, s->perr, __func__, __FILE__, __LINE__,
+                     "cannot read the download back from %s at byte %llu: %s; check the cache "
+                     "dir's disk (or use --cache-dir DIR)",
+                     s->path, (unsigned long long)off,
+                     n < 0 ? cc_pf_last_error_text() : "the file is shorter than what was written");
+        return -1;
+    }
+    s->spill_pos = off + (uint64_t)n;
+    cc_ring_read_from_file(s->ring, (uint64_t)n);
+    return n;
+}
+
+static void close_spill(cc_source *s)
+{
+    if (s->spill_fd >= 0)
+        cc_sys_close(s->ctx, s->spill_fd);
+    s->spill_fd = -1;
+}
+
+/* discard: the caller only wants the stream to end (cc_source_finish); bytes that are only in
+ * the part need not be read back. */
+static long long source_read(cc_source *s, void *buf, size_t len, int discard)
 {
     if (s->failed) {
         cudnnctl_err e = s->perr ? s->perr : CUDNNCTL_E_GENERIC;
@@ -232,18 +271,32 @@ long long cc_source_read(cc_source *s, void *buf, size_t len)
     if (len == 0)
         return 0;
     for (;;) {
-        long long n = cc_ring_read(s->ring, buf, len);
+        uint64_t off = 0, avail = 0;
+        long long n = cc_ring_read_ex(s->ring, buf, len, &off, &avail);
         emit_pending(s);
         if (n == -2)
             continue;
+        if (n == CC_RING_IN_FILE && discard) {
+            cc_ring_read_from_file(s->ring, avail);
+            n = avail > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)avail;
+        } else if (n == CC_RING_IN_FILE && (n = read_spilled(s, buf, len, off, avail)) < 0) {
+            return -1;
+        }
         if (n < 0) {
             take_failure(s);
             return -1;
         }
+        if (n == 0)
+            close_spill(s); /* before the part is renamed into the cache (Windows) */
         s->consumed += (uint64_t)n;
         report_progress(s, n == 0);
         return n;
     }
+}
+
+long long cc_source_read(cc_source *s, void *buf, size_t len)
+{
+    return source_read(s, buf, len, 0);
 }
 
 cudnnctl_err cc_source_status(const cc_source *s)
@@ -366,6 +419,7 @@ cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_sourc
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     s->ctx = ctx;
     s->cache.lock_fd = -1;
+    s->spill_fd = -1;
     s->url = cc_strdup(o->url);
     s->cacert = o->cacert ? cc_strdup(o->cacert) : NULL;
     s->expected_size = o->expected_size;
@@ -380,7 +434,7 @@ cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_sourc
     s->max_tries = dflt(o->max_tries, 4);
     s->retry_delay_ms = dflt(o->retry_delay_ms, 1000);
     s->tops = o->transport ? o->transport : cc_transport_curl();
-    s->ring = cc_ring_new(RING_BYTES);
+    s->ring = cc_ring_new(o->ring_bytes ? o->ring_bytes : RING_BYTES);
     s->sha = cc_sha256_new();
     s->mu = cc_pf_mutex_new();
     s->changed = cc_pf_cond_new();
@@ -404,6 +458,10 @@ cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_sourc
         goto out;
     }
     s->kind = CC_SRC_DOWNLOAD;
+    /* every downloaded byte lands in the part before it is handed over: the network never
+     * waits for the decoder (a local file or cache blob keeps the blocking ring, so that the
+     * bytes decoded are the very bytes hashed) */
+    cc_ring_enable_spill(s->ring);
     /* without the cache a download still lands in the cache dir (zip extraction needs the file)
      * but under a private name, and it is removed again at close */
     rc = cc_cache_entry_open(ctx, o->use_cache && s->have_expected ? s->expected : NULL, &s->cache);
@@ -473,7 +531,7 @@ cudnnctl_err cc_source_finish(cc_source *s, char sha256_hex[65], uint64_t *size)
     if (!scratch)
         CC_RET_ERR(s->ctx, CUDNNCTL_E_NOMEM, "out of memory");
     long long n;
-    while ((n = cc_source_read(s, scratch, CHUNK)) > 0) {
+    while ((n = source_read(s, scratch, CHUNK, 1)) > 0) {
     }
     free(scratch);
     if (n < 0)
@@ -518,6 +576,7 @@ void cc_source_close(cc_source *s)
     if (s->ring)
         cc_ring_cancel(s->ring);
     cc_pf_thread_join(s->thread);
+    close_spill(s);
     /* a private (unverifiable, unkeyed) download is never reused */
     if (s->kind == CC_SRC_DOWNLOAD && !s->cache.resumable && s->path)
         cc_sys_unlink(s->ctx, s->path);

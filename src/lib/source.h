@@ -27,12 +27,16 @@ typedef struct {
     unsigned max_tries;            /* attempts without progress before giving up (default 4) */
     unsigned retry_delay_ms; /* first back-off, doubled per retry, capped at 30 s (default 1 s) */
     const struct cc_transport_ops *transport; /* NULL = libcurl (transport_curl.c) */
+    size_t ring_bytes; /* the hand-over buffer; 0 = 4 MiB. Tests shrink it to force spilling */
 } cc_source_opts;
 
 /* Open a source. A cache hit (by expected_sha256) opens the cached blob and downloads nothing
  * (CUDNNCTL_EV_CACHE_HIT; the blob is still re-hashed). A `.part` left by an earlier run is
- * re-hashed and the download resumes after it (Range). Downloads run in a background thread
- * into a bounded buffer (4 MiB), so network, hashing, the cache write and decoding overlap.
+ * re-hashed and the download resumes after it (Range). Reading runs in a background thread
+ * that hands bytes over through a 4 MiB ring, so network, hashing, the cache write and decoding
+ * overlap. A download never waits for the consumer: every byte is written to the cache part
+ * first, and what the ring cannot hold is read back from there (a local file or cache blob is
+ * handed over only through the ring, so that the bytes decoded are the bytes hashed).
  * Returns once the first bytes are there, so that HTTP / TLS / size errors surface here. */
 cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *opts, cc_source **out);
 /* Read up to len bytes; 0 at end of stream; -1 on error (ctx has the error). */

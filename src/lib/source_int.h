@@ -50,6 +50,8 @@ struct cc_source {
 
     /* consumer side */
     uint64_t consumed;
+    cc_pf_fd spill_fd;  /* the part, read back where the ring overflowed (-1: not opened) */
+    uint64_t spill_pos; /* spill_fd's offset */
     uint64_t last_progress_ms;
     int failed;
     int finished;

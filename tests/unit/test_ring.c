@@ -1,6 +1,8 @@
 /* test_ring.c: the bounded byte ring between the download thread and the decoder: order and
- * content across wrap-around under random chunk sizes, end / failure / cancel / wake-up. */
+ * content across wrap-around under random chunk sizes, end / failure / cancel / wake-up; and
+ * spill mode, where the producer never waits and the consumer reads overflow from a file. */
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -170,6 +172,170 @@ static void cond_wait_times_out(void **state)
     assert_int_equal(cc_pf_atomic_inc(&n), 2);
 }
 
+/* ---- spill mode ------------------------------------------------------------------------------ */
+
+typedef struct {
+    cc_ring *r;
+    FILE *f; /* every byte goes here first, as the download writes its cache part */
+    uint64_t total;
+    unsigned seed;
+    int done; /* set (under no lock: read after join or by polling) when all was offered */
+    int write_rc;
+} spill_producer;
+
+static void spill_produce(void *arg)
+{
+    spill_producer *p = arg;
+    unsigned char buf[100000];
+    uint64_t off = 0;
+    while (off < p->total) {
+        size_t n = 1 + next_rand(&p->seed) % sizeof(buf);
+        if (n > p->total - off)
+            n = (size_t)(p->total - off);
+        for (size_t i = 0; i < n; i++)
+            buf[i] = pattern(off + i);
+        if (fwrite(buf, 1, n, p->f) != n || fflush(p->f) != 0) {
+            p->write_rc = -2;
+            return;
+        }
+        if (cc_ring_write(p->r, buf, n) != 0) {
+            p->write_rc = -1;
+            return;
+        }
+        off += n;
+    }
+    __atomic_store_n(&p->done, 1, __ATOMIC_SEQ_CST);
+    cc_ring_close(p->r, 0);
+}
+
+/* A scratch file in the working dir (the build tree), open for writing and for reading. */
+static void spill_file(char path[64], FILE **wf, FILE **rf)
+{
+    static unsigned seq;
+    snprintf(path, 64, "ring-spill-%llu-%u.tmp", (unsigned long long)cc_pf_now_ms(), ++seq);
+    *wf = fopen(path, "wb");
+    *rf = fopen(path, "rb");
+    assert_non_null(*wf);
+    assert_non_null(*rf);
+}
+
+/* Read the whole stream through ring + file; returns the bytes seen (checked against pattern). */
+static uint64_t spill_consume(cc_ring *r, FILE *rf, unsigned seed, int *file_reads)
+{
+    unsigned char buf[70001];
+    uint64_t off = 0;
+    *file_reads = 0;
+    for (;;) {
+        size_t want = 1 + next_rand(&seed) % sizeof(buf);
+        uint64_t foff = 0, avail = 0;
+        long long n = cc_ring_read_ex(r, buf, want, &foff, &avail);
+        if (n == CC_RING_IN_FILE) {
+            assert_int_equal(foff, off); /* the file picks up exactly where the ring stopped */
+            assert_true(avail > 0);
+            size_t k = avail < want ? (size_t)avail : want;
+            assert_int_equal(fseek(rf, (long)foff, SEEK_SET), 0);
+            assert_int_equal(fread(buf, 1, k, rf), k);
+            cc_ring_read_from_file(r, k);
+            n = (long long)k;
+            (*file_reads)++;
+        }
+        if (n <= 0) {
+            assert_int_equal(n, 0);
+            break;
+        }
+        assert_true((size_t)n <= want);
+        for (long long i = 0; i < n; i++)
+            if (buf[i] != pattern(off + (uint64_t)i))
+                fail_msg("byte %llu wrong", (unsigned long long)(off + (uint64_t)i));
+        off += (uint64_t)n;
+    }
+    return off;
+}
+
+static void spill_producer_never_waits_for_a_slow_consumer(void **state)
+{
+    (void)state;
+    char path[64];
+    FILE *wf, *rf;
+    spill_file(path, &wf, &rf);
+    cc_ring *r = cc_ring_new(4096);
+    cc_ring_enable_spill(r);
+    spill_producer p = {r, wf, 8u * 1024u * 1024u + 3, 9, 0, 0};
+    cc_pf_thread *t = NULL;
+    assert_int_equal(cc_pf_thread_start(&t, spill_produce, &p), 0);
+    /* the consumer reads nothing: 8 MiB through a 4 KiB ring still all goes out */
+    for (int i = 0; i < 500 && !__atomic_load_n(&p.done, __ATOMIC_SEQ_CST); i++)
+        cc_pf_sleep_ms(10);
+    assert_true(__atomic_load_n(&p.done, __ATOMIC_SEQ_CST));
+    int file_reads = 0;
+    assert_int_equal(spill_consume(r, rf, 3, &file_reads), p.total);
+    assert_true(file_reads > 0);
+    cc_pf_thread_join(t);
+    assert_int_equal(p.write_rc, 0);
+    cc_ring_free(r);
+    fclose(wf);
+    fclose(rf);
+    remove(path);
+}
+
+static void spill_and_ring_alternate_with_a_racing_consumer(void **state)
+{
+    (void)state;
+    /* consumer and producer race: the stream switches between ring and file many times, and
+     * every byte arrives once, in order */
+    size_t caps[] = {1, 4097, 1 << 20};
+    for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
+        char path[64];
+        FILE *wf, *rf;
+        spill_file(path, &wf, &rf);
+        cc_ring *r = cc_ring_new(caps[c]);
+        cc_ring_enable_spill(r);
+        spill_producer p = {r, wf, 6u * 1024u * 1024u + 11, 5 + (unsigned)c, 0, 0};
+        cc_pf_thread *t = NULL;
+        assert_int_equal(cc_pf_thread_start(&t, spill_produce, &p), 0);
+        int file_reads = 0;
+        assert_int_equal(spill_consume(r, rf, 11, &file_reads), p.total);
+        cc_pf_thread_join(t);
+        assert_int_equal(p.write_rc, 0);
+        cc_ring_free(r);
+        fclose(wf);
+        fclose(rf);
+        remove(path);
+    }
+}
+
+static void spill_failure_and_cancel(void **state)
+{
+    (void)state;
+    cc_ring *r = cc_ring_new(16);
+    cc_ring_enable_spill(r);
+    unsigned char buf[64];
+    uint64_t off = 0, avail = 0;
+    assert_int_equal(cc_ring_write(r, "0123456789", 10), 0);                 /* fits */
+    assert_int_equal(cc_ring_write(r, "abcdefghijklmnopqrstuvwxyz", 26), 0); /* spills */
+    assert_int_equal(cc_ring_write(r, "!", 1), 0); /* stays spilled: order is kept */
+    cc_ring_close(r, 1);
+    assert_int_equal(cc_ring_read_ex(r, buf, sizeof(buf), &off, &avail), 10);
+    assert_memory_equal(buf, "0123456789", 10);
+    assert_int_equal(cc_ring_read_ex(r, buf, sizeof(buf), &off, &avail), CC_RING_IN_FILE);
+    assert_int_equal(off, 10);
+    assert_int_equal(avail, 27);
+    cc_ring_read_from_file(r, 20);
+    assert_int_equal(cc_ring_read_ex(r, buf, sizeof(buf), &off, &avail), CC_RING_IN_FILE);
+    assert_int_equal(off, 30);
+    assert_int_equal(avail, 7);
+    cc_ring_read_from_file(r, 7);
+    /* the failure comes after every byte */
+    assert_int_equal(cc_ring_read_ex(r, buf, sizeof(buf), &off, &avail), -1);
+    cc_ring_free(r);
+
+    r = cc_ring_new(16);
+    cc_ring_enable_spill(r);
+    cc_ring_cancel(r);
+    assert_int_equal(cc_ring_write(r, "x", 1), -1);
+    cc_ring_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -178,6 +344,9 @@ int main(void)
         cmocka_unit_test(cancel_releases_a_blocked_writer),
         cmocka_unit_test(wake_and_sleep),
         cmocka_unit_test(cond_wait_times_out),
+        cmocka_unit_test(spill_producer_never_waits_for_a_slow_consumer),
+        cmocka_unit_test(spill_and_ring_alternate_with_a_racing_consumer),
+        cmocka_unit_test(spill_failure_and_cancel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
