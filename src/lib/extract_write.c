@@ -12,6 +12,7 @@
 #include "hash.h"
 #include "platform.h"
 #include "str.h"
+#include "syncer.h"
 
 /* 8 x 256 KiB in flight: enough to ride out a slow write, small against the 32 MiB RSS
  * budget (the xz decoder alone needs ~9 MiB). */
@@ -46,7 +47,8 @@ struct cc_xwriter {
     const cc_staged_file *cur_src;
     int cur_is_file;
     uint64_t cur_size;
-    char *cur_path; /* staging path of the file being written, for early writeback */
+    char *cur_path;    /* staging path of the file being written, for early writeback */
+    cc_syncer *syncer; /* fsyncs each finished file in the background (threaded mode) */
     uint64_t unsynced; /* bytes written since writeback was last started */
     int failed;
     char *err;
@@ -147,6 +149,10 @@ static void process(cc_xwriter *w, msg *m)
             if (w->cur_path)
                 cc_pf_start_writeback(w->cur_path);
             w->unsynced = 0;
+            /* and have it fsync'd while the next files are decoded: the commit's fsync of the
+             * staged tree then waits for nothing but the last file */
+            if (w->cur_path && w->syncer && cc_syncer_add(w->syncer, w->cur_path) != 0)
+                fail(w, "queueing a staged file to be synced", "out of memory");
         } else if (w->cur_src && w->cur_rec) {
             memcpy(w->cur_rec->sha256, w->cur_src->sha256, sizeof(w->cur_rec->sha256));
             w->cur_rec->size = w->cur_src->size;
@@ -265,6 +271,7 @@ cc_xwriter *cc_xwriter_new(const char *root, int threaded)
             w->thread = NULL;
             goto bad;
         }
+        w->syncer = cc_syncer_new(); /* NULL: the commit syncs everything itself */
     }
     return w;
 bad:
@@ -375,6 +382,14 @@ int cc_xwriter_finish(cc_xwriter *w, char **err, unsigned *warnings, char **warn
 {
     *err = NULL;
     stop_thread(w);
+    if (w->syncer) {
+        char *serr = NULL;
+        if (cc_syncer_finish(w->syncer, &serr) != 0)
+            fail(w, "flushing to disk", serr);
+        free(serr);
+        cc_syncer_free(w->syncer);
+        w->syncer = NULL;
+    }
     /* directory permissions and times are applied here (libarchive defers them) */
     if (!w->failed && archive_write_close(w->disk) != ARCHIVE_OK)
         fail(w, "finishing directories", archive_error_string(w->disk));
@@ -404,6 +419,7 @@ void cc_xwriter_free(cc_xwriter *w)
         cc_pf_mutex_unlock(w->mu);
         stop_thread(w);
     }
+    cc_syncer_free(w->syncer);
     for (size_t i = 0; i < NSLOT; i++) {
         if (w->q[i].entry)
             archive_entry_free(w->q[i].entry);
