@@ -39,6 +39,7 @@ import time
 import urllib.parse
 
 CHUNK = 256 * 1024
+LINK_BURST_S = 0.05  # --throttle / drip: a link's queue; a stalled reader loses the rest
 
 
 class Server(http.server.ThreadingHTTPServer):
@@ -207,9 +208,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.connection.sendfile(f, start, count)
             return
         f.seek(start)
-        t0 = time.monotonic()
+        # A paced link: at most `rate` bytes/s with LINK_BURST_S of slack. Time a slow reader
+        # leaves unused is lost, as on a real link (a token bucket that let a stalled client
+        # catch up at loopback speed would hide every stall of the download).
+        due = time.monotonic()
         sent = 0
-        chunk = CHUNK if rate == 0 else max(1, min(CHUNK, rate // 20 or 1))
+        chunk = CHUNK if rate == 0 else max(1, min(CHUNK, rate // 100 or 1))
         while sent < count:
             data = f.read(min(chunk, count - sent))
             if not data:
@@ -218,9 +222,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             sent += len(data)
             if rate:
                 self.wfile.flush()
-                ahead = sent / rate - (time.monotonic() - t0)
-                if ahead > 0:
-                    time.sleep(ahead)
+                now = time.monotonic()
+                due = max(due, now - LINK_BURST_S) + len(data) / rate
+                if due > now:
+                    time.sleep(due - now)
 
 
 def alive(pid):
