@@ -7,7 +7,9 @@
 #   A  tar -xJf ARCHIVE -C DIR
 #   B  cudnnctl install --prefix DIR from a loopback HTTP server (empty cache: it downloads,
 #      hashes, checks every entry, extracts, links, writes receipts, fsyncs and commits)
-# and a throttled pair: B' at ~40 MB/s against max(download at 40 MB/s, xz decode).
+# then, interleaved per round, at THROTTLE bytes/s (httpd.py --throttle: a paced link — time a
+# slow reader leaves unused is lost): curl alone, xz -dc alone, the streaming bound of the
+# payload at that rate (bench/xz_stream_bound.py) and B' = the install from that server.
 # XZ_PRESET (default -6) picks the xz preset of the payload; ROUNDS the number of A B pairs.
 # Prints medians, ratios and peak RSS; append them to docs/performance.md yourself with this command.
 set -euo pipefail
@@ -59,30 +61,43 @@ run_install() { # $1 = port
   echo "$(echo "$t1 - $t0" | bc) $rss"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+rel=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["relative_path"])' "$work/mirror/done.json")
 
+# 1. loopback: A = tar -xJf, B = install, interleaved
 : > "$tmp/a"; : > "$tmp/b"; : > "$tmp/rss"
 for i in $(seq "$ROUNDS"); do
   run_tar >> "$tmp/a"
   read -r t r < <(run_install "$port"); echo "$t" >> "$tmp/b"; echo "$r" >> "$tmp/rss"
-  echo "round $i: tar $(tail -1 "$tmp/a") s, install $t s, rss ${r} KiB" >&2
+  echo "loopback round $i: tar $(tail -1 "$tmp/a") s, install $t s, rss ${r} KiB" >&2
+done
+
+# 2. throttled (a paced link: httpd.py --throttle): download alone, decode alone, the streaming
+#    bound of this payload at this rate (bench/xz_stream_bound.py), install — interleaved
+: > "$tmp/dl"; : > "$tmp/dec"; : > "$tmp/tb"; : > "$tmp/bound"
+for i in $(seq "$ROUNDS"); do
+  curl -s -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$tport/$rel" >> "$tmp/dl"
+  t0=$(now); xz -dc "$archive" > /dev/null; echo "$(now) - $t0" | bc >> "$tmp/dec"
+  python3 bench/xz_stream_bound.py "$archive" "$THROTTLE" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["bound_s"])' >> "$tmp/bound"
+  read -r t r < <(run_install "$tport"); echo "$t" >> "$tmp/tb"; echo "$r" >> "$tmp/rss"
+  echo "throttled round $i: download $(tail -1 "$tmp/dl") s, xz -dc $(tail -1 "$tmp/dec") s," \
+       "streaming bound $(tail -1 "$tmp/bound") s, install $t s, rss ${r} KiB" >&2
 done
 A=$(median < "$tmp/a"); B=$(median < "$tmp/b"); RSS=$(sort -n "$tmp/rss" | tail -1)
+DL=$(median < "$tmp/dl"); DEC=$(median < "$tmp/dec"); TB=$(median < "$tmp/tb")
+BOUND=$(median < "$tmp/bound")
 
-# throttled: download alone, decode alone, install
-curl -s -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$tport/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["relative_path"])' "$work/mirror/done.json")" > "$tmp/dl"
-t0=$(now); xz -dc "$archive" > /dev/null; echo "$(now) - $t0" | bc > "$tmp/dec"
-read -r TB TRSS < <(run_install "$tport")
-DL=$(cat "$tmp/dl"); DEC=$(cat "$tmp/dec")
-MAXDD=$(python3 -c "print(max($DL,$DEC))")
-
-python3 - "$A" "$B" "$RSS" "$DL" "$DEC" "$TB" "$MAXDD" "$size" "$ROUNDS" <<'PY'
+python3 - "$A" "$B" "$RSS" "$DL" "$DEC" "$TB" "$BOUND" "$size" "$ROUNDS" "$THROTTLE" <<'PY'
 import sys
-A,B,RSS,DL,DEC,TB,MAXDD,size,rounds = sys.argv[1:]
-A,B,DL,DEC,TB,MAXDD=map(float,(A,B,DL,DEC,TB,MAXDD))
-print(f"archive: {int(size)/2**20:.0f} MiB xz, rounds: {rounds} (medians)")
+A,B,RSS,DL,DEC,TB,BOUND,size,rounds,rate = sys.argv[1:]
+A,B,DL,DEC,TB,BOUND=map(float,(A,B,DL,DEC,TB,BOUND))
+M=max(DL,DEC)
+print(f"archive: {int(size)/2**20:.0f} MiB xz, rounds: {rounds} (medians), throttle {int(rate)/1e6:.0f} MB/s")
 print(f"tar -xJf                         {A:7.2f} s")
-print(f"cudnnctl install (loopback)      {B:7.2f} s   ratio {B/A:.3f}x tar -xJf   peak RSS {int(RSS)/1024:.1f} MiB")
+print(f"cudnnctl install (loopback)      {B:7.2f} s   ratio {B/A:.3f}x tar -xJf")
 print(f"download alone (throttled)       {DL:7.2f} s")
 print(f"xz -dc alone                     {DEC:7.2f} s")
-print(f"cudnnctl install (throttled)     {TB:7.2f} s   ratio {TB/MAXDD:.3f}x max(download, decode)")
+print(f"streaming bound (xz, at rate)    {BOUND:7.2f} s   = {BOUND/M:.3f}x max(download, decode)")
+print(f"cudnnctl install (throttled)     {TB:7.2f} s   ratio {TB/M:.3f}x max(download, decode), {TB/BOUND:.3f}x the bound")
+print(f"peak RSS (all installs)          {int(RSS)/1024:7.1f} MiB")
 PY
