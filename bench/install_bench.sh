@@ -87,9 +87,10 @@ A=$(median < "$tmp/a"); B=$(median < "$tmp/b"); RSS=$(sort -n "$tmp/rss" | tail 
 DL=$(median < "$tmp/dl"); DEC=$(median < "$tmp/dec"); TB=$(median < "$tmp/tb")
 BOUND=$(median < "$tmp/bound")
 
-python3 - "$A" "$B" "$RSS" "$DL" "$DEC" "$TB" "$BOUND" "$size" "$ROUNDS" "$THROTTLE" <<'PY'
+python3 - "$A" "$B" "$RSS" "$DL" "$DEC" "$TB" "$BOUND" "$size" "$ROUNDS" "$THROTTLE" "$tmp" <<'PY'
 import sys
-A,B,RSS,DL,DEC,TB,BOUND,size,rounds,rate = sys.argv[1:]
+A,B,RSS,DL,DEC,TB,BOUND,size,rounds,rate,tmp = sys.argv[1:]
+def col(n): return [float(x) for x in open(f"{tmp}/{n}").read().split()]
 A,B,DL,DEC,TB,BOUND=map(float,(A,B,DL,DEC,TB,BOUND))
 M=max(DL,DEC)
 print(f"archive: {int(size)/2**20:.0f} MiB xz, rounds: {rounds} (medians), throttle {int(rate)/1e6:.0f} MB/s")
@@ -100,4 +101,7 @@ print(f"xz -dc alone                     {DEC:7.2f} s")
 print(f"streaming bound (xz, at rate)    {BOUND:7.2f} s   = {BOUND/M:.3f}x max(download, decode)")
 print(f"cudnnctl install (throttled)     {TB:7.2f} s   ratio {TB/M:.3f}x max(download, decode), {TB/BOUND:.3f}x the bound")
 print(f"peak RSS (all installs)          {int(RSS)/1024:7.1f} MiB")
+print(f"fastest rounds: tar {min(col('a')):.2f} s, install {min(col('b')):.2f} s "
+      f"({min(col('b'))/min(col('a')):.3f}x); throttled install {min(col('tb')):.2f} s, "
+      f"bound {min(col('bound')):.2f} s")
 PY
