@@ -68,9 +68,12 @@ snapshot >"$TMP/tree.before"
 
 # the user's environment before: a Path with an unexpanded reference, an older CUDA_PATH
 reg_restore
-"$WINE" reg add "$KEY" /v Path /t REG_EXPAND_SZ /d '%USERPROFILE%\bin;C:\tools' /f >/dev/null 2>&1
-"$WINE" reg add "$KEY" /v CUDA_PATH /t REG_SZ /d 'C:\old\cuda' /f >/dev/null 2>&1
-regq() { "$WINE" reg query "$KEY" 2>/dev/null | tr -d '\r' | grep -E '^\s+(CUDA_PATH|Path)' | sort; }
+"$WINE" reg add "$KEY" /v Path /t REG_EXPAND_SZ /d '%USERPROFILE%\bin;C:\tools' /f >/dev/null 2>&1 ||
+  fail "wine reg add Path failed"
+"$WINE" reg add "$KEY" /v CUDA_PATH /t REG_SZ /d 'C:\old\cuda' /f >/dev/null 2>&1 ||
+  fail "wine reg add CUDA_PATH failed"
+# (no match is an empty answer, not a silent exit under pipefail)
+regq() { "$WINE" reg query "$KEY" 2>/dev/null | tr -d '\r' | { grep -E '^\s+(CUDA_PATH|Path)' || true; } | sort; }
 regq >"$TMP/reg.before"
 grep -q 'CUDA_PATH    REG_SZ    C:\\old\\cuda' "$TMP/reg.before" || fail "reg add did not take: $(cat "$TMP/reg.before")"
 
@@ -166,8 +169,10 @@ echo "ok: uninstall after use keeps what use set, removes what the install added
 # 9.18+ layout (bin\x64, lib\x64) for CUDA 13 into v13.0 (DLLs in bin\x64): the same real bytes
 # under a 9.19 CUDA 13 name, with a matching version header
 reg_restore
-"$WINE" reg add "$KEY" /v Path /t REG_EXPAND_SZ /d '%USERPROFILE%\bin;C:\tools' /f >/dev/null 2>&1
+"$WINE" reg add "$KEY" /v Path /t REG_EXPAND_SZ /d '%USERPROFILE%\bin;C:\tools' /f >/dev/null 2>&1 ||
+  fail "wine reg add Path failed"
 regq >"$TMP/reg13.before"
+grep -q 'Path    REG_EXPAND_SZ' "$TMP/reg13.before" || fail "reg add did not take: $(cat "$TMP/reg13.before")"
 (cd "$TREE13" && find . -printf '%y %p\n' | sort) >"$TMP/tree13.before"
 TOP13=cudnn-windows-x86_64-9.19.0.56_cuda13-archive
 python3 - "$WHL" "$W" "$TOP13" <<'PY'
