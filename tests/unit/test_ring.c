@@ -252,30 +252,40 @@ static uint64_t spill_consume(cc_ring *r, FILE *rf, unsigned seed, int *file_rea
     return off;
 }
 
-static void spill_producer_never_waits_for_a_slow_consumer(void **state)
+/* One spilling stream of total bytes through a cap-byte ring, consumed after the producer is
+ * done (consumer_waits) or racing it; returns how many reads went to the file. */
+static int run_spill(size_t cap, uint64_t total, unsigned seed, int consumer_waits)
 {
-    (void)state;
     char path[64];
     FILE *wf, *rf;
     spill_file(path, &wf, &rf);
-    cc_ring *r = cc_ring_new(4096);
+    cc_ring *r = cc_ring_new(cap);
     cc_ring_enable_spill(r);
-    spill_producer p = {r, wf, 8u * 1024u * 1024u + 3, 9, 0, 0};
+    spill_producer p = {r, wf, total, seed, 0, 0};
     cc_pf_thread *t = NULL;
     assert_int_equal(cc_pf_thread_start(&t, spill_produce, &p), 0);
-    /* the consumer reads nothing: 8 MiB through a 4 KiB ring still all goes out */
-    for (int i = 0; i < 500 && !__atomic_load_n(&p.done, __ATOMIC_SEQ_CST); i++)
-        cc_pf_sleep_ms(10);
-    assert_true(__atomic_load_n(&p.done, __ATOMIC_SEQ_CST));
+    if (consumer_waits) {
+        /* the consumer reads nothing yet: every byte still goes out */
+        for (int i = 0; i < 500 && !__atomic_load_n(&p.done, __ATOMIC_SEQ_CST); i++)
+            cc_pf_sleep_ms(10);
+        assert_true(__atomic_load_n(&p.done, __ATOMIC_SEQ_CST));
+    }
     int file_reads = 0;
-    assert_int_equal(spill_consume(r, rf, 3, &file_reads), p.total);
-    assert_true(file_reads > 0);
+    assert_int_equal(spill_consume(r, rf, seed * 3, &file_reads), total);
     cc_pf_thread_join(t);
     assert_int_equal(p.write_rc, 0);
     cc_ring_free(r);
     fclose(wf);
     fclose(rf);
     remove(path);
+    return file_reads;
+}
+
+static void spill_producer_never_waits_for_a_slow_consumer(void **state)
+{
+    (void)state;
+    /* 8 MiB through a 4 KiB ring while the consumer sleeps */
+    assert_true(run_spill(4096, 8u * 1024u * 1024u + 3, 9, 1) > 0);
 }
 
 static void spill_and_ring_alternate_with_a_racing_consumer(void **state)
@@ -284,24 +294,8 @@ static void spill_and_ring_alternate_with_a_racing_consumer(void **state)
     /* consumer and producer race: the stream switches between ring and file many times, and
      * every byte arrives once, in order */
     size_t caps[] = {1, 4097, 1 << 20};
-    for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
-        char path[64];
-        FILE *wf, *rf;
-        spill_file(path, &wf, &rf);
-        cc_ring *r = cc_ring_new(caps[c]);
-        cc_ring_enable_spill(r);
-        spill_producer p = {r, wf, 6u * 1024u * 1024u + 11, 5 + (unsigned)c, 0, 0};
-        cc_pf_thread *t = NULL;
-        assert_int_equal(cc_pf_thread_start(&t, spill_produce, &p), 0);
-        int file_reads = 0;
-        assert_int_equal(spill_consume(r, rf, 11, &file_reads), p.total);
-        cc_pf_thread_join(t);
-        assert_int_equal(p.write_rc, 0);
-        cc_ring_free(r);
-        fclose(wf);
-        fclose(rf);
-        remove(path);
-    }
+    for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++)
+        run_spill(caps[c], 6u * 1024u * 1024u + 11, 5 + (unsigned)c, 0);
 }
 
 static void spill_failure_and_cancel(void **state)
