@@ -25,6 +25,8 @@ typedef struct {
     int fail_at_end;
     int write_rc;
     unsigned seed;
+    FILE *f;  /* spill mode: every byte goes here first, as a download writes its cache part */
+    int done; /* set (atomically) once all was handed over */
 } producer;
 
 static unsigned next_rand(unsigned *s)
@@ -45,12 +47,17 @@ static void produce(void *arg)
             n = (size_t)(p->total - off);
         for (size_t i = 0; i < n; i++)
             buf[i] = pattern(off + i);
+        if (p->f && (fwrite(buf, 1, n, p->f) != n || fflush(p->f) != 0)) {
+            p->write_rc = -2;
+            return;
+        }
         if (cc_ring_write(p->r, buf, n) != 0) {
             p->write_rc = -1;
             return;
         }
         off += n;
     }
+    __atomic_store_n(&p->done, 1, __ATOMIC_SEQ_CST);
     cc_ring_close(p->r, p->fail_at_end);
 }
 
@@ -62,7 +69,7 @@ static void bytes_arrive_in_order_across_wraps(void **state)
     for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
         cc_ring *r = cc_ring_new(caps[c]);
         assert_non_null(r);
-        producer p = {r, caps[c] == 1 ? 30000 : 8u * 1024u * 1024u + 7, 0, 0, 42};
+        producer p = {r, caps[c] == 1 ? 30000 : 8u * 1024u * 1024u + 7, 0, 0, 42, NULL, 0};
         cc_pf_thread *t = NULL;
         assert_int_equal(cc_pf_thread_start(&t, produce, &p), 0);
         unsigned char buf[70001];
@@ -107,7 +114,7 @@ static void cancel_releases_a_blocked_writer(void **state)
 {
     (void)state;
     cc_ring *r = cc_ring_new(4096);
-    producer p = {r, 1u << 20, 0, 0, 1};
+    producer p = {r, 1u << 20, 0, 0, 1, NULL, 0};
     cc_pf_thread *t = NULL;
     assert_int_equal(cc_pf_thread_start(&t, produce, &p), 0);
     unsigned char buf[100];
@@ -174,40 +181,6 @@ static void cond_wait_times_out(void **state)
 
 /* ---- spill mode ------------------------------------------------------------------------------ */
 
-typedef struct {
-    cc_ring *r;
-    FILE *f; /* every byte goes here first, as the download writes its cache part */
-    uint64_t total;
-    unsigned seed;
-    int done; /* set (under no lock: read after join or by polling) when all was offered */
-    int write_rc;
-} spill_producer;
-
-static void spill_produce(void *arg)
-{
-    spill_producer *p = arg;
-    unsigned char buf[100000];
-    uint64_t off = 0;
-    while (off < p->total) {
-        size_t n = 1 + next_rand(&p->seed) % sizeof(buf);
-        if (n > p->total - off)
-            n = (size_t)(p->total - off);
-        for (size_t i = 0; i < n; i++)
-            buf[i] = pattern(off + i);
-        if (fwrite(buf, 1, n, p->f) != n || fflush(p->f) != 0) {
-            p->write_rc = -2;
-            return;
-        }
-        if (cc_ring_write(p->r, buf, n) != 0) {
-            p->write_rc = -1;
-            return;
-        }
-        off += n;
-    }
-    __atomic_store_n(&p->done, 1, __ATOMIC_SEQ_CST);
-    cc_ring_close(p->r, 0);
-}
-
 /* A scratch file in the working dir (the build tree), open for writing and for reading. */
 static void spill_file(char path[64], FILE **wf, FILE **rf)
 {
@@ -261,9 +234,9 @@ static int run_spill(size_t cap, uint64_t total, unsigned seed, int consumer_wai
     spill_file(path, &wf, &rf);
     cc_ring *r = cc_ring_new(cap);
     cc_ring_enable_spill(r);
-    spill_producer p = {r, wf, total, seed, 0, 0};
+    producer p = {r, total, 0, 0, seed, wf, 0};
     cc_pf_thread *t = NULL;
-    assert_int_equal(cc_pf_thread_start(&t, spill_produce, &p), 0);
+    assert_int_equal(cc_pf_thread_start(&t, produce, &p), 0);
     if (consumer_waits) {
         /* the consumer reads nothing yet: every byte still goes out */
         for (int i = 0; i < 500 && !__atomic_load_n(&p.done, __ATOMIC_SEQ_CST); i++)
