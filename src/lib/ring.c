@@ -59,6 +59,17 @@ void cc_ring_enable_spill(cc_ring *r)
     cc_pf_mutex_unlock(r->mu);
 }
 
+/* Copy n bytes (n <= the free room) after the stored ones, wrapping at the buffer's end. */
+static void put(cc_ring *r, const unsigned char *p, size_t n)
+{
+    size_t tail = (r->head + r->len) % r->cap;
+    size_t first = n < r->cap - tail ? n : r->cap - tail;
+    memcpy(r->buf + tail, p, first);
+    memcpy(r->buf, p + first, n - first);
+    r->len += n;
+    r->produced += n;
+}
+
 /* Spill mode: into the ring when all of it fits and nothing is waiting in the file, else leave
  * it to the file. Never waits. */
 static int offer(cc_ring *r, const unsigned char *p, size_t len)
@@ -66,15 +77,7 @@ static int offer(cc_ring *r, const unsigned char *p, size_t len)
     if (r->cancelled)
         return -1;
     if (!r->spilled && r->cap - r->len >= len) {
-        while (len > 0) {
-            size_t tail = (r->head + r->len) % r->cap;
-            size_t n = len < r->cap - tail ? len : r->cap - tail;
-            memcpy(r->buf + tail, p, n);
-            r->len += n;
-            r->produced += n;
-            p += n;
-            len -= n;
-        }
+        put(r, p, len);
     } else {
         r->spilled = 1;
         r->produced += len;
@@ -103,15 +106,8 @@ int cc_ring_write(cc_ring *r, const void *data, size_t len)
             cc_pf_mutex_unlock(r->mu);
             return -1;
         }
-        /* copy into the free span after the stored bytes, at most up to the buffer's end */
-        size_t tail = (r->head + r->len) % r->cap;
-        size_t room = r->cap - r->len;
-        size_t n = len < room ? len : room;
-        if (n > r->cap - tail)
-            n = r->cap - tail;
-        memcpy(r->buf + tail, p, n);
-        r->len += n;
-        r->produced += n;
+        size_t n = len < r->cap - r->len ? len : r->cap - r->len;
+        put(r, p, n);
         p += n;
         len -= n;
         if (r->reader_waiting)
