@@ -169,8 +169,7 @@ char *cc_pf_kernel_release(void); /* "6.1.0-27-amd64" (uname -r); NULL where the
 char *cc_pf_default_cache_dir(void); /* $XDG_CACHE_HOME/cudnnctl, %LOCALAPPDATA%\cudnnctl\cache */
 char *cc_pf_default_state_dir(void); /* /var/lib/cudnnctl for root, else $XDG_STATE_HOME/cudnnctl */
 
-/* ---- process start-up / environment changes (Windows helper) ------------------------------------
- */
+/* ---- process start-up / environment changes (Windows helper) ----------------------------- */
 /* The command-line arguments as UTF-8: Windows converts GetCommandLineW() (the char argv of main is
  * in the ANSI code page) and switches the console to UTF-8 output; Linux returns argv. Call first
  * in main(); the vector lives until exit. */
@@ -180,8 +179,7 @@ int cc_pf_setenv(const char *name, const char *value);
 /* Sleep at least ms milliseconds. */
 void cc_pf_sleep_ms(unsigned ms);
 
-/* ---- windows registry / persistent environment (Windows helper; Linux: CUDNNCTL_E_UNSUPPORTED)
- * --- */
+/* ---- Windows registry, persistent environment (Linux: CUDNNCTL_E_UNSUPPORTED) ------------ */
 /* Keys are written "HKLM\\SOFTWARE\\..." or "HKCU\\Environment" (HKEY_LOCAL_MACHINE,
  * HKEY_CURRENT_USER, HKU, HKCR spelled out or short); the 64-bit registry view is always used. */
 #define CC_PF_REG_NONE 0      /* the key or value is absent */

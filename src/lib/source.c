@@ -8,9 +8,8 @@
 #include "source_int.h"
 
 #define RING_BYTES (4u * 1024u * 1024u)
-#define CHUNK                                                                                      \
-    (64u * 1024u) /* stays in L2 between read, hash and copy: 256 KiB+ is ~1.5x slower             \
-                   */
+/* stays in L2 between read, hash and copy: 256 KiB+ is ~1.5x slower */
+#define CHUNK (64u * 1024u)
 
 /* ---- producer helpers (called on the producer thread) ---------------------------------------- */
 
