@@ -409,8 +409,7 @@ static void render_pwsh(ob *b, const cudnnctl_env_selection *s, int ldp)
           "-ErrorAction SilentlyContinue\n");
 }
 
-/* ---- cmd.exe (a batch file: `call` it) --------------------------------------------------------
- */
+/* ---- cmd.exe (a batch file: `call` it) ------------------------------------------------------- */
 
 static void cmd_drop(ob *b, const char *entry)
 {

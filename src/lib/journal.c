@@ -113,8 +113,7 @@ char *cc_txn_temp_name(const cc_txn *t, const char *dst, const char *what)
     return r;
 }
 
-/* ---- serialisation ----------------------------------------------------------------------------
- */
+/* ---- serialisation --------------------------------------------------------------------------- */
 
 static int add_strv(cJSON *o, const char *k, const cc_strv *sv)
 {

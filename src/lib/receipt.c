@@ -113,8 +113,7 @@ cudnnctl_err cc_receipt_add_replaced(cudnnctl_ctx *ctx, cc_receipt *r, const cc_
     return CUDNNCTL_E_OK;
 }
 
-/* ---- to JSON ----------------------------------------------------------------------------------
- */
+/* ---- to JSON --------------------------------------------------------------------------------- */
 
 static int put_mode(cJSON *o, uint32_t mode)
 {
@@ -206,8 +205,7 @@ oom:
     CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
 }
 
-/* ---- from JSON --------------------------------------------------------------------------------
- */
+/* ---- from JSON ------------------------------------------------------------------------------- */
 
 static const char *gs(const cJSON *o, const char *k)
 {
@@ -337,8 +335,7 @@ out:
     return rc;
 }
 
-/* ---- the receipts of a state dir ---------------------------------------------------------------
- */
+/* ---- the receipts of a state dir ------------------------------------------------------------- */
 
 static int by_seq(const void *a, const void *b)
 {

@@ -555,8 +555,7 @@ static void rollback_after_a_crashed_upgrade_only_settles_it(void **state)
     fx_world_free(&w);
 }
 
-/* ---- durability: what reaches the disk before the rename that makes it live --------------------
- */
+/* ---- durability: what reaches the disk before the rename that makes it live ------------------ */
 
 /* The sys_ops seam records, in order, "sync PATH" for every fsync of a file opened by path and
  * "rename A B" for every rename. */

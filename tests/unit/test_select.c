@@ -39,8 +39,7 @@ static int teardown(void **state)
     return 0;
 }
 
-/* ---- a detection result made by hand ----------------------------------------------------------
- */
+/* ---- a detection result made by hand --------------------------------------------------------- */
 
 typedef struct {
     cudnnctl_detect_result r;
@@ -389,8 +388,7 @@ static void compat_lookups(void **state)
     }
 }
 
-/* ---- targets ----------------------------------------------------------------------------------
- */
+/* ---- targets --------------------------------------------------------------------------------- */
 
 static void mk(const char *rel)
 {
