@@ -36,7 +36,7 @@ mkdir -p "$build/bench"
 if [ -z "$tool" ]; then
   [ -f "$build/libcudnnctl.a" ] || { echo "extract_bench.sh: no $build/libcudnnctl.a (build first)" >&2; exit 1; }
   tool="$build/bench/extract_tool"
-  cc -O2 -Wall -Wextra -I"$here/include" -I"$here/src/lib" -I"$here/platform" \
+  cc -O2 -Wall -Wextra -I"$here/include" $(for d in "$here"/src/lib/*/; do printf -- "-I%s " "$d"; done) -I"$here/platform" \
      "$here/bench/extract_tool.c" "$build/libcudnnctl.a" -Wl,--as-needed \
      $(pkg-config --libs libarchive libcurl libcrypto libcjson 2>/dev/null || echo "-larchive -lcurl -lcrypto -lcjson") \
      -lpthread -ldl -o "$tool"

@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "test_extract_tool: $*" >&2; exit 1; }
 
 tool="$tmp/extract_tool"
-cc -O1 -I"$SOURCE_DIR/include" -I"$SOURCE_DIR/src/lib" -I"$SOURCE_DIR/platform" \
+cc -O1 -I"$SOURCE_DIR/include" $(for d in "$SOURCE_DIR"/src/lib/*/; do printf -- "-I%s " "$d"; done) -I"$SOURCE_DIR/platform" \
    "$SOURCE_DIR/bench/extract_tool.c" "$BUILD_DIR/libcudnnctl.a" \
    $(pkg-config --libs libarchive libcurl libcrypto libcjson) -lpthread -ldl -o "$tool" \
    || fail "cannot build the extract tool"
