@@ -79,20 +79,6 @@ void cc_archive_vec_free(cc_archive_vec *vec)
     memset(vec, 0, sizeof(*vec));
 }
 
-int cc_version_cmp_str(const char *a, const char *b)
-{
-    cc_version va, vb;
-    int oka = cc_version_parse(a, &va) == 0, okb = cc_version_parse(b, &vb) == 0;
-    if (!oka || !okb)
-        return oka - okb;
-    for (int i = 0; i < 4; i++) {
-        int x = va.part[i] < 0 ? 0 : va.part[i], y = vb.part[i] < 0 ? 0 : vb.part[i];
-        if (x != y)
-            return x < y ? -1 : 1;
-    }
-    return 0;
-}
-
 /* ---- ordering and de-duplication ----------------------------------------------------------- */
 
 /* Display order: newest cuDNN first, then platform, then the newest CUDA build first. */

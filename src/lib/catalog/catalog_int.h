@@ -57,8 +57,4 @@ int cc_relative_path_check(const char *p, const char **why);
 struct cJSON;
 struct cJSON *cc_archive_to_json(const cudnnctl_archive *a, int with_platform);
 
-/* Compare dotted numeric versions where missing parts count as 0 ("580" == "580.0.0");
- * unparseable strings sort first. */
-int cc_version_cmp_str(const char *a, const char *b);
-
 #endif

@@ -289,3 +289,17 @@ char *cc_version_str(const cc_version *v)
         }
     return b.data ? b.data : cc_strdup("");
 }
+
+int cc_version_cmp_str(const char *a, const char *b)
+{
+    cc_version va, vb;
+    int oka = cc_version_parse(a, &va) == 0, okb = cc_version_parse(b, &vb) == 0;
+    if (!oka || !okb)
+        return oka - okb;
+    for (int i = 0; i < 4; i++) {
+        int x = va.part[i] < 0 ? 0 : va.part[i], y = vb.part[i] < 0 ? 0 : vb.part[i];
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    return 0;
+}

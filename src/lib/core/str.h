@@ -66,5 +66,8 @@ int cc_version_parse(const char *s, cc_version *v); /* 0 ok, -1 not a version */
 int cc_version_cmp(const cc_version *a, const cc_version *b);
 int cc_version_prefix_match(const cc_version *prefix, const cc_version *full);
 char *cc_version_str(const cc_version *v);
+/* Compare dotted numeric versions where missing parts count as 0 ("580" == "580.0.0");
+ * unparseable strings sort first. */
+int cc_version_cmp_str(const char *a, const char *b);
 
 #endif

@@ -1,78 +1,12 @@
-/* detect_int.h: what the detect_*.c files share: the run state, root-aware path resolution, and
- * the pure parsers (unit-tested on their own). Not installed. */
+/* detect_int.h: what the detect_*.c files share: the run state and the scanners (private to
+ * detect/). The parsers (detect_parse.h) and the root-aware paths (detect_path.h), which other
+ * stages use too, have headers of their own. Not installed. */
 #ifndef CC_DETECT_INT_H
 #define CC_DETECT_INT_H
 
+#include "detect_parse.h"
+#include "detect_path.h"
 #include "internal.h"
-
-/* A version as read from one source: -1 = unknown part. */
-typedef struct {
-    int major, minor, patch;
-} cc_dt_ver;
-
-/* ---- pure parsers (detect_parse.c) ---------------------------------------------------------- */
-/* version.json: the "cuda" component's version. *date_patch = 1 when the patch is a build date
- * (12.1.20230222): patch is then -1. 0 ok, -1 no cuda.version, -2 not JSON. */
-int cc_dt_parse_version_json(const char *text, cc_dt_ver *v, int *date_patch);
-/* version.txt: "CUDA Version 10.2.89". */
-int cc_dt_parse_version_txt(const char *text, cc_dt_ver *v);
-/* nvcc --version: "release 13.0, V13.0.88". */
-int cc_dt_parse_nvcc(const char *text, cc_dt_ver *v);
-/* "#define NAME <integer>" anywhere in text; 0 found. Expressions are not values. */
-int cc_dt_parse_define(const char *text, const char *name, long *value);
-/* CUDA_VERSION / CUDART_VERSION encoding: major*1000 + minor*10. */
-int cc_dt_cuda_encoded(long value, cc_dt_ver *v);
-/* cudnn_version.h (or cudnn.h of 7.x): CUDNN_MAJOR/MINOR/PATCHLEVEL, else CUDNN_VERSION in the
- * 8.x (M*1000+m*100+p) or 9.x (M*10000+m*100+p) encoding. */
-int cc_dt_parse_cudnn_header(const char *text, cc_dt_ver *v);
-/* libcudart SONAME: libcudart.so.13 -> 13.x; libcudart.so.11.0 -> 11.x (every 11.x);
- * libcudart.so.10.2 -> 10.2. */
-int cc_dt_parse_cudart_soname(const char *soname, cc_dt_ver *v);
-/* /proc/driver/nvidia/version: the driver version of the "NVRM version:" line (malloc'd). */
-int cc_dt_parse_proc_driver(const char *text, char **version);
-/* First non-empty line of nvidia-smi --query-gpu=driver_version output (malloc'd). */
-int cc_dt_parse_smi(const char *text, char **version);
-/* Lower bound of the CUDA version a driver supports (cuDriverGetVersion encoding), from the
- * toolkit -> bundled driver table (cudnn-distribution.md 4.2). 0 when below every entry. */
-int cc_dt_driver_cuda_floor(const char *driver_version);
-/* "libcudnn_ops.so.9.14.0" -> stem "libcudnn_ops", version 9.14.0 (n parts; 0 for bare .so).
- * -1 when the name is not "<stem>.so[.<digits>...]". */
-int cc_dt_parse_libname(const char *name, char **stem, cc_version *v);
-/* "nvidia_cudnn_cu13-9.19.0.56.dist-info" with pkg "nvidia_cudnn" -> 9.19.0.56. Accepts
- * "<pkg>-<ver>.dist-info" and "<pkg>_cu<N>-<ver>.dist-info" only. */
-int cc_dt_parse_dist_info(const char *name, const char *pkg, cc_version *v);
-/* /etc/ld.so.cache: the paths of the entries whose name starts with prefix (NULL: all), appended
- * to paths without duplicates. 0 ok, -1 not a cache (or OOM). */
-int cc_dt_parse_ld_cache(const char *data, size_t len, const char *prefix, cc_strv *paths);
-/* The platform key of NVIDIA's manifests. */
-char *cc_dt_platform_key(const char *os, const char *machine, int tegra);
-/* Simple glob: '*' and '?' only (ld.so.conf include lines, python3* dirs). */
-int cc_dt_glob(const char *pattern, const char *name);
-
-/* ---- root-aware paths (detect_path.c) ------------------------------------------------------- */
-/* Resolve every symlink of an absolute root-relative path, component by component, re-rooting
- * absolute link targets. Returns the resolved root-relative path (malloc'd) and *missing = 1
- * when some component does not exist (the rest is then appended unresolved). NULL on a link
- * loop, a relative path, or OOM. */
-char *cc_dt_resolve(const cudnnctl_ctx *ctx, const char *path, int *missing);
-/* The host path of a root-relative path that exists after resolution (malloc'd), else NULL. */
-char *cc_dt_host(const cudnnctl_ctx *ctx, const char *path);
-/* stat after resolution; st->exists = 0 when absent. */
-void cc_dt_stat(const cudnnctl_ctx *ctx, const char *path, cc_pf_stat_t *st);
-/* Read at most max bytes of a file (NUL-terminated, malloc'd). 0 ok, -1 absent/unreadable. */
-int cc_dt_read(const cudnnctl_ctx *ctx, const char *path, size_t max, char **data);
-/* The same, with the byte count (for files holding NUL bytes). */
-int cc_dt_read_n(const cudnnctl_ctx *ctx, const char *path, size_t max, char **data, size_t *len);
-/* Entries of a directory starting with prefix (NULL: all), sorted (names only). 0 ok, -1 not a
- * readable directory. */
-int cc_dt_list(const cudnnctl_ctx *ctx, const char *dir, const char *prefix, cc_strv *names);
-/* "a -> b -> c" for a path whose last component is a link chain; NULL when it is no link. */
-char *cc_dt_link_chain(const cudnnctl_ctx *ctx, const char *path, int *dangling);
-/* An environment value taken as a root-relative absolute path (a host path under the root is
- * unrooted first); NULL when unset, empty or relative. */
-char *cc_dt_env_path(const cudnnctl_ctx *ctx, const char *value);
-/* Lexically clean an absolute path: no "//", ".", trailing '/' (".." kept). */
-char *cc_dt_clean(const char *path);
 
 /* ---- a run of cudnnctl_detect --------------------------------------------------------------- */
 typedef struct {

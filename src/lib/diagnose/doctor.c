@@ -5,7 +5,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "detect_int.h"
+#include "detect_path.h"
 #include "doctor_int.h"
 
 static const cudnnctl_doctor_code codes[] = {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect_int.h"
+#include "detect_parse.h"
 #include "doctor_int.h"
 
 /* ---- where a copy's CUDA major comes from -------------------------------------------------- */

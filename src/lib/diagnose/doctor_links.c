@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect_int.h"
+#include "detect_parse.h"
+#include "detect_path.h"
 #include "doctor_int.h"
 
 /* ---- link chains ---------------------------------------------------------------------------- */

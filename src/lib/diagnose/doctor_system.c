@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog_int.h"
 #include "compat.h"
 #include "doctor_int.h"
 
