@@ -9,16 +9,6 @@
 #include "receipt.h"
 #include "json.h"
 
-char *cc_now_iso(void)
-{
-    time_t t = (time_t)cc_pf_time();
-    struct tm *g = gmtime(&t);
-    char buf[32];
-    if (!g || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", g) == 0)
-        return cc_strdup("1970-01-01T00:00:00Z");
-    return cc_strdup(buf);
-}
-
 char *cc_mode_str(uint32_t mode)
 {
     return cc_asprintf("%04o", (unsigned)(mode & 07777));

@@ -68,8 +68,6 @@ cudnnctl_err cc_receipts_load(cudnnctl_ctx *ctx, const char *state_dir, cc_recei
 void cc_receipts_free(cc_receipts *rs);
 long cc_receipts_next_seq(const cc_receipts *rs, const char *state_dir);
 
-/* Current UTC time as ISO 8601 (malloc'd). */
-char *cc_now_iso(void);
 /* "0644" etc. */
 char *cc_mode_str(uint32_t mode);
 

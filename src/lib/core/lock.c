@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "lock.h"
-#include "receipt.h"
 
 /* "pid 1234 since 2025-01-01T00:00:00Z" from the lock file, or NULL. */
 static char *holder(cudnnctl_ctx *ctx, const char *path)

@@ -1,4 +1,5 @@
-/* str.c: string, path, buffer, list and version helpers shared by the whole library. */
+/* str.c: string, path, buffer, list and version helpers shared by the whole library (and the
+ * current time as text). */
 #include "str.h"
 
 #include "platform.h"
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 char *cc_strdup(const char *s)
 {
@@ -302,4 +304,14 @@ int cc_version_cmp_str(const char *a, const char *b)
             return x < y ? -1 : 1;
     }
     return 0;
+}
+
+char *cc_now_iso(void)
+{
+    time_t t = (time_t)cc_pf_time();
+    struct tm *g = gmtime(&t);
+    char buf[32];
+    if (!g || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", g) == 0)
+        return cc_strdup("1970-01-01T00:00:00Z");
+    return cc_strdup(buf);
 }

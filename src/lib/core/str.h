@@ -70,4 +70,7 @@ char *cc_version_str(const cc_version *v);
  * unparseable strings sort first. */
 int cc_version_cmp_str(const char *a, const char *b);
 
+/* Current UTC time as ISO 8601 (malloc'd). */
+char *cc_now_iso(void);
+
 #endif
