@@ -1,4 +1,5 @@
-/* ctx.c: the library context: options, callbacks, root-relative paths. */
+/* ctx.c: the library context: options, setting the callbacks (calling them: callbacks.c),
+ * root-relative paths. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,35 +104,6 @@ unsigned long cudnnctl_sys_calls(const cudnnctl_ctx *ctx)
 void cudnnctl_free(void *p)
 {
     free(p);
-}
-
-void cc_log(cudnnctl_ctx *ctx, cudnnctl_log_level lvl, const char *fmt, ...)
-{
-    if (!ctx || !ctx->log_cb)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    char *msg = cc_vasprintf(fmt, ap);
-    va_end(ap);
-    if (msg)
-        ctx->log_cb(ctx->log_user, lvl, msg);
-    free(msg);
-}
-
-void cc_event(cudnnctl_ctx *ctx, cudnnctl_event_kind kind, const char *text, const char *path)
-{
-    if (!ctx || !ctx->event_cb)
-        return;
-    cudnnctl_event ev = {kind, text, path};
-    ctx->event_cb(ctx->event_user, &ev);
-}
-
-void cc_progress(cudnnctl_ctx *ctx, const char *stage, uint64_t done, uint64_t total)
-{
-    if (!ctx || !ctx->progress_cb)
-        return;
-    cudnnctl_progress p = {stage, done, total};
-    ctx->progress_cb(ctx->progress_user, &p);
 }
 
 char *cc_rooted(const cudnnctl_ctx *ctx, const char *abs_path)

@@ -30,7 +30,7 @@ int cc_dt_note(cc_detect_run *run, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Free what a toolkit / cuDNN copy / driver owns (not the struct itself). */
+/* Free what a toolkit / cuDNN copy / driver owns (not the struct itself; detect_result.c). */
 void cc_dt_toolkit_clear(cudnnctl_toolkit *t);
 void cc_dt_cudnn_clear(cudnnctl_cudnn_copy *c);
 void cc_dt_driver_free(cudnnctl_driver *d);

@@ -1,5 +1,6 @@
 /* source_int.h: the cc_source structure shared by source.c (consumer side, file producer,
- * verification) and fetch.c (the download producer: resume, retries, back-off). */
+ * verification), source_feed.c (the producer helpers) and fetch.c (the download producer: resume,
+ * retries, back-off). */
 #ifndef CC_SOURCE_INT_H
 #define CC_SOURCE_INT_H
 
@@ -60,7 +61,7 @@ struct cc_source {
 
 enum { CC_READY_DATA = 1, CC_READY_END = 2, CC_READY_FAILED = 3 };
 
-/* Producer helpers (thread-safe). */
+/* Producer helpers (thread-safe; source_feed.c). */
 void cc_src_mark_ready(cc_source *s, int why);
 void cc_src_fail(cc_source *s, cudnnctl_err code, char *detail_owned);
 void cc_src_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned);

@@ -1,6 +1,6 @@
 /* validate_child.c: the validation child: load the driver, cuDNN and the CUDA runtime by path,
  * check versions and sub-libraries, run the compute checks, list what was mapped; report each
- * step and check as one marked JSON line. */
+ * step and check as one marked JSON line (validate_check.c writes them). */
 #include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -8,59 +8,6 @@
 
 #include "libnames.h"
 #include "validate_vendor.h"
-
-double cc_val_now(void)
-{
-    return (double)cc_pf_now_ms() / 1000.0;
-}
-
-static void emit_json(cc_val_child *c, cJSON *obj)
-{
-    char *s = obj ? cJSON_PrintUnformatted(obj) : NULL;
-    if (s) {
-        char *line = cc_asprintf(CC_VAL_MARK "%s", s);
-        if (line)
-            c->emit(c->user, line);
-        free(line);
-        cJSON_free(s);
-    }
-    cJSON_Delete(obj);
-}
-
-void cc_val_step(cc_val_child *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *text = cc_vasprintf(fmt, ap);
-    va_end(ap);
-    cJSON *o = cJSON_CreateObject();
-    if (o && text)
-        cJSON_AddStringToObject(o, "step", text);
-    emit_json(c, o);
-    free(text);
-}
-
-void cc_val_check(cc_val_child *c, const char *name, int ok, int skipped, double seconds,
-                  double max_abs, double tol, const char *error, const char *detail)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON *k = cJSON_AddObjectToObject(o, "check");
-    if (k) {
-        cJSON_AddStringToObject(k, "name", name);
-        cJSON_AddBoolToObject(k, "ok", ok);
-        cJSON_AddBoolToObject(k, "skipped", skipped);
-        cJSON_AddNumberToObject(k, "seconds", seconds);
-        if (max_abs >= 0)
-            cJSON_AddNumberToObject(k, "max_abs_err", max_abs);
-        if (tol >= 0)
-            cJSON_AddNumberToObject(k, "tolerance", tol);
-        if (error)
-            cJSON_AddStringToObject(k, "error", error);
-        if (detail)
-            cJSON_AddStringToObject(k, "detail", detail);
-    }
-    emit_json(c, o);
-}
 
 static void fact_str(cc_val_child *c, const char *key, const char *val)
 {
@@ -72,7 +19,7 @@ static void fact_str(cc_val_child *c, const char *key, const char *val)
         else
             cJSON_AddNullToObject(f, key);
     }
-    emit_json(c, o);
+    cc_val_emit(c, o);
 }
 
 static void fact_num(cc_val_child *c, const char *key, double val)
@@ -81,24 +28,7 @@ static void fact_num(cc_val_child *c, const char *key, double val)
     cJSON *f = cJSON_AddObjectToObject(o, "facts");
     if (f)
         cJSON_AddNumberToObject(f, key, val);
-    emit_json(c, o);
-}
-
-char *cc_val_dnn_error(cc_val_child *c, const char *call, int status)
-{
-    const char *name = c->dnn.GetErrorString ? c->dnn.GetErrorString(status) : NULL;
-    char last[512] = "";
-    if (c->dnn.GetLastErrorString)
-        c->dnn.GetLastErrorString(last, sizeof(last));
-    last[sizeof(last) - 1] = '\0';
-    return cc_asprintf("%s returned %s (%d)%s%s%s", call, name ? name : "an error", status,
-                       last[0] ? " [" : "", last, last[0] ? "]" : "");
-}
-
-const char *cc_val_rt_error(cc_val_child *c, int err)
-{
-    const char *n = c->rt.cudaGetErrorName ? c->rt.cudaGetErrorName(err) : NULL;
-    return n ? n : "cudaError";
+    cc_val_emit(c, o);
 }
 
 static const char *cu_error(cc_val_child *c, int err)
@@ -603,7 +533,7 @@ static void check_loaded(cc_val_child *c)
                             "libnvrtc"};
     for (int i = 0; i < 4; i++)
         report_modules(c, ven, vendor[i]);
-    emit_json(c, o);
+    cc_val_emit(c, o);
     char *err = bad.len ? cc_asprintf("%s. Some other cuDNN was picked up: install the complete "
                                       "set into %s (the loader falls back to ld.so.cache for "
                                       "what is missing there)", bad.data, c->lib_dir)
@@ -685,7 +615,7 @@ cudnnctl_err cudnnctl_validate_child(cudnnctl_ctx *ctx, const char *request_json
     }
     fact_num(&c, "no_gpu", c.no_gpu);
     fact_num(&c, "child_seconds", cc_val_now() - t0);
-    emit_json(&c, cJSON_CreateRaw("{\"done\":true}"));
+    cc_val_emit(&c, cJSON_CreateRaw("{\"done\":true}"));
 out:
     free(c.lib_dir);
     free(c.cudnn_lib);

@@ -68,9 +68,9 @@ void cc_val_ref_maxpool(const float *x, double *y, int n, int c, int h, int w, i
 /* Largest |got - ref| and whether every |got - ref| <= tol * (1 + |ref|). */
 int cc_val_compare(const float *got, const double *ref, size_t n, double tol, double *max_abs);
 
-/* ---- child side (validate_child.c, validate_vendor.c, validate_compute.c) ------------------- */
+/* ---- child side (validate_child.c, validate_vendor.c, validate_compute.c, validate_check.c) -- */
 typedef struct cc_val_child cc_val_child;
-/* Report helpers used by the child's files. */
+/* Report helpers used by the child's files (validate_check.c). */
 void cc_val_step(cc_val_child *c, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

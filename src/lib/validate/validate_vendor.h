@@ -139,6 +139,9 @@ struct cc_val_child {
     long max_device;    /* cudnnGetMaxDeviceVersion, 0 when unknown */
 };
 
+/* validate_check.c: one report line (CC_VAL_MARK + obj as JSON) through c->emit; takes obj. */
+struct cJSON;
+void cc_val_emit(cc_val_child *c, struct cJSON *obj);
 /* Name of a cuDNN status, with cuDNN's last error text when it has one (malloc'd). */
 char *cc_val_dnn_error(cc_val_child *c, const char *call, int status);
 /* Name of a CUDA runtime error (static or cudart-owned). */

@@ -1,0 +1,184 @@
+/* archive.c: one archive entry of the catalog (the stage's bottom file: manifest.c, catalog.c,
+ * compat.c, plan.c and mirror.c call down into it, it calls none of them): its lifetime (copy,
+ * clear, a growable vector) and what its file name and relative path say (the CUDA variant, the
+ * cuDNN version, whether the path is safe to join to a base). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog_int.h"
+
+void cc_archive_clear(cudnnctl_archive *a)
+{
+    free(a->cudnn_version);
+    free(a->platform);
+    free(a->cuda_variant);
+    free(a->relative_path);
+    free(a->sha256);
+    free(a->md5);
+    free(a->release_date);
+    free(a->manifest);
+    free(a->manifest_sha256);
+    memset(a, 0, sizeof(*a));
+}
+
+int cc_archive_copy(cudnnctl_archive *dst, const cudnnctl_archive *src)
+{
+    memset(dst, 0, sizeof(*dst));
+    dst->size = src->size;
+    dst->cuda_major = src->cuda_major;
+    dst->cuda_minor = src->cuda_minor;
+#define DUP(f)                                                                                     \
+    do {                                                                                           \
+        if (src->f && !(dst->f = cc_strdup(src->f)))                                               \
+            goto oom;                                                                              \
+    } while (0)
+    DUP(cudnn_version);
+    DUP(platform);
+    DUP(cuda_variant);
+    DUP(relative_path);
+    DUP(sha256);
+    DUP(md5);
+    DUP(release_date);
+    DUP(manifest);
+    DUP(manifest_sha256);
+#undef DUP
+    return 0;
+oom:
+    cc_archive_clear(dst);
+    return -1;
+}
+
+int cc_archive_vec_push_move(cc_archive_vec *vec, cudnnctl_archive *a)
+{
+    if (vec->n == vec->cap) {
+        size_t cap = vec->cap ? vec->cap * 2 : 64;
+        cudnnctl_archive *v = realloc(vec->v, cap * sizeof(*v));
+        if (!v)
+            return -1;
+        vec->v = v;
+        vec->cap = cap;
+    }
+    vec->v[vec->n++] = *a;
+    memset(a, 0, sizeof(*a));
+    return 0;
+}
+
+void cc_archive_vec_free(cc_archive_vec *vec)
+{
+    for (size_t i = 0; i < vec->n; i++)
+        cc_archive_clear(&vec->v[i]);
+    free(vec->v);
+    memset(vec, 0, sizeof(*vec));
+}
+
+/* ---- what a file name says ------------------------------------------------------------------ */
+
+int cc_cuda_variant_parse(const char *s, int *major, int *minor)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    char *end = NULL;
+    long M = strtol(s, &end, 10);
+    long m = -1;
+    if (*end == '.') {
+        if (!isdigit((unsigned char)end[1]))
+            return -1;
+        m = strtol(end + 1, &end, 10);
+    }
+    if (*end != '\0' || M <= 0 || M > 99 || m > 99)
+        return -1;
+    *major = (int)M;
+    *minor = (int)m;
+    return 0;
+}
+
+char *cc_cuda_variant_from_name(const char *file_name)
+{
+    const char *base = cc_path_base(file_name);
+    const char *hit = NULL;
+    for (const char *p = strstr(base, "_cuda"); p; p = strstr(p + 1, "_cuda"))
+        hit = p;
+    if (!hit)
+        return NULL;
+    const char *p = hit + 5, *start = p;
+    if (!isdigit((unsigned char)*p))
+        return NULL;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (*p == '.' && isdigit((unsigned char)p[1])) {
+        p++;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    if (*p != '-' && *p != '.')
+        return NULL;
+    return cc_strndup(start, (size_t)(p - start));
+}
+
+char *cc_cudnn_version_from_name(const char *file_name)
+{
+    const char *base = cc_path_base(file_name);
+    const char *cu = NULL;
+    for (const char *p = strstr(base, "_cuda"); p; p = strstr(p + 1, "_cuda"))
+        cu = p;
+    if (!cu)
+        return NULL;
+    const char *start = cu;
+    while (start > base && start[-1] != '-')
+        start--;
+    char *v = cc_strndup(start, (size_t)(cu - start));
+    cc_version pv;
+    if (v && (cc_version_parse(v, &pv) != 0 || pv.n < 3)) {
+        free(v);
+        v = NULL;
+    }
+    return v;
+}
+
+int cc_relative_path_check(const char *p, const char **why)
+{
+    if (!p || !*p) {
+        *why = "is empty";
+        return -1;
+    }
+    if (p[0] == '/') {
+        *why = "is absolute (starts with '/')";
+        return -1;
+    }
+    for (const char *c = p; *c; c++) {
+        if (*c == '\\') {
+            *why = "contains a backslash";
+            return -1;
+        }
+        if (*c == ':') {
+            *why = "contains ':' (a drive letter or URL scheme)";
+            return -1;
+        }
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+            *why = "contains a control character";
+            return -1;
+        }
+    }
+    const char *seg = p;
+    for (;;) {
+        const char *slash = strchr(seg, '/');
+        size_t n = slash ? (size_t)(slash - seg) : strlen(seg);
+        if (n == 0) {
+            *why = "has an empty path segment";
+            return -1;
+        }
+        if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+            *why = "contains a '..' segment";
+            return -1;
+        }
+        if (n == 1 && seg[0] == '.') {
+            *why = "contains a '.' segment";
+            return -1;
+        }
+        if (!slash)
+            break;
+        seg = slash + 1;
+    }
+    return 0;
+}

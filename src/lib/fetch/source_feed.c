@@ -1,0 +1,63 @@
+/* source_feed.c: the producer side of a cc_source, called on the producer thread (fetch.c's
+ * download, source.c's local file thread): hand over bytes (hashed on the way into the ring),
+ * events and the failure, and wake the consumer. The bottom file of fetch/: fetch.c and source.c
+ * call down into it; it calls only the ring and the hash. */
+#include <stdlib.h>
+
+#include "source_int.h"
+
+void cc_src_mark_ready(cc_source *s, int why)
+{
+    cc_pf_mutex_lock(s->mu);
+    if (!s->ready)
+        s->ready = why; /* the first reason wins: bytes before a failure are still delivered */
+    cc_pf_cond_broadcast(s->changed);
+    cc_pf_mutex_unlock(s->mu);
+}
+
+void cc_src_fail(cc_source *s, cudnnctl_err code, char *detail_owned)
+{
+    cc_pf_mutex_lock(s->mu);
+    s->perr = code == CUDNNCTL_E_OK ? CUDNNCTL_E_GENERIC : code;
+    free(s->pdetail);
+    s->pdetail = detail_owned;
+    cc_pf_mutex_unlock(s->mu);
+    cc_ring_close(s->ring, 1); /* after perr is set: the consumer reads it on -1 */
+    cc_src_mark_ready(s, CC_READY_FAILED);
+}
+
+void cc_src_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned)
+{
+    if (!text_owned)
+        return;
+    cc_pf_mutex_lock(s->mu);
+    if (s->n_events == s->cap_events) {
+        size_t cap = s->cap_events ? 2 * s->cap_events : 8;
+        cc_src_event *ev = realloc(s->events, cap * sizeof(*ev));
+        if (!ev) {
+            cc_pf_mutex_unlock(s->mu);
+            free(text_owned);
+            return;
+        }
+        s->events = ev;
+        s->cap_events = cap;
+    }
+    s->events[s->n_events].kind = kind;
+    s->events[s->n_events].text = text_owned;
+    s->n_events++;
+    cc_pf_cond_broadcast(s->changed);
+    cc_pf_mutex_unlock(s->mu);
+    cc_ring_wake(s->ring); /* a consumer blocked in read reports it now */
+}
+
+int cc_src_deliver(cc_source *s, const void *data, size_t len)
+{
+    if (cc_sha256_update(s->sha, data, len) != 0)
+        return -1;
+    s->produced += len;
+    if (!s->delivered) {
+        s->delivered = 1;
+        cc_src_mark_ready(s, CC_READY_DATA);
+    }
+    return cc_ring_write(s->ring, data, len);
+}
