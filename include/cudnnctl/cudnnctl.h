@@ -112,6 +112,10 @@ CUDNNCTL_API int cudnnctl_err_exit_code(cudnnctl_err code);
 /** Free a string returned by the library. */
 CUDNNCTL_API void cudnnctl_free(void *p);
 
+/** A byte count (or a rate in bytes per second) as text in @p buf: "812 B", "1.5 MiB" (binary
+ *  units up to GiB, one decimal from KiB up). */
+CUDNNCTL_API void cudnnctl_size_text(double bytes, char *buf, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

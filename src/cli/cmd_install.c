@@ -6,17 +6,6 @@
 #include "cli.h"
 #include "cli_fault.h"
 
-static void human_size(char *buf, size_t n, double v)
-{
-    const char *u[] = {"B", "KiB", "MiB", "GiB"};
-    int i = 0;
-    while (v >= 1024 && i < 3) {
-        v /= 1024;
-        i++;
-    }
-    snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
-}
-
 /* After the install (unless --no-validate / --dry-run): GPU validation of what was installed, in
  * a child process (validate.h). No GPU is a warning, not a failed install; a load or compute
  * failure exits 6. The validation JSON is embedded in install --json. Returns an exit code. */
@@ -76,7 +65,7 @@ static void print_human(cli_opts *o, const cudnnctl_install_result *r)
                      : (strcmp(r->result, "installed") == 0 ? " (NOT VERIFIED)" : " (expected)"));
     if (strcmp(r->result, "installed") == 0) {
         char sz[32];
-        human_size(sz, sizeof(sz), (double)r->bytes_written);
+        cudnnctl_size_text((double)r->bytes_written, sz, sizeof(sz));
         cli_info(o,
                  "  result    installed: %zu files and links, %s, %zu replaced (backed up), "
                  "%.2f s",

@@ -25,17 +25,6 @@ static void on_log(void *user, cudnnctl_log_level lvl, const char *msg)
     fprintf(stderr, "cudnnctl: %s: %s\n", names[lvl], msg);
 }
 
-static void human_size(char *buf, size_t n, double v)
-{
-    const char *u[] = {"B", "KiB", "MiB", "GiB"};
-    int i = 0;
-    while (v >= 1024 && i < 3) {
-        v /= 1024;
-        i++;
-    }
-    snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
-}
-
 static void on_progress(void *user, const cudnnctl_progress *p)
 {
     (void)user;
@@ -54,9 +43,9 @@ static void on_progress(void *user, const cudnnctl_progress *p)
     double secs = (double)(now - t0) / 1000.0;
     double rate = secs > 0 ? (double)p->done / secs : 0;
     char done[32], total[32], rs[32];
-    human_size(done, sizeof(done), (double)p->done);
-    human_size(total, sizeof(total), (double)p->total);
-    human_size(rs, sizeof(rs), rate);
+    cudnnctl_size_text((double)p->done, done, sizeof(done));
+    cudnnctl_size_text((double)p->total, total, sizeof(total));
+    cudnnctl_size_text(rate, rs, sizeof(rs));
     if (p->total) {
         int pct = (int)(100.0 * (double)p->done / (double)p->total);
         int bar = pct / 4;

@@ -1,5 +1,6 @@
-/* test_links.c: cuDNN library names, the .so link chain made in staging, SONAME checks (real
- * ELF doubles built with cc; the machine's real libcudnn.so.9 when it has one). */
+/* test_links.c: library file names (cc_lib_parse, cc_lib_classify, cc_ln_major), the .so link
+ * chain made in staging, SONAME checks (real ELF doubles built with cc; the machine's real
+ * libcudnn.so.9 when it has one). */
 #define _GNU_SOURCE /* mkdtemp, lstat, readlink in the fixtures */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -51,6 +52,48 @@ static void classify_table(void **state)
         assert_string_equal(ln.stem, t[i].stem);
         assert_int_equal(ln.major, t[i].major);
     }
+}
+
+/* The one parser under cc_lib_classify and cc_ln_major: any library, either OS's names. */
+static void parse_table(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        cc_lib_kind kind; /* CC_LIB_NONE: not a library name */
+        const char *stem;
+        int major, parts;
+    } t[] = {
+        {"libcudart.so.13", CC_LIB_SO_MAJOR, "libcudart", 13, 1},
+        {"libcudart.so.11.0", CC_LIB_SO_FULL, "libcudart", 11, 2},
+        {"libcublasLt.so.12.9.1.4", CC_LIB_SO_FULL, "libcublasLt", 12, 4},
+        {"libcuda.so", CC_LIB_SO_DEV, "libcuda", -1, 0},
+        {"cudart64_12.dll", CC_LIB_DLL, "cudart", 12, 0},
+        {"cudart64_110.dll", CC_LIB_DLL, "cudart", 11, 0},
+        {"nvrtc64_120_0.dll", CC_LIB_DLL, "nvrtc", 12, 0},
+        {"CUDART64_12.DLL", CC_LIB_DLL, "CUDART", 12, 0},
+        {"cublas64_12.lib", CC_LIB_IMPLIB_V, "cublas", 12, 0},
+        {"nvcuda.dll", CC_LIB_NONE, "", -1, 0},
+        {"cudart64_.dll", CC_LIB_NONE, "", -1, 0},
+        {"cudart64_12x.dll", CC_LIB_NONE, "", -1, 0},
+        {"libcudart.so.13.", CC_LIB_NONE, "", -1, 0},
+        {"libcudart.a", CC_LIB_NONE, "", -1, 0},
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        cc_libname ln;
+        int is = cc_lib_parse(t[i].name, &ln);
+        if (is != (t[i].kind != CC_LIB_NONE) || ln.kind != t[i].kind)
+            fail_msg("%s: parsed %d (kind %d), want kind %d", t[i].name, is, ln.kind, t[i].kind);
+        assert_string_equal(ln.stem, t[i].stem);
+        assert_int_equal(ln.major, t[i].major);
+        assert_int_equal(ln.parts, t[i].parts);
+    }
+    /* cc_ln_major on this OS (Linux): "<stem>.so.N[.n]" of that stem only */
+    assert_int_equal(cc_ln_major("libcudart.so.11.0", "libcudart"), 11);
+    assert_int_equal(cc_ln_major("libcudart.so.13", "libcudart"), 13);
+    assert_int_equal(cc_ln_major("libcudart.so.13.0.88", "libcudart"), -1);
+    assert_int_equal(cc_ln_major("libcudart.so.13", "libcuda"), -1);
+    assert_int_equal(cc_ln_major("cudart64_12.dll", "libcudart"), -1);
 }
 
 static void soname_of_doubles_and_non_elf(void **state)
@@ -190,9 +233,13 @@ static void two_versions_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(classify_table),       cmocka_unit_test(soname_of_doubles_and_non_elf),
-        cmocka_unit_test(soname_of_real_cudnn), cmocka_unit_test(chain_made_for_3part_files),
-        cmocka_unit_test(wheel_style_kept),     cmocka_unit_test(soname_mismatch_refused),
+        cmocka_unit_test(classify_table),
+        cmocka_unit_test(parse_table),
+        cmocka_unit_test(soname_of_doubles_and_non_elf),
+        cmocka_unit_test(soname_of_real_cudnn),
+        cmocka_unit_test(chain_made_for_3part_files),
+        cmocka_unit_test(wheel_style_kept),
+        cmocka_unit_test(soname_mismatch_refused),
         cmocka_unit_test(two_versions_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include "embedded.h"
 #include "hash.h"
 #include "source.h"
+#include "json.h"
 
 #define NVIDIA_REDIST "https://developer.download.nvidia.com/compute/cudnn/redist/"
 #define COPY_CHUNK (256u * 1024u)
@@ -389,9 +390,7 @@ cudnnctl_err cudnnctl_mirror_result_json(const cudnnctl_mirror_result *r, char *
             !cJSON_AddStringToObject(o, "path", it->path ? it->path : ""))
             goto oom;
     }
-    *json = cJSON_Print(root);
-    cJSON_Delete(root);
-    return *json ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+    return cc_json_out(root, 1, json);
 oom:
     cJSON_Delete(root);
     return CUDNNCTL_E_NOMEM;

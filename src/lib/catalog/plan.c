@@ -283,18 +283,6 @@ static char *make_url(inputs *in, const cudnnctl_archive *a, int *mirror_dir)
     return u;
 }
 
-static void human_size(char *buf, size_t n, uint64_t v)
-{
-    const char *u[] = {"B", "KiB", "MiB", "GiB"};
-    double d = (double)v;
-    int i = 0;
-    while (d >= 1024 && i < 3) {
-        d /= 1024;
-        i++;
-    }
-    snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", d, u[i]);
-}
-
 static int add_step(cc_strv *names, cc_strv *steps, const char *name, char *detail)
 {
     if (!detail || cc_strv_push(names, name) != 0)
@@ -308,7 +296,7 @@ static cudnnctl_err make_steps(inputs *in, cudnnctl_plan *p, int mirror_dir)
     const cudnnctl_archive *a = &p->archive;
     cc_strv names = {0}, steps = {0};
     char sz[32], ver3[64];
-    human_size(sz, sizeof(sz), a->size);
+    cudnnctl_size_text((double)a->size, sz, sizeof(sz));
     cc_version v;
     cc_version_parse(a->cudnn_version, &v);
     snprintf(ver3, sizeof(ver3), "%d.%d.%d", v.part[0], v.part[1], v.part[2] < 0 ? 0 : v.part[2]);

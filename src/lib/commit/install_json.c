@@ -7,13 +7,6 @@
 #include "internal.h"
 #include "json.h"
 
-static void free_v(char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 void cudnnctl_install_result_free(cudnnctl_install_result *r)
 {
     if (!r)
@@ -34,10 +27,10 @@ void cudnnctl_install_result_free(cudnnctl_install_result *r)
     free(r->receipt_path);
     free(r->recovered);
     free(r->ldconfig);
-    free_v(r->steps, r->n_steps);
-    free_v(r->warnings, r->n_warnings);
-    free_v(r->files_written, r->n_files_written);
-    free_v(r->files_replaced, r->n_files_replaced);
+    cc_strs_free(r->steps, r->n_steps);
+    cc_strs_free(r->warnings, r->n_warnings);
+    cc_strs_free(r->files_written, r->n_files_written);
+    cc_strs_free(r->files_replaced, r->n_files_replaced);
     free(r->validation_json);
     free(r);
 }
@@ -110,9 +103,7 @@ cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r, char
         cJSON_Delete(val);
         goto oom;
     }
-    *json = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    return *json ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+    return cc_json_out(o, 0, json);
 oom:
     cJSON_Delete(o);
     return CUDNNCTL_E_NOMEM;

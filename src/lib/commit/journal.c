@@ -517,30 +517,6 @@ cudnnctl_err cc_txn_rollback(cudnnctl_ctx *ctx, cc_txn *t)
     return CUDNNCTL_E_OK;
 }
 
-void cc_txn_discard(cudnnctl_ctx *ctx, cc_txn *t)
-{
-    if (t && cc_tx_kind(t->path) != CC_OBJ_NONE)
-        cc_sys_unlink(ctx, t->path);
-}
-
-void cc_err_save(cudnnctl_ctx *ctx, cc_saved_err *s)
-{
-    s->code = ctx->err.code;
-    s->detail = cc_strdup(ctx->err.detail);
-    s->func = ctx->err.func;
-    s->file = ctx->err.file;
-    s->line = ctx->err.line;
-}
-
-cudnnctl_err cc_err_restore(cudnnctl_ctx *ctx, cc_saved_err *s, const char *extra)
-{
-    cc_set_error(ctx, s->code, s->func, s->file, s->line, "%s%s", s->detail ? s->detail : "",
-                 extra ? extra : "");
-    free(s->detail);
-    s->detail = NULL;
-    return s->code;
-}
-
 cudnnctl_err cc_txn_abort(cudnnctl_ctx *ctx, cc_txn *t, cudnnctl_err rc)
 {
     if (!t || t->phase == CC_PH_COMMITTED)

@@ -68,8 +68,6 @@ cudnnctl_err cc_txn_run(cudnnctl_ctx *ctx, cc_txn *t);
 cudnnctl_err cc_txn_rollback(cudnnctl_ctx *ctx, cc_txn *t);
 /* Bookkeeping after the commit point (idempotent); deletes the journal when done. */
 cudnnctl_err cc_txn_finish(cudnnctl_ctx *ctx, cc_txn *t);
-/* Remove the journal file of a transaction that never got past staging. */
-void cc_txn_discard(cudnnctl_ctx *ctx, cc_txn *t);
 
 /* Load STATE/journal.json; *out NULL when there is none. */
 cudnnctl_err cc_txn_load(cudnnctl_ctx *ctx, const char *state_dir, cc_txn **out);
@@ -81,16 +79,6 @@ cudnnctl_err cc_txn_recover(cudnnctl_ctx *ctx, const char *state_dir, const char
 
 const char *cc_phase_name(cc_phase p);
 
-/* Keep the first error while cleanup code (which may record its own) runs. */
-typedef struct {
-    cudnnctl_err code;
-    char *detail;
-    const char *func, *file;
-    int line;
-} cc_saved_err;
-void cc_err_save(cudnnctl_ctx *ctx, cc_saved_err *s);
-/* Put the saved error back (with extra text appended); returns its code. */
-cudnnctl_err cc_err_restore(cudnnctl_ctx *ctx, cc_saved_err *s, const char *extra);
 /* Roll back a transaction that failed before its commit point, keeping the current error;
  * returns rc. */
 cudnnctl_err cc_txn_abort(cudnnctl_ctx *ctx, cc_txn *t, cudnnctl_err rc);

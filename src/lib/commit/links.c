@@ -1,104 +1,10 @@
-/* links.c: the .so link chain of a staged lib dir, SONAME checks, and cuDNN library names. */
-#include <ctype.h>
+/* links.c: the .so link chain of a staged lib dir and SONAME checks. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "elf_info.h"
 #include "links.h"
 #include "txfs.h"
-
-static int all_digits(const char *s, size_t n)
-{
-    if (n == 0)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isdigit((unsigned char)s[i]))
-            return 0;
-    return 1;
-}
-
-static int set_stem(cc_libname *out, const char *s, size_t n)
-{
-    if (n == 0 || n >= sizeof(out->stem))
-        return 0;
-    memcpy(out->stem, s, n);
-    out->stem[n] = '\0';
-    return 1;
-}
-
-/* "M" or "M.m.p": the count of dot-separated numeric parts (0 when not all numeric). */
-static int version_parts(const char *v, int *major)
-{
-    int parts = 0;
-    const char *p = v;
-    *major = -1;
-    while (*p) {
-        const char *dot = strchr(p, '.');
-        size_t n = dot ? (size_t)(dot - p) : strlen(p);
-        if (!all_digits(p, n))
-            return 0;
-        if (parts == 0)
-            *major = atoi(p);
-        parts++;
-        if (!dot)
-            break;
-        p = dot + 1;
-        if (!*p)
-            return 0;
-    }
-    return parts;
-}
-
-int cc_lib_classify(const char *name, cc_libname *out)
-{
-    memset(out, 0, sizeof(*out));
-    out->major = -1;
-    const char *so = strstr(name, ".so");
-    if (cc_str_starts(name, "libcudnn") && so) {
-        if (!set_stem(out, name, (size_t)(so - name)))
-            return 0;
-        if (so[3] == '\0') {
-            out->kind = CC_LIB_SO_DEV;
-            return 1;
-        }
-        if (so[3] != '.')
-            return 0;
-        int parts = version_parts(so + 4, &out->major);
-        if (parts == 0)
-            return 0;
-        out->kind = parts == 1 ? CC_LIB_SO_MAJOR : CC_LIB_SO_FULL;
-        return 1;
-    }
-    if (cc_str_starts(name, "libcudnn") && cc_str_ends(name, ".a")) {
-        size_t n = strlen(name) - 2;
-        const char *v = strstr(name, "_static_v");
-        if (v && all_digits(v + 9, (size_t)(name + n - (v + 9)))) {
-            out->kind = CC_LIB_STATIC_V;
-            out->major = atoi(v + 9);
-            return set_stem(out, name, (size_t)(v - name));
-        }
-        if (cc_str_ends(name, "_static.a")) {
-            out->kind = CC_LIB_STATIC;
-            return set_stem(out, name, n - 7);
-        }
-        return 0;
-    }
-    if (cc_str_starts(name, "cudnn") && (cc_str_ends(name, ".dll") || cc_str_ends(name, ".lib"))) {
-        int dll = cc_str_ends(name, ".dll");
-        size_t n = strlen(name) - 4;
-        const char *u = strstr(name, "64_");
-        if (u && all_digits(u + 3, (size_t)(name + n - (u + 3)))) {
-            out->kind = dll ? CC_LIB_DLL : CC_LIB_IMPLIB_V;
-            out->major = atoi(u + 3);
-            return set_stem(out, name, (size_t)(u - name));
-        }
-        if (dll)
-            return 0;
-        out->kind = CC_LIB_IMPLIB;
-        return set_stem(out, name, n);
-    }
-    return 0;
-}
 
 typedef struct {
     char stem[128];

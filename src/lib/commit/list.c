@@ -1,4 +1,4 @@
-/* list.c: installs made by cudnnctl (from receipts) and the uninstall result, with their JSON. */
+/* list.c: installs made by cudnnctl (from receipts), with their JSON. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,13 +6,6 @@
 
 #include "receipt.h"
 #include "json.h"
-
-static void free_v(char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
 
 static int is_active(const cudnnctl_ctx *ctx, const cc_receipts *rs, size_t i)
 {
@@ -144,47 +137,7 @@ cudnnctl_err cudnnctl_install_list_json(const cudnnctl_install_list *l, char **j
     }
     if (cc_json_str(o, "pending_journal", l->pending_journal))
         goto oom;
-    *json = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    return *json ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
-oom:
-    cJSON_Delete(o);
-    return CUDNNCTL_E_NOMEM;
-}
-
-void cudnnctl_uninstall_result_free(cudnnctl_uninstall_result *r)
-{
-    if (!r)
-        return;
-    free_v(r->removed_ids, r->n_removed_ids);
-    free_v(r->versions, r->n_versions);
-    free(r->target_path);
-    free_v(r->files_removed, r->n_files_removed);
-    free_v(r->files_restored, r->n_files_restored);
-    free_v(r->files_kept, r->n_files_kept);
-    free_v(r->warnings, r->n_warnings);
-    free(r->recovered);
-    free(r->ldconfig);
-    free(r);
-}
-
-cudnnctl_err cudnnctl_uninstall_result_json(const cudnnctl_uninstall_result *r, char **json)
-{
-    *json = NULL;
-    cJSON *o = cJSON_CreateObject();
-    if (!o || cc_json_str(o, "target", r->target_path) ||
-        cc_json_strs(o, "removed", r->removed_ids, r->n_removed_ids) ||
-        cc_json_strs(o, "versions", r->versions, r->n_versions) ||
-        cc_json_strs(o, "files_removed", r->files_removed, r->n_files_removed) ||
-        cc_json_strs(o, "files_restored", r->files_restored, r->n_files_restored) ||
-        cc_json_strs(o, "files_kept", r->files_kept, r->n_files_kept) ||
-        cc_json_strs(o, "warnings", r->warnings, r->n_warnings) || cc_json_str(o, "recovered", r->recovered) ||
-        cc_json_str(o, "ldconfig", r->ldconfig) ||
-        cc_json_str(o, "result", r->n_removed_ids ? "removed" : "nothing"))
-        goto oom;
-    *json = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    return *json ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+    return cc_json_out(o, 0, json);
 oom:
     cJSON_Delete(o);
     return CUDNNCTL_E_NOMEM;

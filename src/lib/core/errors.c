@@ -1,4 +1,5 @@
-/* errors.c: the error list's names, messages and exit-code groups, and error recording. */
+/* errors.c: the error list's names, messages and exit-code groups, error recording, and keeping
+ * the first error while cleanup runs (cc_err_save / cc_err_restore). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,24 @@ void cc_clear_error(cudnnctl_ctx *ctx)
     ctx->err_detail = NULL;
     memset(&ctx->err, 0, sizeof(ctx->err));
     ctx->err.detail = "";
+}
+
+void cc_err_save(cudnnctl_ctx *ctx, cc_saved_err *s)
+{
+    s->code = ctx->err.code;
+    s->detail = cc_strdup(ctx->err.detail);
+    s->func = ctx->err.func;
+    s->file = ctx->err.file;
+    s->line = ctx->err.line;
+}
+
+cudnnctl_err cc_err_restore(cudnnctl_ctx *ctx, cc_saved_err *s, const char *extra)
+{
+    cc_set_error(ctx, s->code, s->func, s->file, s->line, "%s%s", s->detail ? s->detail : "",
+                 extra ? extra : "");
+    free(s->detail);
+    s->detail = NULL;
+    return s->code;
 }
 
 const cudnnctl_error_info *cudnnctl_last_error(const cudnnctl_ctx *ctx)

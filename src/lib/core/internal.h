@@ -48,6 +48,16 @@ cudnnctl_err cc_set_error(cudnnctl_ctx *ctx, cudnnctl_err code, const char *func
     cc_set_error((ctx), cc_pf_last_error(), __func__, __FILE__, __LINE__, "%s %s: %s", (what),     \
                  (path), cc_pf_last_error_text())
 void cc_clear_error(cudnnctl_ctx *ctx);
+/* Keep the first error while cleanup code (which may record its own) runs. */
+typedef struct {
+    cudnnctl_err code;
+    char *detail;
+    const char *func, *file;
+    int line;
+} cc_saved_err;
+void cc_err_save(cudnnctl_ctx *ctx, cc_saved_err *s);
+/* Put the saved error back (with extra text appended); returns its code. */
+cudnnctl_err cc_err_restore(cudnnctl_ctx *ctx, cc_saved_err *s, const char *extra);
 
 void cc_log(cudnnctl_ctx *ctx, cudnnctl_log_level lvl, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -29,3 +29,10 @@ int cc_json_strs(cJSON *o, const char *k, char *const *v, size_t n)
     }
     return 0;
 }
+
+cudnnctl_err cc_json_out(cJSON *o, int pretty, char **json)
+{
+    *json = pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return *json ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+}

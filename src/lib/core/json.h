@@ -6,9 +6,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "cudnnctl/cudnnctl.h"
+
 /* o[k] = v as a string, or null when v is NULL. 0 on success, -1 on allocation failure. */
 int cc_json_str(cJSON *o, const char *k, const char *v);
 /* o[k] = [v[0], ..., v[n-1]] as strings. 0 on success, -1 on allocation failure. */
 int cc_json_strs(cJSON *o, const char *k, char *const *v, size_t n);
+/* The public *_json functions' last step: *json = o printed (compact, or indented when pretty;
+ * free it with cudnnctl_free), o deleted. CUDNNCTL_E_NOMEM when printing fails. */
+cudnnctl_err cc_json_out(cJSON *o, int pretty, char **json);
 
 #endif

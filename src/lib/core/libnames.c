@@ -1,4 +1,5 @@
-/* libnames.c: NVIDIA library file names per OS (libcudnn.so.9 / cudnn64_9.dll, ...). */
+/* libnames.c: NVIDIA library file names: the one parser of a library file name (any OS), and
+ * the names per OS (libcudnn.so.9 / cudnn64_9.dll, ...). */
 #include "libnames.h"
 
 #include <ctype.h>
@@ -18,16 +19,6 @@ const char *cc_ln_module_prefix(const char *stem)
     return cc_ln_windows() && strncmp(stem, "lib", 3) == 0 ? stem + 3 : stem;
 }
 
-static int all_digits(const char *s, size_t n)
-{
-    if (n == 0)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isdigit((unsigned char)s[i]))
-            return 0;
-    return 1;
-}
-
 static int ieq_n(const char *a, const char *b, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -36,38 +27,147 @@ static int ieq_n(const char *a, const char *b, size_t n)
     return 1;
 }
 
+static int ends_i(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && ieq_n(s + n - k, suffix, k);
+}
+
+static int set_stem(cc_libname *out, const char *s, size_t n)
+{
+    if (n == 0 || n >= sizeof(out->stem))
+        return 0;
+    memcpy(out->stem, s, n);
+    out->stem[n] = '\0';
+    return 1;
+}
+
+/* "M" or "M.m.p": the count of dot-separated numeric parts (0 when not all numeric). */
+static int version_parts(const char *v, int *major)
+{
+    int parts = 0;
+    const char *p = v;
+    *major = -1;
+    while (*p) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        if (!cc_all_digits(p, n))
+            return 0;
+        if (parts == 0)
+            *major = atoi(p);
+        parts++;
+        if (!dot)
+            break;
+        p = dot + 1;
+        if (!*p)
+            return 0;
+    }
+    return parts;
+}
+
+/* "<stem>.so[.M[.m...]]" */
+static int parse_so(const char *name, const char *so, cc_libname *out)
+{
+    if (!set_stem(out, name, (size_t)(so - name)))
+        return 0;
+    if (so[3] == '\0') {
+        out->kind = CC_LIB_SO_DEV;
+        return 1;
+    }
+    if (so[3] != '.' || (out->parts = version_parts(so + 4, &out->major)) == 0)
+        return 0;
+    out->kind = out->parts == 1 ? CC_LIB_SO_MAJOR : CC_LIB_SO_FULL;
+    return 1;
+}
+
+/* "<stem>_static.a", "<stem>_static_vM.a" */
+static int parse_static(const char *name, size_t n, cc_libname *out)
+{
+    n -= 2;
+    const char *v = strstr(name, "_static_v");
+    if (v && cc_all_digits(v + 9, (size_t)(name + n - (v + 9)))) {
+        out->kind = CC_LIB_STATIC_V;
+        out->major = atoi(v + 9);
+        return set_stem(out, name, (size_t)(v - name));
+    }
+    if (n >= 7 && strncmp(name + n - 7, "_static", 7) == 0) {
+        out->kind = CC_LIB_STATIC;
+        return set_stem(out, name, n - 7);
+    }
+    return 0;
+}
+
+/* "<s>64_M.dll" / "<s>64_M.lib" (digits, then the end or "_<digits>": nvrtc64_120_0.dll), or a
+ * plain "<s>.lib". Three digits carry major*10 + minor: cudart64_110 -> 11, nvrtc64_120 -> 12. */
+static int parse_windows(const char *name, size_t n, cc_libname *out)
+{
+    int dll = ends_i(name, n, ".dll");
+    const char *end = name + n - 4, *u = strstr(name, "64_");
+    if (u && u + 3 < end) {
+        const char *v = u + 3, *rest = v;
+        while (rest < end && isdigit((unsigned char)*rest))
+            rest++;
+        if (rest > v &&
+            (rest == end || (*rest == '_' && cc_all_digits(rest + 1, (size_t)(end - rest - 1))))) {
+            int m = atoi(v);
+            out->kind = dll ? CC_LIB_DLL : CC_LIB_IMPLIB_V;
+            out->major = m >= 100 ? m / 10 : m;
+            return set_stem(out, name, (size_t)(u - name));
+        }
+    }
+    if (dll)
+        return 0;
+    out->kind = CC_LIB_IMPLIB;
+    return set_stem(out, name, n - 4);
+}
+
+int cc_lib_parse(const char *name, cc_libname *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->major = -1;
+    size_t n = strlen(name);
+    const char *so = strstr(name, ".so");
+    int ok = 0;
+    if (so)
+        ok = parse_so(name, so, out);
+    else if (n > 2 && strcmp(name + n - 2, ".a") == 0)
+        ok = parse_static(name, n, out);
+    else if (ends_i(name, n, ".dll") || ends_i(name, n, ".lib"))
+        ok = parse_windows(name, n, out);
+    if (!ok) {
+        memset(out, 0, sizeof(*out));
+        out->major = -1;
+    }
+    return ok;
+}
+
+int cc_lib_classify(const char *name, cc_libname *out)
+{
+    if (!cc_lib_parse(name, out))
+        return 0;
+    int windows = out->kind == CC_LIB_DLL || out->kind == CC_LIB_IMPLIB ||
+                  out->kind == CC_LIB_IMPLIB_V;
+    if (cc_str_starts(out->stem, windows ? "cudnn" : "libcudnn"))
+        return 1;
+    memset(out, 0, sizeof(*out));
+    out->major = -1;
+    return 0;
+}
+
 int cc_ln_major(const char *name, const char *stem)
 {
-    if (!cc_ln_windows()) {
-        size_t ls = strlen(stem);
-        if (strncmp(name, stem, ls) != 0 || strncmp(name + ls, ".so.", 4) != 0)
-            return -1;
-        const char *v = name + ls + 4;
-        const char *dot = strchr(v, '.');
-        if (dot) {
-            if (!all_digits(v, (size_t)(dot - v)) || !all_digits(dot + 1, strlen(dot + 1)))
-                return -1;
-        } else if (!all_digits(v, strlen(v))) {
-            return -1;
-        }
-        return atoi(v);
-    }
+    cc_libname ln;
+    if (!cc_lib_parse(name, &ln))
+        return -1;
+    if (!cc_ln_windows()) /* "<stem>.so.N" or "<stem>.so.N.n" (libcudart.so.11.0) */
+        return (ln.kind == CC_LIB_SO_MAJOR || (ln.kind == CC_LIB_SO_FULL && ln.parts == 2)) &&
+                       strcmp(ln.stem, stem) == 0
+                   ? ln.major
+                   : -1;
     const char *s = cc_ln_module_prefix(stem);
-    size_t ls = strlen(s), n = strlen(name);
-    if (n < ls + 8 || !ieq_n(name, s, ls) || !ieq_n(name + ls, "64_", 3) ||
-        !ieq_n(name + n - 4, ".dll", 4))
-        return -1;
-    const char *v = name + ls + 3;
-    size_t nd = 0;
-    while (isdigit((unsigned char)v[nd]))
-        nd++;
-    /* digits, then ".dll" or "_<digits>.dll" (nvrtc64_120_0.dll) */
-    const char *rest = v + nd;
-    if (!nd || !(rest == name + n - 4 ||
-                 (rest[0] == '_' && all_digits(rest + 1, (size_t)(name + n - 4 - rest - 1)))))
-        return -1;
-    int m = atoi(v);
-    return m >= 100 ? m / 10 : m; /* cudart64_110 -> 11, cudart64_102 -> 10, nvrtc64_120 -> 12 */
+    size_t ls = strlen(s);
+    return ln.kind == CC_LIB_DLL && strlen(ln.stem) == ls && ieq_n(ln.stem, s, ls) ? ln.major
+                                                                                    : -1;
 }
 
 char *cc_ln_name(const char *stem, int major)

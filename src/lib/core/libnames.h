@@ -4,6 +4,32 @@
 #ifndef CC_LIBNAMES_H
 #define CC_LIBNAMES_H
 
+/* A library file name, parsed (whatever the OS): its kind, stem and major. */
+typedef enum {
+    CC_LIB_NONE = 0,
+    CC_LIB_SO_DEV,   /* libX.so */
+    CC_LIB_SO_MAJOR, /* libX.so.M */
+    CC_LIB_SO_FULL,  /* libX.so.M.m[.p...] */
+    CC_LIB_STATIC,   /* libX_static.a */
+    CC_LIB_STATIC_V, /* libX_static_vM.a */
+    CC_LIB_DLL,      /* X64_M.dll, X64_MM0.dll (cudart64_110: 11), X64_MM0_N.dll (nvrtc) */
+    CC_LIB_IMPLIB,   /* X.lib */
+    CC_LIB_IMPLIB_V  /* X64_M.lib */
+} cc_lib_kind;
+
+typedef struct {
+    cc_lib_kind kind;
+    char stem[128]; /* "libcudnn_ops" / "cudnn_ops" */
+    int major;      /* -1 when the name carries none */
+    int parts;      /* numeric parts after ".so." (SO_MAJOR 1, SO_FULL 2 or more) */
+} cc_libname;
+
+/* The one parser of library file names: 1 when @p name is one of the kinds above (".dll" and
+ * ".lib" compared case-insensitively), 0 else (@p out then says CC_LIB_NONE). */
+int cc_lib_parse(const char *name, cc_libname *out);
+/* The same, for cuDNN's own files only (stem starting with libcudnn / cudnn). */
+int cc_lib_classify(const char *name, cc_libname *out); /* 1 = a cuDNN library name */
+
 /* 1 when this OS names libraries the Windows way. */
 int cc_ln_windows(void);
 /* The major a file name carries for @p stem: "<stem>.so.N[.n]" (Linux) or "<s>64_N.dll" with

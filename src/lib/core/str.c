@@ -2,6 +2,8 @@
  * current time as text). */
 #include "str.h"
 
+#include "cudnnctl/cudnnctl.h"
+
 #include "platform.h"
 
 #include <ctype.h>
@@ -62,6 +64,27 @@ int cc_str_ends(const char *s, const char *suffix)
         return 0;
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+void cudnnctl_size_text(double v, char *buf, size_t n)
+{
+    const char *u[] = {"B", "KiB", "MiB", "GiB"};
+    int i = 0;
+    while (v >= 1024 && i < 3) {
+        v /= 1024;
+        i++;
+    }
+    snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
+}
+
+int cc_all_digits(const char *s, size_t n)
+{
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isdigit((unsigned char)s[i]))
+            return 0;
+    return 1;
 }
 
 char *cc_str_trim(char *s)
@@ -224,6 +247,13 @@ void cc_strv_free(cc_strv *sv)
     free(sv->v);
     sv->v = NULL;
     sv->n = sv->cap = 0;
+}
+
+void cc_strs_free(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -16,6 +16,8 @@ char *cc_asprintf(const char *fmt, ...)
 char *cc_vasprintf(const char *fmt, va_list ap);
 int cc_str_starts(const char *s, const char *prefix);
 int cc_str_ends(const char *s, const char *suffix);
+/* 1 when the n bytes at s are all ASCII digits (and n > 0). */
+int cc_all_digits(const char *s, size_t n);
 char *cc_str_trim(char *s); /* in place; returns s advanced past leading space */
 
 /* Join with '/' (normalising doubled separators). */
@@ -54,6 +56,8 @@ int cc_strv_push(cc_strv *sv, const char *s);    /* copies s */
 int cc_strv_push_own(cc_strv *sv, char *s);      /* takes s */
 int cc_strv_contains(const cc_strv *sv, const char *s);
 void cc_strv_free(cc_strv *sv);
+/* Free a (char **, count) array of strings the public result structs hold, and the array. */
+void cc_strs_free(char **v, size_t n);
 void cc_strv_sort(cc_strv *sv);
 
 /* Versions: up to 4 numeric parts; missing parts are -1. */

@@ -67,21 +67,31 @@ int cc_dt_parse_version_json(const char *text, cc_dt_ver *v, int *date_patch)
     return rc;
 }
 
-int cc_dt_parse_version_txt(const char *text, cc_dt_ver *v)
+/* "<marker> M.m[.p...]": v->major/minor from the dotted version after the marker (blanks
+ * skipped), its parts in p[0..*n-1]; the text after the marker, or NULL when there is none. */
+static const char *major_minor_after(const char *text, const char *marker, cc_dt_ver *v,
+                                     long p[4], int *n)
 {
     ver_unknown(v);
-    const char *s = strstr(text, "CUDA Version");
+    const char *s = strstr(text, marker);
     if (!s)
-        return -1;
-    s += strlen("CUDA Version");
+        return NULL;
+    s += strlen(marker);
     while (*s == ' ' || *s == '\t')
         s++;
-    long p[4];
-    int n;
-    if (parse_dotted(s, p, &n) != 0 || n < 2 || p[0] <= 0 || p[0] >= 100 || p[1] >= 100)
-        return -1;
+    if (parse_dotted(s, p, n) != 0 || *n < 2 || p[0] <= 0 || p[0] >= 100 || p[1] >= 100)
+        return NULL;
     v->major = (int)p[0];
     v->minor = (int)p[1];
+    return s;
+}
+
+int cc_dt_parse_version_txt(const char *text, cc_dt_ver *v)
+{
+    long p[4];
+    int n;
+    if (!major_minor_after(text, "CUDA Version", v, p, &n))
+        return -1;
     if (n >= 3 && p[2] < 10000000L)
         v->patch = (int)p[2];
     return 0;
@@ -89,17 +99,11 @@ int cc_dt_parse_version_txt(const char *text, cc_dt_ver *v)
 
 int cc_dt_parse_nvcc(const char *text, cc_dt_ver *v)
 {
-    ver_unknown(v);
-    const char *s = strstr(text, "release ");
-    if (!s)
-        return -1;
-    s += strlen("release ");
     long p[4];
     int n;
-    if (parse_dotted(s, p, &n) != 0 || n < 2 || p[0] <= 0 || p[0] >= 100 || p[1] >= 100)
+    const char *s = major_minor_after(text, "release ", v, p, &n);
+    if (!s)
         return -1;
-    v->major = (int)p[0];
-    v->minor = (int)p[1];
     const char *vv = strstr(s, ", V");
     long q[4];
     int m;

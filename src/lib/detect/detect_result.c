@@ -6,13 +6,6 @@
 
 #include "detect_int.h"
 
-static void free_list(char **v, size_t n)
-{
-    for (size_t i = 0; v && i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 void cc_dt_toolkit_clear(cudnnctl_toolkit *t)
 {
     free(t->path);
@@ -23,11 +16,11 @@ void cc_dt_toolkit_clear(cudnnctl_toolkit *t)
     free(t->found_via);
     free(t->version_full);
     free(t->include_dir);
-    free_list(t->aliases, t->n_aliases);
+    cc_strs_free(t->aliases, t->n_aliases);
     for (size_t i = 0; t->readings && i < t->n_readings; i++)
         free(t->readings[i].version);
     free(t->readings);
-    free_list(t->problems, t->n_problems);
+    cc_strs_free(t->problems, t->n_problems);
     memset(t, 0, sizeof(*t));
 }
 
@@ -38,8 +31,8 @@ void cc_dt_cudnn_clear(cudnnctl_cudnn_copy *c)
     free(c->version);
     free(c->header_version);
     free(c->origin);
-    free_list(c->libs, c->n_libs);
-    free_list(c->problems, c->n_problems);
+    cc_strs_free(c->libs, c->n_libs);
+    cc_strs_free(c->problems, c->n_problems);
     free(c->version_source);
     free(c->package_version);
     memset(c, 0, sizeof(*c));
@@ -66,7 +59,7 @@ void cudnnctl_detect_result_free(cudnnctl_detect_result *r)
     for (size_t i = 0; i < r->n_cudnn; i++)
         cc_dt_cudnn_clear(&r->cudnn[i]);
     free(r->cudnn);
-    free_list(r->notes, r->n_notes);
+    cc_strs_free(r->notes, r->n_notes);
     free(r);
 }
 

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "internal.h"
+#include "json.h"
 
 #define ABSENT "-"
 
@@ -334,9 +335,7 @@ cudnnctl_err cudnnctl_compare_result_json(const cudnnctl_compare_result *r, char
             goto oom;
         }
     }
-    *json = cJSON_Print(root);
-    cJSON_Delete(root);
-    return *json ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+    return cc_json_out(root, 1, json);
 oom:
     cJSON_Delete(root);
     return CUDNNCTL_E_NOMEM;

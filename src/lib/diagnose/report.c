@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "internal.h"
+#include "json.h"
 
 #define REPORT_FORMAT_VERSION 1
 
@@ -64,11 +65,6 @@ static char *os_release_value(const char *text, const char *key)
     return NULL;
 }
 
-static int add_str_or_null(cJSON *o, const char *k, const char *v)
-{
-    return (v ? cJSON_AddStringToObject(o, k, v) : cJSON_AddNullToObject(o, k)) != NULL;
-}
-
 static cJSON *host_json(cudnnctl_ctx *ctx)
 {
     cJSON *h = cJSON_CreateObject();
@@ -95,10 +91,11 @@ static cJSON *host_json(cudnnctl_ctx *ctx)
     char *ver = osr ? os_release_value(osr, "VERSION_ID") : NULL;
     char *pretty = osr ? os_release_value(osr, "PRETTY_NAME") : NULL;
     cJSON *os = cJSON_CreateObject();
-    int ok = os && cJSON_AddItemToObject(h, "os", os) && add_str_or_null(h, "hostname", name) &&
-             cJSON_AddStringToObject(os, "name", cc_pf_os()) && add_str_or_null(os, "id", id) &&
-             add_str_or_null(os, "version_id", ver) && add_str_or_null(os, "pretty_name", pretty) &&
-             add_str_or_null(os, "kernel", kernel) &&
+    int ok = os && cJSON_AddItemToObject(h, "os", os) && cc_json_str(h, "hostname", name) == 0 &&
+             cJSON_AddStringToObject(os, "name", cc_pf_os()) && cc_json_str(os, "id", id) == 0 &&
+             cc_json_str(os, "version_id", ver) == 0 &&
+             cc_json_str(os, "pretty_name", pretty) == 0 &&
+             cc_json_str(os, "kernel", kernel) == 0 &&
              cJSON_AddStringToObject(os, "machine", cc_pf_machine());
     free(name);
     free(kernel);
@@ -215,21 +212,21 @@ cudnnctl_err cudnnctl_report(cudnnctl_ctx *ctx, const cudnnctl_detect_result *de
              cJSON_AddNumberToObject(root, "format_version", REPORT_FORMAT_VERSION) &&
              cJSON_AddStringToObject(root, "cudnnctl_version", CUDNNCTL_VERSION_STRING) &&
              cJSON_AddStringToObject(root, "created_at", now) &&
-             add_str_or_null(root, "root", ctx->root) && cJSON_AddItemToObject(root, "host", host);
+             cc_json_str(root, "root", ctx->root) == 0 && cJSON_AddItemToObject(root, "host", host);
     if (!ok && host && (!root || !cJSON_GetObjectItem(root, "host")))
         cJSON_Delete(host);
     free(now);
     if (!ok)
         goto oom;
-    ok = add_str_or_null(root, "platform", det->platform);
+    ok = cc_json_str(root, "platform", det->platform) == 0;
     /* driver at the top for readers that want only it; the full detect result below */
     cJSON *drv = det->driver ? cJSON_AddObjectToObject(root, "driver")
                              : cJSON_AddNullToObject(root, "driver");
     if (!ok || !drv)
         goto oom;
-    if (det->driver && (!add_str_or_null(drv, "version", det->driver->version) ||
+    if (det->driver && (!cc_json_str(drv, "version", det->driver->version) == 0 ||
                         !cJSON_AddNumberToObject(drv, "cuda_version", det->driver->cuda_version) ||
-                        !add_str_or_null(drv, "source", det->driver->source)))
+                        !cc_json_str(drv, "source", det->driver->source) == 0))
         goto oom;
     if (cudnnctl_detect_result_json(det, &text) != CUDNNCTL_E_OK ||
         !add_json_text(root, "detect", text))

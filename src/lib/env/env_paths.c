@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "envwire_int.h"
+#include "json.h"
 
 int cc_changes_add(cudnnctl_changes *c, const char *action, const char *path, const char *detail)
 {
@@ -59,9 +60,7 @@ cudnnctl_err cudnnctl_changes_json(const cudnnctl_changes *c, char **json)
         else
             cJSON_AddNullToObject(o, "detail");
     }
-    *json = cJSON_PrintUnformatted(a);
-    cJSON_Delete(a);
-    return *json ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+    return cc_json_out(a, 0, json);
 }
 
 /* Append one component to a "/a/b" style path held in a buffer. */

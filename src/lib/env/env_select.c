@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "envwire_int.h"
+#include "json.h"
 
 typedef struct {
     cc_strv bins, libs, roots, managed, notes;
@@ -465,7 +466,5 @@ cudnnctl_err cudnnctl_env_selection_json(const cudnnctl_env_selection *s, char *
     cJSON_AddBoolToObject(o, "windows", s->windows);
     cJSON_AddBoolToObject(o, "follow", s->follow);
     cJSON_AddItemToObject(o, "notes", str_array(s->notes, s->n_notes));
-    *json = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    return *json ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+    return cc_json_out(o, 0, json);
 }

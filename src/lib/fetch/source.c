@@ -246,11 +246,6 @@ cudnnctl_err cc_source_status(const cc_source *s)
     return s->failed ? (s->perr ? s->perr : CUDNNCTL_E_GENERIC) : CUDNNCTL_E_OK;
 }
 
-uint64_t cc_source_consumed(const cc_source *s)
-{
-    return s->consumed;
-}
-
 const char *cc_source_path(const cc_source *s)
 {
     return s->finished ? s->final_path : NULL;

@@ -54,8 +54,6 @@ void cc_source_close(cc_source *src);
 /* The source's own failure (OK while it is healthy). A consumer whose decoder failed after a
  * cc_source_read of -1 should report this error rather than "malformed archive". */
 cudnnctl_err cc_source_status(const cc_source *src);
-/* Bytes handed to the consumer so far. */
-uint64_t cc_source_consumed(const cc_source *src);
 
 /* Where relative_path lives under a mirror base: "URL/rel" for http(s):// and file:// bases,
  * "DIR/rel" for a directory (malloc'd). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "validate_int.h"
+#include "json.h"
 
 #define VENDOR_TAIL 4096
 
@@ -262,14 +263,6 @@ static double ms_round(double s)
     return (double)(long long)(s * 1000.0 + 0.5) / 1000.0;
 }
 
-static void add_str_or_null(cJSON *o, const char *k, const char *v)
-{
-    if (v)
-        cJSON_AddStringToObject(o, k, v);
-    else
-        cJSON_AddNullToObject(o, k);
-}
-
 static void add_modules_json(cJSON *o, const char *key, const cudnnctl_validate_module *m,
                              size_t n)
 {
@@ -289,23 +282,23 @@ cudnnctl_err cudnnctl_validate_result_json(const cudnnctl_validate_result *r, ch
     if (!o)
         return CUDNNCTL_E_NOMEM;
     cJSON_AddStringToObject(o, "status", cudnnctl_validate_status_name(r->status));
-    add_str_or_null(o, "lib_dir", r->lib_dir);
-    add_str_or_null(o, "cudnn_lib", r->cudnn_lib);
-    add_str_or_null(o, "cudnn_version", r->cudnn_version);
+    cc_json_str(o, "lib_dir", r->lib_dir);
+    cc_json_str(o, "cudnn_lib", r->cudnn_lib);
+    cc_json_str(o, "cudnn_version", r->cudnn_version);
     if (r->cudnn_version_raw)
         cJSON_AddNumberToObject(o, "cudnn_version_raw", (double)r->cudnn_version_raw);
     else
         cJSON_AddNullToObject(o, "cudnn_version_raw");
-    add_str_or_null(o, "header_version", r->header_version);
-    add_str_or_null(o, "include_dir", r->include_dir);
-    add_str_or_null(o, "cudnn_cudart_version", r->cudnn_cudart_version);
-    add_str_or_null(o, "cudart_version", r->cudart_version);
-    add_str_or_null(o, "toolkit_lib_dir", r->toolkit_lib_dir);
-    add_str_or_null(o, "driver_version", r->driver_version);
-    add_str_or_null(o, "driver_cuda_version", r->driver_cuda_version);
+    cc_json_str(o, "header_version", r->header_version);
+    cc_json_str(o, "include_dir", r->include_dir);
+    cc_json_str(o, "cudnn_cudart_version", r->cudnn_cudart_version);
+    cc_json_str(o, "cudart_version", r->cudart_version);
+    cc_json_str(o, "toolkit_lib_dir", r->toolkit_lib_dir);
+    cc_json_str(o, "driver_version", r->driver_version);
+    cc_json_str(o, "driver_cuda_version", r->driver_cuda_version);
     if (r->compute_capability) {
         cJSON *g = cJSON_AddObjectToObject(o, "gpu");
-        add_str_or_null(g, "name", r->gpu_name);
+        cc_json_str(g, "name", r->gpu_name);
         char cc[16];
         snprintf(cc, sizeof(cc), "%d.%d", r->compute_capability / 10, r->compute_capability % 10);
         cJSON_AddStringToObject(g, "compute_capability", cc);
@@ -333,13 +326,13 @@ cudnnctl_err cudnnctl_validate_result_json(const cudnnctl_validate_result *r, ch
             cJSON_AddNumberToObject(c, "max_abs_err", k->max_abs_err);
         if (k->tolerance >= 0)
             cJSON_AddNumberToObject(c, "tolerance", k->tolerance);
-        add_str_or_null(c, "error", k->error);
-        add_str_or_null(c, "detail", k->detail);
+        cc_json_str(c, "error", k->error);
+        cc_json_str(c, "detail", k->detail);
         cJSON_AddItemToArray(checks, c);
     }
-    add_str_or_null(o, "child_ld_library_path", r->child_ld_library_path);
+    cc_json_str(o, "child_ld_library_path", r->child_ld_library_path);
     cJSON_AddNumberToObject(o, "seconds", ms_round(r->seconds));
-    add_str_or_null(o, "vendor_output", r->vendor_output);
+    cc_json_str(o, "vendor_output", r->vendor_output);
     char *s = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     if (!s)

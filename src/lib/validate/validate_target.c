@@ -6,16 +6,6 @@
 #include "libnames.h"
 #include "validate_int.h"
 
-static int all_digits(const char *s, size_t n)
-{
-    if (n == 0)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-    return 1;
-}
-
 /* <stem>.so.N or <stem>.so.N.n → N (Windows: <stem>64_N.dll, libnames.c); else -1. */
 static int soname_major(const char *name, const char *stem)
 {
@@ -164,7 +154,7 @@ static int wheel_sibling_dirs(const char *lib_dir, cc_strv *out)
     if (d) {
         const char *n;
         while ((n = cc_pf_readdir(d)) != NULL)
-            if (n[0] == 'c' && n[1] == 'u' && all_digits(n + 2, strlen(n + 2)))
+            if (n[0] == 'c' && n[1] == 'u' && cc_all_digits(n + 2, strlen(n + 2)))
                 cc_strv_push(&names, n);
         cc_pf_closedir(d);
     }
