@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# test_commit_torture.sh: curl-style torture of `cudnnctl install` through the real binary. For
-# N = 1, 2, ... until an install runs clean: CUDNNCTL_FAULT_AT=N fails the N-th file operation.
+# test_install_torture.sh: curl-style torture of the whole `cudnnctl install` through the real
+# binary (one concept: the pipeline end to end -- reading the archive into the cache, extraction,
+# staging, commit -- driven by the CLI's fault hooks, with the next run's "recovered" report;
+# the commit transaction alone, install and uninstall in both modes, is
+# tests/unit/test_commit_torture.c). For N = 1, 2, ... until an install runs clean:
+# CUDNNCTL_FAULT_AT=N fails the N-th file operation.
 #  - once: the failed run must leave the CUDA tree exactly as before or exactly as fully
 #    installed (never in between), and the next run must end fully installed;
 #  - sticky (CUDNNCTL_FAULT_STICKY=1: every operation from N on fails, as if the process died
@@ -93,4 +97,4 @@ for mode in once sticky; do
   [ $seen_before = 1 ] && [ $seen_after = 1 ] || fail "$mode: the loop never hit both sides of the commit point"
   echo "$mode: $((n - 1)) fault points (of $total operations), every one settled"
 done
-echo "ok: commit torture"
+echo "ok: install torture"

@@ -1,8 +1,12 @@
-/* test_install_torture.c: curl-style torture of the commit. For every N, the N-th file operation
- * of an install (and of an uninstall) fails — once (the run must roll itself back), or from
- * there on (sticky: the process "dies" there and the next run's recovery settles the journal).
- * After each run the target must be exactly as before or exactly as fully installed, never in
- * between, with no temp names, staging dirs, journal or stray receipts left. */
+/* test_commit_torture.c: curl-style torture of the commit transaction, in-process (one concept:
+ * the commit stage's all-or-nothing promise, for install and uninstall, tree and prefix modes;
+ * staging is populated directly, so every fault lands in the commit). For every N, the N-th
+ * file operation fails — once (the run must roll itself back), or from there on (sticky: the
+ * process "dies" there and the next run's recovery settles the journal). After each run the
+ * target must be exactly as before or exactly as fully installed, never in between, with no temp
+ * names, staging dirs, journal or stray receipts left. The whole `cudnnctl install` through the
+ * binary (cache, extraction, staging, commit; the CLI's fault hooks and its "recovered"
+ * report): tests/fault/test_install_torture.sh. */
 #define _GNU_SOURCE /* mkdtemp, lstat, readlink in the fixtures */
 #include <setjmp.h>
 #include <stdarg.h>
