@@ -121,11 +121,12 @@ CUDNNCTL_API void cudnnctl_size_text(double bytes, char *buf, size_t n);
 #endif
 
 /* Per-area API, each owned by one part of the library. */
+#include "cudnnctl/host.h"
 #include "cudnnctl/detect.h"
 #include "cudnnctl/catalog.h"
+#include "cudnnctl/validate.h"
 #include "cudnnctl/install.h"
 #include "cudnnctl/envwire.h"
-#include "cudnnctl/validate.h"
 #include "cudnnctl/doctor.h"
 
 #endif /* CUDNNCTL_H */

@@ -136,10 +136,32 @@ CUDNNCTL_API cudnnctl_err cudnnctl_env_persist(cudnnctl_ctx *ctx, const cudnnctl
 CUDNNCTL_API cudnnctl_err cudnnctl_env_unpersist(cudnnctl_ctx *ctx, const cudnnctl_persist_opts *o,
                                                  cudnnctl_changes *out);
 
-/** What decides the active toolkit: /usr/local/cuda. */
+/** What /usr/local/cuda is (cudnnctl_cuda_link_kind_name: the JSON string). */
+typedef enum {
+    CUDNNCTL_CUDA_LINK_MISSING = 0,  /**< "missing" (always on Windows) */
+    CUDNNCTL_CUDA_LINK_LINK,         /**< "link" */
+    CUDNNCTL_CUDA_LINK_ALTERNATIVES, /**< "alternatives": an update-alternatives group's link */
+    CUDNNCTL_CUDA_LINK_DIRECTORY,    /**< "directory": a real directory (use will not replace it) */
+    CUDNNCTL_CUDA_LINK_OTHER         /**< "other": a real file */
+} cudnnctl_cuda_link_kind;
+CUDNNCTL_API const char *cudnnctl_cuda_link_kind_name(cudnnctl_cuda_link_kind kind);
+
+/** How the active toolkit is switched on this host (cudnnctl_use_mechanism_name: the JSON
+ *  string). */
+typedef enum {
+    CUDNNCTL_MECH_NONE = 0,                /**< "" */
+    CUDNNCTL_MECH_LINK,                    /**< "link": /usr/local/cuda flipped */
+    CUDNNCTL_MECH_ALTERNATIVES,            /**< "alternatives": its links and state written */
+    CUDNNCTL_MECH_UPDATE_ALTERNATIVES,     /**< "update-alternatives" run */
+    CUDNNCTL_MECH_REGISTRY                 /**< "registry": Windows, CUDA_PATH in the registry */
+} cudnnctl_use_mechanism;
+CUDNNCTL_API const char *cudnnctl_use_mechanism_name(cudnnctl_use_mechanism mechanism);
+
+/** What decides the active toolkit: /usr/local/cuda (Linux), CUDA_PATH (Windows). */
 typedef struct {
-    char *link;         /**< "/usr/local/cuda" */
-    char *kind;         /**< "missing", "link", "alternatives", "directory", "other" */
+    char *link;                   /**< "/usr/local/cuda" */
+    cudnnctl_cuda_link_kind kind; /**< what it is */
+    cudnnctl_use_mechanism mechanism; /**< how cudnnctl use switches toolkits here */
     char *target;       /**< fully resolved dir it leads to; NULL when missing / dangling */
     char *alt_name;     /**< alternatives group ("cuda") when kind is "alternatives" */
     char *alt_mode;     /**< "auto" / "manual" */
@@ -161,7 +183,7 @@ typedef struct {
     char *toolkit_path; /**< the toolkit now active (its real dir) */
     char *toolkit_version;
     char *previous;   /**< what /usr/local/cuda led to before; NULL when missing */
-    char *mechanism;  /**< "link", "alternatives" (state written), "update-alternatives" */
+    cudnnctl_use_mechanism mechanism; /**< how it was switched */
     char *cudnn_path; /**< the prefix install now `current` for this toolkit; NULL */
     int changed;      /**< 0 when everything already pointed there */
     cudnnctl_changes changes;

@@ -50,11 +50,38 @@ typedef struct {
     /** Windows: the machine environment (HKLM\...\Session Manager\Environment) instead of
      *  the user's (HKCU\Environment); needs an elevated process. */
     int system_env;
+    /** After an install that did not fail (and not a dry run): validate what is now in place
+     *  on the GPU (cudnnctl_validate in a child process, on the result's lib and include dirs
+     *  and, for a CUDA tree, its toolkit). The verdict is the result's postcheck. */
+    int validate;
+    /** GPU index and child timeout of that validation (cudnnctl_validate_opts). */
+    int validate_device;
+    unsigned validate_timeout_ms;
 } cudnnctl_install_opts;
+
+/** The outcome of an install (cudnnctl_install_outcome_name gives its JSON string). */
+typedef enum {
+    CUDNNCTL_INSTALL_FAILED = 0, /**< "failed": nothing changed in the target */
+    CUDNNCTL_INSTALL_INSTALLED,  /**< "installed": the files are in place */
+    CUDNNCTL_INSTALL_UNCHANGED,  /**< "unchanged": that version was installed there already */
+    CUDNNCTL_INSTALL_DRY_RUN     /**< "dry-run": planned and reported only */
+} cudnnctl_install_outcome;
+
+/** What the GPU validation after an install (cudnnctl_install_opts.validate) means for it. */
+typedef enum {
+    CUDNNCTL_POSTCHECK_NOT_RUN = 0, /**< not asked for, a dry run, or nothing was installed */
+    CUDNNCTL_POSTCHECK_PASSED,      /**< every check passed, compute included */
+    /** No GPU / driver here: versions and loading were checked, the GPU part was skipped. A
+     *  warning (in the result's warnings and as an event), not a failed install. */
+    CUDNNCTL_POSTCHECK_NO_GPU,
+    /** A load or compute check failed. The install stands (outcome installed / unchanged);
+     *  cudnnctl_install returns the validation's error. */
+    CUDNNCTL_POSTCHECK_FAILED
+} cudnnctl_postcheck;
 
 /** What an install did (also filled, as far as known, when it failed). */
 typedef struct {
-    const char *result;  /**< "installed", "unchanged", "failed", "dry-run" */
+    cudnnctl_install_outcome result;
     cudnnctl_err error;  /**< the failure, CUDNNCTL_E_OK when none */
     char *cudnn_version; /**< 4 parts ("9.19.0.56"); 3 when read from headers only */
     char *cuda_variant;  /**< "13" */
@@ -86,27 +113,32 @@ typedef struct {
     size_t n_files_replaced;
     uint64_t bytes_written;
     double seconds;
-    char *validation_json; /**< set with cudnnctl_install_result_set_validation, else NULL */
+    char *validation_json; /**< the validation's JSON (opts.validate), else NULL */
+    cudnnctl_postcheck postcheck;         /**< the validation's verdict on this install */
+    cudnnctl_validate_result *validation; /**< what it found, NULL when it did not run */
 } cudnnctl_install_result;
 
 /**
  * Install cuDNN. @p cat may get a synthetic entry added for an archive that matches nothing.
  * @p det may be NULL when @p opts names the target. *out is set even on failure (free with
- * cudnnctl_install_result_free). Validation is not part of this call: run cudnnctl_validate
- * on result->install_dir afterwards (the CLI does unless --no-validate).
+ * cudnnctl_install_result_free). With opts.validate the installed copy is validated on the GPU
+ * afterwards: no GPU is a warning (postcheck NO_GPU, returns OK); a failed check returns the
+ * validation's error while the install stands (postcheck FAILED, result still installed).
  */
 CUDNNCTL_API cudnnctl_err cudnnctl_install(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
                                            const cudnnctl_detect_result *det,
                                            const cudnnctl_install_opts *opts,
                                            cudnnctl_install_result **out);
 CUDNNCTL_API void cudnnctl_install_result_free(cudnnctl_install_result *r);
-/** Attach the JSON of the validation that ran after the install (embedded under "validation";
- *  without it the install JSON says "validation": "not run"). */
+/** Attach the JSON of a validation run separately (embedded under "validation"; without one
+ *  the install JSON says "validation": "not run"). opts.validate does this itself. */
 CUDNNCTL_API cudnnctl_err cudnnctl_install_result_set_validation(cudnnctl_install_result *r,
                                                                  const char *json);
 /** JSON with the keys of CLI.md ("install --json"); free with cudnnctl_free. */
 CUDNNCTL_API cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r,
                                                        char **json);
+/** "installed", "unchanged", "failed", "dry-run": the outcome as install --json names it. */
+CUDNNCTL_API const char *cudnnctl_install_outcome_name(cudnnctl_install_outcome outcome);
 
 /** Which installs to remove. */
 typedef struct {

@@ -8,21 +8,20 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "platform.h"
 
 static inline void cli_fault_arm(cudnnctl_ctx *ctx)
 {
-    const char *at = cc_pf_getenv("CUDNNCTL_FAULT_AT");
+    const char *at = cudnnctl_host_getenv("CUDNNCTL_FAULT_AT");
     if (!at || !*at)
         return;
-    const char *sticky = cc_pf_getenv("CUDNNCTL_FAULT_STICKY");
+    const char *sticky = cudnnctl_host_getenv("CUDNNCTL_FAULT_STICKY");
     cudnnctl_set_fault_sticky(ctx, sticky && *sticky && *sticky != '0');
     cudnnctl_set_fault_injection(ctx, strtoul(at, NULL, 10));
 }
 
 static inline void cli_fault_disarm(cudnnctl_ctx *ctx)
 {
-    const char *calls = cc_pf_getenv("CUDNNCTL_FAULT_REPORT");
+    const char *calls = cudnnctl_host_getenv("CUDNNCTL_FAULT_REPORT");
     if (calls && *calls)
         fprintf(stderr, "cudnnctl: fault-injection: %lu file operations\n",
                 cudnnctl_sys_calls(ctx));

@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "platform.h"
 
 /* Print text wrapped at width, every line after the first indented like the first. */
 static void wrapped(FILE *f, const char *lead, const char *text, size_t width)
@@ -34,7 +33,7 @@ static void wrapped(FILE *f, const char *lead, const char *text, size_t width)
 static void print_human(cli_opts *o, const cudnnctl_doctor_result *r)
 {
     FILE *f = stdout;
-    int color = o->color == 1 || (o->color == 2 && cc_pf_isatty(1) && !cc_pf_getenv("NO_COLOR"));
+    int color = o->color == 1 || (o->color == 2 && cudnnctl_host_isatty(1) && !cudnnctl_host_getenv("NO_COLOR"));
     for (size_t i = 0; i < r->n_findings; i++) {
         const cudnnctl_finding *x = &r->findings[i];
         if (o->quiet && x->severity != CUDNNCTL_SEV_ERROR)

@@ -1,49 +1,29 @@
-/* cmd_install.c: the 'install' command — the whole pipeline, then (unless --no-validate) GPU
- * validation of what was installed. */
+/* cmd_install.c: the 'install' command — the whole pipeline and (unless --no-validate) the GPU
+ * validation of what was installed, both in the library; this file renders the result. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cli_fault.h"
 
-/* After the install (unless --no-validate / --dry-run): GPU validation of what was installed, in
- * a child process (validate.h). No GPU is a warning, not a failed install; a load or compute
- * failure exits 6. The validation JSON is embedded in install --json. Returns an exit code. */
-static int validate_after_install(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_install_result *r)
+/* The validation that followed the install (the library ran it and ruled on it: postcheck):
+ * its line, then the warning or the failure (exit 6; the install stands). Returns an exit code. */
+static int print_postcheck(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_install_result *r,
+                           cudnnctl_err e)
 {
-    if (o->no_validate || o->dry_run || strcmp(r->result, "failed") == 0 || !r->lib_dir)
-        return 0;
-    cudnnctl_validate_opts vo;
-    memset(&vo, 0, sizeof(vo));
-    vo.target = r->lib_dir;
-    vo.include_dir = r->include_dir;
-    vo.cuda_home = r->mode == CUDNNCTL_TARGET_CUDA_TREE ? r->target_path : NULL;
-    vo.device = o->device;
-    vo.timeout_ms = o->timeout_s * 1000u;
-    cudnnctl_validate_result *vr = NULL;
-    cudnnctl_err ve = cudnnctl_validate(ctx, &vo, &vr);
-    if (vr) {
-        char *js = NULL;
-        if (cudnnctl_validate_result_json(vr, &js) == CUDNNCTL_E_OK)
-            cudnnctl_install_result_set_validation(r, js);
-        cudnnctl_free(js);
-        if (!o->json)
-            cli_info(o, "  validated %s: cuDNN %s loaded from %s (%.2f s)",
-                     cudnnctl_validate_status_name(vr->status),
-                     vr->cudnn_version ? vr->cudnn_version : "?",
-                     vr->cudnn_lib ? vr->cudnn_lib : r->lib_dir, vr->seconds);
-    }
-    cudnnctl_validate_result_free(vr);
-    if (ve == CUDNNCTL_E_OK)
-        return 0;
-    if (ve == CUDNNCTL_E_NO_GPU) {
+    const cudnnctl_validate_result *vr = r->validation;
+    if (vr && !o->json)
+        cli_info(o, "  validated %s: cuDNN %s loaded from %s (%.2f s)",
+                 cudnnctl_validate_status_name(vr->status),
+                 vr->cudnn_version ? vr->cudnn_version : "?",
+                 vr->cudnn_lib ? vr->cudnn_lib : r->lib_dir, vr->seconds);
+    if (r->postcheck == CUDNNCTL_POSTCHECK_NO_GPU)
         cli_warn(o, "no GPU / driver here: versions and loading were checked, the GPU part of "
                     "the validation was skipped (the install stands)");
+    if (r->postcheck != CUDNNCTL_POSTCHECK_FAILED)
         return 0;
-    }
-    /* the install stands either way; the failure is reported and sets the exit code */
     cli_warn(o, "cuDNN was installed, but validating it failed (--no-validate skips this):");
-    return cli_fail(o, ctx, ve);
+    return cli_fail(o, ctx, e);
 }
 
 static void print_human(cli_opts *o, const cudnnctl_install_result *r)
@@ -52,18 +32,19 @@ static void print_human(cli_opts *o, const cudnnctl_install_result *r)
              r->cuda_variant ? r->cuda_variant : "?", r->platform ? r->platform : "?",
              r->install_dir ? r->install_dir : "?",
              r->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree");
-    if (strcmp(r->result, "dry-run") == 0 || o->verbose) {
+    int dry = r->result == CUDNNCTL_INSTALL_DRY_RUN;
+    if (dry || o->verbose) {
         for (size_t i = 0; i < r->n_steps; i++)
-            cli_info(o, "  %s %s", strcmp(r->result, "dry-run") == 0 ? "would:" : "-", r->steps[i]);
+            cli_info(o, "  %s %s", dry ? "would:" : "-", r->steps[i]);
     }
     if (r->archive.url)
         cli_info(o, "  source    %s", r->archive.url);
     if (r->archive.sha256)
         cli_info(o, "  sha256    %s%s", r->archive.sha256,
-                 r->archive.verified
-                     ? " (verified)"
-                     : (strcmp(r->result, "installed") == 0 ? " (NOT VERIFIED)" : " (expected)"));
-    if (strcmp(r->result, "installed") == 0) {
+                 r->archive.verified ? " (verified)"
+                                     : (r->result == CUDNNCTL_INSTALL_INSTALLED ? " (NOT VERIFIED)"
+                                                                                : " (expected)"));
+    if (r->result == CUDNNCTL_INSTALL_INSTALLED) {
         char sz[32];
         cudnnctl_size_text((double)r->bytes_written, sz, sizeof(sz));
         cli_info(o,
@@ -71,7 +52,7 @@ static void print_human(cli_opts *o, const cudnnctl_install_result *r)
                  "%.2f s",
                  r->n_files_written, sz, r->n_files_replaced, r->seconds);
     } else {
-        cli_info(o, "  result    %s", r->result);
+        cli_info(o, "  result    %s", cudnnctl_install_outcome_name(r->result));
     }
     if (r->receipt_path)
         cli_info(o, "  receipt   %s", r->receipt_path);
@@ -108,23 +89,28 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     io.system_env = o->system_wide;
     io.force = o->force;
     io.dry_run = o->dry_run;
+    io.validate = !o->no_validate;
+    io.validate_device = o->device;
+    io.validate_timeout_ms = o->timeout_s * 1000u;
 
     cli_fault_arm(ctx);
     e = cudnnctl_install(ctx, cat, det, &io, &r);
     cli_fault_disarm(ctx);
 
     /* human: the summary, then the validation; --json: one document with the validation in it */
-    if (r && !o->json && !o->quiet && (e == CUDNNCTL_E_OK || strcmp(r->result, "installed") == 0))
+    int installed = r && (e == CUDNNCTL_E_OK || r->result == CUDNNCTL_INSTALL_INSTALLED ||
+                          r->postcheck == CUDNNCTL_POSTCHECK_FAILED);
+    if (installed && !o->json && !o->quiet)
         print_human(o, r);
-    if (r && e == CUDNNCTL_E_OK)
-        code = validate_after_install(o, ctx, r);
+    if (r)
+        code = print_postcheck(o, ctx, r, e);
     if (r && o->json) {
         char *js = NULL;
         if (cudnnctl_install_result_json(r, &js) == CUDNNCTL_E_OK)
             cli_print_json(js);
         cudnnctl_free(js);
     }
-    if (e != CUDNNCTL_E_OK)
+    if (e != CUDNNCTL_E_OK && !(r && r->postcheck == CUDNNCTL_POSTCHECK_FAILED))
         code = cli_fail(o, ctx, e);
 out:
     cudnnctl_install_result_free(r);

@@ -5,7 +5,6 @@
 
 #include "cli.h"
 #include "envwire_out.h"
-#include "platform.h"
 
 static int list_toolkits(cli_opts *o, cudnnctl_ctx *ctx)
 {
@@ -47,19 +46,19 @@ static int list_toolkits(cli_opts *o, cudnnctl_ctx *ctx)
                  act->active_reason ? act->active_reason : act->path);
     else
         cli_info(o, "\nno toolkit is active");
-    if (strcmp(cc_pf_os(), "windows") == 0) {
+    if (link->mechanism == CUDNNCTL_MECH_REGISTRY) {
         cli_info(o, "Windows has no /usr/local/cuda: CUDA_PATH picks the toolkit; for one shell: "
                     "cudnnctl env --shell pwsh X.Y | Out-String | Invoke-Expression");
         goto out;
     }
-    if (strcmp(link->kind, "alternatives") == 0)
+    if (link->kind == CUDNNCTL_CUDA_LINK_ALTERNATIVES)
         cli_info(o, "%s is managed by update-alternatives (group '%s', %s mode) -> %s", link->link,
                  link->alt_name, link->alt_mode, link->target ? link->target : "(dangling)");
-    else if (strcmp(link->kind, "link") == 0)
+    else if (link->kind == CUDNNCTL_CUDA_LINK_LINK)
         cli_info(o, "%s -> %s", link->link, link->target ? link->target : "(dangling)");
     else
         cli_info(o, "%s is %s", link->link,
-                 strcmp(link->kind, "missing") == 0 ? "missing" : "not a link");
+                 link->kind == CUDNNCTL_CUDA_LINK_MISSING ? "missing" : "not a link");
     cli_info(o, "switch for everyone: cudnnctl use X.Y   (this shell only: eval \"$(cudnnctl env "
                 "X.Y)\")");
 out:
@@ -99,7 +98,7 @@ int cmd_use(cli_opts *o, cudnnctl_ctx *ctx)
             cli_print_json(json);
     } else {
         cli_print_changes(o, &r->changes);
-        if (r->mechanism && strcmp(r->mechanism, "registry") == 0) {
+        if (r->mechanism == CUDNNCTL_MECH_REGISTRY) {
             cli_info(o, "CUDA %s is %s active: CUDA_PATH = %s (programs started from now on; "
                         "this shell: cudnnctl env --shell pwsh)",
                      r->toolkit_version ? r->toolkit_version : version,

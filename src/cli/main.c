@@ -2,13 +2,12 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "platform.h"
 
 int main(int argc, char **argv)
 {
     cli_opts o;
     const cli_command *cmd = NULL;
-    argv = cc_pf_args_utf8(argc, argv); /* Windows: UTF-8 from the wide command line */
+    argv = cudnnctl_host_args_utf8(argc, argv); /* Windows: UTF-8 from the wide command line */
     int rc = cli_parse(argc, argv, &o, &cmd);
     if (rc >= 0)
         return rc;

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "platform.h"
 
 static cli_opts *g_opts;
 static int g_progress_shown;
@@ -30,7 +29,7 @@ static void on_progress(void *user, const cudnnctl_progress *p)
     (void)user;
     static uint64_t t0, last_draw;
     static const char *last_stage;
-    uint64_t now = cc_pf_now_ms();
+    uint64_t now = cudnnctl_host_now_ms();
     if (p->stage != last_stage) {
         last_stage = p->stage;
         t0 = now;
@@ -82,7 +81,7 @@ void cli_setup_output(cli_opts *o, cudnnctl_ctx *ctx)
     g_opts = o;
     cudnnctl_set_log_cb(ctx, on_log, o);
     cudnnctl_set_event_cb(ctx, on_event, o);
-    if (!o->json && !o->no_progress && !o->quiet && cc_pf_isatty(2))
+    if (!o->json && !o->no_progress && !o->quiet && cudnnctl_host_isatty(2))
         cudnnctl_set_progress_cb(ctx, on_progress, o);
 }
 

@@ -82,7 +82,7 @@ static void tree_install_then_uninstall_is_byte_exact(void **state)
     cudnnctl_err e = fx_install(ctx, &w, &fp, 0, &res);
     if (e != CUDNNCTL_E_OK)
         fail_msg("install: %s", cudnnctl_last_error(ctx)->detail);
-    assert_string_equal(res->result, "installed");
+    assert_int_equal(res->result, CUDNNCTL_INSTALL_INSTALLED);
     /* the target was resolved inside --root: /usr/local/cuda -> /usr/local/cuda-13.0 */
     assert_string_equal(res->target_path, "/usr/local/cuda-13.0");
     assert_string_equal(res->lib_dir, "/usr/local/cuda-13.0/lib");
@@ -154,7 +154,7 @@ static void tree_install_then_uninstall_is_byte_exact(void **state)
     /* the same again: unchanged, nothing touched */
     char *installed = fx_snapshot(w.tree);
     assert_int_equal(fx_install(ctx, &w, &fp, 0, &res), CUDNNCTL_E_OK);
-    assert_string_equal(res->result, "unchanged");
+    assert_int_equal(res->result, CUDNNCTL_INSTALL_UNCHANGED);
     cudnnctl_install_result_free(res);
     char *again = fx_snapshot(w.tree);
     assert_true(fx_same("tree after an unchanged install", installed, again));
@@ -303,7 +303,7 @@ static void hash_mismatch_leaves_target_untouched(void **state)
     cudnnctl_err e = fx_install(ctx, &w, &fp, 0, &res);
     assert_int_equal(e, CUDNNCTL_E_HASH_MISMATCH);
     assert_int_equal(cudnnctl_err_exit_code(e), 3);
-    assert_string_equal(res->result, "failed");
+    assert_int_equal(res->result, CUDNNCTL_INSTALL_FAILED);
     char *js = NULL;
     assert_int_equal(cudnnctl_install_result_json(res, &js), CUDNNCTL_E_OK);
     assert_non_null(strstr(js, "\"result\":\"failed\""));
@@ -424,7 +424,7 @@ static void prefix_side_by_side_current_and_undo(void **state)
     w.fixture = strdup(fx919);
     char *prefix_before_switch = fx_snapshot(A);
     assert_int_equal(fx_install(ctx, &w, &a, 0, &res), CUDNNCTL_E_OK);
-    assert_string_equal(res->result, "unchanged");
+    assert_int_equal(res->result, CUDNNCTL_INSTALL_UNCHANGED);
     cudnnctl_install_result_free(res);
     assert_link(P, "current", "cudnn-9.19.0.56-cuda13");
     char *prefix_after_switch = fx_snapshot(A);
@@ -436,7 +436,7 @@ static void prefix_side_by_side_current_and_undo(void **state)
     free(w.fixture);
     w.fixture = strdup(fx921);
     assert_int_equal(fx_install(ctx, &w, &b, 0, &res), CUDNNCTL_E_OK);
-    assert_string_equal(res->result, "unchanged");
+    assert_int_equal(res->result, CUDNNCTL_INSTALL_UNCHANGED);
     cudnnctl_install_result_free(res);
     assert_link(P, "current", "cudnn-9.21.0.10-cuda13");
 

@@ -33,7 +33,7 @@ static void plain_link(void **state)
     cudnnctl_use_result *r = use(f, "12.4", CUDNNCTL_E_OK);
     assert_string_equal(fx_readlink(f, "/usr/local/cuda"), "cuda-12.4");
     assert_string_equal(r->previous, "/usr/local/cuda-13.0");
-    assert_string_equal(r->mechanism, "link");
+    assert_int_equal(r->mechanism, CUDNNCTL_MECH_LINK);
     assert_int_equal(r->changed, 1);
     cudnnctl_use_result_free(r);
     r = use(f, "12.4", CUDNNCTL_E_OK);
@@ -105,7 +105,7 @@ static void alternatives_rooted(void **state)
     fx_link(f, "/etc/alternatives/cuda", "/usr/local/cuda-13.0");
     fx_link(f, "/usr/local/cuda", "/etc/alternatives/cuda");
     cudnnctl_use_result *r = use(f, "12.4", CUDNNCTL_E_OK);
-    assert_string_equal(r->mechanism, "alternatives");
+    assert_int_equal(r->mechanism, CUDNNCTL_MECH_ALTERNATIVES);
     assert_string_equal(r->previous, "/usr/local/cuda-13.0");
     /* the links and state update-alternatives --set would leave */
     assert_string_equal(fx_readlink(f, "/usr/local/cuda"), "/etc/alternatives/cuda");

@@ -332,7 +332,10 @@ cudnnctl_err cudnnctl_install(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
                               const cudnnctl_detect_result *det, const cudnnctl_install_opts *o,
                               cudnnctl_install_result **out)
 {
-    return cc_install_with(ctx, cat, det, o, fetch_extract, (void *)o, out);
+    cudnnctl_err rc = cc_install_with(ctx, cat, det, o, fetch_extract, (void *)o, out);
+    if (rc != CUDNNCTL_E_OK || !o->validate || o->dry_run)
+        return rc;
+    return cc_install_validate(ctx, o, *out);
 }
 
 cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
@@ -358,7 +361,7 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     *out = res;
     if (!res)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    res->result = "failed";
+    res->result = CUDNNCTL_INSTALL_FAILED;
 
     /* ---- plan and source (writes nothing) ---- */
     if ((rc = cc_install_choose(ctx, cat, det, o, &ch, &warnings)) != CUDNNCTL_E_OK)
@@ -396,7 +399,7 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
              cc_asprintf("would extract into a staging dir next to %s, commit "
                          "through a journal, fix the .so links, write a receipt",
                          res->install_dir));
-        res->result = "dry-run";
+        res->result = CUDNNCTL_INSTALL_DRY_RUN;
         goto out;
     }
 
@@ -425,7 +428,7 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
             (rc = switch_current(ctx, state, &dest, &steps)) != CUDNNCTL_E_OK)
             goto out;
         if (same) {
-            res->result = "unchanged";
+            res->result = CUDNNCTL_INSTALL_UNCHANGED;
             res->receipt_id = cc_strdup(same->id);
             res->receipt_path = cc_unrooted(ctx, same->file);
             res->archive.verified = same->archive.verified;
@@ -583,7 +586,7 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
         txn = NULL;
         goto out;
     }
-    res->result = "installed"; /* the files are in place even if bookkeeping failed (JOURNAL) */
+    res->result = CUDNNCTL_INSTALL_INSTALLED; /* the files are in place even if bookkeeping failed (JOURNAL) */
     cc_txn_free(txn);
     txn = NULL;
     res->receipt_id = cc_strdup(rec.id);

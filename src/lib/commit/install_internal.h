@@ -42,6 +42,11 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
                              const cudnnctl_detect_result *det, const cudnnctl_install_opts *o,
                              cc_populate_fn populate, void *user, cudnnctl_install_result **out);
 
+/* opts.validate: validate what the install put in place and set r->postcheck; returns the
+ * validation's error when a check failed (the install stands), else OK (install_validate.c). */
+cudnnctl_err cc_install_validate(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
+                                 cudnnctl_install_result *r);
+
 /* Refresh the loader cache after a system-wide install on Linux; *what says what happened. */
 void cc_ldconfig(cudnnctl_ctx *ctx, int no_ldconfig, char **what);
 

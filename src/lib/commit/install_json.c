@@ -27,12 +27,27 @@ void cudnnctl_install_result_free(cudnnctl_install_result *r)
     free(r->receipt_path);
     free(r->recovered);
     free(r->ldconfig);
+    cudnnctl_validate_result_free(r->validation);
     cc_strs_free(r->steps, r->n_steps);
     cc_strs_free(r->warnings, r->n_warnings);
     cc_strs_free(r->files_written, r->n_files_written);
     cc_strs_free(r->files_replaced, r->n_files_replaced);
     free(r->validation_json);
     free(r);
+}
+
+const char *cudnnctl_install_outcome_name(cudnnctl_install_outcome outcome)
+{
+    switch (outcome) {
+    case CUDNNCTL_INSTALL_INSTALLED:
+        return "installed";
+    case CUDNNCTL_INSTALL_UNCHANGED:
+        return "unchanged";
+    case CUDNNCTL_INSTALL_DRY_RUN:
+        return "dry-run";
+    default:
+        return "failed";
+    }
 }
 
 cudnnctl_err cudnnctl_install_result_set_validation(cudnnctl_install_result *r, const char *json)
@@ -66,7 +81,7 @@ cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r, char
     /* loud and machine-readable: an archive nothing checked */
     if (!cJSON_AddBoolToObject(o, "insecure",
                                !r->archive.sha256 ||
-                                   (!r->archive.verified && strcmp(r->result, "installed") == 0)))
+                                   (!r->archive.verified && r->result == CUDNNCTL_INSTALL_INSTALLED)))
         goto oom;
     if (!(t = cJSON_AddObjectToObject(o, "target")) ||
         cc_json_str(t, "mode", r->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree") ||
@@ -74,7 +89,7 @@ cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r, char
         cc_json_str(t, "lib_dir", r->lib_dir) || cc_json_str(t, "include_dir", r->include_dir) ||
         cc_json_str(t, "bin_dir", r->bin_dir))
         goto oom;
-    if (cc_json_strs(o, "steps", r->steps, r->n_steps) || cc_json_str(o, "result", r->result) ||
+    if (cc_json_strs(o, "steps", r->steps, r->n_steps) || cc_json_str(o, "result", cudnnctl_install_outcome_name(r->result)) ||
         cc_json_strs(o, "warnings", r->warnings, r->n_warnings))
         goto oom;
     if (r->receipt_id) {

@@ -16,7 +16,6 @@ void cudnnctl_cuda_link_free(cudnnctl_cuda_link *l)
     if (!l)
         return;
     free(l->link);
-    free(l->kind);
     free(l->target);
     free(l->alt_name);
     free(l->alt_mode);
@@ -24,6 +23,19 @@ void cudnnctl_cuda_link_free(cudnnctl_cuda_link *l)
         free(l->alt_choices[i]);
     free(l->alt_choices);
     free(l);
+}
+
+const char *cudnnctl_cuda_link_kind_name(cudnnctl_cuda_link_kind kind)
+{
+    static const char *const names[] = {"missing", "link", "alternatives", "directory", "other"};
+    return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "other";
+}
+
+const char *cudnnctl_use_mechanism_name(cudnnctl_use_mechanism mechanism)
+{
+    static const char *const names[] = {"", "link", "alternatives", "update-alternatives",
+                                        "registry"};
+    return (unsigned)mechanism < sizeof(names) / sizeof(names[0]) ? names[mechanism] : "";
 }
 
 cudnnctl_err cudnnctl_cuda_link_info(cudnnctl_ctx *ctx, cudnnctl_cuda_link **out)
@@ -41,12 +53,14 @@ cudnnctl_err cudnnctl_cuda_link_info(cudnnctl_ctx *ctx, cudnnctl_cuda_link **out
         rc = CC_ERR_PF(ctx, "cannot inspect", CUDA_LINK);
         goto out;
     }
-    const char *kind = !st.exists   ? "missing"
-                       : st.is_link ? "link"
-                       : st.is_dir  ? "directory"
-                                    : "other";
+    l->kind = !st.exists   ? CUDNNCTL_CUDA_LINK_MISSING
+              : st.is_link ? CUDNNCTL_CUDA_LINK_LINK
+              : st.is_dir  ? CUDNNCTL_CUDA_LINK_DIRECTORY
+                           : CUDNNCTL_CUDA_LINK_OTHER;
+    l->mechanism = strcmp(cc_pf_os(), "windows") == 0 ? CUDNNCTL_MECH_REGISTRY : CUDNNCTL_MECH_LINK;
     if (st.is_link && cc_alt_manages(ctx, CUDA_LINK, &l->alt_name)) {
-        kind = "alternatives";
+        l->kind = CUDNNCTL_CUDA_LINK_ALTERNATIVES;
+        l->mechanism = ctx->root ? CUDNNCTL_MECH_ALTERNATIVES : CUDNNCTL_MECH_UPDATE_ALTERNATIVES;
         cc_alt a;
         if ((rc = cc_alt_load(ctx, l->alt_name, &a)) != CUDNNCTL_E_OK)
             goto out;
@@ -60,8 +74,6 @@ cudnnctl_err cudnnctl_cuda_link_info(cudnnctl_ctx *ctx, cudnnctl_cuda_link **out
         if (bad)
             goto oom;
     }
-    if (!(l->kind = cc_strdup(kind)))
-        goto oom;
     if (st.exists && cc_env_is_dir(ctx, CUDA_LINK) &&
         !(l->target = cc_env_realpath(ctx, CUDA_LINK)))
         goto oom;
@@ -83,7 +95,6 @@ void cudnnctl_use_result_free(cudnnctl_use_result *r)
     free(r->toolkit_path);
     free(r->toolkit_version);
     free(r->previous);
-    free(r->mechanism);
     free(r->cudnn_path);
     cudnnctl_changes_free(&r->changes);
     for (size_t i = 0; i < r->n_notes; i++)
@@ -269,23 +280,19 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
         goto out;
     if (info->target && !(r->previous = cc_strdup(info->target)))
         goto oom;
-    if (strcmp(info->kind, "directory") == 0 || strcmp(info->kind, "other") == 0) {
+    if (info->kind == CUDNNCTL_CUDA_LINK_DIRECTORY || info->kind == CUDNNCTL_CUDA_LINK_OTHER) {
         rc =
             CC_ERR(ctx, CUDNNCTL_E_ENV,
                    "%s is a real %s, not a link: cudnnctl will not replace it; move it to "
                    "/usr/local/cuda-<its version> and run cudnnctl use %s again",
-                   CUDA_LINK, strcmp(info->kind, "directory") == 0 ? "directory" : "file", version);
+                   CUDA_LINK, info->kind == CUDNNCTL_CUDA_LINK_DIRECTORY ? "directory" : "file", version);
         goto out;
     }
-    if (strcmp(info->kind, "alternatives") == 0) {
-        if (!(r->mechanism = cc_strdup(ctx->root ? "alternatives" : "update-alternatives")))
-            goto oom;
+    r->mechanism = info->mechanism;
+    if (info->kind == CUDNNCTL_CUDA_LINK_ALTERNATIVES)
         rc = flip_alt(ctx, CUDA_LINK, info->alt_name, dest, &r->changes);
-    } else {
-        if (!(r->mechanism = cc_strdup("link")))
-            goto oom;
+    else
         rc = flip_link(ctx, CUDA_LINK, dest, &r->changes);
-    }
     if (rc != CUDNNCTL_E_OK)
         goto out;
     if (tk->major >= 0 && (rc = flip_major(ctx, tk->major, dest, r)) != CUDNNCTL_E_OK)
@@ -338,7 +345,7 @@ cudnnctl_err cudnnctl_use_result_json(const cudnnctl_use_result *r, char **json)
         cJSON_AddStringToObject(o, "previous", r->previous);
     else
         cJSON_AddNullToObject(o, "previous");
-    cJSON_AddStringToObject(o, "mechanism", r->mechanism ? r->mechanism : "");
+    cJSON_AddStringToObject(o, "mechanism", cudnnctl_use_mechanism_name(r->mechanism));
     if (r->cudnn_path)
         cJSON_AddStringToObject(o, "cudnn", r->cudnn_path);
     else
@@ -388,7 +395,7 @@ cudnnctl_err cudnnctl_use_status_json(cudnnctl_ctx *ctx, const cudnnctl_detect_r
     if (link) {
         cJSON *l = cJSON_AddObjectToObject(o, "link");
         cJSON_AddStringToObject(l, "link", link->link);
-        cJSON_AddStringToObject(l, "kind", link->kind);
+        cJSON_AddStringToObject(l, "kind", cudnnctl_cuda_link_kind_name(link->kind));
         if (link->target)
             cJSON_AddStringToObject(l, "target", link->target);
         else

@@ -31,9 +31,9 @@ cudnnctl_err cc_use_windows(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, co
     r = calloc(1, sizeof(*r));
     changes = cJSON_CreateArray();
     if (!r || !changes || !(r->toolkit_path = cc_strdup(tk->path)) ||
-        (tk->version && !(r->toolkit_version = cc_strdup(tk->version))) ||
-        !(r->mechanism = cc_strdup("registry")))
+        (tk->version && !(r->toolkit_version = cc_strdup(tk->version))))
         goto oom;
+    r->mechanism = CUDNNCTL_MECH_REGISTRY;
     /* installs write the same values: one of us at a time */
     if (!(state = cc_state_dir(ctx)))
         goto oom;

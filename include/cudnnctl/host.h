@@ -1,0 +1,28 @@
+/**
+ * @file host.h
+ * @brief Small host services for front ends: a program on libcudnnctl (the cudnnctl CLI among
+ * them) needs no platform layer of its own for its environment, terminal, clock and arguments.
+ * Included by cudnnctl.h; do not include directly.
+ */
+#ifndef CUDNNCTL_HOST_H
+#define CUDNNCTL_HOST_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** An environment variable (UTF-8 on Windows); NULL when unset. */
+CUDNNCTL_API const char *cudnnctl_host_getenv(const char *name);
+/** 1 when @p fd (0, 1, 2) is a terminal. */
+CUDNNCTL_API int cudnnctl_host_isatty(int fd);
+/** A monotonic clock in milliseconds. */
+CUDNNCTL_API uint64_t cudnnctl_host_now_ms(void);
+/** The command-line arguments as UTF-8 (Windows: from the wide command line, and the console
+ *  switched to UTF-8 output; elsewhere argv itself). Call first in main(); the vector lives
+ *  until exit. */
+CUDNNCTL_API char **cudnnctl_host_args_utf8(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,23 @@
+/* host.c: the public host services of host.h, over the platform layer (a front end includes
+ * only public headers, never platform.h). */
+#include "internal.h"
+
+const char *cudnnctl_host_getenv(const char *name)
+{
+    return cc_pf_getenv(name);
+}
+
+int cudnnctl_host_isatty(int fd)
+{
+    return cc_pf_isatty(fd);
+}
+
+uint64_t cudnnctl_host_now_ms(void)
+{
+    return cc_pf_now_ms();
+}
+
+char **cudnnctl_host_args_utf8(int argc, char **argv)
+{
+    return cc_pf_args_utf8(argc, argv);
+}
