@@ -50,6 +50,10 @@ typedef struct {
     /** Windows: the machine environment (HKLM\...\Session Manager\Environment) instead of
      *  the user's (HKCU\Environment); needs an elevated process. */
     int system_env;
+    /** Connections for the archive's download when the server serves byte ranges: 0 = chosen
+     *  from the first connection's measured rate (1–8, archives from 16 MiB), 1 = one stream,
+     *  N = N (at most 16). */
+    unsigned connections;
 } cudnnctl_install_opts;
 
 /** What an install did (also filled, as far as known, when it failed). */

@@ -115,6 +115,7 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     io.insecure_skip_verify = o->insecure_skip_verify;
     io.mirror = o->mirror;
     io.cacert = o->cacert;
+    io.connections = o->connections;
     io.no_ldconfig = o->no_ldconfig;
     io.system_env = o->system_wide;
     io.force = o->force;

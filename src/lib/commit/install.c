@@ -247,6 +247,7 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
     so.cacert = o->cacert;
     so.insecure_skip_verify = c->sha256 ? 0 : 1;
     so.use_cache = !o->no_cache;
+    so.connections = o->connections;
     if ((rc = cc_source_open(ctx, &so, &src)) != CUDNNCTL_E_OK)
         return rc;
     if (ends_zip(c->file_name)) {
