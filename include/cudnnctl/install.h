@@ -58,7 +58,8 @@ typedef struct {
 
 /** What an install did (also filled, as far as known, when it failed). */
 typedef struct {
-    const char *result;  /**< "installed", "unchanged", "failed", "dry-run" */
+    const char *result;  /**< "installed", "unchanged", "switched" (prefix: current moved to an
+                              install already there), "failed", "dry-run" */
     cudnnctl_err error;  /**< the failure, CUDNNCTL_E_OK when none */
     char *cudnn_version; /**< 4 parts ("9.19.0.56"); 3 when read from headers only */
     char *cuda_variant;  /**< "13" */
@@ -91,6 +92,8 @@ typedef struct {
     uint64_t bytes_written;
     double seconds;
     char *validation_json; /**< set with cudnnctl_install_result_set_validation, else NULL */
+    char *verified_at; /**< "unchanged" / "switched": when the installed archive was verified
+                            (its receipt's installed_at); nothing was hashed in this run */
 } cudnnctl_install_result;
 
 /**
@@ -108,6 +111,37 @@ CUDNNCTL_API void cudnnctl_install_result_free(cudnnctl_install_result *r);
  *  without it the install JSON says "validation": "not run"). */
 CUDNNCTL_API cudnnctl_err cudnnctl_install_result_set_validation(cudnnctl_install_result *r,
                                                                  const char *json);
+/** Switch a prefix between cuDNN versions installed side by side in it (`use --cudnn`). */
+typedef struct {
+    const char *prefix;       /**< the prefix given to install --prefix */
+    const char *version;      /**< "9.14", "9.14.0", "9.14.0.64": the newest installed match */
+    const char *cuda_variant; /**< "12" / "13"; NULL: any (needed when both are installed) */
+    int deep;                 /**< re-hash every installed file against its receipt */
+} cudnnctl_switch_opts;
+
+typedef struct {
+    const char *result; /**< "switched" (PREFIX/current moved), "already-current" */
+    char *cudnn_version, *cuda_variant, *prefix, *install_dir;
+    char *previous;     /**< what PREFIX/current named before, NULL when nothing */
+    char *receipt_id;
+    char *installed_at; /**< when its archive was verified (nothing is downloaded or hashed
+                             now, unless deep) */
+    int deep;           /**< 1: every file was re-hashed against the receipt */
+    size_t n_checked;   /**< files checked (present with their size, or re-hashed) */
+    double seconds;
+    char **steps;
+    size_t n_steps;
+} cudnnctl_switch_result;
+
+/** Point PREFIX/current at an installed version: one journaled link flip, no network, no
+ *  archive; refuses an install whose files are missing or changed (say how to reinstall).
+ *  *out is set when the choice was made, also on failure. */
+CUDNNCTL_API cudnnctl_err cudnnctl_switch(cudnnctl_ctx *ctx, const cudnnctl_switch_opts *opts,
+                                          cudnnctl_switch_result **out);
+CUDNNCTL_API void cudnnctl_switch_result_free(cudnnctl_switch_result *r);
+CUDNNCTL_API cudnnctl_err cudnnctl_switch_result_json(const cudnnctl_switch_result *r,
+                                                      char **json);
+
 /** JSON with the keys of CLI.md ("install --json"); free with cudnnctl_free. */
 CUDNNCTL_API cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r,
                                                        char **json);

@@ -69,7 +69,10 @@ static void print_human(cli_opts *o, const cudnnctl_install_result *r)
     }
     if (r->archive.url)
         cli_info(o, "  source    %s", r->archive.url);
-    if (r->archive.sha256)
+    if (r->archive.sha256 && r->verified_at)
+        cli_info(o, "  sha256    %s (verified at install %s; nothing downloaded now)",
+                 r->archive.sha256, r->verified_at);
+    else if (r->archive.sha256)
         cli_info(o, "  sha256    %s%s", r->archive.sha256,
                  r->archive.verified
                      ? " (verified)"

@@ -80,6 +80,8 @@ void cli_usage(FILE *f)
             "install:   --dry-run --no-validate --force --no-ldconfig\n"
             "           --connections N (download over N connections; 0 = automatic, 1 = one)\n"
             "uninstall: --version V | --all\n"
+            "use:       X.Y (a CUDA toolkit) | --cudnn V --prefix DIR [--cuda M] [--deep] (switch\n"
+            "           between cuDNN versions installed side by side: a link flip)\n"
             "env:       --shell S --ld-library-path | --persist [--system] | --remove [--system]\n"
             "validate:  --device N --timeout SECONDS\n"
             "doctor:    --deep (re-hash the files of install receipts)\n"

@@ -42,6 +42,11 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
                              const cudnnctl_detect_result *det, const cudnnctl_install_opts *o,
                              cc_populate_fn populate, void *user, cudnnctl_install_result **out);
 
+/* Make the link current name want (a name beside it), journaled; *flipped = 1 when it moved.
+ * A current that is not a link is left alone (install --force replaces it). switch.c. */
+cudnnctl_err cc_switch_current(cudnnctl_ctx *ctx, const char *state, const char *current,
+                               const char *want, int *flipped, cc_strv *steps);
+
 /* Refresh the loader cache after a system-wide install on Linux; *what says what happened. */
 void cc_ldconfig(cudnnctl_ctx *ctx, int no_ldconfig, char **what);
 

@@ -39,6 +39,7 @@ void cudnnctl_install_result_free(cudnnctl_install_result *r)
     free_v(r->files_written, r->n_files_written);
     free_v(r->files_replaced, r->n_files_replaced);
     free(r->validation_json);
+    free(r->verified_at);
     free(r);
 }
 
@@ -68,7 +69,8 @@ cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r, char
         !cJSON_AddNumberToObject(a, "size", (double)r->archive.size) ||
         !cJSON_AddBoolToObject(a, "verified", r->archive.verified) ||
         !cJSON_AddBoolToObject(a, "in_catalog", r->archive.in_catalog) ||
-        cc_json_str(a, "manifest", r->archive.manifest))
+        cc_json_str(a, "manifest", r->archive.manifest) ||
+        cc_json_str(a, "verified_at_install", r->verified_at))
         goto oom;
     /* loud and machine-readable: an archive nothing checked */
     if (!cJSON_AddBoolToObject(o, "insecure",
