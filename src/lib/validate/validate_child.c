@@ -141,71 +141,34 @@ static char *driver_release(void)
     return NULL;
 }
 
-/* The driver's side, probed on a thread of its own while the main thread loads cuDNN, its
- * sub-libraries and cudart (cuInit talks to the kernel driver and takes ~0.1 s, cold more; the
- * loads hold the loader's lock): only raw calls here, reported in order by check_driver. */
-typedef struct {
-    cc_val_child *c;
-    double t0, t1;
-    int loaded;       /* libcuda.so.1 opened */
-    char *dlerr;      /* why not */
-    const char *miss; /* a symbol it lacks */
-    int rc, ver, count, dev, ccmaj, ccmin;
-    char name[256];
-} drv_probe;
-
-static void probe_driver(void *arg)
+static void check_driver(cc_val_child *c)
 {
-    drv_probe *d = arg;
-    cc_val_child *c = d->c;
-    d->t0 = cc_val_now();
-    c->cu.h = cc_pf_dlopen(cc_ln_driver());
-    if (!c->cu.h) {
-        d->dlerr = cc_strdup(cc_pf_dlerror());
-        goto out;
-    }
-    d->loaded = 1;
-    if ((d->miss = cc_vd_load_cuda(&c->cu)) != NULL)
-        goto out;
-    d->rc = c->cu.cuInit(0);
-    c->cu.cuDriverGetVersion(&d->ver);
-    if (d->rc == 0 && c->cu.cuDeviceGetCount(&d->count) == 0 && c->device >= 0 &&
-        c->device < d->count) {
-        c->cu.cuDeviceGet(&d->dev, c->device);
-        if (c->cu.cuDeviceGetName)
-            c->cu.cuDeviceGetName(d->name, (int)sizeof(d->name), d->dev);
-        d->name[sizeof(d->name) - 1] = '\0';
-        c->cu.cuDeviceGetAttribute(&d->ccmaj, CC_CU_ATTR_CC_MAJOR, d->dev);
-        c->cu.cuDeviceGetAttribute(&d->ccmin, CC_CU_ATTR_CC_MINOR, d->dev);
-    }
-out:
-    d->t1 = cc_val_now();
-}
-
-static void check_driver(cc_val_child *c, drv_probe *d)
-{
+    double t0 = cc_val_now();
     const char *drv = cc_ln_driver();
-    double took = d->t1 - d->t0;
     cc_val_step(c, "dlopen %s (NVIDIA driver, by the loader's name)", drv);
-    if (!d->loaded) {
+    c->cu.h = cc_pf_dlopen(drv);
+    if (!c->cu.h) {
         c->no_gpu = 1;
         char *e = cc_asprintf("%s not found by the loader (%s): no NVIDIA driver on "
                               "this machine, GPU checks skipped; install the NVIDIA driver to run "
-                              "them", drv, d->dlerr ? d->dlerr : "?");
-        cc_val_check(c, "driver", 0, 1, took, -1, -1, e, NULL);
+                              "them", drv, cc_pf_dlerror());
+        cc_val_check(c, "driver", 0, 1, cc_val_now() - t0, -1, -1, e, NULL);
         free(e);
         return;
     }
-    if (d->miss) {
+    const char *miss = cc_vd_load_cuda(&c->cu);
+    if (miss) {
         char *e = cc_asprintf("libcuda.so.1 lacks %s: a broken or foreign driver library; "
-                              "reinstall the NVIDIA driver", d->miss);
-        cc_val_check(c, "driver", 0, 0, took, -1, -1, e, NULL);
+                              "reinstall the NVIDIA driver", miss);
+        cc_val_check(c, "driver", 0, 0, cc_val_now() - t0, -1, -1, e, NULL);
         free(e);
         return;
     }
     cc_val_step(c, "cuInit (libcuda.so.1)");
-    int rc = d->rc;
-    char *dcv = d->ver ? cuda_ver(d->ver) : NULL;
+    int rc = c->cu.cuInit(0);
+    int ver = 0;
+    c->cu.cuDriverGetVersion(&ver);
+    char *dcv = ver ? cuda_ver(ver) : NULL;
     fact_str(c, "driver_cuda_version", dcv);
     char *rel = driver_release();
     fact_str(c, "driver_version", rel);
@@ -217,32 +180,40 @@ static void check_driver(cc_val_child *c, drv_probe *d)
                               rc == CC_CU_ERROR_NO_DEVICE ? "no CUDA GPU visible"
                                                           : "libcuda.so.1 is the toolkit's stub, "
                                                             "not a driver");
-        cc_val_check(c, "driver", 0, 1, took, -1, -1, e, detail);
+        cc_val_check(c, "driver", 0, 1, cc_val_now() - t0, -1, -1, e, detail);
         free(e);
     } else if (rc != 0) {
         char *e = cc_asprintf("cuInit: %s (%d): the driver is installed but does not work "
                               "(driver/kernel module mismatch? reboot or reinstall the driver)",
                               cu_error(c, rc), rc);
-        cc_val_check(c, "driver", 0, 0, took, -1, -1, e, detail);
+        cc_val_check(c, "driver", 0, 0, cc_val_now() - t0, -1, -1, e, detail);
         free(e);
     } else {
-        fact_num(c, "gpu_count", d->count);
-        if (d->count == 0) {
+        int count = 0;
+        c->cu.cuDeviceGetCount(&count);
+        fact_num(c, "gpu_count", count);
+        if (count == 0) {
             c->no_gpu = 1;
-            cc_val_check(c, "driver", 0, 1, took, -1, -1,
+            cc_val_check(c, "driver", 0, 1, cc_val_now() - t0, -1, -1,
                          "the driver sees no GPU; GPU checks skipped", detail);
-        } else if (c->device < 0 || c->device >= d->count) {
+        } else if (c->device < 0 || c->device >= count) {
             char *e = cc_asprintf("--device %d: only %d GPU(s) visible (numbered from 0)",
-                                  c->device, d->count);
-            cc_val_check(c, "driver", 0, 0, took, -1, -1, e, detail);
+                                  c->device, count);
+            cc_val_check(c, "driver", 0, 0, cc_val_now() - t0, -1, -1, e, detail);
             free(e);
         } else {
-            c->cc_major = d->ccmaj;
-            c->cc_minor = d->ccmin;
-            fact_str(c, "gpu_name", d->name);
+            int dev = 0;
+            char name[256] = "";
+            c->cu.cuDeviceGet(&dev, c->device);
+            if (c->cu.cuDeviceGetName)
+                c->cu.cuDeviceGetName(name, (int)sizeof(name), dev);
+            name[sizeof(name) - 1] = '\0';
+            c->cu.cuDeviceGetAttribute(&c->cc_major, CC_CU_ATTR_CC_MAJOR, dev);
+            c->cu.cuDeviceGetAttribute(&c->cc_minor, CC_CU_ATTR_CC_MINOR, dev);
+            fact_str(c, "gpu_name", name);
             fact_num(c, "compute_capability", c->cc_major * 10 + c->cc_minor);
             c->gpu_ready = 1;
-            cc_val_check(c, "driver", 1, 0, took, -1, -1, NULL, detail);
+            cc_val_check(c, "driver", 1, 0, cc_val_now() - t0, -1, -1, NULL, detail);
         }
     }
     free(detail);
@@ -696,26 +667,12 @@ cudnnctl_err cudnnctl_validate_child(cudnnctl_ctx *ctx, const char *request_json
     double t0 = cc_val_now();
     fact_str(&c, "child_ld_library_path", cc_pf_getenv("LD_LIBRARY_PATH"));
 
-    /* the driver comes up (cuInit) on a thread of its own while cuDNN, its sub-libraries,
-     * cudart and cuDNN's own dependencies load here; its check is reported once it is needed */
-    drv_probe probe;
-    memset(&probe, 0, sizeof(probe));
-    probe.c = &c;
-    cc_pf_thread *drv_thread = NULL;
-    if (cc_pf_thread_start(&drv_thread, probe_driver, &probe) != 0)
-        probe_driver(&probe);
-    int loaded = load_cudnn(&c) == 0;
-    if (loaded) {
+    check_driver(&c);
+    if (load_cudnn(&c) == 0) {
         check_versions(&c);
         check_sublibs(&c);
         check_cudart(&c);
         check_dlopened_deps(&c);
-    }
-    if (drv_thread)
-        cc_pf_thread_join(drv_thread);
-    check_driver(&c, &probe);
-    free(probe.dlerr);
-    if (loaded) {
         if (c.gpu_ready && c.rt.h)
             check_device(&c);
         if (c.no_gpu)
