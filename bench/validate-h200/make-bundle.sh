@@ -7,8 +7,11 @@ set -euo pipefail
 B=$(cd "$1" && pwd); O=$2
 mkdir -p "$O/bin/lib"
 O=$(cd "$O" && pwd)
-link=$(sed "s#-o cudnnctl #-o $O/bin/cudnnctl #" "$B/CMakeFiles/cudnnctl.dir/link.txt")
-(cd "$B" && eval "$link -Wl,--disable-new-dtags -Wl,-rpath,'\$ORIGIN/lib'")
+# the link line of the cudnnctl target: build/src/cli/ since src/ has a folder per stage
+lt=$B/src/cli/CMakeFiles/cudnnctl.dir/link.txt; dir=$B/src/cli
+[ -f "$lt" ] || { lt=$B/CMakeFiles/cudnnctl.dir/link.txt; dir=$B; }
+link=$(sed -E "s#-o [^ ]*cudnnctl #-o $O/bin/cudnnctl #" "$lt")
+(cd "$dir" && eval "$link -Wl,--disable-new-dtags -Wl,-rpath,'\$ORIGIN/lib'")
 ldd "$O/bin/cudnnctl" | awk '/=> \//{print $3}' |
     grep -vE '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*)\.so' |
     while read -r f; do cp -L "$f" "$O/bin/lib/"; done

@@ -147,6 +147,8 @@ typedef struct {
      *  NULL: NVIDIA's redist base. */
     const char *source;
     const char *cacert;
+    /** Connections for each archive's download (as cudnnctl_install_opts.connections). */
+    unsigned connections;
 } cudnnctl_mirror_opts;
 
 /** One archive of a mirror run. */

@@ -57,6 +57,10 @@ typedef struct {
     /** GPU index and child timeout of that validation (cudnnctl_validate_opts). */
     int validate_device;
     unsigned validate_timeout_ms;
+    /** Connections for the archive's download when the server serves byte ranges: 0 = chosen
+     *  from the first connection's measured rate (1–8, archives from 16 MiB), 1 = one stream,
+     *  N = N (at most 16). */
+    unsigned connections;
 } cudnnctl_install_opts;
 
 /** The outcome of an install (cudnnctl_install_outcome_name gives its JSON string). */
@@ -64,7 +68,10 @@ typedef enum {
     CUDNNCTL_INSTALL_FAILED = 0, /**< "failed": nothing changed in the target */
     CUDNNCTL_INSTALL_INSTALLED,  /**< "installed": the files are in place */
     CUDNNCTL_INSTALL_UNCHANGED,  /**< "unchanged": that version was installed there already */
-    CUDNNCTL_INSTALL_DRY_RUN     /**< "dry-run": planned and reported only */
+    CUDNNCTL_INSTALL_DRY_RUN,    /**< "dry-run": planned and reported only */
+    /** "switched": that version was installed there already (a prefix) and PREFIX/current now
+     *  names it again */
+    CUDNNCTL_INSTALL_SWITCHED
 } cudnnctl_install_outcome;
 
 /** What the GPU validation after an install (cudnnctl_install_opts.validate) means for it. */
@@ -116,6 +123,8 @@ typedef struct {
     char *validation_json; /**< the validation's JSON (opts.validate), else NULL */
     cudnnctl_postcheck postcheck;         /**< the validation's verdict on this install */
     cudnnctl_validate_result *validation; /**< what it found, NULL when it did not run */
+    char *verified_at; /**< unchanged / switched: when the installed archive was verified (its
+                            receipt's installed_at); nothing was hashed in this run */
 } cudnnctl_install_result;
 
 /**
@@ -134,6 +143,45 @@ CUDNNCTL_API void cudnnctl_install_result_free(cudnnctl_install_result *r);
  *  the install JSON says "validation": "not run"). opts.validate does this itself. */
 CUDNNCTL_API cudnnctl_err cudnnctl_install_result_set_validation(cudnnctl_install_result *r,
                                                                  const char *json);
+/** Switch a prefix between cuDNN versions installed side by side in it (`use --cudnn`). */
+typedef struct {
+    const char *prefix;       /**< the prefix given to install --prefix */
+    const char *version;      /**< "9.14", "9.14.0", "9.14.0.64": the newest installed match */
+    const char *cuda_variant; /**< "12" / "13"; NULL: any (needed when both are installed) */
+    int deep;                 /**< re-hash every installed file against its receipt */
+} cudnnctl_switch_opts;
+
+/** What `use --cudnn` did (cudnnctl_switch_outcome_name gives its JSON string). */
+typedef enum {
+    CUDNNCTL_SWITCH_FAILED = 0,      /**< "failed": PREFIX/current unchanged */
+    CUDNNCTL_SWITCH_SWITCHED,        /**< "switched": PREFIX/current moved */
+    CUDNNCTL_SWITCH_ALREADY_CURRENT  /**< "already-current": it named that version already */
+} cudnnctl_switch_outcome;
+
+typedef struct {
+    cudnnctl_switch_outcome result;
+    char *cudnn_version, *cuda_variant, *prefix, *install_dir;
+    char *previous;     /**< what PREFIX/current named before, NULL when nothing */
+    char *receipt_id;
+    char *installed_at; /**< when its archive was verified (nothing is downloaded or hashed
+                             now, unless deep) */
+    int deep;           /**< 1: every file was re-hashed against the receipt */
+    size_t n_checked;   /**< files checked (present with their size, or re-hashed) */
+    double seconds;
+    char **steps;
+    size_t n_steps;
+} cudnnctl_switch_result;
+
+/** Point PREFIX/current at an installed version: one journaled link flip, no network, no
+ *  archive; refuses an install whose files are missing or changed (say how to reinstall).
+ *  *out is set when the choice was made, also on failure. */
+CUDNNCTL_API cudnnctl_err cudnnctl_switch(cudnnctl_ctx *ctx, const cudnnctl_switch_opts *opts,
+                                          cudnnctl_switch_result **out);
+CUDNNCTL_API void cudnnctl_switch_result_free(cudnnctl_switch_result *r);
+CUDNNCTL_API const char *cudnnctl_switch_outcome_name(cudnnctl_switch_outcome o);
+CUDNNCTL_API cudnnctl_err cudnnctl_switch_result_json(const cudnnctl_switch_result *r,
+                                                      char **json);
+
 /** JSON with the keys of CLI.md ("install --json"); free with cudnnctl_free. */
 CUDNNCTL_API cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r,
                                                        char **json);

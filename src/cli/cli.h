@@ -29,6 +29,7 @@ typedef struct {
     unsigned timeout_s;
     /* doctor / report / mirror */
     int deep, validate, all_platforms;
+    unsigned connections; /* install / mirror: --connections N (0 = automatic) */
     /* positional arguments after the command */
     char **args;
     int n_args;

@@ -39,7 +39,10 @@ static void print_human(cli_opts *o, const cudnnctl_install_result *r)
     }
     if (r->archive.url)
         cli_info(o, "  source    %s", r->archive.url);
-    if (r->archive.sha256)
+    if (r->archive.sha256 && r->verified_at)
+        cli_info(o, "  sha256    %s (verified at install %s; nothing downloaded now)",
+                 r->archive.sha256, r->verified_at);
+    else if (r->archive.sha256)
         cli_info(o, "  sha256    %s%s", r->archive.sha256,
                  r->archive.verified ? " (verified)"
                                      : (r->result == CUDNNCTL_INSTALL_INSTALLED ? " (NOT VERIFIED)"
@@ -85,6 +88,7 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     io.insecure_skip_verify = o->insecure_skip_verify;
     io.mirror = o->mirror;
     io.cacert = o->cacert;
+    io.connections = o->connections;
     io.no_ldconfig = o->no_ldconfig;
     io.system_env = o->system_wide;
     io.force = o->force;

@@ -26,6 +26,7 @@ int cmd_mirror(cli_opts *o, cudnnctl_ctx *ctx)
     mo.all_versions = o->all;
     mo.source = o->mirror;
     mo.cacert = o->cacert;
+    mo.connections = o->connections;
     cudnnctl_mirror_result *r = NULL;
     cudnnctl_err e = cudnnctl_mirror(ctx, cat, &mo, &r);
     if (o->json && r) {

@@ -68,8 +68,50 @@ out:
     return rc;
 }
 
+/* use --cudnn V --prefix P: switch between versions installed side by side. */
+static int use_cudnn(cli_opts *o, cudnnctl_ctx *ctx)
+{
+    if (o->n_args > 0) {
+        fprintf(stderr, "cudnnctl: use switches a toolkit (use X.Y) or a cuDNN in a prefix (use "
+                        "--cudnn V --prefix DIR), one at a time\n");
+        return 2;
+    }
+    cudnnctl_switch_opts so = {o->prefix, o->cudnn, o->cuda, o->deep};
+    cudnnctl_switch_result *r = NULL;
+    char *json = NULL;
+    int rc = 0;
+    cudnnctl_err e = cudnnctl_switch(ctx, &so, &r);
+    if (e != CUDNNCTL_E_OK) {
+        cudnnctl_switch_result_free(r);
+        return cli_fail(o, ctx, e);
+    }
+    if (o->json) {
+        if ((e = cudnnctl_switch_result_json(r, &json)) != CUDNNCTL_E_OK)
+            rc = cli_fail(o, ctx, e);
+        else
+            cli_print_json(json);
+    } else {
+        if (o->verbose)
+            for (size_t i = 0; i < r->n_steps; i++)
+                cli_info(o, "  - %s", r->steps[i]);
+        cli_info(o, "cuDNN %s (CUDA %s) is %s current in %s: current -> %s (was %s)",
+                 r->cudnn_version, r->cuda_variant ? r->cuda_variant : "?",
+                 r->result == CUDNNCTL_SWITCH_SWITCHED ? "now" : "already", r->prefix,
+                 r->install_dir, r->previous ? r->previous : "nothing");
+        cli_info(o, "  %s, %.0f ms", r->deep ? "every file re-hashed against its receipt"
+                                            : "verified at install; files present (--deep "
+                                              "re-hashes them)",
+                 r->seconds * 1000.0);
+    }
+    cudnnctl_free(json);
+    cudnnctl_switch_result_free(r);
+    return rc;
+}
+
 int cmd_use(cli_opts *o, cudnnctl_ctx *ctx)
 {
+    if (o->cudnn)
+        return use_cudnn(o, ctx);
     if (o->n_args > 1 || (o->n_args == 1 && o->cuda)) {
         fprintf(stderr, "cudnnctl: use takes one toolkit version: cudnnctl use X.Y\n");
         return 2;

@@ -77,6 +77,17 @@ cmp -s "$TREE/include/cudnn_version.h" "$T/build/build-$VER/${NAME%.tar.xz}/incl
 snap "$TREE" > "$T/tree.after"
 same_snap "$T/tree.before" "$T/tree.after" "tree not restored byte for byte"
 
+# ---- reinstalling into the tree from the cache: no network at all (the mirror is unreachable) -----
+n_before=$(wc -l < "$T/http.log")
+"${C[@]}" --cache-dir "$T/c1" install "${SEL[@]}" --mirror "http://127.0.0.1:1/" \
+  --cuda-home /usr/local/cuda-13.0 --no-ldconfig --json > "$T/t2.json" ||
+  fail "reinstall into the tree with the archive in the cache needed the network"
+json_assert "$T/t2.json" 'd["result"] == "installed"'
+[ "$(wc -l < "$T/http.log")" = "$n_before" ] || fail "the reinstall from the cache asked the server"
+"${C[@]}" uninstall --cuda-home /usr/local/cuda-13.0 --no-ldconfig >/dev/null || fail "uninstall tree (2)"
+snap "$TREE" > "$T/tree.after"
+same_snap "$T/tree.before" "$T/tree.after" "tree not restored byte for byte (2)"
+
 # ---- one flipped byte: exit 3, the tree untouched, the bytes quarantined ---------------------------
 set +e
 "${C[@]}" --cache-dir "$T/c2" install "${SEL[@]}" --mirror "$U/bad/" --cuda-home /usr/local/cuda-13.0 \

@@ -3,14 +3,18 @@
 a request log, and fault modes, for cudnnctl's fetch and install tests and benchmarks.
 
 Start:  httpd.py --root DIR --port-file FILE [--log FILE] [--tls-cert C --tls-key K]
-                 [--throttle BYTES_PER_S] [--max-lifetime S]
+                 [--throttle BYTES_PER_S] [--link-rate BYTES_PER_S] [--max-lifetime S]
+--throttle paces every response (connection) on its own; --link-rate paces all of them together,
+as one shared link (both paced: time a slow reader leaves unused is lost).
 The port (picked by the OS) is written to --port-file once the server listens. The server exits
 on SIGTERM/SIGINT, when its parent process (or --parent PID) goes away, or after --max-lifetime
 seconds.
 
 Faults are chosen per request by a path prefix, so that a mirror base URL can carry them:
     /__fault/<spec>/<path under root>
-    spec = MODE[,arg=N][,times=K]     (times: only the first K requests of this URL get the fault)
+    spec = MODE[,arg=N][,times=K][,skip=J]
+          (times: only the first K requests of this URL get the fault; for flip and badrange,
+           the K responses after the first J that the fault applies to)
 MODE:
     404, 500, 503, ...   answer with that status
     reset   send the head and arg bytes of the body, then reset the connection (RST)
@@ -21,6 +25,10 @@ MODE:
     loop    302 to the same URL, forever
     redirect  302 to the path without the fault prefix
     norange ignore Range headers (always 200 with the whole file)
+    badrange  answer a Range request with the bytes (and a matching Content-Range) from arg
+            bytes later than asked (default 1): a server that mishandles ranges
+    flip    flip the byte at file offset arg in a response that covers it (times: only the
+            first K responses covering it)
 Log (--log): one JSON object per request, written when the status is sent:
     {"method", "path", "range", "status"}
 """
@@ -57,6 +65,8 @@ class Server(http.server.ThreadingHTTPServer):
             self.ssl_ctx = ctx
         self.counts = {}
         self.lock = threading.Lock()
+        self.link_lock = threading.Lock()
+        self.link_due = time.monotonic()
         self.logf = open(args.log, "a", buffering=1) if args.log else None
 
     def finish_request(self, request, client_address):
@@ -138,9 +148,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path.startswith("/__fault/"):
             spec, _, rest = path[len("/__fault/"):].partition("/")
             mode, opts = parse_spec(spec)
-            n = self.server.count(self.path)
-            if "times" in opts and n > opts["times"]:
-                mode = None  # the fault is used up: serve normally
+            if mode not in ("flip", "badrange"):  # those count the responses they change
+                n = self.server.count(self.path)
+                if "times" in opts and n > opts["times"]:
+                    mode = None  # the fault is used up: serve normally
             path = "/" + rest
         if mode and mode.isdigit():
             return self.status(int(mode), body=f"fault {mode}\n".encode())
@@ -168,6 +179,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if start >= size:
                 return self.status(416, [("Content-Range", f"bytes */{size}")])
             code = 206
+            if mode == "badrange" and self.used(opts, "badrange"):
+                shift = opts.get("arg", 1)
+                start = min(size - 1, start + shift)
+                end = min(size, end + shift)
         length = end - start
         headers = [("Content-Type", "application/octet-stream"), ("Accept-Ranges", "bytes")]
         announced = length
@@ -187,8 +202,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             rate = self.server.args.throttle
         if mode in ("reset", "cut"):
             send = min(send, opts.get("arg", length // 2))
+        flip_at = -1
+        if mode == "flip" and start <= opts.get("arg", 0) < start + send:
+            flip_at = opts.get("arg", 0)  # counted (times=K) only once that byte is sent
         with open(full, "rb") as f:
-            self.send_body(f, start, send, rate)
+            self.send_body(f, start, send, rate, flip_at, opts)
         if mode == "reset":
             self.wfile.flush()
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -202,8 +220,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except OSError:
                 pass
 
-    def send_body(self, f, start, count, rate):
-        if rate == 0 and not self.server.ssl_ctx:
+    def used(self, opts, what):
+        """A fault that only some responses get: count this one, 1 while within times=K."""
+        n = self.server.count(self.path + "#" + what)
+        skip = opts.get("skip", 0)
+        return n > skip and ("times" not in opts or n <= skip + opts["times"])
+
+    def link_wait(self, n):
+        """--link-rate: reserve n bytes on the shared link and wait for their slot."""
+        rate = self.server.args.link_rate
+        if not rate:
+            return
+        with self.server.link_lock:
+            now = time.monotonic()
+            due = max(self.server.link_due, now - LINK_BURST_S) + n / rate
+            self.server.link_due = due
+        if due > now:
+            time.sleep(due - now)
+
+    def send_body(self, f, start, count, rate, flip_at=-1, opts=None):
+        if rate == 0 and flip_at < 0 and not self.server.args.link_rate and not self.server.ssl_ctx:
             self.wfile.flush()
             self.connection.sendfile(f, start, count)
             return
@@ -214,10 +250,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
         due = time.monotonic()
         sent = 0
         chunk = CHUNK if rate == 0 else max(1, min(CHUNK, rate // 100 or 1))
+        if self.server.args.link_rate:
+            chunk = min(chunk, max(1, self.server.args.link_rate // 200))
         while sent < count:
             data = f.read(min(chunk, count - sent))
             if not data:
                 break
+            if start + sent <= flip_at < start + sent + len(data) and self.used(opts, "flip"):
+                b = bytearray(data)
+                b[flip_at - start - sent] ^= 0xFF
+                data = bytes(b)
+            self.link_wait(len(data))
             self.wfile.write(data)
             sent += len(data)
             if rate:
@@ -255,6 +298,8 @@ def main():
     ap.add_argument("--tls-cert")
     ap.add_argument("--tls-key")
     ap.add_argument("--throttle", type=int, default=0, help="bytes/s for every response")
+    ap.add_argument("--link-rate", type=int, default=0,
+                    help="bytes/s for all responses together (a shared link)")
     ap.add_argument("--max-lifetime", type=float, default=900)
     ap.add_argument("--parent", type=int, default=0,
                     help="exit when this process ends (default: the parent process)")

@@ -424,7 +424,8 @@ static void prefix_side_by_side_current_and_undo(void **state)
     w.fixture = strdup(fx919);
     char *prefix_before_switch = fx_snapshot(A);
     assert_int_equal(fx_install(ctx, &w, &a, 0, &res), CUDNNCTL_E_OK);
-    assert_int_equal(res->result, CUDNNCTL_INSTALL_UNCHANGED);
+    assert_int_equal(res->result, CUDNNCTL_INSTALL_SWITCHED); /* current moved: said so */
+    assert_non_null(res->verified_at);                       /* when it was verified */
     cudnnctl_install_result_free(res);
     assert_link(P, "current", "cudnn-9.19.0.56-cuda13");
     char *prefix_after_switch = fx_snapshot(A);
@@ -436,9 +437,13 @@ static void prefix_side_by_side_current_and_undo(void **state)
     free(w.fixture);
     w.fixture = strdup(fx921);
     assert_int_equal(fx_install(ctx, &w, &b, 0, &res), CUDNNCTL_E_OK);
-    assert_int_equal(res->result, CUDNNCTL_INSTALL_UNCHANGED);
+    assert_int_equal(res->result, CUDNNCTL_INSTALL_SWITCHED);
     cudnnctl_install_result_free(res);
     assert_link(P, "current", "cudnn-9.21.0.10-cuda13");
+    /* once more: current names it already — unchanged */
+    assert_int_equal(fx_install(ctx, &w, &b, 0, &res), CUDNNCTL_E_OK);
+    assert_int_equal(res->result, CUDNNCTL_INSTALL_UNCHANGED);
+    cudnnctl_install_result_free(res);
 
     /* rollback: 9.21 gone, current back on 9.19 */
     cudnnctl_uninstall_result *ur = NULL;

@@ -143,49 +143,6 @@ static const cc_receipt *already(const cudnnctl_ctx *ctx, const cc_receipts *rs,
     return NULL;
 }
 
-/* A prefix install already there: make PREFIX/current name it (one journaled link flip). */
-static cudnnctl_err switch_current(cudnnctl_ctx *ctx, const char *state, const cc_dest *d,
-                                   cc_strv *steps)
-{
-    const char *want = cc_path_base(d->install_dir);
-    char *now = cc_pf_readlink(d->current);
-    int same = now && strcmp(now, want) == 0;
-    free(now);
-    if (same)
-        return CUDNNCTL_E_OK;
-    cc_obj_type old = cc_tx_kind(d->current);
-    if (old != CC_OBJ_NONE && old != CC_OBJ_LINK)
-        return CUDNNCTL_E_OK; /* not ours to replace; install --force handles it */
-    cc_txn *t = NULL;
-    cudnnctl_err rc = cc_txn_new(ctx, state, "switch", &t);
-    if (rc != CUDNNCTL_E_OK)
-        return rc;
-    cc_op op = {0};
-    op.kind = CC_OP_PLACE;
-    op.type = CC_OBJ_LINK;
-    op.dst = d->current;
-    op.link_target = (char *)want;
-    op.tmp = cc_txn_temp_name(t, d->current, "new");
-    op.had_old = old != CC_OBJ_NONE;
-    op.old_type = old;
-    op.bak = op.had_old ? cc_txn_temp_name(t, d->current, "bak") : NULL;
-    if (!op.tmp || (op.had_old && !op.bak))
-        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    if (rc == CUDNNCTL_E_OK)
-        rc = cc_txn_add(ctx, t, &op);
-    if (rc == CUDNNCTL_E_OK)
-        rc = cc_txn_run(ctx, t);
-    if (rc == CUDNNCTL_E_OK) {
-        char *shown = cc_unrooted(ctx, d->current);
-        step(ctx, steps, cc_asprintf("switch: %s -> %s", shown ? shown : d->current, want));
-        free(shown);
-    }
-    free(op.tmp);
-    free(op.bak);
-    cc_txn_free(t);
-    return rc;
-}
-
 static cudnnctl_err space_check(cudnnctl_ctx *ctx, const char *where, uint64_t archive_size)
 {
     if (!archive_size)
@@ -247,6 +204,7 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
     so.cacert = o->cacert;
     so.insecure_skip_verify = c->sha256 ? 0 : 1;
     so.use_cache = !o->no_cache;
+    so.connections = o->connections;
     if ((rc = cc_source_open(ctx, &so, &src)) != CUDNNCTL_E_OK)
         return rc;
     if (ends_zip(c->file_name)) {
@@ -424,18 +382,24 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
         goto out;
     if (!o->force) {
         const cc_receipt *same = already(ctx, &rs, &ch, dest.mode, target_shown, res->install_dir);
+        int flipped = 0;
         if (same && dest.mode == CUDNNCTL_TARGET_PREFIX &&
-            (rc = switch_current(ctx, state, &dest, &steps)) != CUDNNCTL_E_OK)
+            (rc = cc_switch_current(ctx, state, dest.current, cc_path_base(dest.install_dir),
+                                    &flipped, &steps)) != CUDNNCTL_E_OK)
             goto out;
         if (same) {
-            res->result = CUDNNCTL_INSTALL_UNCHANGED;
+            /* nothing was downloaded or hashed now: say when it was */
+            res->result = flipped ? CUDNNCTL_INSTALL_SWITCHED : CUDNNCTL_INSTALL_UNCHANGED;
             res->receipt_id = cc_strdup(same->id);
             res->receipt_path = cc_unrooted(ctx, same->file);
             res->archive.verified = same->archive.verified;
+            res->verified_at = same->installed_at ? cc_strdup(same->installed_at) : NULL;
             step(ctx, &steps,
-                 cc_asprintf("unchanged: cuDNN %s (same SHA-256) is already installed in %s "
-                             "(receipt %s); --force reinstalls",
-                             ch.cudnn_version, res->install_dir, same->id));
+                 cc_asprintf("%s: cuDNN %s (same SHA-256) is already installed in %s "
+                             "(receipt %s, verified at install %s); --force reinstalls",
+                             flipped ? "switched" : "unchanged", ch.cudnn_version,
+                             res->install_dir, same->id,
+                             same->installed_at ? same->installed_at : "?"));
             goto out;
         }
     }

@@ -47,6 +47,11 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
 cudnnctl_err cc_install_validate(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
                                  cudnnctl_install_result *r);
 
+/* Make the link current name want (a name beside it), journaled; *flipped = 1 when it moved.
+ * A current that is not a link is left alone (install --force replaces it). switch.c. */
+cudnnctl_err cc_switch_current(cudnnctl_ctx *ctx, const char *state, const char *current,
+                               const char *want, int *flipped, cc_strv *steps);
+
 /* Refresh the loader cache after a system-wide install on Linux; *what says what happened. */
 void cc_ldconfig(cudnnctl_ctx *ctx, int no_ldconfig, char **what);
 

@@ -33,6 +33,7 @@ void cudnnctl_install_result_free(cudnnctl_install_result *r)
     cc_strs_free(r->files_written, r->n_files_written);
     cc_strs_free(r->files_replaced, r->n_files_replaced);
     free(r->validation_json);
+    free(r->verified_at);
     free(r);
 }
 
@@ -45,6 +46,8 @@ const char *cudnnctl_install_outcome_name(cudnnctl_install_outcome outcome)
         return "unchanged";
     case CUDNNCTL_INSTALL_DRY_RUN:
         return "dry-run";
+    case CUDNNCTL_INSTALL_SWITCHED:
+        return "switched";
     default:
         return "failed";
     }
@@ -76,7 +79,8 @@ cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r, char
         !cJSON_AddNumberToObject(a, "size", (double)r->archive.size) ||
         !cJSON_AddBoolToObject(a, "verified", r->archive.verified) ||
         !cJSON_AddBoolToObject(a, "in_catalog", r->archive.in_catalog) ||
-        cc_json_str(a, "manifest", r->archive.manifest))
+        cc_json_str(a, "manifest", r->archive.manifest) ||
+        cc_json_str(a, "verified_at_install", r->verified_at))
         goto oom;
     /* loud and machine-readable: an archive nothing checked */
     if (!cJSON_AddBoolToObject(o, "insecure",

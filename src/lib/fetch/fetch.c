@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "source_int.h"
+#include "fetch_ranges.h"
 
 #define MIB (1024u * 1024u)
 
@@ -169,7 +169,8 @@ static cudnnctl_err transfer(dl *d, char **why)
                                 on_head,
                                 on_data,
                                 is_cancelled,
-                                d};
+                                d,
+                                0};
         cc_transport_res res;
         uint64_t before = d->have;
         d->skip = 0;
@@ -220,13 +221,38 @@ static cudnnctl_err transfer(dl *d, char **why)
     return rc;
 }
 
+static void finish(cc_source *s, dl *dd, cudnnctl_err rc, char *why);
+
 void cc_fetch_thread(void *arg)
 {
     cc_source *s = arg;
     dl d = {s, -1, 0, 0, s->url};
     char *why = NULL;
     uint64_t reuse = 0;
-    cudnnctl_err rc = open_part(&d, &reuse, &why);
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    int fallback = 0;
+    if (cc_ranges_eligible(s)) {
+        rc = cc_fetch_ranges(s, &d.have, &fallback, &why);
+        if (!fallback) {
+            finish(s, &d, rc, why);
+            return;
+        }
+        free(why); /* one stream from the in-order prefix, which was handed over already */
+        why = NULL;
+    } else {
+        cc_ranges_settle(s, s->expected_size);
+    }
+    if (fallback) {
+        /* the part is cut to d.have, and those bytes went out through the ranges already */
+        d.fd = cc_sys_open(s->ctx, s->path, CC_PF_O_WRONLY | CC_PF_O_CREAT, 0644);
+        if (d.fd < 0 || cc_pf_seek(d.fd, d.have) != 0) {
+            why = cc_asprintf("cannot write the download to %s: %s", s->path,
+                              cc_pf_last_error_text());
+            rc = cc_pf_last_error();
+        }
+    } else {
+        rc = open_part(&d, &reuse, &why);
+    }
     if (rc == CUDNNCTL_E_OK && reuse > 0) {
         cc_src_push_event(s, CUDNNCTL_EV_STEP,
                           cc_asprintf("resuming the download of %s after %llu bytes", s->url,
@@ -235,6 +261,13 @@ void cc_fetch_thread(void *arg)
     }
     if (rc == CUDNNCTL_E_OK && !(s->expected_size && d.have == s->expected_size))
         rc = transfer(&d, &why);
+    finish(s, &d, rc, why);
+}
+
+/* Close the part, finalise the digest, and tell the consumer how it ended. */
+static void finish(cc_source *s, dl *dd, cudnnctl_err rc, char *why)
+{
+    dl d = *dd;
     /* No fsync of the cache file: a blob is re-hashed on every hit, so one torn by a crash is
      * caught and quarantined, and syncing 300+ MB would cost seconds on every download. */
     if (d.fd >= 0)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "source_int.h"
+#include "fetch_ranges.h"
 
 #define RING_BYTES (4u * 1024u * 1024u)
 /* stays in L2 between read, hash and copy: 256 KiB+ is ~1.5x slower */
@@ -371,6 +371,8 @@ cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_sourc
     s->max_tries = dflt(o->max_tries, 4);
     s->retry_delay_ms = dflt(o->retry_delay_ms, 1000);
     s->tops = o->transport ? o->transport : cc_transport_curl();
+    s->connections = o->connections > 16 ? 16 : o->connections;
+    s->piece_bytes = o->piece_bytes;
     s->ring = cc_ring_new(o->ring_bytes ? o->ring_bytes : RING_BYTES);
     s->sha = cc_sha256_new();
     s->mu = cc_pf_mutex_new();
@@ -515,8 +517,13 @@ void cc_source_close(cc_source *s)
     cc_pf_thread_join(s->thread);
     close_spill(s);
     /* a private (unverifiable, unkeyed) download is never reused */
-    if (s->kind == CC_SRC_DOWNLOAD && !s->cache.resumable && s->path)
+    if (s->kind == CC_SRC_DOWNLOAD && !s->cache.resumable && s->path) {
         cc_sys_unlink(s->ctx, s->path);
+        char *side = cc_ranges_side_path(s->path);
+        if (side)
+            cc_sys_unlink(s->ctx, side); /* a missing one is fine */
+        free(side);
+    }
     cc_cache_entry_close(s->ctx, &s->cache);
     for (size_t i = 0; i < s->n_events; i++)
         free(s->events[i].text);

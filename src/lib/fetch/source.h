@@ -28,6 +28,10 @@ typedef struct {
     unsigned retry_delay_ms; /* first back-off, doubled per retry, capped at 30 s (default 1 s) */
     const struct cc_transport_ops *transport; /* NULL = libcurl (transport_curl.c) */
     size_t ring_bytes; /* the hand-over buffer; 0 = 4 MiB. Tests shrink it to force spilling */
+    /* Connections for one download when the server serves ranges (fetch_ranges.c): 0 = chosen
+     * from the first connection's rate (1–8; archives from 16 MiB), 1 = one stream, N = N. */
+    unsigned connections;
+    uint64_t piece_bytes; /* bytes a ranged request; 0 = 8 MiB. Tests shrink it */
 } cc_source_opts;
 
 /* Open a source. A cache hit (by expected_sha256) opens the cached blob and downloads nothing

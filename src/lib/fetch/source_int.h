@@ -30,6 +30,8 @@ struct cc_source {
     char *cacert;
     unsigned low_speed_bytes, low_speed_secs, connect_timeout_secs, max_tries, retry_delay_ms;
     const cc_transport_ops *tops;
+    unsigned connections; /* 0 = chosen from the first connection's rate, 1 = one stream */
+    uint64_t piece_bytes; /* ranged downloads: bytes a request; 0 = 8 MiB */
     cc_cache_entry cache;
 
     /* producer thread */

@@ -35,6 +35,9 @@ typedef struct {
     /* Polled during the transfer; nonzero aborts it (CUDNNCTL_E_INTERRUPTED). */
     int (*cancelled)(void *user);
     void *user;
+    /* > 0: a bounded range, bytes [offset, limit) (Range: bytes=offset-(limit-1)); 0: to the
+     * end. A bounded request that ends early is a short body (retryable), as without a limit. */
+    uint64_t limit;
 } cc_transport_req;
 
 typedef struct {
@@ -45,6 +48,22 @@ typedef struct {
     char *detail;        /* malloc'd: what failed and how to fix it; NULL when OK */
 } cc_transport_res;
 
+/* Several GETs at once (libcurl's multi interface: one thread, one connection pool). The batch
+ * starts requests while fewer than max_parallel run and reports each end; it returns once
+ * next() says nothing more will come and none runs, or once stop() says so. */
+typedef struct cc_transport_batch {
+    unsigned max_parallel; /* read before each start: the caller may change it at any time */
+    /* 1: *req filled (it and what it points to stay valid until done()); 0: nothing to start
+     * now (a piece waits for its back-off); -1: nothing more will come */
+    int (*next)(void *user, cc_transport_req *req);
+    /* A request ended; res->detail is the callee's to free. req is the one next() filled. */
+    void (*done)(void *user, const cc_transport_req *req, cc_transport_res *res);
+    /* Polled at least every 100 ms: nonzero aborts every running request (no done() for
+     * them) and ends the batch. */
+    int (*stop)(void *user);
+    void *user;
+} cc_transport_batch;
+
 typedef struct cc_transport cc_transport;
 typedef struct cc_transport_ops {
     const char *name;
@@ -53,6 +72,8 @@ typedef struct cc_transport_ops {
     /* One GET; fills *res (res->detail to be freed by the caller). */
     void (*get)(cc_transport *t, const cc_transport_req *req, cc_transport_res *res);
     void (*close)(cc_transport *t);
+    /* Optional (NULL: the transport does one request at a time): run a batch of GETs. */
+    void (*get_many)(cc_transport *t, cc_transport_batch *b);
 } cc_transport_ops;
 
 /* The libcurl transport (transport_curl.c). */

@@ -306,21 +306,10 @@ static void curl_close(cc_transport *t)
     curl_global_cleanup();
 }
 
-static void curl_get(cc_transport *t, const cc_transport_req *req, cc_transport_res *res)
+/* Every option of one GET on handle h (fresh or reset); range is scratch for the Range text. */
+static void setup_easy(CURL *h, xfer *x, char *errbuf, char range[64])
 {
-    CURL *h = t->h;
-    char errbuf[CURL_ERROR_SIZE];
-    char range[48];
-    xfer x;
-    memset(res, 0, sizeof(*res));
-    memset(&x, 0, sizeof(x));
-    errbuf[0] = '\0';
-    x.req = req;
-    x.res = res;
-    x.h = h;
-    x.abort_code = CUDNNCTL_E_OK;
-
-    curl_easy_reset(h); /* options back to defaults; the connection cache stays */
+    const cc_transport_req *req = x->req;
     curl_easy_setopt(h, CURLOPT_URL, req->url);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L); /* we run in a background thread */
@@ -344,33 +333,170 @@ static void curl_get(cc_transport *t, const cc_transport_req *req, cc_transport_
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)req->low_speed_secs);
     curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 16L * 1024L); /* cache-sized chunks for hash + write */
-    if (req->offset > 0) {
-        snprintf(range, sizeof(range), "%llu-", (unsigned long long)req->offset);
+    if (req->limit > req->offset) {
+        snprintf(range, 64, "%llu-%llu", (unsigned long long)req->offset,
+                 (unsigned long long)(req->limit - 1));
+        curl_easy_setopt(h, CURLOPT_RANGE, range);
+    } else if (req->offset > 0) {
+        snprintf(range, 64, "%llu-", (unsigned long long)req->offset);
         curl_easy_setopt(h, CURLOPT_RANGE, range);
     }
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
     curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_xferinfo);
-    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &x);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
+}
 
-    CURLcode rc = curl_easy_perform(h);
-    if (rc == CURLE_OK && !x.head_done) {
-        /* an empty body: the head was never reported */
-        cudnnctl_err e = do_head(&x);
+/* After the transfer: an empty body never reported its head; then classify the end. */
+static void end_easy(xfer *x, CURLcode rc, const char *errbuf)
+{
+    if (rc == CURLE_OK && !x->head_done) {
+        cudnnctl_err e = do_head(x);
         if (e != CUDNNCTL_E_OK) {
-            x.abort_code = e;
+            x->abort_code = e;
             rc = CURLE_WRITE_ERROR;
         }
     }
-    map_result(&x, rc, errbuf);
-    free(x.abort_why);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
+    map_result(x, rc, errbuf);
+    free(x->abort_why);
+    x->abort_why = NULL;
+    curl_easy_setopt(x->h, CURLOPT_ERRORBUFFER, NULL);
 }
 
-static const cc_transport_ops curl_ops = {"libcurl", curl_open, curl_get, curl_close};
+static void curl_get(cc_transport *t, const cc_transport_req *req, cc_transport_res *res)
+{
+    CURL *h = t->h;
+    char errbuf[CURL_ERROR_SIZE];
+    char range[64];
+    xfer x;
+    memset(res, 0, sizeof(*res));
+    memset(&x, 0, sizeof(x));
+    errbuf[0] = '\0';
+    x.req = req;
+    x.res = res;
+    x.h = h;
+    x.abort_code = CUDNNCTL_E_OK;
+    curl_easy_reset(h); /* options back to defaults; the connection cache stays */
+    setup_easy(h, &x, errbuf, range);
+    end_easy(&x, curl_easy_perform(h), errbuf);
+}
+
+/* ---- several GETs at once (get_many) ---------------------------------------------------------- */
+
+#define MAX_SLOTS 16
+
+typedef struct {
+    CURL *h;
+    int busy;
+    cc_transport_req req;
+    cc_transport_res res;
+    xfer x;
+    char errbuf[CURL_ERROR_SIZE];
+    char range[64];
+} slot;
+
+static unsigned count_busy(const slot *sl)
+{
+    unsigned n = 0;
+    for (int i = 0; i < MAX_SLOTS; i++)
+        n += sl[i].busy ? 1u : 0u;
+    return n;
+}
+
+/* Start requests while slots and requests are there; returns next()'s last answer. */
+static int fill_slots(CURLM *m, slot *sl, cc_transport_batch *b)
+{
+    int more = 1;
+    unsigned cap = b->max_parallel < 1 ? 1 : b->max_parallel > MAX_SLOTS ? MAX_SLOTS
+                                                                         : b->max_parallel;
+    for (int i = 0; i < MAX_SLOTS && count_busy(sl) < cap; i++) {
+        slot *s = &sl[i];
+        if (s->busy)
+            continue;
+        if (!s->h && !(s->h = curl_easy_init()))
+            break;
+        memset(&s->req, 0, sizeof(s->req));
+        if ((more = b->next(b->user, &s->req)) != 1)
+            break;
+        memset(&s->res, 0, sizeof(s->res));
+        memset(&s->x, 0, sizeof(s->x));
+        s->errbuf[0] = '\0';
+        s->x.req = &s->req;
+        s->x.res = &s->res;
+        s->x.h = s->h;
+        s->x.abort_code = CUDNNCTL_E_OK;
+        curl_easy_reset(s->h);
+        setup_easy(s->h, &s->x, s->errbuf, s->range);
+        curl_easy_setopt(s->h, CURLOPT_PRIVATE, s);
+        if (curl_multi_add_handle(m, s->h) != CURLM_OK) {
+            s->res.code = CUDNNCTL_E_NOMEM;
+            s->res.detail = cc_strdup("cannot start another transfer in libcurl");
+            b->done(b->user, &s->req, &s->res);
+            return -1;
+        }
+        s->busy = 1;
+    }
+    return more;
+}
+
+/* Report every transfer that ended. */
+static void reap(CURLM *m, cc_transport_batch *b)
+{
+    CURLMsg *msg;
+    int left;
+    while ((msg = curl_multi_info_read(m, &left)) != NULL) {
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        slot *s = NULL;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&s);
+        CURLcode rc = msg->data.result;
+        curl_multi_remove_handle(m, s->h);
+        s->busy = 0;
+        end_easy(&s->x, rc, s->errbuf);
+        b->done(b->user, &s->req, &s->res);
+    }
+}
+
+static void curl_get_many(cc_transport *t, cc_transport_batch *b)
+{
+    (void)t;
+    CURLM *m = curl_multi_init();
+    slot sl[MAX_SLOTS];
+    memset(sl, 0, sizeof(sl));
+    if (!m)
+        return;
+    for (;;) {
+        if (b->stop(b->user))
+            break;
+        int more = fill_slots(m, sl, b);
+        if (count_busy(sl) == 0) {
+            if (more < 0)
+                break;
+            cc_pf_sleep_ms(50); /* every piece waits for its back-off */
+            continue;
+        }
+        int running = 0;
+        curl_multi_perform(m, &running);
+        reap(m, b);
+        if (running > 0)
+            curl_multi_poll(m, NULL, 0, 100, NULL);
+    }
+    for (int i = 0; i < MAX_SLOTS; i++) {
+        if (sl[i].busy) {
+            curl_multi_remove_handle(m, sl[i].h);
+            free(sl[i].x.abort_why);
+        }
+        if (sl[i].h)
+            curl_easy_cleanup(sl[i].h);
+    }
+    curl_multi_cleanup(m);
+}
+
+static const cc_transport_ops curl_ops = {"libcurl", curl_open, curl_get, curl_close,
+                                          curl_get_many};
 
 const cc_transport_ops *cc_transport_curl(void)
 {

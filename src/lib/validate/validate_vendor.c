@@ -69,7 +69,6 @@ const char *cc_vd_load_cudnn_compute(cc_vd_cudnn *t)
     REQ(t->h, t, SetConvolutionMathType, "cudnnSetConvolutionMathType");
     REQ(t->h, t, GetConvolution2dForwardOutputDim, "cudnnGetConvolution2dForwardOutputDim");
     REQ(t->h, t, GetConvolutionForwardWorkspaceSize, "cudnnGetConvolutionForwardWorkspaceSize");
-    OPT(t->h, t, GetConvolutionForwardAlgorithm_v7, "cudnnGetConvolutionForwardAlgorithm_v7");
     REQ(t->h, t, ConvolutionForward, "cudnnConvolutionForward");
     REQ(t->h, t, DestroyConvolutionDescriptor, "cudnnDestroyConvolutionDescriptor");
     REQ(t->h, t, CreateActivationDescriptor, "cudnnCreateActivationDescriptor");

@@ -26,17 +26,6 @@ enum {
     CC_DNN_POOLING_MAX = 0
 };
 
-/* cudnnConvolutionFwdAlgoPerf_t (cudnn_cnn.h; same layout in 8.x and 9.x). */
-typedef struct {
-    int algo;
-    int status;
-    float time;
-    size_t memory;
-    int determinism;
-    int math_type;
-    int reserved[3];
-} cc_dnn_fwd_perf;
-
 /* libcuda.so.1 */
 typedef struct {
     void *h;
@@ -85,8 +74,6 @@ typedef struct {
     int (*GetConvolution2dForwardOutputDim)(void *, void *, void *, int *, int *, int *, int *);
     int (*GetConvolutionForwardWorkspaceSize)(void *, void *, void *, void *, void *, int,
                                               size_t *);
-    int (*GetConvolutionForwardAlgorithm_v7)(void *, void *, void *, void *, void *, int, int *,
-                                             cc_dnn_fwd_perf *);
     int (*ConvolutionForward)(void *, const void *, void *, const void *, void *, const void *,
                               void *, int, void *, size_t, const void *, void *, void *);
     int (*DestroyConvolutionDescriptor)(void *);
