@@ -29,6 +29,7 @@ typedef struct {
     unsigned timeout_s;
     /* doctor / report / mirror */
     int deep, validate, all_platforms;
+    const char *windows_env; /* doctor: NAME=VALUE file for a Windows tree's env */
     /* positional arguments after the command */
     char **args;
     int n_args;

@@ -154,6 +154,10 @@ int cc_doc_copy_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const 
         *how = "prefix dir name (cudnn-<version>-cuda<M>)";
         return v;
     }
+    if ((v = cc_doc_elf_variant(run, c, run->elf_how, sizeof(run->elf_how))) > 0) {
+        *how = run->elf_how;
+        return v;
+    }
     return -1;
 }
 
@@ -212,11 +216,14 @@ static void variant_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
         }
     }
     if (partner > 0 && partner != v) {
-        char *fix = cc_asprintf(
-            "install the cuDNN build for CUDA %d (`cudnnctl install --cudnn %d.%d --cuda %d`, or "
-            "`pip install nvidia-cudnn-cu%d`) and remove this one, or run it with a CUDA %d "
-            "toolkit",
-            partner, c->major, c->minor < 0 ? 0 : c->minor, partner, partner, v);
+        char *args = cc_doc_install_args(run, c->major, -1, partner);
+        char *inst = args ? cc_asprintf("`cudnnctl install %s`, or ", args) : NULL;
+        char *fix = cc_asprintf("install the cuDNN build for CUDA %d (%s`pip install "
+                                "nvidia-cudnn-cu%d`) and remove this one, or run it with a CUDA "
+                                "%d toolkit",
+                                partner, inst ? inst : "", partner, v);
+        free(inst);
+        free(args);
         cc_doc_add(run, CC_DC_CUDNN_CUDA_MAJOR_MISMATCH, c->path, fix,
                    "cuDNN %s in %s is built for CUDA %d (its %s) but runs with %s: it dlopens "
                    "libcublasLt.so.%d and the CUDA %d runtime, which fail to load ('Cannot load "
@@ -361,6 +368,15 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
                                : c->major >= 9 && !has_stem(c, "libcudnn_graph")
                                    ? "libcudnn_graph.so"
                                    : NULL;
+    if (cc_doc_stale8(run, c))
+        return 0; /* cuDNN 8 remnants beside a 9: CUDNN8_STALE_SUBLIBS says to delete them */
+    if (missing_core && c->major >= 8) {
+        char *soname = cc_asprintf("%s/%s.%d", c->path, missing_core, c->major);
+        int dangles = soname && cc_doc_has(run, CC_DC_CUDNN_SONAME_LINK_DANGLING, soname);
+        free(soname);
+        if (dangles)
+            missing_core = NULL; /* CUDNN_SONAME_LINK_DANGLING names it */
+    }
     if (missing_core && c->major >= 8) {
         char *fix = cc_asprintf("reinstall the complete cuDNN %s into %s", c->version, c->path);
         cc_doc_add(run, CC_DC_CUDNN_INCOMPLETE, c->path, fix,
@@ -509,9 +525,14 @@ int cc_doc_check_cudnn(cc_doctor_run *run)
             found = c->n_libs && (c->in_loader_path || cc_doc_toolkit_of(d, c->path) == t);
         }
         if (!found) {
-            char *fix = cc_asprintf("`cudnnctl install --cuda %d` puts one into %s (or "
-                                    "`--prefix DIR` beside it)",
-                                    t->major, t->path);
+            char *args = cc_doc_install_args(run, 9, -1, t->major);
+            char *fix = args ? cc_asprintf("`cudnnctl install %s` puts one into %s (or "
+                                           "`--prefix DIR` beside it)",
+                                           args, t->path)
+                             : cc_asprintf("the catalog has no cuDNN for CUDA %d on %s: use a "
+                                           "toolkit of a CUDA major cuDNN ships for",
+                                           t->major, d->platform);
+            free(args);
             cc_doc_add(run, CC_DC_CUDNN_NO_COPY_FOR_TOOLKIT, t->path, fix,
                        "the active CUDA toolkit %s (%s) has no cuDNN in its tree or on the "
                        "loader's path; only programs that bring their own (wheels, prefixes) "
