@@ -502,6 +502,14 @@ static int together(cc_doctor_run *run)
     return run->oom ? -1 : 0;
 }
 
+/* A CUDA runtime wheel and a cuDNN wheel in one site-packages: loaded together by RPATH. */
+static int same_site(const cudnnctl_toolkit *t, const cudnnctl_cudnn_copy *c)
+{
+    const char *a = strstr(t->path, "/nvidia/"), *b = strstr(c->path, "/nvidia/");
+    return strcmp(t->origin, "wheel") == 0 && strcmp(c->origin, "wheel") == 0 && a && b &&
+           a - t->path == b - c->path && strncmp(t->path, c->path, (size_t)(a - t->path)) == 0;
+}
+
 int cc_doc_check_cudnn(cc_doctor_run *run)
 {
     const cudnnctl_detect_result *d = run->det;
@@ -522,7 +530,8 @@ int cc_doc_check_cudnn(cc_doctor_run *run)
         int found = 0;
         for (size_t i = 0; i < d->n_cudnn && !found; i++) {
             const cudnnctl_cudnn_copy *c = &d->cudnn[i];
-            found = c->n_libs && (c->in_loader_path || cc_doc_toolkit_of(d, c->path) == t);
+            found = c->n_libs && (c->in_loader_path || cc_doc_toolkit_of(d, c->path) == t ||
+                                  same_site(t, c));
         }
         if (!found) {
             char *args = cc_doc_install_args(run, 9, -1, t->major);
