@@ -246,7 +246,7 @@ W12=$(wheel 'nvidia_cudnn_cu12-9.1.0.70-*manylinux*.whl' nvidia-cudnn-cu12==9.1.
     --platform manylinux2014_x86_64) || W12=
 if [ -n "$W12" ]; then
     X12=$CACHE/x-cu12-9.1.0.70
-    unpack "$W12" "$X12" '(lib/libcudnn.*\.so\.9$|dist-info/METADATA$)'
+    unpack "$W12" "$X12" '(lib/libcudnn.*\.so\.9$|include/cudnn_version\.h$|dist-info/METADATA$)'
     healthy13 refused
     mkdir -p "$R$SP/nvidia/cudnn/lib" "$R$SP/nvidia_cudnn_cu12-9.1.0.70.dist-info"
     for f in "$X12"/nvidia/cudnn/lib/*.so.9; do ln "$f" "$R$SP/nvidia/cudnn/lib/"; done
@@ -336,6 +336,136 @@ run_doctor "$R/d2.json" -- --for tensorflow==2.14.0
 absent "$R/d2.json" CONSUMER_CUDNN_MAJOR_MISSING
 ok "CONSUMER_CUDNN_MAJOR_MISSING: tensorflow 2.14 needs 8; '$cmd' accepted, real 8.9.6 there -> clean"
 
+# 11-15. the link chain of the real 9.19 files: each broken one way, each fixed by its command
+chain_case() { # chain_case NAME CODE PATH-IN-MESSAGE BREAK-COMMAND...
+    local name=$1 code=$2 what=$3
+    shift 3
+    healthy13 "$name"
+    (cd "$R$L" && "$@")
+    run_doctor "$R/d1.json"
+    expect "$R/d1.json" "$code" "$what"
+    fix_and_recheck "$name" "$code"
+    [ -z "$(codes "$R/d2.json")" ] || { cat "$R/d2.json" >&2; fail "$name: not clean after the fix"; }
+    ok "$code: $* -> fixed by its command, then 0 findings"
+}
+chain_case soname-missing CUDNN_SONAME_LINK_MISSING "$L/libcudnn_graph.so.9 is missing" \
+    rm libcudnn_graph.so.9
+chain_case soname-broken CUDNN_SONAME_LINK_BROKEN "$L/libcudnn_cnn.so.9 -> libcudnn_adv.so.9.19.0, another file" \
+    ln -sfn libcudnn_adv.so.9.19.0 libcudnn_cnn.so.9
+chain_case soname-file CUDNN_SONAME_FILE_SHADOWS "$L/libcudnn_heuristic.so.9 is a separate file" \
+    sh -c 'rm libcudnn_heuristic.so.9 && ln libcudnn_heuristic.so.9.19.0 libcudnn_heuristic.so.9'
+chain_case dev-missing CUDNN_DEV_LINK_MISSING "$L/libcudnn.so is missing although cuDNN headers" \
+    rm libcudnn.so
+chain_case dev-broken CUDNN_DEV_LINK_BROKEN "$L/libcudnn_ops.so -> libcudnn_adv.so.9" \
+    ln -sfn libcudnn_adv.so.9 libcudnn_ops.so
+
+# 16. /usr/local/cuda dangles (a removed toolkit)
+healthy13 cudalink
+ln -sfn /usr/local/cuda-12.8 "$R/usr/local/cuda"
+run_doctor "$R/d1.json"
+expect "$R/d1.json" CUDA_LINK_DANGLING "/usr/local/cuda -> /usr/local/cuda-12.8, which does not exist"
+fix_and_recheck cudalink CUDA_LINK_DANGLING
+ok "CUDA_LINK_DANGLING: ln -sfn to the installed toolkit fixes it"
+
+# 17. mixed sub-libraries: the real 9.1.0 libcudnn_ops (cu12 wheel) left beside 9.19
+if [ -n "$W12" ]; then
+    healthy13 mixed
+    ln "$X12/nvidia/cudnn/lib/libcudnn_ops.so.9" "$R$L/libcudnn_ops.so.9.1.0"
+    run_doctor "$R/d1.json"
+    expect "$R/d1.json" CUDNN_MIXED_SUBLIBS "9.1.0: libcudnn_ops.so.9.1.0" "9.19.0:"
+    fix_and_recheck mixed CUDNN_MIXED_SUBLIBS
+    [ -z "$(codes "$R/d2.json")" ] || { cat "$R/d2.json" >&2; fail "mixed: not clean after the fix"; }
+    ok "CUDNN_MIXED_SUBLIBS: real 9.1.0 ops beside 9.19; rm of the stale release fixes it"
+fi
+
+# 18-19. cuDNN 8's unversioned dlopens: the real 8.9.6 in a registered prefix; libcuda.so.1 and
+# libnvrtc.so.13 are DOUBLES (no driver or nvrtc here)
+healthy13 cudnn8
+P8=/opt/cudnn8/lib
+mkdir -p "$R$P8"
+for f in "$X8"/nvidia/cudnn/lib/*.so.8; do ln "$f" "$R$P8/"; done
+echo $P8 > "$R/etc/ld.so.conf.d/cudnn8.conf"
+elf_double "$R/usr/lib/x86_64-linux-gnu/libcuda.so.1" libcuda.so.1          # DOUBLE
+elf_double "$R$L/libnvrtc.so.13.0.88" libnvrtc.so.13                          # DOUBLE
+ln -s libnvrtc.so.13.0.88 "$R$L/libnvrtc.so.13"
+run_doctor "$R/d1.json"
+expect "$R/d1.json" CUDNN8_NO_LIBCUDA_SO "dlopens the unversioned libcuda.so" "(only libcuda.so.1 exists)"
+expect "$R/d1.json" CUDNN8_NO_LIBNVRTC_SO "dlopens the unversioned libnvrtc.so"
+fix_and_recheck cudnn8 CUDNN8_NO_LIBCUDA_SO
+cp "$R/d1.json" "$R/d0.json"
+run_doctor "$R/d1.json"
+fix_and_recheck cudnn8 CUDNN8_NO_LIBNVRTC_SO
+ok "CUDNN8_NO_LIBCUDA_SO / CUDNN8_NO_LIBNVRTC_SO: real 8.9.6; private links fix them"
+
+# 20-21. LD_LIBRARY_PATH: another 9 (the real 9.1.0 files) swapped in; one copy listed
+if [ -n "$W12" ]; then
+    healthy13 override
+    mkdir -p "$R/opt/c91/lib" "$R/opt/c91/include"
+    for f in "$X12"/nvidia/cudnn/lib/*.so.9; do ln "$f" "$R/opt/c91/lib/"; done
+    cp "$X12/nvidia/cudnn/include/cudnn_version.h" "$R/opt/c91/include/"
+    run_doctor "$R/d1.json" LD_LIBRARY_PATH=/opt/c91/lib
+    expect "$R/d1.json" CUDNN_LD_LIBRARY_PATH_OVERRIDE "LD_LIBRARY_PATH lists /opt/c91/lib (cuDNN 9.1"
+    expect "$R/d1.json" CUDNN_SHADOWED "maps cuDNN 9.1"
+    fix_and_recheck override CUDNN_LD_LIBRARY_PATH_OVERRIDE LD_LIBRARY_PATH=/opt/c91/lib
+    absent "$R/d2.json" CUDNN_SHADOWED
+    ok "CUDNN_LD_LIBRARY_PATH_OVERRIDE: real 9.1 over 9.19; export LD_LIBRARY_PATH fixes it"
+fi
+healthy13 inllp
+run_doctor "$R/d1.json" LD_LIBRARY_PATH=$L
+expect "$R/d1.json" CUDNN_IN_LD_LIBRARY_PATH "LD_LIBRARY_PATH lists $L (cuDNN 9.19.0)"
+fix_and_recheck inllp CUDNN_IN_LD_LIBRARY_PATH LD_LIBRARY_PATH=$L
+ok "CUDNN_IN_LD_LIBRARY_PATH: export LD_LIBRARY_PATH fixes it"
+
+# 22. two cuDNN 9 releases where the loader looks (no command: which one stays is the user's call)
+if [ -n "$W12" ]; then
+    healthy13 conflict
+    D=/usr/lib/x86_64-linux-gnu
+    mkdir -p "$R$D"
+    for f in "$X12"/nvidia/cudnn/lib/*.so.9; do
+        b=$(basename "$f" .so.9); ln "$f" "$R$D/$b.so.9.1.0"; ln -s "$b.so.9.1.0" "$R$D/$b.so.9"
+    done
+    run_doctor "$R/d1.json"
+    expect "$R/d1.json" CUDNN_LOADER_CONFLICT "several cuDNN 9 versions are visible to the dynamic loader"
+    rm -f "$R$D"/libcudnn*   # the fix it names: uninstall one of them
+    run_doctor "$R/d2.json"
+    absent "$R/d2.json" CUDNN_LOADER_CONFLICT
+    ok "CUDNN_LOADER_CONFLICT: real 9.1 in /usr/lib beside 9.19; removing one clears it"
+fi
+
+# 23-24. --for: a release that needs a newer 9 / a cuDNN for another CUDA (fix accepted by
+# cudnnctl in a dry run; the archive is not downloadable here)
+healthy13 tfcuda
+run_doctor "$R/d1.json" -- --for tensorflow==2.18.0
+expect "$R/d1.json" CONSUMER_CUDA_MISMATCH "tensorflow==2.18.0 is built for CUDA 12" "is built for CUDA 13"
+cmd=$(finding "$R/d1.json" CONSUMER_CUDA_MISMATCH command)
+PATH=$(dirname "$CUDNNCTL"):$PATH sh -c "$cmd --dry-run --driver-version 580.95.05" >/dev/null 2>&1 ||
+    fail "tfcuda: cudnnctl refuses its own fix '$cmd'"
+ok "CONSUMER_CUDA_MISMATCH: 9.19's RUNPATH says cu13, tensorflow 2.18 needs cu12; '$cmd' accepted"
+if [ -n "$W12" ]; then
+    new_root tfold
+    cuda13_tree
+    mkdir -p "$R/opt/c91/lib" "$R/opt/c91/include"
+    for f in "$X12"/nvidia/cudnn/lib/*.so.9; do ln "$f" "$R/opt/c91/lib/"; done
+    cp "$X12/nvidia/cudnn/include/cudnn_version.h" "$R/opt/c91/include/"
+    echo /opt/c91/lib > "$R/etc/ld.so.conf.d/c91.conf"
+    run_doctor "$R/d1.json" -- --for tensorflow==2.18.0
+    expect "$R/d1.json" CONSUMER_CUDNN_TOO_OLD "tensorflow==2.18.0 needs cuDNN 9.3 or a newer minor" "is 9.1.0 in /opt/c91/lib"
+    cmd=$(finding "$R/d1.json" CONSUMER_CUDNN_TOO_OLD command)
+    PATH=$(dirname "$CUDNNCTL"):$PATH sh -c "$cmd --dry-run --driver-version 580.95.05" >/dev/null 2>&1 ||
+        fail "tfold: cudnnctl refuses its own fix '$cmd'"
+    ok "CONSUMER_CUDNN_TOO_OLD: real 9.1 for tensorflow 2.18 (needs 9.3); '$cmd' accepted"
+fi
+
+# 25. the driver is older than CUDA 13 needs (no command: a driver upgrade needs a person)
+healthy13 olddriver
+driver_proc 535.183.01
+run_doctor "$R/d1.json"
+expect "$R/d1.json" DRIVER_TOO_OLD "(535.183.01) is older than CUDA 13 needs (>= 580.65.06)"
+driver_proc 580.95.05
+run_doctor "$R/d2.json"
+absent "$R/d2.json" DRIVER_TOO_OLD
+ok "DRIVER_TOO_OLD: 535 for CUDA 13; a 580 driver clears it"
+
 # ---- Windows trees, diagnosed from Linux -------------------------------------------------------
 PEDIR=$TOP/.pe
 mkdir -p "$PEDIR"
@@ -392,6 +522,15 @@ run_doctor "$R/d1.json" "${WIN[@]}" "$ENVF"
 expect "$R/d1.json" WIN_CUDNN_DLL_SETS_ON_PATH 'two cuDNN 9 DLL sets are on PATH: C:\tools\cudnn\bin (first'
 fix_and_recheck w-twosets WIN_CUDNN_DLL_SETS_ON_PATH "${WIN[@]}" "$ENVF"
 ok "WIN_CUDNN_DLL_SETS_ON_PATH: names the first; the PATH edit fixes it"
+
+win_tree w-notpath
+cp "$PEDIR/zlibwapi-DOUBLE.dll" "$R$CDW/bin/12.4/zlibwapi.dll"
+sed -i 's/;C:\\Program Files\\NVIDIA\\CUDNN\\v9.1\\bin\\12.4//' "$ENVF"
+run_doctor "$R/d1.json" "${WIN[@]}" "$ENVF"
+expect "$R/d1.json" WIN_CUDNN_NOT_ON_PATH 'bin\12.4 are not on PATH'
+fix_and_recheck w-notpath WIN_CUDNN_NOT_ON_PATH "${WIN[@]}" "$ENVF"
+[ -z "$(codes "$R/d2.json")" ] || { cat "$R/d2.json" >&2; fail "w-notpath: not clean after the fix"; }
+ok "WIN_CUDNN_NOT_ON_PATH: the PATH edit fixes it"
 
 printf '%s\n' "${PASSED[@]}" > "$TOP/passed.txt"
 echo "all ${#PASSED[@]} doctor cases passed"

@@ -261,6 +261,48 @@ static int has_stem(const cudnnctl_cudnn_copy *c, const char *stem)
     return 0;
 }
 
+static int has_stem(const cudnnctl_cudnn_copy *c, const char *stem);
+
+/* "rm -f" of the real files of other releases than the copy's, when for each of them the copy's
+ * release has a file of the same library (else removing it loses a library: no command). */
+static char *mixed_cmd(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
+{
+    cc_buf b = {0};
+    int ok = c->version != NULL;
+    cc_buf_printf(&b, "rm -f");
+    for (size_t i = 0; i < c->n_libs && ok; i++) {
+        char *stem = NULL, *vs = NULL;
+        cc_version v;
+        if (cc_dt_parse_libname(c->libs[i], &stem, &v) == 0 && v.n >= 3 &&
+            (vs = cc_version_str(&v)) && strcmp(vs, c->version) != 0) {
+            int twin = 0;
+            for (size_t k = 0; k < c->n_libs && !twin; k++) {
+                char *s2 = NULL, *v2s = NULL;
+                cc_version v2;
+                twin = k != i && cc_dt_parse_libname(c->libs[k], &s2, &v2) == 0 &&
+                       strcmp(s2, stem) == 0 && (v2s = cc_version_str(&v2)) &&
+                       strcmp(v2s, c->version) == 0;
+                free(s2);
+                free(v2s);
+            }
+            char *p = cc_path_join(c->path, c->libs[i]);
+            char *q = p ? cc_doc_qhost(run, p) : NULL;
+            ok = twin && q;
+            if (ok)
+                cc_buf_printf(&b, " %s", q);
+            free(q);
+            free(p);
+        }
+        free(vs);
+        free(stem);
+    }
+    if (!ok || strcmp(b.data ? b.data : "", "rm -f") == 0) {
+        cc_buf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
 static int mixed_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
 {
     cc_strv versions = {0};
@@ -302,12 +344,14 @@ static int mixed_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
                                 "the files of the other version(s); an in-place upgrade must "
                                 "remove stale sub-libraries",
                                 c->path, c->version);
-        cc_doc_add(run, CC_DC_CUDNN_MIXED_SUBLIBS, c->path, fix,
+        char *cmd = mixed_cmd(run, c);
+        cc_doc_add_cmd(run, CC_DC_CUDNN_MIXED_SUBLIBS, c->path, fix, cmd,
                    "the cuDNN sub-libraries in %s are of different releases (%s): cuDNN fails "
                    "with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH or "
                    "SUBLIBRARY_LOADING_FAILED at first use",
                    c->path, groups.data ? groups.data : "");
         free(fix);
+        free(cmd);
     }
     cc_buf_free(&groups);
     cc_strv_free(&versions);
@@ -483,20 +527,22 @@ static int together(cc_doctor_run *run)
                                 "cuDNN per shell with `eval \"$(cudnnctl env)\"` or system-wide "
                                 "with an /etc/ld.so.conf.d entry instead",
                                 c->path);
+        char *cmd = cc_doc_llp_cmd(run, c->path);
         if (b.len)
-            cc_doc_add(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, c->path, fix,
+            cc_doc_add_cmd(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, c->path, fix, cmd,
                        "LD_LIBRARY_PATH lists %s (cuDNN %s), and LD_LIBRARY_PATH beats the "
                        "RUNPATH of programs that bundle their own cuDNN: %s will load %s "
                        "instead of their own (\"undefined symbol\", \"LD_LIBRARY_PATH contains "
                        "incompatible version of cudnn\")",
                        c->path, c->version, b.data, c->version);
         else
-            cc_doc_add(run, CC_DC_CUDNN_IN_LD_LIBRARY_PATH, c->path, fix,
+            cc_doc_add_cmd(run, CC_DC_CUDNN_IN_LD_LIBRARY_PATH, c->path, fix, cmd,
                        "LD_LIBRARY_PATH lists %s (cuDNN %s): every program started from this "
                        "environment loads this cuDNN, even one that bundles another version "
                        "(LD_LIBRARY_PATH overrides RUNPATH)",
                        c->path, c->version);
         free(fix);
+        free(cmd);
         cc_buf_free(&b);
     }
     return run->oom ? -1 : 0;

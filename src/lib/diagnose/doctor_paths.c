@@ -201,7 +201,7 @@ static void loader_path_check(cc_doctor_run *run)
 /* ---- which copy LD_LIBRARY_PATH makes win --------------------------------------------------- */
 
 /* LD_LIBRARY_PATH without the entries that resolve to dir, as the user wrote it (malloc'd). */
-static char *llp_without(cc_doctor_run *run, const char *dir)
+char *cc_doc_llp_without(cc_doctor_run *run, const char *dir)
 {
     cc_buf b = {0};
     const char *s = cc_pf_getenv("LD_LIBRARY_PATH");
@@ -221,6 +221,18 @@ static char *llp_without(cc_doctor_run *run, const char *dir)
             s++;
     }
     return b.data;
+}
+
+char *cc_doc_llp_cmd(cc_doctor_run *run, const char *dir)
+{
+    char *r = resolved(run, dir);
+    char *rest = cc_doc_llp_without(run, r ? r : dir);
+    char *q = rest ? cc_doc_quote(rest) : NULL;
+    char *cmd = q ? cc_asprintf("export LD_LIBRARY_PATH=%s", q) : NULL;
+    free(q);
+    free(rest);
+    free(r);
+    return cmd;
 }
 
 static const cudnnctl_cudnn_copy *copy_in(cc_doctor_run *run, const char *rdir, int major)
@@ -260,7 +272,7 @@ static void shadow_check(cc_doctor_run *run)
                 free(r);
             }
             if (losers.len) {
-                char *rest = llp_without(run, w);
+                char *rest = cc_doc_llp_without(run, w);
                 char *q = rest ? cc_doc_quote(rest) : NULL;
                 char *cmd = q ? cc_asprintf("export LD_LIBRARY_PATH=%s", q) : NULL;
                 char *fix = cc_asprintf("to load %s instead, take %s out of LD_LIBRARY_PATH "
