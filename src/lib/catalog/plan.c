@@ -17,7 +17,7 @@ typedef struct {
     const cudnnctl_selection *sel;
     const cudnnctl_detect_result *det;
     int windows;
-    int foreign; /* planning for another platform than this host's: no local target or driver */
+    int foreign; /* planning for another platform than this host's: no local toolkit target */
     char *platform;
     const cudnnctl_toolkit *tk; /* the toolkit the plan is made for, NULL when none */
     int cuda_major, cuda_minor;
@@ -158,7 +158,7 @@ static cudnnctl_err resolve_driver(inputs *in)
         in->driver = cc_strdup(v);
         return in->driver ? CUDNNCTL_E_OK : CC_ERR(in->ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
-    if (in->det && in->det->driver && !in->foreign) { /* this host's driver is not theirs */
+    if (in->det && in->det->driver) {
         if (in->det->driver->version && !(in->driver = cc_strdup(in->det->driver->version)))
             return CC_ERR(in->ctx, CUDNNCTL_E_NOMEM, "out of memory");
         in->driver_cuda = in->det->driver->cuda_version;

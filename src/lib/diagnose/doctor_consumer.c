@@ -51,12 +51,6 @@ char *cc_doc_install_args(cc_doctor_run *run, int major, int minor, int cuda_maj
                 : NULL;
 }
 
-/* "9.13.0.50" / "8.9" -> parts; 0 ok. */
-static int pin_parts(const char *pin, cc_version *v)
-{
-    return cc_version_parse(pin, v);
-}
-
 /* The install fix for a consumer that needs cuDNN major.minor built for CUDA cuda_major. */
 static void install_fix(cc_doctor_run *run, const cc_consumer *cons, const cc_version *need,
                         char **fix, char **cmd)
@@ -100,7 +94,7 @@ int cc_doc_check_consumer(cc_doctor_run *run)
         return 0;
     }
     cc_version need;
-    if (pin_parts(cons.cudnn, &need) != 0 || need.n < 2) {
+    if (cc_version_parse(cons.cudnn, &need) != 0 || need.n < 2) {
         cc_consumer_clear(&cons);
         return 0;
     }
@@ -129,12 +123,11 @@ int cc_doc_check_consumer(cc_doctor_run *run)
                 cc_buf_printf(&have, "%s%s in %s", have.len ? ", " : "", d->cudnn[i].version,
                               d->cudnn[i].path);
         cc_doc_add_cmd(run, CC_DC_CONSUMER_CUDNN_MAJOR_MISSING, NULL, fix, cmd,
-                       "%s needs cuDNN %d (built with %s for CUDA %d.%d; %s), but only %s %s "
+                       "%s needs cuDNN %d (built with %s for CUDA %d.%d; %s), but only %s is "
                        "installed: it fails at start with \"libcudnn.so.%d: cannot open shared "
                        "object file\" (a cuDNN of another major never substitutes)",
                        cons.label, need.part[0], cons.cudnn, cons.cuda_major, cons.cuda_minor,
-                       cons.source, have.len ? have.data : "no cuDNN", have.len ? "is" : "is",
-                       need.part[0]);
+                       cons.source, have.len ? have.data : "no cuDNN", need.part[0]);
         cc_buf_free(&have);
     } else if (!good) {
         install_fix(run, &cons, &need, &fix, &cmd);

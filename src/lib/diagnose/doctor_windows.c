@@ -358,11 +358,10 @@ static void zlib_check(win_run *w, const win_set *s)
     cc_doc_add_cmd(w->run, CC_DC_WIN_ZLIBWAPI_MISSING, wdir, fix, cmd,
                    "cuDNN %d.%d in %s needs zlibwapi.dll (cuDNN 8.3-9.1 on Windows), and %s: "
                    "\"Could not locate zlibwapi.dll. Please make sure it is in your library "
-                   "path!\"%s",
+                   "path!\"",
                    s->vmaj, s->vmin, wdir ? wdir : "?",
                    bits32 ? "the one beside it is not 64-bit (LoadLibrary error 193)"
-                          : "none is beside its DLLs or on PATH",
-                   bits32 ? "" : "");
+                          : "none is beside its DLLs or on PATH");
     free(fix);
     free(cmd);
     free(src);
