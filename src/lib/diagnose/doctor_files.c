@@ -205,27 +205,6 @@ static void unreadable(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
 
 /* ---- cuDNN 8 sub-libraries beside a cuDNN 9 ------------------------------------------------- */
 
-/* 1 when the copy is only cuDNN 8 sub-libraries (no libcudnn.so.8) in a dir that holds a cuDNN 9:
- * what an in-place upgrade from 8 leaves. */
-int cc_doc_stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
-{
-    if (c->major != 8 || c->n_libs == 0)
-        return 0;
-    for (size_t i = 0; i < c->n_libs; i++)
-        if (strncmp(c->libs[i], "libcudnn.so", 11) == 0)
-            return 0;
-    for (size_t i = 0; i < run->det->n_cudnn; i++) {
-        const cudnnctl_cudnn_copy *o = &run->det->cudnn[i];
-        if (o->major >= 9 && o->n_libs && strcmp(o->path, c->path) == 0)
-            return 1;
-    }
-    char *p = cc_path_join(c->path, "libcudnn.so.9");
-    cc_pf_stat_t st;
-    int nine = p && cc_doc_lstat(run, p, &st) == 0 && st.exists;
-    free(p);
-    return nine;
-}
-
 static void stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
 {
     if (!cc_doc_stale8(run, c))

@@ -187,3 +187,49 @@ const cudnnctl_toolkit *cc_doc_toolkit_of(const cudnnctl_detect_result *det, con
     }
     return best;
 }
+
+/* ---- facts several check groups share --------------------------------------------------- */
+
+int cc_doc_loader(cc_doctor_run *run)
+{
+    if (run->loader_done)
+        return 0;
+    run->loader_done = 1;
+    cc_detect_run dr;
+    memset(&dr, 0, sizeof(dr));
+    dr.ctx = run->ctx;
+    int rc = cc_strv_push(&dr.multiarch, "x86_64-linux-gnu") != 0 ||
+                     cc_strv_push(&dr.multiarch, "aarch64-linux-gnu") != 0 ||
+                     cc_dt_find_loader(&dr) != CUDNNCTL_E_OK
+                 ? -1
+                 : 0;
+    cc_clear_error(run->ctx);
+    run->loader_dirs = dr.loader;
+    run->llp_dirs = dr.ld_library_path;
+    cc_strv_free(&dr.notes);
+    cc_strv_free(&dr.sites);
+    cc_strv_free(&dr.multiarch);
+    cc_strv_free(&dr.arch_targets);
+    return rc;
+}
+
+/* 1 when the copy is only cuDNN 8 sub-libraries (no libcudnn.so.8) in a dir that holds a cuDNN 9:
+ * what an in-place upgrade from 8 leaves. */
+int cc_doc_stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
+{
+    if (c->major != 8 || c->n_libs == 0)
+        return 0;
+    for (size_t i = 0; i < c->n_libs; i++)
+        if (strncmp(c->libs[i], "libcudnn.so", 11) == 0)
+            return 0;
+    for (size_t i = 0; i < run->det->n_cudnn; i++) {
+        const cudnnctl_cudnn_copy *o = &run->det->cudnn[i];
+        if (o->major >= 9 && o->n_libs && strcmp(o->path, c->path) == 0)
+            return 1;
+    }
+    char *p = cc_path_join(c->path, "libcudnn.so.9");
+    cc_pf_stat_t st;
+    int nine = p && cc_doc_lstat(run, p, &st) == 0 && st.exists;
+    free(p);
+    return nine;
+}

@@ -132,17 +132,17 @@ int cc_doc_check_consumer(cc_doctor_run *run); /* doctor_consumer.c: --for */
 int cc_doc_check_windows(cc_doctor_run *run);  /* doctor_windows.c: --platform windows-x86_64 */
 /* "--cudnn M.m --cuda C" of the newest catalog release of cuDNN major (at least minor when
  * >= 0) that has a build for CUDA cuda_major on this platform, or NULL when the catalog has
- * none (then no `cudnnctl install` may be suggested). doctor_consumer.c. */
+ * none (then no `cudnnctl install` may be suggested). doctor_fixes.c. */
 char *cc_doc_install_args(cc_doctor_run *run, int major, int minor, int cuda_major);
 void cc_doc_catalog_free(cc_doctor_run *run);
-/* Fill run->loader_dirs / llp_dirs once (doctor_paths.c). 0 ok, -1 OOM. */
+/* Fill run->loader_dirs / llp_dirs once (doctor_finding.c). 0 ok, -1 OOM. */
 int cc_doc_loader(cc_doctor_run *run);
 /* LD_LIBRARY_PATH as the user wrote it without the entries that resolve to the resolved dir
  * (malloc'd; "" when nothing is left). doctor_paths.c. */
 char *cc_doc_llp_without(cc_doctor_run *run, const char *dir);
 /* "export LD_LIBRARY_PATH=..." without the entries of a root-relative dir (malloc'd). */
 char *cc_doc_llp_cmd(cc_doctor_run *run, const char *dir);
-/* 1 when a copy is only cuDNN 8 sub-libraries left in a dir of a cuDNN 9 (doctor_files.c). */
+/* 1 when a copy is only cuDNN 8 sub-libraries left in a dir of a cuDNN 9 (doctor_finding.c). */
 int cc_doc_stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c);
 /* The CUDA major a library's own ELF says it was built for: DT_NEEDED libcudart.so.N,
  * libcublasLt.so.N, libcublas.so.N, libnvrtc.so.N, or a RUNPATH naming .../cuN/lib (NVIDIA's

@@ -9,29 +9,6 @@
 #include "detect_int.h"
 #include "doctor_int.h"
 
-int cc_doc_loader(cc_doctor_run *run)
-{
-    if (run->loader_done)
-        return 0;
-    run->loader_done = 1;
-    cc_detect_run dr;
-    memset(&dr, 0, sizeof(dr));
-    dr.ctx = run->ctx;
-    int rc = cc_strv_push(&dr.multiarch, "x86_64-linux-gnu") != 0 ||
-                     cc_strv_push(&dr.multiarch, "aarch64-linux-gnu") != 0 ||
-                     cc_dt_find_loader(&dr) != CUDNNCTL_E_OK
-                 ? -1
-                 : 0;
-    cc_clear_error(run->ctx);
-    run->loader_dirs = dr.loader;
-    run->llp_dirs = dr.ld_library_path;
-    cc_strv_free(&dr.notes);
-    cc_strv_free(&dr.sites);
-    cc_strv_free(&dr.multiarch);
-    cc_strv_free(&dr.arch_targets);
-    return rc;
-}
-
 /* The resolved form of a root-relative dir (malloc'd), NULL when it does not exist. */
 static char *resolved(cc_doctor_run *run, const char *dir)
 {
