@@ -27,6 +27,11 @@ typedef struct {
     char *message; /**< what is wrong and why it matters */
     char *fix;     /**< what to do about it (commands where there are some) */
     char *path;    /**< the file or dir concerned (as the user sees it), NULL when none */
+    /** One shell command (POSIX sh) that applies the fix on this host, NULL when the fix needs
+     *  a person (installing a driver). Files are named by their host paths (under --root: the
+     *  root's real path); environment values are written as the user sees them, so running the
+     *  command and then doctor with the same --root in the same shell checks the fix. */
+    char *command;
 } cudnnctl_finding;
 
 /** Options of a doctor run. Zero-initialise. */
@@ -34,6 +39,16 @@ typedef struct {
     /** Re-hash every file an install receipt lists (reads every byte: seconds for a full
      *  cuDNN). Without it receipts are checked by presence, type, size and link target. */
     int deep;
+    /** A consumer to check what it needs against what is installed: "torch==2.9.1[+cu130]",
+     *  "tensorflow==2.14.0" (the compatibility tables of the catalog). NULL: none. */
+    const char *for_pkg;
+    /** "windows-x86_64": diagnose the context's root as a Windows tree (C:\ = the root), from
+     *  its files, whatever the host is. NULL: the host's platform. */
+    const char *platform;
+    /** For a Windows tree: a file of NAME=VALUE lines standing in for the process environment
+     *  and the registry (PATH, CUDA_PATH, CUDA_PATH_V13_0, ...; the last line of a name wins).
+     *  NULL: the tree is checked without them (PATH checks are skipped). */
+    const char *windows_env;
 } cudnnctl_doctor_opts;
 
 typedef struct {

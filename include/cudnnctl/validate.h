@@ -23,7 +23,9 @@ typedef struct {
     /** A dir holding libcudnn.so.<M> (a CUDA tree's lib dir, a wheel's nvidia/cudnn/lib, a
      * distribution's lib dir), a prefix install (DIR/lib, DIR/current/lib), a CUDA tree (lib64,
      * targets/<arch>-linux/lib, lib), a wheel's nvidia/cudnn dir, or the libcudnn file itself.
-     * NULL: the active CUDA toolkit (cudnnctl_detect). Resolved under the context's root. */
+     * NULL: the cuDNN in @ref cuda_home when that is given (the flag names the target, as in
+     * install and uninstall), else the active CUDA toolkit (cudnnctl_detect). Resolved under
+     * the context's root. */
     const char *target;
     /** Dir of cudnn_version.h. NULL: looked for beside the libraries (../include, the
      * distribution's include/<triplet>). */

@@ -30,6 +30,7 @@ typedef struct {
     /* doctor / report / mirror */
     int deep, validate, all_platforms;
     unsigned connections; /* install / mirror: --connections N (0 = automatic) */
+    const char *windows_env; /* doctor: NAME=VALUE file for a Windows tree's env */
     /* positional arguments after the command */
     char **args;
     int n_args;

@@ -48,6 +48,8 @@ static void print_human(cli_opts *o, const cudnnctl_doctor_result *r)
         wrapped(f, "        ", x->message, 100);
         if (x->fix && *x->fix)
             wrapped(f, "   fix: ", x->fix, 100);
+        if (x->command)
+            fprintf(f, "   run: %s\n", x->command);
         fputc('\n', f);
     }
     if (!o->quiet) {
@@ -73,6 +75,9 @@ int cmd_doctor(cli_opts *o, cudnnctl_ctx *ctx)
     cudnnctl_doctor_opts dopts;
     memset(&dopts, 0, sizeof(dopts));
     dopts.deep = o->deep;
+    dopts.for_pkg = o->for_pkg;
+    dopts.platform = o->platform;
+    dopts.windows_env = o->windows_env;
     cudnnctl_doctor_result *r = NULL;
     cudnnctl_err e = cudnnctl_doctor(ctx, NULL, &dopts, &r);
     if (e != CUDNNCTL_E_OK)

@@ -10,7 +10,7 @@ enum {
     O_CUDA, O_PLATFORM, O_FOR, O_ARCHIVE, O_MANIFEST, O_MIRROR, O_SHA256, O_CACERT, O_INSECURE,
     O_CUDA_HOME, O_PREFIX, O_DRY_RUN, O_NO_VALIDATE, O_FORCE, O_NO_LDCONFIG, O_ALL, O_VERSION,
     O_SHELL, O_LDPATH, O_REMOVE, O_SYSTEM, O_PERSIST, O_TO, O_DEVICE, O_TIMEOUT, O_DRIVER, O_HELP,
-    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS
+    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV
 };
 
 static const struct option longopts[] = {
@@ -54,6 +54,7 @@ static const struct option longopts[] = {
     {"validate", no_argument, 0, O_VALIDATE},
     {"all-platforms", no_argument, 0, O_ALL_PLATFORMS},
     {"connections", required_argument, 0, O_CONNECTIONS},
+    {"windows-env", required_argument, 0, O_WINDOWS_ENV},
     {"help", no_argument, 0, O_HELP},
     {"print-version", no_argument, 0, O_PRINT_VERSION},
     {0, 0, 0, 0},
@@ -84,7 +85,8 @@ void cli_usage(FILE *f)
             "           between cuDNN versions installed side by side: a link flip)\n"
             "env:       --shell S --ld-library-path | --persist [--system] | --remove [--system]\n"
             "validate:  --device N --timeout SECONDS\n"
-            "doctor:    --deep (re-hash the files of install receipts)\n"
+            "doctor:    --deep (re-hash the files of install receipts)  --for torch==X\n"
+            "           --platform windows-x86_64 --root DIR [--windows-env FILE (NAME=VALUE)]\n"
             "report:    --validate (also validate the active cuDNN; --device, --timeout)\n"
             "mirror:    --to DIR [--all-platforms] [--all] (selection as for plan; --mirror URL "
             "= upstream)\n");
@@ -198,6 +200,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
             o->connections = (unsigned)n;
             break;
         }
+        case O_WINDOWS_ENV: o->windows_env = optarg; break;
         case 'h':
         case O_HELP: cli_usage(stdout); return 0;
         case O_PRINT_VERSION: printf("cudnnctl %s\n", CUDNNCTL_VERSION_STRING); return 0;

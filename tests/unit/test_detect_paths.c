@@ -185,6 +185,12 @@ static void elf_real_objects(void **state)
         assert_string_equal(info.soname, objs[i].soname);
         assert_int_equal(info.type, 3u); /* ET_DYN */
         assert_true(info.is_64 == (sizeof(void *) == 8));
+        if (i == 1) { /* cmocka links libc: DT_NEEDED is read in order, as strings */
+            int libc = 0;
+            for (size_t k = 0; k < info.n_needed; k++)
+                libc |= strcmp(info.needed[k], "libc.so.6") == 0;
+            assert_true(libc);
+        }
         cc_elf_info_free(&info);
         for (size_t k = 0; mods[k]; k++)
             free(mods[k]);
@@ -197,6 +203,15 @@ static void elf_real_objects(void **state)
         assert_non_null(so);
         assert_string_equal(so, "libcudnn.so.9");
         free(so);
+        /* a sub-library: DT_NEEDED libcudnn_graph.so.9, RUNPATH naming the CUDA 13 wheel dir */
+        cc_elf_info info;
+        assert_int_equal(cc_elf_read("/usr/local/cuda-13.0/lib/libcudnn_ops.so.9", &info), 0);
+        assert_non_null(info.runpath);
+        assert_non_null(strstr(info.runpath, "$ORIGIN/../../cu13/lib"));
+        assert_null(info.rpath);
+        assert_true(info.n_needed > 0);
+        assert_string_equal(info.needed[0], "libcudnn_graph.so.9");
+        cc_elf_info_free(&info);
     } else {
         print_message("note: %s absent; the integration tests read real cuDNN files\n", cudnn);
     }

@@ -190,12 +190,16 @@ static void t_so_chains(void **state)
     int ops = 0, cnn = 0;
     for (size_t i = 0; i < f->res->n_findings; i++) {
         const cudnnctl_finding *x = &f->res->findings[i];
-        if (strcmp(x->code, "CUDNN_SONAME_LINK_BROKEN") != 0)
+        if (strcmp(x->code, "CUDNN_SONAME_LINK_BROKEN") != 0 &&
+            strcmp(x->code, "CUDNN_SONAME_LINK_DANGLING") != 0)
             continue;
         ops |= strcmp(x->path, "/opt/c/lib/libcudnn_ops.so.9") == 0 &&
+               strcmp(x->code, "CUDNN_SONAME_LINK_BROKEN") == 0 &&
                strstr(x->message, "another file") != NULL;
         cnn |= strcmp(x->path, "/opt/c/lib/libcudnn_cnn.so.9") == 0 &&
-               strstr(x->message, "does not exist") != NULL;
+               strcmp(x->code, "CUDNN_SONAME_LINK_DANGLING") == 0 &&
+               strstr(x->message, "does not exist") != NULL && x->command &&
+               strstr(x->command, "ln -sfn libcudnn_cnn.so.9.19.0 ") != NULL;
     }
     assert_true(ops);
     assert_true(cnn);

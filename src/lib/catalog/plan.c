@@ -17,6 +17,7 @@ typedef struct {
     const cudnnctl_selection *sel;
     const cudnnctl_detect_result *det;
     int windows;
+    int foreign; /* planning for another platform than this host's: no local toolkit target */
     char *platform;
     const cudnnctl_toolkit *tk; /* the toolkit the plan is made for, NULL when none */
     int cuda_major, cuda_minor;
@@ -87,7 +88,7 @@ static cudnnctl_err resolve_cuda(inputs *in)
         for (size_t i = 0; i < det->n_toolkits; i++)
             if (det->toolkits[i].path && same_dir(ctx, sel->cuda_home, det->toolkits[i].path))
                 in->tk = &det->toolkits[i];
-    } else if (!sel->prefix && det) {
+    } else if (!sel->prefix && det && !in->foreign) {
         in->tk = cudnnctl_detect_active_toolkit(det);
     }
     if (sel->cuda && *sel->cuda) {
@@ -133,6 +134,12 @@ static cudnnctl_err resolve_cuda(inputs *in)
                           "cannot tell the CUDA version of %s (no toolkit detected there): pass "
                           "--cuda M (13, 12, ...) for it",
                           sel->cuda_home);
+        if (in->foreign)
+            return CC_ERR(ctx, CUDNNCTL_E_NO_TOOLKIT,
+                          "planning for %s, not this host (%s): the local CUDA toolkit is no "
+                          "target there, so pass --cuda M (13, 12 or 11) for the CUDA major the "
+                          "%s machine uses",
+                          in->platform, det && det->platform ? det->platform : "?", in->platform);
         return CC_ERR(ctx, CUDNNCTL_E_NO_TOOLKIT,
                       "no CUDA toolkit found and no --cuda given: pass --cuda M (13, 12 or 11) for "
                       "the CUDA major you will use, or --cuda-home DIR of your toolkit");
@@ -217,9 +224,16 @@ static cudnnctl_err make_target(inputs *in, cudnnctl_plan *p)
         } else {
             p->target_path = cc_strdup(in->windows ? DEFAULT_PREFIX_WINDOWS : DEFAULT_PREFIX_LINUX);
             cc_strv_push_own(&in->warnings,
-                             cc_asprintf("no CUDA toolkit to merge into: the target is the prefix "
-                                         "%s (pass --cuda-home DIR or --prefix DIR to choose)",
-                                         p->target_path ? p->target_path : "?"));
+                             in->foreign
+                                 ? cc_asprintf("planning for %s, not this host: no local toolkit "
+                                               "is the target; the prefix is %s (install needs "
+                                               "--prefix DIR)",
+                                               in->platform,
+                                               p->target_path ? p->target_path : "?")
+                                 : cc_asprintf("no CUDA toolkit to merge into: the target is the "
+                                               "prefix %s (pass --cuda-home DIR or --prefix DIR "
+                                               "to choose)",
+                                               p->target_path ? p->target_path : "?"));
         }
         if (!p->target_path)
             return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
@@ -459,6 +473,7 @@ cudnnctl_err cudnnctl_plan_make(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
         goto out;
     }
     in.windows = cc_str_starts(in.platform, "windows");
+    in.foreign = det && det->platform && strcmp(in.platform, det->platform) != 0;
     if ((e = resolve_cuda(&in)) != CUDNNCTL_E_OK || (e = resolve_driver(&in)) != CUDNNCTL_E_OK)
         goto out;
     cc_select_in si = {in.platform,  in.cuda_major, in.cuda_minor,

@@ -322,6 +322,16 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     res->result = CUDNNCTL_INSTALL_FAILED;
 
     /* ---- plan and source (writes nothing) ---- */
+    const cudnnctl_selection *sel = &o->selection;
+    if (!o->plan && det && det->platform && sel->platform && *sel->platform &&
+        strcmp(sel->platform, det->platform) != 0 && !(sel->prefix && *sel->prefix)) {
+        rc = CC_ERR(ctx, CUDNNCTL_E_USAGE,
+                    "installing for %s on this %s host needs --prefix DIR: no local CUDA toolkit "
+                    "is a target for another platform (`cudnnctl plan --platform %s --cuda M` "
+                    "shows the archive; copy the prefix to the %s machine afterwards)",
+                    sel->platform, det->platform, sel->platform, sel->platform);
+        goto out;
+    }
     if ((rc = cc_install_choose(ctx, cat, det, o, &ch, &warnings)) != CUDNNCTL_E_OK)
         goto out;
     const cudnnctl_plan *p = ch.plan;

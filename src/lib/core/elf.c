@@ -1,4 +1,4 @@
-/* elf.c: read an ELF object's class, machine and DT_SONAME from its header, program headers and
+/* elf.c: read an ELF object's class, machine, DT_SONAME, DT_NEEDED and RPATH / RUNPATH from its header, program headers and
  * dynamic section (a few small reads, even for a 250 MB library). */
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +12,10 @@
 #define DT_NULL 0u
 #define DT_STRTAB 5u
 #define DT_STRSZ 10u
+#define DT_NEEDED 1u
 #define DT_SONAME 14u
+#define DT_RPATH 15u
+#define DT_RUNPATH 29u
 
 #define MAX_PHNUM 512u
 #define MAX_DYN_BYTES (1u << 20)
@@ -97,6 +100,22 @@ static int vaddr_to_off(const phdr *phs, size_t n, uint64_t vaddr, uint64_t *off
     return -1;
 }
 
+/* The NUL-terminated string at offset idx of the string table at file offset off (malloc'd). */
+static int dyn_string(const elf_file *f, uint64_t off, uint64_t strsz, uint64_t idx, char **out)
+{
+    if (strsz && idx >= strsz)
+        return -1;
+    char buf[MAX_SONAME + 1];
+    long long n = read_some_at(f, off + idx, buf, MAX_SONAME);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    if (strlen(buf) == (size_t)n) /* no terminator within the limit: malformed */
+        return -1;
+    *out = cc_strdup(buf);
+    return *out ? 0 : -1;
+}
+
 static int read_dynamic(const elf_file *f, const phdr *phs, size_t nph, cc_elf_info *info)
 {
     const phdr *dyn = NULL;
@@ -118,8 +137,10 @@ static int read_dynamic(const elf_file *f, const phdr *phs, size_t nph, cc_elf_i
     int rc = -1;
     if (read_at(f, dyn->offset, d, bytes) != 0)
         goto out;
-    uint64_t strtab = 0, strsz = 0, soname = 0;
-    int have_strtab = 0, have_soname = 0;
+    uint64_t strtab = 0, strsz = 0, soname = 0, rpath = 0, runpath = 0;
+    uint64_t needed[CC_ELF_MAX_NEEDED];
+    size_t n_needed = 0;
+    int have_strtab = 0, have_soname = 0, have_rpath = 0, have_runpath = 0;
     for (size_t i = 0; i + entsz <= bytes; i += entsz) {
         uint64_t tag = get(f, d + i, (int)(entsz / 2));
         uint64_t val = get(f, d + i + entsz / 2, (int)(entsz / 2));
@@ -133,33 +154,37 @@ static int read_dynamic(const elf_file *f, const phdr *phs, size_t nph, cc_elf_i
         } else if (tag == DT_SONAME) {
             soname = val;
             have_soname = 1;
+        } else if (tag == DT_NEEDED && n_needed < CC_ELF_MAX_NEEDED) {
+            needed[n_needed++] = val;
+        } else if (tag == DT_RPATH) {
+            rpath = val;
+            have_rpath = 1;
+        } else if (tag == DT_RUNPATH) {
+            runpath = val;
+            have_runpath = 1;
         }
     }
     rc = 0;
-    if (!have_soname || !have_strtab)
+    if (!have_strtab || (!have_soname && !n_needed && !have_rpath && !have_runpath))
         goto out;
-    if (strsz && soname >= strsz) {
-        rc = -1;
-        goto out;
-    }
     uint64_t off;
     if (vaddr_to_off(phs, nph, strtab, &off) != 0) {
         rc = -1;
         goto out;
     }
-    char buf[MAX_SONAME + 1];
-    long long n = read_some_at(f, off + soname, buf, MAX_SONAME);
-    if (n <= 0) {
+    if (have_soname && (rc = dyn_string(f, off, strsz, soname, &info->soname)) != 0)
+        goto out;
+    if (have_rpath && (rc = dyn_string(f, off, strsz, rpath, &info->rpath)) != 0)
+        goto out;
+    if (have_runpath && (rc = dyn_string(f, off, strsz, runpath, &info->runpath)) != 0)
+        goto out;
+    if (n_needed && !(info->needed = calloc(n_needed, sizeof(char *)))) {
         rc = -1;
         goto out;
     }
-    buf[n] = '\0';
-    if (strlen(buf) == (size_t)n) { /* no terminator within the limit: malformed */
-        rc = -1;
-        goto out;
-    }
-    info->soname = cc_strdup(buf);
-    rc = info->soname ? 0 : -1;
+    for (size_t i = 0; i < n_needed && rc == 0; i++)
+        if ((rc = dyn_string(f, off, strsz, needed[i], &info->needed[i])) == 0)
+            info->n_needed++;
 out:
     free(d);
     return rc;
@@ -222,6 +247,14 @@ void cc_elf_info_free(cc_elf_info *info)
         return;
     free(info->soname);
     info->soname = NULL;
+    for (size_t i = 0; i < info->n_needed; i++)
+        free(info->needed[i]);
+    free(info->needed);
+    info->needed = NULL;
+    info->n_needed = 0;
+    free(info->rpath);
+    free(info->runpath);
+    info->rpath = info->runpath = NULL;
 }
 
 char *cc_elf_soname(const char *path)
@@ -229,5 +262,8 @@ char *cc_elf_soname(const char *path)
     cc_elf_info info;
     if (cc_elf_read(path, &info) != 0)
         return NULL;
-    return info.soname; /* ownership moves to the caller */
+    char *s = info.soname; /* ownership moves to the caller */
+    info.soname = NULL;
+    cc_elf_info_free(&info);
+    return s;
 }

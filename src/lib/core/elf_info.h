@@ -1,5 +1,5 @@
 /* elf_info.h (named so it cannot shadow the system <elf.h>): a tiny reader of ELF shared objects:
- * class, machine and DT_SONAME, read from the ELF header, the program headers and the dynamic
+ * class, machine, DT_SONAME, DT_NEEDED and DT_RPATH / DT_RUNPATH, read from the ELF header, the program headers and the dynamic
  * section only (never the whole file). */
 #ifndef CC_ELF_H
 #define CC_ELF_H
@@ -10,7 +10,13 @@ typedef struct {
     unsigned type;     /* e_type: 3 = ET_DYN */
     unsigned machine;  /* e_machine: 62 = x86-64, 183 = AArch64 */
     char *soname;      /* DT_SONAME, NULL when the object has none */
+    char **needed;     /* DT_NEEDED names in order (at most CC_ELF_MAX_NEEDED), NULL when none */
+    size_t n_needed;
+    char *rpath;       /* DT_RPATH, NULL when none */
+    char *runpath;     /* DT_RUNPATH, NULL when none */
 } cc_elf_info;
+
+#define CC_ELF_MAX_NEEDED 64u
 
 #define CC_ELF_EM_X86_64 62u
 #define CC_ELF_EM_AARCH64 183u

@@ -304,9 +304,12 @@ static int list_lib_files(cc_detect_run *run, const char *dir, lib_file **out, s
         cc_elf_info info;
         if (cc_elf_read(host, &info) == 0) {
             x->soname = info.soname;
+            info.soname = NULL;
             x->machine = info.machine;
+            cc_elf_info_free(&info);
         } else {
-            x->not_elf = 1;
+            /* 2: it exists but may not be read (a permission, not a broken file) */
+            x->not_elf = cc_pf_last_error() == CUDNNCTL_E_PERMISSION ? 2 : 1;
         }
         free(host);
         x->major = v.n >= 1 ? v.part[0] : -1;
@@ -447,7 +450,10 @@ static int build_copy(cc_detect_run *run, dir_list *d, const lib_dir *l, lib_fil
             continue;
         if (cc_dt_list_push(&c->libs, &c->n_libs, cc_strdup(f[i].name)) != 0)
             return -1;
-        if (f[i].not_elf)
+        if (f[i].not_elf == 2)
+            add_problem(c, cc_asprintf("%s/%s cannot be read: permission denied", l->real,
+                                       f[i].name));
+        else if (f[i].not_elf)
             add_problem(c, cc_asprintf("%s/%s is not an ELF shared library", l->real, f[i].name));
         else if (!f[i].soname)
             add_problem(c, cc_asprintf("%s/%s has no SONAME", l->real, f[i].name));

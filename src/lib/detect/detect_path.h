@@ -27,6 +27,9 @@ char *cc_dt_link_chain(const cudnnctl_ctx *ctx, const char *path, int *dangling)
 /* An environment value taken as a root-relative absolute path (a host path under the root is
  * unrooted first); NULL when unset, empty or relative. */
 char *cc_dt_env_path(const cudnnctl_ctx *ctx, const char *value);
+/* The dirs the dynamic loader searches (ld.so.conf, its cache, the defaults) and the
+ * LD_LIBRARY_PATH dirs, resolved under --root (detect_sites.c). 0 ok, -1 out of memory. */
+int cc_dt_loader_dirs(cudnnctl_ctx *ctx, cc_strv *loader, cc_strv *ld_library_path);
 /* Lexically clean an absolute path: no "//", ".", trailing '/' (".." kept). */
 char *cc_dt_clean(const char *path);
 

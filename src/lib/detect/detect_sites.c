@@ -348,3 +348,23 @@ cudnnctl_err cc_dt_find_loader(cc_detect_run *run)
 oom:
     return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory while reading the loader configuration");
 }
+
+int cc_dt_loader_dirs(cudnnctl_ctx *ctx, cc_strv *loader, cc_strv *ld_library_path)
+{
+    cc_detect_run dr;
+    memset(&dr, 0, sizeof(dr));
+    dr.ctx = ctx;
+    int rc = cc_strv_push(&dr.multiarch, "x86_64-linux-gnu") != 0 ||
+                     cc_strv_push(&dr.multiarch, "aarch64-linux-gnu") != 0 ||
+                     cc_dt_find_loader(&dr) != CUDNNCTL_E_OK
+                 ? -1
+                 : 0;
+    cc_clear_error(ctx);
+    *loader = dr.loader;
+    *ld_library_path = dr.ld_library_path;
+    cc_strv_free(&dr.notes);
+    cc_strv_free(&dr.sites);
+    cc_strv_free(&dr.multiarch);
+    cc_strv_free(&dr.arch_targets);
+    return rc;
+}

@@ -1,5 +1,5 @@
 /* doctor.c: the doctor run (detect, then each check group), the finding list (sorted by
- * severity), the code table, the JSON of a result, and the path helpers the checks share. */
+ * severity) and the JSON of a result. Findings, codes and path helpers: doctor_finding.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,120 +7,6 @@
 
 #include "detect_path.h"
 #include "doctor_int.h"
-
-static const cudnnctl_doctor_code codes[] = {
-#define X(name, sev, summary) {#name, CUDNNCTL_SEV_##sev, summary},
-    CC_DOCTOR_CODES(X)
-#undef X
-};
-
-const cudnnctl_doctor_code *cudnnctl_doctor_codes(size_t *n)
-{
-    if (n)
-        *n = CC_DC__COUNT;
-    return codes;
-}
-
-const char *cudnnctl_severity_name(cudnnctl_severity s)
-{
-    switch (s) {
-    case CUDNNCTL_SEV_ERROR:
-        return "error";
-    case CUDNNCTL_SEV_WARNING:
-        return "warning";
-    default:
-        return "info";
-    }
-}
-
-void cc_doc_add(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
-                const char *fmt, ...)
-{
-    cudnnctl_doctor_result *r = run->r;
-    if (run->oom)
-        return;
-    if (r->n_findings == run->cap) {
-        size_t nc = run->cap ? run->cap * 2 : 8;
-        cudnnctl_finding *nv = realloc(r->findings, nc * sizeof(*nv));
-        if (!nv) {
-            run->oom = 1;
-            return;
-        }
-        r->findings = nv;
-        run->cap = nc;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    char *msg = cc_vasprintf(fmt, ap);
-    va_end(ap);
-    cudnnctl_finding f = {codes[code].code, codes[code].severity, msg, cc_strdup(fix ? fix : ""),
-                          path ? cc_strdup(path) : NULL};
-    if (!f.message || !f.fix || (path && !f.path)) {
-        free(f.message);
-        free(f.fix);
-        free(f.path);
-        run->oom = 1;
-        return;
-    }
-    /* the same finding twice (two views of one dir) says nothing new */
-    for (size_t i = 0; i < r->n_findings; i++) {
-        const cudnnctl_finding *o = &r->findings[i];
-        if (o->code == f.code && strcmp(o->message, f.message) == 0) {
-            free(f.message);
-            free(f.fix);
-            free(f.path);
-            return;
-        }
-    }
-    r->findings[r->n_findings++] = f;
-}
-
-/* ---- path helpers --------------------------------------------------------------------------- */
-
-char *cc_doc_host(cc_doctor_run *run, const char *path)
-{
-    return cc_rooted(run->ctx, path);
-}
-
-int cc_doc_lstat(cc_doctor_run *run, const char *path, cc_pf_stat_t *st)
-{
-    memset(st, 0, sizeof(*st));
-    char *h = cc_doc_host(run, path);
-    int rc = h ? cc_pf_lstat(h, st) : -1;
-    free(h);
-    if (rc != 0)
-        st->exists = 0;
-    return rc;
-}
-
-char *cc_doc_resolve(cc_doctor_run *run, const char *path, int *dangling)
-{
-    return cc_dt_resolve(run->ctx, path, dangling);
-}
-
-int cc_doc_list(cc_doctor_run *run, const char *dir, const char *prefix, cc_strv *out)
-{
-    return cc_dt_list(run->ctx, dir, prefix, out);
-}
-
-const cudnnctl_toolkit *cc_doc_toolkit_of(const cudnnctl_detect_result *det, const char *dir)
-{
-    const cudnnctl_toolkit *best = NULL;
-    size_t best_len = 0;
-    for (size_t i = 0; i < det->n_toolkits; i++) {
-        const cudnnctl_toolkit *t = &det->toolkits[i];
-        const char *cands[] = {t->path, t->lib_dir};
-        for (size_t k = 0; k < 2; k++) {
-            const char *p = cands[k];
-            size_t n = p ? strlen(p) : 0;
-            if (n && strncmp(dir, p, n) == 0 && (dir[n] == '/' || dir[n] == '\0') && n > best_len) {
-                best = t;
-                best_len = n;
-            }
-        }
-    }
-    return best;
-}
 
 /* ---- the run -------------------------------------------------------------------------------- */
 
@@ -150,6 +36,7 @@ void cudnnctl_doctor_result_free(cudnnctl_doctor_result *r)
         free(r->findings[i].message);
         free(r->findings[i].fix);
         free(r->findings[i].path);
+        free(r->findings[i].command);
     }
     free(r->findings);
     free(r);
@@ -190,10 +77,19 @@ cudnnctl_err cudnnctl_doctor(cudnnctl_ctx *ctx, const cudnnctl_detect_result *de
     if (!run.r)
         goto oom;
     run.r->deep = run.opts->deep;
-    if (cc_doc_state_load(&run) != 0 || cc_doc_check_toolkits(&run) != 0 ||
-        cc_doc_check_driver(&run) != 0 || cc_doc_check_cudnn(&run) != 0 ||
-        cc_doc_check_links(&run) != 0 || cc_doc_check_loader(&run) != 0 ||
-        cc_doc_check_state(&run) != 0 || run.oom || sort_findings(run.r) != 0)
+    int win = run.opts->platform && cc_str_starts(run.opts->platform, "windows");
+    if (win ? cc_doc_check_windows(&run) != 0
+            : (cc_doc_state_load(&run) != 0 || cc_doc_check_toolkits(&run) != 0 ||
+               cc_doc_check_driver(&run) != 0 || cc_doc_check_files(&run) != 0 ||
+               cc_doc_check_cudnn(&run) != 0 || cc_doc_check_links(&run) != 0 ||
+               cc_doc_check_loader(&run) != 0 || cc_doc_check_paths(&run) != 0 ||
+               cc_doc_check_consumer(&run) != 0 || cc_doc_check_state(&run) != 0))
+        goto oom;
+    if (run.err != CUDNNCTL_E_OK) {
+        e = run.err;
+        goto out;
+    }
+    if (run.oom || sort_findings(run.r) != 0)
         goto oom;
     for (size_t i = 0; i < run.r->n_findings; i++) {
         switch (run.r->findings[i].severity) {
@@ -216,6 +112,9 @@ oom:
     e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory while checking the machine");
 out:
     cc_doc_state_free(&run);
+    cc_doc_catalog_free(&run);
+    cc_strv_free(&run.loader_dirs);
+    cc_strv_free(&run.llp_dirs);
     cudnnctl_doctor_result_free(run.r);
 out_det:
     cudnnctl_detect_result_free(own);
@@ -237,7 +136,9 @@ cudnnctl_err cudnnctl_doctor_result_json(const cudnnctl_doctor_result *r, char *
             !cJSON_AddStringToObject(o, "message", f->message) ||
             !cJSON_AddStringToObject(o, "fix", f->fix) ||
             !(f->path ? cJSON_AddStringToObject(o, "path", f->path)
-                      : cJSON_AddNullToObject(o, "path")))
+                      : cJSON_AddNullToObject(o, "path")) ||
+            !(f->command ? cJSON_AddStringToObject(o, "command", f->command)
+                         : cJSON_AddNullToObject(o, "command")))
             goto oom;
     }
     if (!cJSON_AddNumberToObject(root, "errors", (double)r->n_errors) ||

@@ -154,6 +154,10 @@ int cc_doc_copy_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const 
         *how = "prefix dir name (cudnn-<version>-cuda<M>)";
         return v;
     }
+    if ((v = cc_doc_elf_variant(run, c, run->elf_how, sizeof(run->elf_how))) > 0) {
+        *how = run->elf_how;
+        return v;
+    }
     return -1;
 }
 
@@ -212,11 +216,14 @@ static void variant_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
         }
     }
     if (partner > 0 && partner != v) {
-        char *fix = cc_asprintf(
-            "install the cuDNN build for CUDA %d (`cudnnctl install --cudnn %d.%d --cuda %d`, or "
-            "`pip install nvidia-cudnn-cu%d`) and remove this one, or run it with a CUDA %d "
-            "toolkit",
-            partner, c->major, c->minor < 0 ? 0 : c->minor, partner, partner, v);
+        char *args = cc_doc_install_args(run, c->major, -1, partner);
+        char *inst = args ? cc_asprintf("`cudnnctl install %s`, or ", args) : NULL;
+        char *fix = cc_asprintf("install the cuDNN build for CUDA %d (%s`pip install "
+                                "nvidia-cudnn-cu%d`) and remove this one, or run it with a CUDA "
+                                "%d toolkit",
+                                partner, inst ? inst : "", partner, v);
+        free(inst);
+        free(args);
         cc_doc_add(run, CC_DC_CUDNN_CUDA_MAJOR_MISMATCH, c->path, fix,
                    "cuDNN %s in %s is built for CUDA %d (its %s) but runs with %s: it dlopens "
                    "libcublasLt.so.%d and the CUDA %d runtime, which fail to load ('Cannot load "
@@ -252,6 +259,48 @@ static int has_stem(const cudnnctl_cudnn_copy *c, const char *stem)
         if (strncmp(c->libs[i], stem, n) == 0 && strncmp(c->libs[i] + n, ".so", 3) == 0)
             return 1;
     return 0;
+}
+
+static int has_stem(const cudnnctl_cudnn_copy *c, const char *stem);
+
+/* "rm -f" of the real files of other releases than the copy's, when for each of them the copy's
+ * release has a file of the same library (else removing it loses a library: no command). */
+static char *mixed_cmd(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
+{
+    cc_buf b = {0};
+    int ok = c->version != NULL;
+    cc_buf_printf(&b, "rm -f");
+    for (size_t i = 0; i < c->n_libs && ok; i++) {
+        char *stem = NULL, *vs = NULL;
+        cc_version v;
+        if (cc_dt_parse_libname(c->libs[i], &stem, &v) == 0 && v.n >= 3 &&
+            (vs = cc_version_str(&v)) && strcmp(vs, c->version) != 0) {
+            int twin = 0;
+            for (size_t k = 0; k < c->n_libs && !twin; k++) {
+                char *s2 = NULL, *v2s = NULL;
+                cc_version v2;
+                twin = k != i && cc_dt_parse_libname(c->libs[k], &s2, &v2) == 0 &&
+                       strcmp(s2, stem) == 0 && (v2s = cc_version_str(&v2)) &&
+                       strcmp(v2s, c->version) == 0;
+                free(s2);
+                free(v2s);
+            }
+            char *p = cc_path_join(c->path, c->libs[i]);
+            char *q = p ? cc_doc_qhost(run, p) : NULL;
+            ok = twin && q;
+            if (ok)
+                cc_buf_printf(&b, " %s", q);
+            free(q);
+            free(p);
+        }
+        free(vs);
+        free(stem);
+    }
+    if (!ok || strcmp(b.data ? b.data : "", "rm -f") == 0) {
+        cc_buf_free(&b);
+        return NULL;
+    }
+    return b.data;
 }
 
 static int mixed_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
@@ -295,12 +344,14 @@ static int mixed_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
                                 "the files of the other version(s); an in-place upgrade must "
                                 "remove stale sub-libraries",
                                 c->path, c->version);
-        cc_doc_add(run, CC_DC_CUDNN_MIXED_SUBLIBS, c->path, fix,
+        char *cmd = mixed_cmd(run, c);
+        cc_doc_add_cmd(run, CC_DC_CUDNN_MIXED_SUBLIBS, c->path, fix, cmd,
                    "the cuDNN sub-libraries in %s are of different releases (%s): cuDNN fails "
                    "with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH or "
                    "SUBLIBRARY_LOADING_FAILED at first use",
                    c->path, groups.data ? groups.data : "");
         free(fix);
+        free(cmd);
     }
     cc_buf_free(&groups);
     cc_strv_free(&versions);
@@ -361,6 +412,15 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
                                : c->major >= 9 && !has_stem(c, "libcudnn_graph")
                                    ? "libcudnn_graph.so"
                                    : NULL;
+    if (cc_doc_stale8(run, c))
+        return 0; /* cuDNN 8 remnants beside a 9: CUDNN8_STALE_SUBLIBS says to delete them */
+    if (missing_core && c->major >= 8) {
+        char *soname = cc_asprintf("%s/%s.%d", c->path, missing_core, c->major);
+        int dangles = soname && cc_doc_has(run, CC_DC_CUDNN_SONAME_LINK_DANGLING, soname);
+        free(soname);
+        if (dangles)
+            missing_core = NULL; /* CUDNN_SONAME_LINK_DANGLING names it */
+    }
     if (missing_core && c->major >= 8) {
         char *fix = cc_asprintf("reinstall the complete cuDNN %s into %s", c->version, c->path);
         cc_doc_add(run, CC_DC_CUDNN_INCOMPLETE, c->path, fix,
@@ -467,23 +527,33 @@ static int together(cc_doctor_run *run)
                                 "cuDNN per shell with `eval \"$(cudnnctl env)\"` or system-wide "
                                 "with an /etc/ld.so.conf.d entry instead",
                                 c->path);
+        char *cmd = cc_doc_llp_cmd(run, c->path);
         if (b.len)
-            cc_doc_add(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, c->path, fix,
+            cc_doc_add_cmd(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, c->path, fix, cmd,
                        "LD_LIBRARY_PATH lists %s (cuDNN %s), and LD_LIBRARY_PATH beats the "
                        "RUNPATH of programs that bundle their own cuDNN: %s will load %s "
                        "instead of their own (\"undefined symbol\", \"LD_LIBRARY_PATH contains "
                        "incompatible version of cudnn\")",
                        c->path, c->version, b.data, c->version);
         else
-            cc_doc_add(run, CC_DC_CUDNN_IN_LD_LIBRARY_PATH, c->path, fix,
+            cc_doc_add_cmd(run, CC_DC_CUDNN_IN_LD_LIBRARY_PATH, c->path, fix, cmd,
                        "LD_LIBRARY_PATH lists %s (cuDNN %s): every program started from this "
                        "environment loads this cuDNN, even one that bundles another version "
                        "(LD_LIBRARY_PATH overrides RUNPATH)",
                        c->path, c->version);
         free(fix);
+        free(cmd);
         cc_buf_free(&b);
     }
     return run->oom ? -1 : 0;
+}
+
+/* A CUDA runtime wheel and a cuDNN wheel in one site-packages: loaded together by RPATH. */
+static int same_site(const cudnnctl_toolkit *t, const cudnnctl_cudnn_copy *c)
+{
+    const char *a = strstr(t->path, "/nvidia/"), *b = strstr(c->path, "/nvidia/");
+    return strcmp(t->origin, "wheel") == 0 && strcmp(c->origin, "wheel") == 0 && a && b &&
+           a - t->path == b - c->path && strncmp(t->path, c->path, (size_t)(a - t->path)) == 0;
 }
 
 int cc_doc_check_cudnn(cc_doctor_run *run)
@@ -506,12 +576,18 @@ int cc_doc_check_cudnn(cc_doctor_run *run)
         int found = 0;
         for (size_t i = 0; i < d->n_cudnn && !found; i++) {
             const cudnnctl_cudnn_copy *c = &d->cudnn[i];
-            found = c->n_libs && (c->in_loader_path || cc_doc_toolkit_of(d, c->path) == t);
+            found = c->n_libs && (c->in_loader_path || cc_doc_toolkit_of(d, c->path) == t ||
+                                  same_site(t, c));
         }
         if (!found) {
-            char *fix = cc_asprintf("`cudnnctl install --cuda %d` puts one into %s (or "
-                                    "`--prefix DIR` beside it)",
-                                    t->major, t->path);
+            char *args = cc_doc_install_args(run, 9, -1, t->major);
+            char *fix = args ? cc_asprintf("`cudnnctl install %s` puts one into %s (or "
+                                           "`--prefix DIR` beside it)",
+                                           args, t->path)
+                             : cc_asprintf("the catalog has no cuDNN for CUDA %d on %s: use a "
+                                           "toolkit of a CUDA major cuDNN ships for",
+                                           t->major, d->platform);
+            free(args);
             cc_doc_add(run, CC_DC_CUDNN_NO_COPY_FOR_TOOLKIT, t->path, fix,
                        "the active CUDA toolkit %s (%s) has no cuDNN in its tree or on the "
                        "loader's path; only programs that bring their own (wheels, prefixes) "

@@ -43,7 +43,22 @@
     X(RECEIPT_FILE_MODIFIED, WARNING, "a file an install placed was changed")                      \
     X(RECEIPT_FILE_TOUCHED, INFO, "a file an install placed is newer than the install")            \
     X(RECEIPT_UNREADABLE, WARNING, "an install receipt cannot be read")                            \
-    X(STALE_JOURNAL, ERROR, "an interrupted install or uninstall left its journal")
+    X(STALE_JOURNAL, ERROR, "an interrupted install or uninstall left its journal")             \
+    X(CUDNN_SONAME_LINK_DANGLING, ERROR, "libX.so.M is a link to a file that does not exist")    \
+    X(CUDNN_LIB_UNREADABLE, ERROR, "a cuDNN library exists but the user may not read it")        \
+    X(CUDNN8_STALE_SUBLIBS, ERROR, "cuDNN 8 sub-libraries left beside a cuDNN 9")                \
+    X(NVCC_NOT_CUDA_HOME, WARNING, "the nvcc on PATH belongs to another toolkit than CUDA_HOME") \
+    X(TOOLKIT_NOT_IN_LOADER_PATH, WARNING, "the active toolkit's lib dir is in no loader path")  \
+    X(CUDNN_NOT_IN_LOADER_PATH, WARNING, "a cuDNN lib dir is in no loader path")                 \
+    X(CUDNN_SHADOWED, WARNING, "LD_LIBRARY_PATH makes another copy of a cuDNN major win")        \
+    X(CONSUMER_CUDNN_MAJOR_MISSING, ERROR, "the --for consumer needs a cuDNN major not present") \
+    X(CONSUMER_CUDNN_TOO_OLD, ERROR, "the --for consumer needs a newer cuDNN of its major")      \
+    X(CONSUMER_CUDA_MISMATCH, ERROR, "the --for consumer's cuDNN is built for another CUDA")     \
+    X(WIN_ZLIBWAPI_MISSING, ERROR, "a Windows cuDNN 8.3-9.1 has no zlibwapi.dll it can load")    \
+    X(WIN_CUDA_BIN_X64_NOT_ON_PATH, ERROR, "CUDA 13's bin\\x64 (its DLLs) is not on PATH")       \
+    X(WIN_CUDA_PATH_MISSING, ERROR, "CUDA_PATH (or CUDA_PATH_Vx_y) names a removed toolkit")     \
+    X(WIN_CUDNN_DLL_SETS_ON_PATH, WARNING, "two cuDNN DLL sets of one major on PATH")            \
+    X(WIN_CUDNN_NOT_ON_PATH, WARNING, "a Windows cuDNN's DLL dir is not on PATH")
 
 typedef enum {
 #define X(name, sev, summary) CC_DC_##name,
@@ -70,6 +85,13 @@ typedef struct {
     cc_doc_install *installs; /* from the receipts */
     size_t n_installs;
     void *receipts; /* doctor_state.c's loaded receipts */
+    void *catalog;  /* the embedded catalog, loaded by the first fix that names an install */
+    int catalog_failed;
+    cc_strv loader_dirs; /* resolved dirs of ld.so.conf, its cache and the defaults */
+    cc_strv llp_dirs;    /* resolved LD_LIBRARY_PATH dirs, in order */
+    int loader_done;
+    char elf_how[320]; /* cc_doc_copy_variant's evidence when it came from a library's ELF */
+    cudnnctl_err err; /* a usage error a check found (a bad --for); the run fails with it */
 } cc_doctor_run;
 
 /* Add a finding (message from fmt; fix and path copied, may be NULL). Out of memory is
@@ -81,6 +103,22 @@ void cc_doc_add(cc_doctor_run *run, cc_doctor_code code, const char *path, const
 #endif
     ;
 
+/* The same with a shell command that applies the fix (cudnnctl_finding::command). */
+void cc_doc_add_cmd(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
+                    const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+/* 1 when a finding of code (about path, NULL: any) was already added. */
+int cc_doc_has(const cc_doctor_run *run, cc_doctor_code code, const char *path);
+/* A word quoted for sh when it needs it (malloc'd). */
+char *cc_doc_quote(const char *s);
+/* The host path of a root-relative path, quoted for sh (malloc'd). */
+char *cc_doc_qhost(cc_doctor_run *run, const char *path);
+/* "cudnnctl [--root R] ARGS" (malloc'd): a cudnnctl command that acts on the same root. */
+char *cc_doc_cli(cc_doctor_run *run, const char *args);
+
 /* The check groups, in the order cudnnctl_doctor runs them. Each returns 0, -1 on OOM. */
 int cc_doc_check_toolkits(cc_doctor_run *run); /* doctor_system.c */
 int cc_doc_check_driver(cc_doctor_run *run);   /* doctor_system.c */
@@ -88,6 +126,28 @@ int cc_doc_check_cudnn(cc_doctor_run *run);    /* doctor_cudnn.c */
 int cc_doc_check_links(cc_doctor_run *run);    /* doctor_links.c */
 int cc_doc_check_loader(cc_doctor_run *run);   /* doctor_links.c: cuDNN 8 dlopen targets */
 int cc_doc_check_state(cc_doctor_run *run);    /* doctor_state.c: receipts and journal */
+int cc_doc_check_files(cc_doctor_run *run);    /* doctor_files.c: dangling, unreadable, stale 8 */
+int cc_doc_check_paths(cc_doctor_run *run);    /* doctor_paths.c: nvcc, loader path, shadowing */
+int cc_doc_check_consumer(cc_doctor_run *run); /* doctor_consumer.c: --for */
+int cc_doc_check_windows(cc_doctor_run *run);  /* doctor_windows.c: --platform windows-x86_64 */
+/* "--cudnn M.m --cuda C" of the newest catalog release of cuDNN major (at least minor when
+ * >= 0) that has a build for CUDA cuda_major on this platform, or NULL when the catalog has
+ * none (then no `cudnnctl install` may be suggested). doctor_fixes.c. */
+char *cc_doc_install_args(cc_doctor_run *run, int major, int minor, int cuda_major);
+void cc_doc_catalog_free(cc_doctor_run *run);
+/* Fill run->loader_dirs / llp_dirs once (doctor_finding.c). 0 ok, -1 OOM. */
+int cc_doc_loader(cc_doctor_run *run);
+/* LD_LIBRARY_PATH as the user wrote it without the entries that resolve to the resolved dir
+ * (malloc'd; "" when nothing is left). doctor_paths.c. */
+char *cc_doc_llp_without(cc_doctor_run *run, const char *dir);
+/* "export LD_LIBRARY_PATH=..." without the entries of a root-relative dir (malloc'd). */
+char *cc_doc_llp_cmd(cc_doctor_run *run, const char *dir);
+/* 1 when a copy is only cuDNN 8 sub-libraries left in a dir of a cuDNN 9 (doctor_finding.c). */
+int cc_doc_stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c);
+/* The CUDA major a library's own ELF says it was built for: DT_NEEDED libcudart.so.N,
+ * libcublasLt.so.N, libcublas.so.N, libnvrtc.so.N, or a RUNPATH naming .../cuN/lib (NVIDIA's
+ * wheels); -1 unknown. *what names the evidence (static buffer of the run). doctor_files.c. */
+int cc_doc_elf_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, char *what, size_t n);
 /* Load the receipts (before the checks: variants come from them too) and free them again. */
 int cc_doc_state_load(cc_doctor_run *run);
 void cc_doc_state_free(cc_doctor_run *run);

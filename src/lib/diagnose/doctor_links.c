@@ -67,31 +67,45 @@ static int check_stem(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const ch
         char *fix = cc_asprintf("create it: `ln -s %s %s` (or `ldconfig -n %s`); `cudnnctl "
                                 "install` makes the whole chain",
                                 want, so_m, c->path);
-        cc_doc_add(run, CC_DC_CUDNN_SONAME_LINK_MISSING, so_m, fix,
+        char *q = cc_doc_qhost(run, so_m);
+        char *cmd = q ? cc_asprintf("ln -s %s %s", want, q) : NULL;
+        cc_doc_add_cmd(run, CC_DC_CUDNN_SONAME_LINK_MISSING, so_m, fix, cmd,
                    "%s is missing beside %s: programs and the other cuDNN libraries ask the "
                    "loader for %s.so.%d and do not find it",
                    so_m, want_p, stem, c->major);
         free(fix);
+        free(cmd);
+        free(q);
     } else if (st.is_link) {
         m_real = cc_doc_resolve(run, so_m, &d2);
-        if (!m_real || d2 || strcmp(m_real, want_real) != 0) {
+        if (!m_real || d2) {
+            /* dangles: doctor_files.c names it (CUDNN_SONAME_LINK_DANGLING) */
+        } else if (strcmp(m_real, want_real) != 0) {
             char *h = cc_doc_host(run, so_m);
             char *target = h ? cc_pf_readlink(h) : NULL;
             free(h);
             char *fix = cc_asprintf("`ln -sfn %s %s`", want, so_m);
-            cc_doc_add(run, CC_DC_CUDNN_SONAME_LINK_BROKEN, so_m, fix,
-                       "%s -> %s, %s; the copy's file is %s", so_m, target ? target : "?",
-                       !m_real || d2 ? "which does not exist" : "another file", want);
+            char *q = cc_doc_qhost(run, so_m);
+            char *cmd = q ? cc_asprintf("ln -sfn %s %s", want, q) : NULL;
+            cc_doc_add_cmd(run, CC_DC_CUDNN_SONAME_LINK_BROKEN, so_m, fix, cmd,
+                       "%s -> %s, another file; the copy's file is %s", so_m,
+                       target ? target : "?", want);
             free(fix);
+            free(cmd);
+            free(q);
             free(target);
         }
     } else if (strcmp(want, cc_path_base(so_m)) != 0) {
         char *fix = cc_asprintf("replace it with a link: `ln -sfn %s %s`", want, so_m);
-        cc_doc_add(run, CC_DC_CUDNN_SONAME_FILE_SHADOWS, so_m, fix,
+        char *q = cc_doc_qhost(run, so_m);
+        char *cmd = q ? cc_asprintf("ln -sfn %s %s", want, q) : NULL;
+        cc_doc_add_cmd(run, CC_DC_CUDNN_SONAME_FILE_SHADOWS, so_m, fix, cmd,
                    "%s is a separate file beside %s: the loader uses %s, whose version cannot be "
                    "told from its name and may not be %s",
                    so_m, want, cc_path_base(so_m), c->version);
         free(fix);
+        free(cmd);
+        free(q);
     }
     if (!m_real && st.exists && !st.is_link)
         m_real = cc_strdup(want_real), d2 = 0;
@@ -102,11 +116,15 @@ static int check_stem(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const ch
     if (!ds.exists) {
         if (dev_setup && strcmp(stem, "libcudnn") == 0) {
             char *fix = cc_asprintf("`ln -s %s.so.%d %s`", stem, c->major, so);
-            cc_doc_add(run, CC_DC_CUDNN_DEV_LINK_MISSING, so, fix,
+            char *q = cc_doc_qhost(run, so);
+            char *cmd = q ? cc_asprintf("ln -s %s.so.%d %s", stem, c->major, q) : NULL;
+            cc_doc_add_cmd(run, CC_DC_CUDNN_DEV_LINK_MISSING, so, fix, cmd,
                        "%s is missing although cuDNN headers are installed (%s): linking with "
                        "-lcudnn fails",
                        so, c->include_dir);
             free(fix);
+            free(cmd);
+            free(q);
         }
     } else if (ds.is_link) {
         int d3 = 0;
@@ -117,12 +135,16 @@ static int check_stem(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const ch
             char *target = h ? cc_pf_readlink(h) : NULL;
             free(h);
             char *fix = cc_asprintf("`ln -sfn %s.so.%d %s`", stem, c->major, so);
-            cc_doc_add(run, CC_DC_CUDNN_DEV_LINK_BROKEN, so, fix,
+            char *q = cc_doc_qhost(run, so);
+            char *cmd = q ? cc_asprintf("ln -sfn %s.so.%d %s", stem, c->major, q) : NULL;
+            cc_doc_add_cmd(run, CC_DC_CUDNN_DEV_LINK_BROKEN, so, fix, cmd,
                        "%s -> %s, %s: programs linked here get another cuDNN than the loader "
                        "gives them at run time",
                        so, target ? target : "?",
                        !so_real || d3 ? "which does not exist" : "not the file libX.so.M leads to");
             free(fix);
+            free(cmd);
+            free(q);
             free(target);
         }
         free(so_real);
@@ -276,12 +298,18 @@ int cc_doc_check_loader(cc_doctor_run *run)
                                           one, c->path)
                             : cc_strdup("install the NVIDIA driver, then link libcuda.so -> "
                                         "libcuda.so.1 beside cuDNN");
-            cc_doc_add(run, CC_DC_CUDNN8_NO_LIBCUDA_SO, c->path, fix,
+            char *lk = cc_path_join(c->path, "libcuda.so");
+            char *q = lk ? cc_doc_qhost(run, lk) : NULL;
+            char *cmd = one && q ? cc_asprintf("ln -s %s %s", one, q) : NULL;
+            free(lk);
+            free(q);
+            cc_doc_add_cmd(run, CC_DC_CUDNN8_NO_LIBCUDA_SO, c->path, fix, cmd,
                        "cuDNN %s in %s dlopens the unversioned libcuda.so, which the loader "
                        "cannot find%s: \"Could not load library libcudnn_cnn_infer.so.8. Error: "
                        "libcuda.so: cannot open shared object file\"",
                        c->version, c->path, one ? " (only libcuda.so.1 exists)" : "");
             free(fix);
+            free(cmd);
             free(one);
         }
         char *nvrtc = find_lib(run, c->path, &dirs, &cache, "libnvrtc.so");
@@ -298,12 +326,18 @@ int cc_doc_check_loader(cc_doctor_run *run)
                                           src, c->path)
                             : cc_strdup("install the CUDA toolkit's nvrtc and link libnvrtc.so "
                                         "-> libnvrtc.so.<major> beside cuDNN");
-            cc_doc_add(run, CC_DC_CUDNN8_NO_LIBNVRTC_SO, c->path, fix,
+            char *lk = cc_path_join(c->path, "libnvrtc.so");
+            char *q = lk ? cc_doc_qhost(run, lk) : NULL;
+            char *cmd = src && q ? cc_asprintf("ln -s %s %s", src, q) : NULL;
+            free(lk);
+            free(q);
+            cc_doc_add_cmd(run, CC_DC_CUDNN8_NO_LIBNVRTC_SO, c->path, fix, cmd,
                        "cuDNN %s in %s dlopens the unversioned libnvrtc.so for runtime-compiled "
                        "kernels, which the loader cannot find: \"Error: libnvrtc.so: cannot "
                        "open shared object file\"",
                        c->version, c->path);
             free(fix);
+            free(cmd);
             free(src);
         }
         free(cuda);

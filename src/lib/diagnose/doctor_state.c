@@ -116,9 +116,19 @@ static void flush(cc_doctor_run *run, cc_doctor_code code, const cc_receipt *r, 
     char *fix = code == CC_DC_RECEIPT_FILE_TOUCHED
                     ? cc_strdup("run `cudnnctl doctor --deep` to compare their contents with "
                                 "the receipt")
-                    : cc_asprintf("reinstall it (`cudnnctl install --cudnn %s --force` on %s), or "
-                                  "remove it (`cudnnctl uninstall --version %s`)",
-                                  r->cudnn_version, r->target_path, r->cudnn_version);
+                    : r->archive.in_catalog || !r->archive.url
+                    ? cc_asprintf("reinstall it (`cudnnctl install --cudnn %s --cuda %s %s %s "
+                                  "--force`), or remove it (`cudnnctl uninstall --version %s`)",
+                                  r->cudnn_version, r->cuda_variant ? r->cuda_variant : "?",
+                                  r->mode == CUDNNCTL_TARGET_PREFIX ? "--prefix" : "--cuda-home",
+                                  r->target_path, r->cudnn_version)
+                    : cc_asprintf("reinstall it from the archive it came from, which the "
+                                  "catalog does not list (`cudnnctl install --archive %s "
+                                  "--sha256 %s %s %s --force`), or remove it (`cudnnctl "
+                                  "uninstall --version %s`)",
+                                  r->archive.url, r->archive.sha256 ? r->archive.sha256 : "?",
+                                  r->mode == CUDNNCTL_TARGET_PREFIX ? "--prefix" : "--cuda-home",
+                                  r->target_path, r->cudnn_version);
     cc_doc_add(run, code, r->install_dir, fix,
                "%zu file%s of the cuDNN %s install %s (receipt %s) %s: %s%s", l->n,
                l->n == 1 ? "" : "s", r->cudnn_version, r->install_dir, r->id, what,

@@ -53,12 +53,19 @@ static int check_cuda_links(cc_doctor_run *run)
                 "`cudnnctl detect`), or `ln -sfn /usr/local/cuda-X.Y %s`; remove it when no "
                 "toolkit is left",
                 p);
-            cc_doc_add(run, CC_DC_CUDA_LINK_DANGLING, p, fix,
+            const cudnnctl_toolkit *to = cudnnctl_detect_active_toolkit(run->det);
+            char *q = cc_doc_qhost(run, p);
+            char *cmd = !q ? NULL
+                        : to ? cc_asprintf("ln -sfn %s %s", to->path, q)
+                             : cc_asprintf("rm -f %s", q);
+            free(q);
+            cc_doc_add_cmd(run, CC_DC_CUDA_LINK_DANGLING, p, fix, cmd,
                        "%s -> %s%s: the link leads nowhere, so every build and program that "
                        "uses %s fails to find CUDA",
                        p, target ? target : "?", real ? ", which does not exist" : " (a link loop)",
                        p);
             free(fix);
+            free(cmd);
         } else {
             int known = 0;
             for (size_t k = 0; k < run->det->n_toolkits && !known; k++) {

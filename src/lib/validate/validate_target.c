@@ -309,6 +309,17 @@ cudnnctl_err cc_val_resolve_target(cudnnctl_ctx *ctx, const cudnnctl_validate_op
             CC_RET_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
                        "validate: %s does not exist: give the dir that holds libcudnn.so.<M>",
                        opts->target);
+    } else if (opts->cuda_home && *opts->cuda_home) {
+        /* no TARGET: the cuDNN in the named toolkit, as install and uninstall read the flag */
+        target = cc_pf_is_abs(opts->cuda_home) ? cc_rooted(ctx, opts->cuda_home)
+                                               : cc_pf_realpath(opts->cuda_home);
+        if (!target || !is_dir(target)) {
+            free(target);
+            CC_RET_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
+                       "validate: --cuda-home %s does not exist: give the CUDA toolkit whose "
+                       "cuDNN to validate (or the cuDNN dir as the TARGET argument)",
+                       opts->cuda_home);
+        }
     } else {
         cc_strv tk = {0};
         active_toolkit_dirs(ctx, &tk);

@@ -1,0 +1,221 @@
+/* doctor_finding.c: the bottom of doctor: the code table, adding a finding (with its cause, fix
+ * and the command that applies the fix), and the path helpers every check group shares. The
+ * check groups (doctor_*.c) and the run (doctor.c) build on this file; it calls none of them. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect_parse.h"
+#include "detect_path.h"
+#include "doctor_int.h"
+
+static const cudnnctl_doctor_code codes[] = {
+#define X(name, sev, summary) {#name, CUDNNCTL_SEV_##sev, summary},
+    CC_DOCTOR_CODES(X)
+#undef X
+};
+
+const cudnnctl_doctor_code *cudnnctl_doctor_codes(size_t *n)
+{
+    if (n)
+        *n = CC_DC__COUNT;
+    return codes;
+}
+
+const char *cudnnctl_severity_name(cudnnctl_severity s)
+{
+    switch (s) {
+    case CUDNNCTL_SEV_ERROR:
+        return "error";
+    case CUDNNCTL_SEV_WARNING:
+        return "warning";
+    default:
+        return "info";
+    }
+}
+
+static void add_v(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
+                  const char *command, const char *fmt, va_list ap)
+{
+    cudnnctl_doctor_result *r = run->r;
+    if (run->oom)
+        return;
+    if (r->n_findings == run->cap) {
+        size_t nc = run->cap ? run->cap * 2 : 8;
+        cudnnctl_finding *nv = realloc(r->findings, nc * sizeof(*nv));
+        if (!nv) {
+            run->oom = 1;
+            return;
+        }
+        r->findings = nv;
+        run->cap = nc;
+    }
+    char *msg = cc_vasprintf(fmt, ap);
+    cudnnctl_finding f = {codes[code].code, codes[code].severity, msg, cc_strdup(fix ? fix : ""),
+                          path ? cc_strdup(path) : NULL, command ? cc_strdup(command) : NULL};
+    if (!f.message || !f.fix || (path && !f.path) || (command && !f.command)) {
+        free(f.message);
+        free(f.fix);
+        free(f.path);
+        free(f.command);
+        run->oom = 1;
+        return;
+    }
+    /* the same finding twice (two views of one dir) says nothing new */
+    for (size_t i = 0; i < r->n_findings; i++) {
+        const cudnnctl_finding *o = &r->findings[i];
+        if (o->code == f.code && strcmp(o->message, f.message) == 0) {
+            free(f.message);
+            free(f.fix);
+            free(f.path);
+            free(f.command);
+            return;
+        }
+    }
+    r->findings[r->n_findings++] = f;
+}
+
+void cc_doc_add(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
+                const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    add_v(run, code, path, fix, NULL, fmt, ap);
+    va_end(ap);
+}
+
+void cc_doc_add_cmd(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
+                    const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    add_v(run, code, path, fix, command, fmt, ap);
+    va_end(ap);
+}
+
+int cc_doc_has(const cc_doctor_run *run, cc_doctor_code code, const char *path)
+{
+    for (size_t i = 0; i < run->r->n_findings; i++) {
+        const cudnnctl_finding *f = &run->r->findings[i];
+        if (f->code == codes[code].code && (!path || (f->path && strcmp(f->path, path) == 0)))
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- shell words ---------------------------------------------------------------------------- */
+
+char *cc_doc_quote(const char *s)
+{
+    int plain = *s != '\0';
+    for (const char *c = s; *c && plain; c++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%",
+                       *c) != NULL;
+    if (plain)
+        return cc_strdup(s);
+    cc_buf b = {0};
+    cc_buf_printf(&b, "'");
+    for (const char *c = s; *c; c++)
+        if (*c == '\'')
+            cc_buf_printf(&b, "'\\''");
+        else
+            cc_buf_printf(&b, "%c", *c);
+    cc_buf_printf(&b, "'");
+    return b.data;
+}
+
+char *cc_doc_qhost(cc_doctor_run *run, const char *path)
+{
+    char *h = cc_doc_host(run, path);
+    char *q = h ? cc_doc_quote(h) : NULL;
+    free(h);
+    return q;
+}
+
+char *cc_doc_cli(cc_doctor_run *run, const char *args)
+{
+    if (!run->ctx->root)
+        return cc_asprintf("cudnnctl %s", args);
+    char *q = cc_doc_quote(run->ctx->root);
+    char *out = q ? cc_asprintf("cudnnctl --root %s %s", q, args) : NULL;
+    free(q);
+    return out;
+}
+
+/* ---- path helpers --------------------------------------------------------------------------- */
+
+char *cc_doc_host(cc_doctor_run *run, const char *path)
+{
+    return cc_rooted(run->ctx, path);
+}
+
+int cc_doc_lstat(cc_doctor_run *run, const char *path, cc_pf_stat_t *st)
+{
+    memset(st, 0, sizeof(*st));
+    char *h = cc_doc_host(run, path);
+    int rc = h ? cc_pf_lstat(h, st) : -1;
+    free(h);
+    if (rc != 0)
+        st->exists = 0;
+    return rc;
+}
+
+char *cc_doc_resolve(cc_doctor_run *run, const char *path, int *dangling)
+{
+    return cc_dt_resolve(run->ctx, path, dangling);
+}
+
+int cc_doc_list(cc_doctor_run *run, const char *dir, const char *prefix, cc_strv *out)
+{
+    return cc_dt_list(run->ctx, dir, prefix, out);
+}
+
+const cudnnctl_toolkit *cc_doc_toolkit_of(const cudnnctl_detect_result *det, const char *dir)
+{
+    const cudnnctl_toolkit *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < det->n_toolkits; i++) {
+        const cudnnctl_toolkit *t = &det->toolkits[i];
+        const char *cands[] = {t->path, t->lib_dir};
+        for (size_t k = 0; k < 2; k++) {
+            const char *p = cands[k];
+            size_t n = p ? strlen(p) : 0;
+            if (n && strncmp(dir, p, n) == 0 && (dir[n] == '/' || dir[n] == '\0') && n > best_len) {
+                best = t;
+                best_len = n;
+            }
+        }
+    }
+    return best;
+}
+
+/* ---- facts several check groups share --------------------------------------------------- */
+
+int cc_doc_loader(cc_doctor_run *run)
+{
+    if (run->loader_done)
+        return 0;
+    run->loader_done = 1;
+    return cc_dt_loader_dirs(run->ctx, &run->loader_dirs, &run->llp_dirs);
+}
+
+/* 1 when the copy is only cuDNN 8 sub-libraries (no libcudnn.so.8) in a dir that holds a cuDNN 9:
+ * what an in-place upgrade from 8 leaves. */
+int cc_doc_stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
+{
+    if (c->major != 8 || c->n_libs == 0)
+        return 0;
+    for (size_t i = 0; i < c->n_libs; i++)
+        if (strncmp(c->libs[i], "libcudnn.so", 11) == 0)
+            return 0;
+    for (size_t i = 0; i < run->det->n_cudnn; i++) {
+        const cudnnctl_cudnn_copy *o = &run->det->cudnn[i];
+        if (o->major >= 9 && o->n_libs && strcmp(o->path, c->path) == 0)
+            return 1;
+    }
+    char *p = cc_path_join(c->path, "libcudnn.so.9");
+    cc_pf_stat_t st;
+    int nine = p && cc_doc_lstat(run, p, &st) == 0 && st.exists;
+    free(p);
+    return nine;
+}
