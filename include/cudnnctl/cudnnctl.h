@@ -95,14 +95,6 @@ CUDNNCTL_API void cudnnctl_set_log_cb(cudnnctl_ctx *ctx, cudnnctl_log_cb cb, voi
 CUDNNCTL_API void cudnnctl_set_progress_cb(cudnnctl_ctx *ctx, cudnnctl_progress_cb cb, void *user);
 CUDNNCTL_API void cudnnctl_set_event_cb(cudnnctl_ctx *ctx, cudnnctl_event_cb cb, void *user);
 
-/** Fail the N-th sys_ops call (1-based; 0 disables) — curl-style torture testing. */
-CUDNNCTL_API void cudnnctl_set_fault_injection(cudnnctl_ctx *ctx, unsigned long fail_at);
-/** With @p sticky, every sys_ops call after the injected one fails too: the process behaves as
- *  if it had died at that call (journal recovery tests). */
-CUDNNCTL_API void cudnnctl_set_fault_sticky(cudnnctl_ctx *ctx, int sticky);
-/** Number of sys_ops calls made so far (for torture loops). */
-CUDNNCTL_API unsigned long cudnnctl_sys_calls(const cudnnctl_ctx *ctx);
-
 CUDNNCTL_API const cudnnctl_error_info *cudnnctl_last_error(const cudnnctl_ctx *ctx);
 CUDNNCTL_API const char *cudnnctl_strerror(cudnnctl_err code);
 CUDNNCTL_API const char *cudnnctl_err_name(cudnnctl_err code);
@@ -124,9 +116,13 @@ CUDNNCTL_API void cudnnctl_size_text(double bytes, char *buf, size_t n);
 #include "cudnnctl/host.h"
 #include "cudnnctl/detect.h"
 #include "cudnnctl/catalog.h"
+#include "cudnnctl/plan.h"
 #include "cudnnctl/validate.h"
 #include "cudnnctl/install.h"
 #include "cudnnctl/envwire.h"
+#include "cudnnctl/use.h"
 #include "cudnnctl/doctor.h"
+#include "cudnnctl/report.h"
+#include "cudnnctl/mirror.h"
 
 #endif /* CUDNNCTL_H */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "cudnnctl/cudnnctl_test.h"
 
 static inline void cli_fault_arm(cudnnctl_ctx *ctx)
 {

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "cudnnctl/cudnnctl.h"
+#include "cudnnctl/cudnnctl_test.h"
 #include "hash.h"
 
 static char top[256], up[300], mdir[300], manifest[320], cache[300];

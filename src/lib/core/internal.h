@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cudnnctl/cudnnctl.h"
+#include "cudnnctl/cudnnctl_test.h"
 #include "platform.h"
 #include "str.h"
 #include "sys.h"
