@@ -109,6 +109,19 @@ CUDNNCTL_API const char *cudnnctl_err_name(cudnnctl_err code);
 /** Process exit code group of an error (CLI.md "Exit codes"). */
 CUDNNCTL_API int cudnnctl_err_exit_code(cudnnctl_err code);
 
+/** What this library is and what it runs with (`cudnnctl --version`). Static strings. */
+typedef struct {
+    const char *version;         /**< CUDNNCTL_VERSION_STRING */
+    const char *libarchive;      /**< version of the libarchive linked at run time */
+    const char *libcurl;         /**< libcurl's version (and its TLS backend) */
+    const char *openssl;         /**< OpenSSL's version string */
+    const char *cjson;           /**< cJSON's version */
+    const char *newest_manifest; /**< the embedded catalog's newest manifest file name */
+    size_t n_manifests;          /**< manifests embedded */
+} cudnnctl_build_info;
+
+CUDNNCTL_API const cudnnctl_build_info *cudnnctl_build_info_get(void);
+
 /** Free a string returned by the library. */
 CUDNNCTL_API void cudnnctl_free(void *p);
 

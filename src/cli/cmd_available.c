@@ -83,6 +83,17 @@ int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
         fprintf(stderr, "%zu archive%s from %zu manifests (platform %s%s)\n", n, n == 1 ? "" : "s",
                 cudnnctl_catalog_manifest_count(cat), platform ? platform : "all",
                 platform && !o->platform ? "; --platform all lists every platform" : "");
+    if (o->cudnn && n && !o->quiet) {
+        /* what --cudnn means here, resolved as plan, install, mirror and uninstall do */
+        const char **names = malloc(n * sizeof(*names));
+        for (size_t i = 0; names && i < n; i++)
+            names[i] = v[i]->cudnn_version;
+        long b = names ? cudnnctl_cudnn_resolve(o->cudnn, names, n) : -1;
+        if (b >= 0)
+            fprintf(stderr, "--cudnn %s takes %s from these (as plan, install, mirror and "
+                            "uninstall do)\n", o->cudnn, names[b]);
+        free(names);
+    }
 out:
     free(v);
     cudnnctl_free(json);
