@@ -91,6 +91,9 @@ CUDNNCTL_API void cudnnctl_ctx_free(cudnnctl_ctx *ctx);
 CUDNNCTL_API cudnnctl_err cudnnctl_set_root(cudnnctl_ctx *ctx, const char *root);
 CUDNNCTL_API cudnnctl_err cudnnctl_set_cache_dir(cudnnctl_ctx *ctx, const char *dir);
 CUDNNCTL_API cudnnctl_err cudnnctl_set_state_dir(cudnnctl_ctx *ctx, const char *dir);
+/** HTTP(S) proxy for every download ("http://proxy:3128"); NULL: libcurl's default (the
+ *  http_proxy / https_proxy / no_proxy variables). */
+CUDNNCTL_API cudnnctl_err cudnnctl_set_proxy(cudnnctl_ctx *ctx, const char *url);
 CUDNNCTL_API void cudnnctl_set_log_cb(cudnnctl_ctx *ctx, cudnnctl_log_cb cb, void *user);
 CUDNNCTL_API void cudnnctl_set_progress_cb(cudnnctl_ctx *ctx, cudnnctl_progress_cb cb, void *user);
 CUDNNCTL_API void cudnnctl_set_event_cb(cudnnctl_ctx *ctx, cudnnctl_event_cb cb, void *user);
@@ -136,5 +139,7 @@ CUDNNCTL_API void cudnnctl_free(void *p);
 #include "cudnnctl/envwire.h"
 #include "cudnnctl/validate.h"
 #include "cudnnctl/doctor.h"
+#include "cudnnctl/config.h"
+#include "cudnnctl/cache.h"
 
 #endif /* CUDNNCTL_H */

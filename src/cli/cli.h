@@ -107,6 +107,19 @@ void cli_print_version(int json);
 const char *cli_suggest_command(const char *s);
 const char *cli_suggest_option(const char *s, const cli_command *c);
 
+/* progress.c: the progress display (live line on a terminal, one line per stage otherwise) */
+void cli_progress_setup(cli_opts *o, int enabled);
+void cli_progress_attach(cudnnctl_ctx *ctx);
+int cli_progress_on(void);
+void cli_progress_break(void); /* end the live line before other output */
+void cli_progress_end(void);   /* at exit */
+void cli_progress_step(const char *text);
+
+/* cmd_config.c: the configuration applied to the options (flag > env > user > system) */
+int cli_config_apply(cli_opts *o, const cli_command *cmd, cudnnctl_ctx *ctx);
+const char *cli_config_get(const char *key);
+void cli_config_free(void);
+
 /* output.c */
 void cli_setup_output(cli_opts *o, cudnnctl_ctx *ctx);
 /* Print the context's last error (with origin under --debug); returns the exit code. */
@@ -136,6 +149,8 @@ void cli_table_free(cli_table *t);
 int cli_load_catalog(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog **out);
 /* The selection flags (--cudnn, --cuda, --platform, --for, targets, --mirror, --driver-version). */
 cudnnctl_selection cli_selection(const cli_opts *o);
+/* manifest-base-url: add BASE/redistrib_X.Y.Z.json for --cudnn X.Y[.Z] when not in the catalog */
+cudnnctl_err cli_add_base_manifest(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog *cat);
 
 /* commands (one file each) */
 int cmd_detect(cli_opts *o, cudnnctl_ctx *ctx);
@@ -154,6 +169,8 @@ int cmd_report(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_compare(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_mirror(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_help(cli_opts *o, cudnnctl_ctx *ctx);
+int cmd_config(cli_opts *o, cudnnctl_ctx *ctx);
+int cmd_cache(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_man(cli_opts *o, cudnnctl_ctx *ctx);        /* __man [CMD]: roff on stdout */
 int cmd_doc_tables(cli_opts *o, cudnnctl_ctx *ctx); /* __doc-tables: docs/cli.md's tables */
 int cmd_cli_check(cli_opts *o, cudnnctl_ctx *ctx);  /* __cli-check: getopt table vs optspecs */

@@ -69,6 +69,18 @@ const cli_command cli_commands[] = {
      "Copy manifests and archives into --to DIR for offline or air-gapped installs: then "
      "install --mirror DIR --manifest DIR/redistrib_X.json. Versions are chosen as by plan, so "
      "the same --cudnn takes the same release in both."},
+    {"config", cmd_config, "the effective configuration and where each value came from", 0, "",
+     0, 0, CLI_COMP_NONE,
+     "Show each setting (mirror, manifest-base-url, cacert, cache-dir, state-dir, proxy, "
+     "prefix), its effective value and where it came from: a flag, a CUDNNCTL_* variable, the "
+     "user's $XDG_CONFIG_HOME/cudnnctl/config or the system's /etc/cudnnctl/config (under "
+     "--root). Later sources win: flag > variable > user file > system file. Exit 1 when a file "
+     "has a problem (unknown key, syntax)."},
+    {"cache", cmd_cache, "list, verify or clean the download cache", 0, "list|verify|clean", 1, 1,
+     CLI_COMP_CACHE_OP,
+     "list: the blobs in the cache (named by their SHA-256), resumable downloads (.part), the "
+     "quarantine and cached manifests, with sizes. verify: re-hash every blob against its name "
+     "(exit 3 when one does not match). clean: remove them all (--dry-run: only say what)."},
     {"help", cmd_help, "help on a command", 0, "[COMMAND]", 0, 1, CLI_COMP_COMMAND,
      "Print the help of COMMAND (the same as cudnnctl COMMAND --help), or the list of commands."},
     {"__man", cmd_man, "(internal) a man page in roff", 1, "[COMMAND]", 0, 1, CLI_COMP_COMMAND,

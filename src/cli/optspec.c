@@ -31,14 +31,15 @@ const cli_optspec cli_optspecs[] = {
     {"sha256", 0, "HEX", "install", CLI_COMP_NONE, "expected SHA-256 of --archive"},
     {"insecure-skip-verify", 0, NULL, "install", CLI_COMP_NONE, "install an --archive whose SHA-256 is unknown"},
     {"manifest", 0, "FILE|URL", SEL, CLI_COMP_FILE, "add a redistrib JSON to the catalog (repeatable)"},
-    {"mirror", 0, "URL|DIR", "plan install", CLI_COMP_DIR, "base that an archive's relative_path is joined to"},
+    {"mirror", 0, "URL|DIR", "plan install config", CLI_COMP_DIR, "base that an archive's relative_path is joined to"},
     {"mirror", 0, "URL|DIR", "mirror", CLI_COMP_DIR, "upstream to copy from (default: NVIDIA)"},
-    {"cacert", 0, "FILE", "install mirror", CLI_COMP_FILE, "CA bundle for https"},
+    {"cacert", 0, "FILE", "install mirror config", CLI_COMP_FILE, "CA bundle for https"},
     /* target */
     {"cuda-home", 0, "DIR", "plan install uninstall rollback list validate report", CLI_COMP_DIR, "target: merge into this CUDA tree"},
-    {"prefix", 0, "DIR", "plan install uninstall rollback list use env validate report", CLI_COMP_DIR, "target: a per-version prefix under DIR"},
+    {"prefix", 0, "DIR", "plan install uninstall rollback list use env validate report config", CLI_COMP_DIR, "target: a per-version prefix under DIR"},
     /* install */
     {"dry-run", 0, NULL, "install", CLI_COMP_NONE, "say what would be done, change nothing"},
+    {"dry-run", 0, NULL, "cache", CLI_COMP_NONE, "clean: list what would be removed, remove nothing"},
     {"no-validate", 0, NULL, "install", CLI_COMP_NONE, "skip the GPU validation after installing"},
     {"force", 0, NULL, "install", CLI_COMP_NONE, "install again even when the same build is there"},
     {"no-ldconfig", 0, NULL, "install uninstall rollback use env", CLI_COMP_NONE, "do not run ldconfig"},

@@ -15,8 +15,9 @@ cli_make_root() { # DIR: CUDA 13.0 at /usr/local/cuda-13.0 (active), driver 580.
     ln -s cuda-13.0 "$r/usr/local/cuda"
 }
 
-cli_make_archive() { # WWW VERSION(4 parts) → WWW/cudnn/linux-x86_64/<name>.tar.xz (CUDA 13)
-    local www=$1 ver=$2 tmp
+cli_make_archive() { # WWW VERSION(4 parts) [MIB] → WWW/cudnn/linux-x86_64/<name>.tar.xz (CUDA 13)
+    # MIB: that many MiB of random bytes in a static library (xz cannot shrink them)
+    local www=$1 ver=$2 mib=${3:-0} tmp
     local name="cudnn-linux-x86_64-${ver}_cuda13-archive" so=${ver%.*}
     tmp=$(mktemp -d)
     mkdir -p "$tmp/$name/lib" "$tmp/$name/include" "$www/cudnn/linux-x86_64"
@@ -30,7 +31,8 @@ cli_make_archive() { # WWW VERSION(4 parts) → WWW/cudnn/linux-x86_64/<name>.ta
     printf '#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n' "$ma" "$mi" "$pa" \
         >"$tmp/$name/include/cudnn_version.h"
     echo "test double of the cuDNN license" >"$tmp/$name/LICENSE"
-    tar -C "$tmp" -cJf "$www/cudnn/linux-x86_64/$name.tar.xz" "$name"
+    [ "$mib" = 0 ] || head -c $((mib << 20)) /dev/urandom >"$tmp/$name/lib/libcudnn_adv_static.a"
+    XZ_OPT=-0 tar -C "$tmp" -cJf "$www/cudnn/linux-x86_64/$name.tar.xz" "$name"
     rm -rf "$tmp"
 }
 

@@ -169,7 +169,8 @@ static cudnnctl_err transfer(dl *d, char **why)
                                 on_head,
                                 on_data,
                                 is_cancelled,
-                                d};
+                                d,
+                                s->ctx->proxy};
         cc_transport_res res;
         uint64_t before = d->have;
         d->skip = 0;

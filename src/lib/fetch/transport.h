@@ -35,6 +35,7 @@ typedef struct {
     /* Polled during the transfer; nonzero aborts it (CUDNNCTL_E_INTERRUPTED). */
     int (*cancelled)(void *user);
     void *user;
+    const char *proxy; /* NULL = libcurl's default */
 } cc_transport_req;
 
 typedef struct {
