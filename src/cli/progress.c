@@ -2,8 +2,9 @@
  *
  * On a terminal: one live line at the bottom holds every running stage side by side (download
  * and unpack run at the same time, so they share the line instead of overwriting each other),
- * redrawn whole ("\r", text, clear to end of line) at most 10 times a second; a stage shows up
- * there only once it has run for a second (no bar for sub-second stages). When a stage ends it
+ * redrawn whole ("\r", text, spaces over what is left of a longer one) at most 10 times a
+ * second; a stage shows up there only once it has run for a second (no bar for sub-second
+ * stages). When a stage ends it
  * gets a permanent line of its own ("download  894.5 MiB in 7.4 s (120.9 MiB/s)"). Rates are
  * EWMAs with a 1 s time constant over samples >= 200 ms apart; the ETA is what is left at that
  * rate. Not a terminal, or TERM=dumb: only the permanent lines. Any other output, an error, the
@@ -30,6 +31,8 @@ static int g_mode;
 static stage g_st[8];
 static int g_n;
 static volatile int g_line_open; /* a live line is on the screen, not ended by a newline */
+static int g_line_len;           /* its width: a shorter redraw blanks the rest with spaces (no
+                                    escape sequences, so any console shows it right) */
 static uint64_t g_last_draw;
 
 static void human(char *buf, size_t n, double v)
@@ -54,9 +57,10 @@ static void amount(char *buf, size_t n, const stage *s, uint64_t v)
 void cli_progress_break(void)
 {
     if (g_line_open) {
-        fputs("\r\033[K", stderr);
+        fprintf(stderr, "\r%*s\r", g_line_len, "");
         fflush(stderr);
         g_line_open = 0;
+        g_line_len = 0;
         g_last_draw = 0;
     }
 }
@@ -180,8 +184,9 @@ static void draw(uint64_t now)
         return;
     int cols = cc_pf_term_cols(2);
     if (cols > 1 && len > (size_t)(cols - 1))
-        line[cols - 1] = '\0';
-    fprintf(stderr, "\r%s\033[K", line);
+        line[len = (size_t)(cols - 1)] = '\0';
+    fprintf(stderr, "\r%s%*s", line, g_line_len > (int)len ? g_line_len - (int)len : 0, "");
+    g_line_len = (int)len;
     fflush(stderr);
     g_line_open = len > 0;
     g_last_draw = now;
