@@ -14,7 +14,7 @@ const cli_optspec cli_optspecs[] = {
     {"quiet", 'q', NULL, "*", CLI_COMP_NONE, "only errors"},
     {"verbose", 'v', NULL, "*", CLI_COMP_NONE, "more detail (repeat for more)"},
     {"debug", 0, NULL, "*", CLI_COMP_NONE, "debug log and error origins (function, file, line)"},
-    {"no-progress", 0, NULL, "*", CLI_COMP_NONE, "no progress display (it is shown only on a terminal anyway)"},
+    {"no-progress", 0, NULL, "*", CLI_COMP_NONE, "no progress display (a live line on a terminal, else a line per stage)"},
     {"color", 0, "WHEN", "*", CLI_COMP_COLOR, "auto, always or never (NO_COLOR is honoured)"},
     {"cache-dir", 0, "DIR", "*", CLI_COMP_DIR, "download cache (default: $XDG_CACHE_HOME/cudnnctl)"},
     {"state-dir", 0, "DIR", "*", CLI_COMP_DIR, "receipts, journal, lock (default: $XDG_STATE_HOME/cudnnctl)"},
