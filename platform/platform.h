@@ -95,6 +95,11 @@ void cc_pf_unlock(cc_pf_fd fd);
 /* ---- environment / processes ---------------------------------------------------------------- */
 const char *cc_pf_getenv(const char *name);
 int cc_pf_isatty(int fd);
+/* Columns of the terminal on fd; 0 when it is none or they are unknown. */
+int cc_pf_term_cols(int fd);
+/* On an interrupt (SIGINT / SIGTERM / SIGHUP, Ctrl-C / Ctrl-Break): when *pending is non-zero,
+ * write a newline to stderr (ends a progress line), then die as the interrupt would. */
+void cc_pf_interrupt_newline(volatile int *pending);
 uint64_t cc_pf_now_ms(void); /* monotonic */
 int64_t cc_pf_time(void);    /* wall clock, seconds since the epoch */
 char *cc_pf_home_dir(void);

@@ -64,6 +64,17 @@ CUDNNCTL_API cudnnctl_err cudnnctl_catalog_json(cudnnctl_ctx *ctx, const cudnnct
 /** Number of manifests the catalog was built from (embedded + added). */
 CUDNNCTL_API size_t cudnnctl_catalog_manifest_count(const cudnnctl_catalog *cat);
 
+/**
+ * The one meaning of a cuDNN version the user gives — plan, install, mirror, available and
+ * uninstall --version all resolve it here. Among @p versions (the candidates: the archives for
+ * the selected CUDA major and platform, or the installs on a target):
+ * "9.19.0.56" is that build; "9.19.0" the newest 9.19.0 build; "9.19" the release 9.19.0 (its
+ * newest build) or, when no candidate is a 9.19.0, the newest 9.19.x; "9.19.x" and "9" the newest
+ * of the series; NULL or "" the newest of all.
+ * @return the index of the chosen version, -1 when none matches, -2 when @p spec is no version.
+ */
+CUDNNCTL_API long cudnnctl_cudnn_resolve(const char *spec, const char *const *versions, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

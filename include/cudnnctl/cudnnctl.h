@@ -91,6 +91,9 @@ CUDNNCTL_API void cudnnctl_ctx_free(cudnnctl_ctx *ctx);
 CUDNNCTL_API cudnnctl_err cudnnctl_set_root(cudnnctl_ctx *ctx, const char *root);
 CUDNNCTL_API cudnnctl_err cudnnctl_set_cache_dir(cudnnctl_ctx *ctx, const char *dir);
 CUDNNCTL_API cudnnctl_err cudnnctl_set_state_dir(cudnnctl_ctx *ctx, const char *dir);
+/** HTTP(S) proxy for every download ("http://proxy:3128"); NULL: libcurl's default (the
+ *  http_proxy / https_proxy / no_proxy variables). */
+CUDNNCTL_API cudnnctl_err cudnnctl_set_proxy(cudnnctl_ctx *ctx, const char *url);
 CUDNNCTL_API void cudnnctl_set_log_cb(cudnnctl_ctx *ctx, cudnnctl_log_cb cb, void *user);
 CUDNNCTL_API void cudnnctl_set_progress_cb(cudnnctl_ctx *ctx, cudnnctl_progress_cb cb, void *user);
 CUDNNCTL_API void cudnnctl_set_event_cb(cudnnctl_ctx *ctx, cudnnctl_event_cb cb, void *user);
@@ -100,6 +103,19 @@ CUDNNCTL_API const char *cudnnctl_strerror(cudnnctl_err code);
 CUDNNCTL_API const char *cudnnctl_err_name(cudnnctl_err code);
 /** Process exit code group of an error (CLI.md "Exit codes"). */
 CUDNNCTL_API int cudnnctl_err_exit_code(cudnnctl_err code);
+
+/** What this library is and what it runs with (`cudnnctl --version`). Static strings. */
+typedef struct {
+    const char *version;         /**< CUDNNCTL_VERSION_STRING */
+    const char *libarchive;      /**< version of the libarchive linked at run time */
+    const char *libcurl;         /**< libcurl's version (and its TLS backend) */
+    const char *openssl;         /**< OpenSSL's version string */
+    const char *cjson;           /**< cJSON's version */
+    const char *newest_manifest; /**< the embedded catalog's newest manifest file name */
+    size_t n_manifests;          /**< manifests embedded */
+} cudnnctl_build_info;
+
+CUDNNCTL_API const cudnnctl_build_info *cudnnctl_build_info_get(void);
 
 /** Free a string returned by the library. */
 CUDNNCTL_API void cudnnctl_free(void *p);
@@ -124,5 +140,7 @@ CUDNNCTL_API void cudnnctl_size_text(double bytes, char *buf, size_t n);
 #include "cudnnctl/doctor.h"
 #include "cudnnctl/report.h"
 #include "cudnnctl/mirror.h"
+#include "cudnnctl/config.h"
+#include "cudnnctl/cache.h"
 
 #endif /* CUDNNCTL_H */

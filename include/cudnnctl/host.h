@@ -17,6 +17,11 @@ CUDNNCTL_API const char *cudnnctl_host_getenv(const char *name);
 CUDNNCTL_API int cudnnctl_host_isatty(int fd);
 /** A monotonic clock in milliseconds. */
 CUDNNCTL_API uint64_t cudnnctl_host_now_ms(void);
+/** Columns of the terminal on fd, 0 when it is none (or unknown). */
+CUDNNCTL_API int cudnnctl_host_term_cols(int fd);
+/** On SIGINT/SIGTERM/SIGHUP (Ctrl-C/Ctrl-Break on Windows): when *pending is set, write "\n"
+ *  to stderr (end an open progress line) before the default action. */
+CUDNNCTL_API void cudnnctl_host_interrupt_newline(volatile int *pending);
 /** The command-line arguments as UTF-8 (Windows: from the wide command line, and the console
  *  switched to UTF-8 output; elsewhere argv itself). Call first in main(); the vector lives
  *  until exit. */

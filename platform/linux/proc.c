@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,6 +25,38 @@ const char *cc_pf_getenv(const char *name)
 int cc_pf_isatty(int fd)
 {
     return isatty(fd);
+}
+
+int cc_pf_term_cols(int fd)
+{
+    struct winsize ws;
+    if (!isatty(fd) || ioctl(fd, TIOCGWINSZ, &ws) != 0)
+        return 0;
+    return ws.ws_col;
+}
+
+static volatile int *g_newline_pending;
+
+static void on_interrupt(int sig)
+{
+    if (g_newline_pending && *g_newline_pending) {
+        ssize_t w = write(2, "\n", 1);
+        (void)w;
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cc_pf_interrupt_newline(volatile int *pending)
+{
+    g_newline_pending = pending;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
 }
 
 uint64_t cc_pf_now_ms(void)

@@ -134,6 +134,33 @@ int cc_pf_isatty(int fd)
     return GetConsoleMode((HANDLE)h, &mode) ? 1 : 0; /* _isatty() also says yes for NUL */
 }
 
+int cc_pf_term_cols(int fd)
+{
+    intptr_t h = _get_osfhandle(fd);
+    CONSOLE_SCREEN_BUFFER_INFO info;
+    if (h == -1 || h == -2 || !GetConsoleScreenBufferInfo((HANDLE)h, &info))
+        return 0;
+    return info.srWindow.Right - info.srWindow.Left + 1;
+}
+
+static volatile int *g_newline_pending;
+
+static BOOL WINAPI on_ctrl(DWORD type)
+{
+    (void)type;
+    if (g_newline_pending && *g_newline_pending) {
+        DWORD n;
+        WriteFile(GetStdHandle(STD_ERROR_HANDLE), "\r\n", 2, &n, NULL);
+    }
+    return FALSE; /* the default handler ends the process */
+}
+
+void cc_pf_interrupt_newline(volatile int *pending)
+{
+    g_newline_pending = pending;
+    SetConsoleCtrlHandler(on_ctrl, TRUE);
+}
+
 uint64_t cc_pf_now_ms(void)
 {
     /* QueryPerformanceCounter: GetTickCount64 moves in 15.6 ms steps */

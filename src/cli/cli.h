@@ -38,18 +38,89 @@ typedef struct {
 
 typedef int (*cli_run_fn)(cli_opts *o, cudnnctl_ctx *ctx);
 
+/* What completes a value (complete.c): a completer name in the tables below. */
+typedef enum {
+    CLI_COMP_NONE = 0, /* free text: nothing offered */
+    CLI_COMP_FILE,     /* a file name */
+    CLI_COMP_DIR,      /* a directory */
+    CLI_COMP_SHELL,    /* sh bash zsh fish pwsh cmd */
+    CLI_COMP_PLATFORM, /* linux-x86_64 ... (the catalog's platform keys) */
+    CLI_COMP_CUDNN,    /* cuDNN versions of the catalog (9, 9.19, 9.19.0.56) */
+    CLI_COMP_CUDA,     /* CUDA majors of the catalog and toolkit versions from detect */
+    CLI_COMP_TOOLKIT,  /* toolkit versions found by detect (use X.Y) */
+    CLI_COMP_INSTALLED,/* cuDNN versions installed by cudnnctl (receipts) */
+    CLI_COMP_COLOR,    /* auto always never */
+    CLI_COMP_COMMAND,  /* a cudnnctl command (help X) */
+    CLI_COMP_CONSUMER, /* torch==X tensorflow==X */
+    CLI_COMP_CACHE_OP  /* list verify clean (cache) */
+} cli_comp;
+
+/* One command (commands.c). args/min_args/max_args: its positional arguments (max -1: any
+ * number); description: the paragraph of `cudnnctl X --help` and cudnnctl-X(1). */
 typedef struct {
     const char *name;
     cli_run_fn run;
     const char *summary;
     int hidden;
+    const char *args;
+    int min_args, max_args;
+    cli_comp args_comp;
+    const char *description;
 } cli_command;
 
 extern const cli_command cli_commands[];
 
+/* The exit codes (commands.c; docs/cli.md has the same table). */
+typedef struct {
+    int code;
+    const char *meaning;
+} cli_exit_code;
+extern const cli_exit_code cli_exit_codes[];
+
+/* One option as the user sees it (optspec.c): ONE LINE per option. commands: "*" for every
+ * command (a global option), else the command names that take it, space-separated. The same
+ * option may have several lines with different commands and help (uninstall --all vs mirror
+ * --all). Every long option of the getopt table in opts.c needs a line here and in docs/cli.md
+ * (tests/integration/test_cli_table.sh fails otherwise). */
+typedef struct {
+    const char *name;     /* long name without "--", as in opts.c's getopt table */
+    char short_name;      /* 'q', or 0 */
+    const char *arg;      /* the value's name ("DIR"), NULL for a flag */
+    const char *commands; /* "*" or "plan install mirror" */
+    cli_comp comp;        /* how a shell completes the value */
+    const char *help;
+} cli_optspec;
+
+extern const cli_optspec cli_optspecs[];
+
 /* opts.c */
 int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd);
 void cli_usage(FILE *f);
+/* The getopt table (for the consistency check): name and has_arg of entry i, NULL at the end. */
+const char *cli_getopt_name(int i, int *has_arg);
+
+/* help.c: help, version, man pages, tables for docs/cli.md, suggestions */
+const cli_command *cli_find_command(const char *name);
+int cli_command_takes(const cli_command *c, const cli_optspec *s);
+const cli_optspec *cli_find_optspec(const char *name, const cli_command *c);
+void cli_command_help(FILE *f, const cli_command *c);
+void cli_print_version(int json);
+/* The closest of the candidates to s (edit distance <= 2 or a prefix), NULL when none. */
+const char *cli_suggest_command(const char *s);
+const char *cli_suggest_option(const char *s, const cli_command *c);
+
+/* progress.c: the progress display (live line on a terminal, one line per stage otherwise) */
+void cli_progress_setup(cli_opts *o, int enabled);
+void cli_progress_attach(cudnnctl_ctx *ctx);
+int cli_progress_on(void);
+void cli_progress_break(void); /* end the live line before other output */
+void cli_progress_end(void);   /* at exit */
+void cli_progress_step(const char *text);
+
+/* cmd_config.c: the configuration applied to the options (flag > env > user > system) */
+int cli_config_apply(cli_opts *o, const cli_command *cmd, cudnnctl_ctx *ctx);
+const char *cli_config_get(const char *key);
+void cli_config_free(void);
 
 /* output.c */
 void cli_setup_output(cli_opts *o, cudnnctl_ctx *ctx);
@@ -80,6 +151,8 @@ void cli_table_free(cli_table *t);
 int cli_load_catalog(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog **out);
 /* The selection flags (--cudnn, --cuda, --platform, --for, targets, --mirror, --driver-version). */
 cudnnctl_selection cli_selection(const cli_opts *o);
+/* manifest-base-url: add BASE/redistrib_X.Y.Z.json for --cudnn X.Y[.Z] when not in the catalog */
+cudnnctl_err cli_add_base_manifest(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog *cat);
 
 /* commands (one file each) */
 int cmd_detect(cli_opts *o, cudnnctl_ctx *ctx);
@@ -97,5 +170,12 @@ int cmd_doctor(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_report(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_compare(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_mirror(cli_opts *o, cudnnctl_ctx *ctx);
+int cmd_help(cli_opts *o, cudnnctl_ctx *ctx);
+int cmd_config(cli_opts *o, cudnnctl_ctx *ctx);
+int cmd_cache(cli_opts *o, cudnnctl_ctx *ctx);
+int cmd_man(cli_opts *o, cudnnctl_ctx *ctx);        /* __man [CMD]: roff on stdout */
+int cmd_doc_tables(cli_opts *o, cudnnctl_ctx *ctx); /* __doc-tables: docs/cli.md's tables */
+int cmd_cli_check(cli_opts *o, cudnnctl_ctx *ctx);  /* __cli-check: getopt table vs optspecs */
+int cmd_complete(cli_opts *o, cudnnctl_ctx *ctx);   /* __complete WORDS...: candidates */
 
 #endif

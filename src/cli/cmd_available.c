@@ -5,11 +5,41 @@
 
 #include "cli.h"
 
+/* manifest-base-url (configuration): the manifest of the release --cudnn names
+ * (BASE/redistrib_X.Y.Z.json) when the catalog does not have it yet. */
+cudnnctl_err cli_add_base_manifest(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog *cat)
+{
+    const char *base = cli_config_get("manifest-base-url");
+    unsigned a, b, c = 0;
+    char tail[8] = "";
+    if (!base || !o->cudnn)
+        return CUDNNCTL_E_OK;
+    int n = sscanf(o->cudnn, "%u.%u.%u%7s", &a, &b, &c, tail);
+    if (n != 2 && n != 3)
+        return CUDNNCTL_E_OK; /* a series (9, 9.19.x) or one build: nothing to add */
+    char name[64], url[2048];
+    snprintf(name, sizeof(name), "redistrib_%u.%u.%u.json", a, b, c);
+    for (size_t i = 0; i < cudnnctl_catalog_count(cat); i++) {
+        const char *m = cudnnctl_catalog_get(cat, i)->manifest;
+        size_t lm = m ? strlen(m) : 0, ln = strlen(name);
+        if (lm >= ln && strcmp(m + lm - ln, name) == 0)
+            return CUDNNCTL_E_OK;
+    }
+    size_t lb = strlen(base);
+    snprintf(url, sizeof(url), "%s%s%s", base, lb && base[lb - 1] == '/' ? "" : "/", name);
+    return cudnnctl_catalog_add_manifest(ctx, cat, url);
+}
+
 int cli_load_catalog(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog **out)
 {
     cudnnctl_err e = cudnnctl_catalog_load(ctx, out);
-    if (e != CUDNNCTL_E_OK)
+    if (e == CUDNNCTL_E_OK)
+        e = cli_add_base_manifest(o, ctx, *out);
+    if (e != CUDNNCTL_E_OK) {
+        cudnnctl_catalog_free(*out);
+        *out = NULL;
         return cli_fail(o, ctx, e);
+    }
     for (int i = 0; i < o->n_manifests; i++) {
         e = cudnnctl_catalog_add_manifest(ctx, *out, o->manifests[i]);
         if (e != CUDNNCTL_E_OK) {
@@ -83,6 +113,17 @@ int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
         fprintf(stderr, "%zu archive%s from %zu manifests (platform %s%s)\n", n, n == 1 ? "" : "s",
                 cudnnctl_catalog_manifest_count(cat), platform ? platform : "all",
                 platform && !o->platform ? "; --platform all lists every platform" : "");
+    if (o->cudnn && n && !o->quiet) {
+        /* what --cudnn means here, resolved as plan, install, mirror and uninstall do */
+        const char **names = malloc(n * sizeof(*names));
+        for (size_t i = 0; names && i < n; i++)
+            names[i] = v[i]->cudnn_version;
+        long b = names ? cudnnctl_cudnn_resolve(o->cudnn, names, n) : -1;
+        if (b >= 0)
+            fprintf(stderr, "--cudnn %s takes %s from these (as plan, install, mirror and "
+                            "uninstall do)\n", o->cudnn, names[b]);
+        free(names);
+    }
 out:
     free(v);
     cudnnctl_free(json);

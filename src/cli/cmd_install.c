@@ -72,6 +72,8 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     cudnnctl_install_result *r = NULL;
     int code = 0;
     cudnnctl_err e = cudnnctl_catalog_load(ctx, &cat);
+    if (e == CUDNNCTL_E_OK)
+        e = cli_add_base_manifest(o, ctx, cat);
     for (int i = 0; e == CUDNNCTL_E_OK && i < o->n_manifests; i++)
         e = cudnnctl_catalog_add_manifest(ctx, cat, o->manifests[i]);
     if (e == CUDNNCTL_E_OK)

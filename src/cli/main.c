@@ -15,12 +15,17 @@ int main(int argc, char **argv)
     if (cudnnctl_ctx_new(&ctx) != CUDNNCTL_E_OK)
         return 1;
     cli_setup_output(&o, ctx);
-    if ((o.root && cudnnctl_set_root(ctx, o.root) != CUDNNCTL_E_OK) ||
-        (o.cache_dir && cudnnctl_set_cache_dir(ctx, o.cache_dir) != CUDNNCTL_E_OK) ||
+    if (o.root && cudnnctl_set_root(ctx, o.root) != CUDNNCTL_E_OK)
+        rc = cli_fail(&o, ctx, cudnnctl_last_error(ctx)->code);
+    else if (cmd->name[0] != '_' && (rc = cli_config_apply(&o, cmd, ctx)) != 0)
+        ; /* the configuration failed (out of memory); the error is printed */
+    else if ((o.cache_dir && cudnnctl_set_cache_dir(ctx, o.cache_dir) != CUDNNCTL_E_OK) ||
         (o.state_dir && cudnnctl_set_state_dir(ctx, o.state_dir) != CUDNNCTL_E_OK))
         rc = cli_fail(&o, ctx, cudnnctl_last_error(ctx)->code);
     else
         rc = cmd->run(&o, ctx);
+    cli_progress_end();
+    cli_config_free();
     cudnnctl_ctx_free(ctx);
     return rc;
 }

@@ -60,36 +60,146 @@ static const struct option longopts[] = {
     {0, 0, 0, 0},
 };
 
-void cli_usage(FILE *f)
+const char *cli_getopt_name(int i, int *has_arg)
 {
-    fprintf(f, "usage: cudnnctl [global options] <command> [options]\n\ncommands:\n");
-    for (const cli_command *c = cli_commands; c->name; c++)
-        if (!c->hidden)
-            fprintf(f, "  %-10s %s\n", c->name, c->summary);
-    fprintf(f,
-            "\nglobal options:\n"
-            "  --root DIR         resolve every absolute path under DIR\n"
-            "  --json             machine output on stdout\n"
-            "  -q, -v, --debug    quieter, more, error origins\n"
-            "  --no-progress, --color=auto|always|never\n"
-            "  --cache-dir DIR, --state-dir DIR\n"
-            "selection: --cudnn V  --cuda M[.m]  --platform P  --for torch==X|tensorflow==X\n"
-            "           --driver-version V (plan for another machine's driver)\n"
-            "source:    --archive FILE|URL [--sha256 HEX | --insecure-skip-verify]\n"
-            "           --manifest FILE|URL  --mirror URL|DIR  --cacert FILE\n"
-            "target:    --cuda-home DIR | --prefix DIR\n"
-            "install:   --dry-run --no-validate --force --no-ldconfig\n"
-            "           --connections N (download over N connections; 0 = automatic, 1 = one)\n"
-            "uninstall: --version V | --all\n"
-            "use:       X.Y (a CUDA toolkit) | --cudnn V --prefix DIR [--cuda M] [--deep] (switch\n"
-            "           between cuDNN versions installed side by side: a link flip)\n"
-            "env:       --shell S --ld-library-path | --persist [--system] | --remove [--system]\n"
-            "validate:  --device N --timeout SECONDS\n"
-            "doctor:    --deep (re-hash the files of install receipts)  --for torch==X\n"
-            "           --platform windows-x86_64 --root DIR [--windows-env FILE (NAME=VALUE)]\n"
-            "report:    --validate (also validate the active cuDNN; --device, --timeout)\n"
-            "mirror:    --to DIR [--all-platforms] [--all] (selection as for plan; --mirror URL "
-            "= upstream)\n");
+    if (i < 0 || (size_t)i >= sizeof(longopts) / sizeof(longopts[0]) || !longopts[i].name)
+        return NULL;
+    if (has_arg)
+        *has_arg = longopts[i].has_arg;
+    return longopts[i].name;
+}
+
+static const struct option *find_long(const char *name, size_t n)
+{
+    for (const struct option *p = longopts; p->name; p++)
+        if (strlen(p->name) == n && strncmp(p->name, name, n) == 0)
+            return p;
+    return NULL;
+}
+
+/* `cudnnctl [global options] --version` before any command word: the version, not uninstall's
+ * --version V. Returns 1 (plain) or 2 (--json) when so, else 0. */
+static int version_requested(int argc, char **argv)
+{
+    int json = 0, asked = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0 || a[0] != '-' || !a[1])
+            break; /* the command word */
+        if (strcmp(a, "--version") == 0)
+            asked = 1;
+        else if (strcmp(a, "--json") == 0)
+            json = 1;
+        else if (a[1] == '-' && !strchr(a, '=')) {
+            const struct option *p = find_long(a + 2, strlen(a + 2));
+            if (p && p->has_arg == required_argument)
+                i++; /* its value */
+        }
+    }
+    return asked ? 1 + json : 0;
+}
+
+/* The long name of what getopt returned (for the per-command check and messages). */
+static const char *seen_name(int c, int li)
+{
+    if (li >= 0)
+        return longopts[li].name;
+    return c == 'q' ? "quiet" : c == 'v' ? "verbose" : c == 'h' ? "help" : "?";
+}
+
+static int unknown_option(const char *arg, const cli_command *cmd)
+{
+    char name[64];
+    size_t n = strcspn(arg, "=");
+    snprintf(name, sizeof(name), "%.*s", (int)(n < 60 ? n : 60), arg);
+    const char *near = name[0] == '-' && name[1] == '-' ? cli_suggest_option(name + 2, cmd) : NULL;
+    if (near)
+        fprintf(stderr, "cudnnctl: unknown option '%s'; did you mean '--%s'?\n", name, near);
+    else
+        fprintf(stderr, "cudnnctl: unknown option '%s'\n", name);
+    fprintf(stderr, "cudnnctl: see cudnnctl %s%s--help\n", cmd ? cmd->name : "", cmd ? " " : "");
+    return 2;
+}
+
+static int missing_value(const char *name)
+{
+    const cli_optspec *s = cli_find_optspec(name, NULL);
+    fprintf(stderr, "cudnnctl: option '--%s' needs a value%s%s%s\n", name, s ? " (" : "",
+            s ? s->arg : "", s ? ")" : "");
+    return 2;
+}
+
+/* After parsing: every option given is one the command takes, the arguments fit. */
+static int check_usage(char **seen, int n_seen, const cli_opts *o, const cli_command *cmd)
+{
+    for (int i = 0; i < n_seen; i++) {
+        if (cli_find_optspec(seen[i], cmd))
+            continue;
+        fprintf(stderr, "cudnnctl: '%s' does not take --%s", cmd->name, seen[i]);
+        const char *sep = " (it is an option of: ";
+        for (const cli_command *c = cli_commands; c->name; c++)
+            if (!c->hidden && cli_find_optspec(seen[i], c)) {
+                fprintf(stderr, "%s%s", sep, c->name);
+                sep = ", ";
+            }
+        fprintf(stderr, "%s\ncudnnctl: see cudnnctl %s --help\n", *sep == ',' ? ")" : "",
+                cmd->name);
+        return 2;
+    }
+    if (cmd->max_args >= 0 && o->n_args > cmd->max_args) {
+        if (cmd->max_args == 0)
+            fprintf(stderr, "cudnnctl: '%s' takes no arguments (got '%s')\n", cmd->name,
+                    o->args[0]);
+        else
+            fprintf(stderr, "cudnnctl: '%s' takes at most %d argument%s: %s (got '%s' too)\n",
+                    cmd->name, cmd->max_args, cmd->max_args == 1 ? "" : "s", cmd->args,
+                    o->args[cmd->max_args]);
+        fprintf(stderr, "cudnnctl: see cudnnctl %s --help\n", cmd->name);
+        return 2;
+    }
+    if (o->n_args < cmd->min_args) {
+        fprintf(stderr, "cudnnctl: '%s' needs %s\ncudnnctl: see cudnnctl %s --help\n", cmd->name,
+                cmd->args, cmd->name);
+        return 2;
+    }
+    return -1;
+}
+
+static int add_arg(cli_opts *o, char *a)
+{
+    char **na = realloc(o->args, sizeof(char *) * (size_t)(o->n_args + 1));
+    if (!na)
+        return 1;
+    o->args = na;
+    o->args[o->n_args++] = a;
+    return 0;
+}
+
+/* A positional word: the command, or one of its arguments. Returns -1 to go on, else a code. */
+static int positional(int argc, char **argv, cli_opts *o, const cli_command **cmd)
+{
+    const char *name = argv[optind];
+    if (*cmd) {
+        if (add_arg(o, argv[optind++]))
+            return 1;
+        return -1;
+    }
+    *cmd = cli_find_command(name);
+    if (!*cmd) {
+        const char *near = cli_suggest_command(name);
+        if (near)
+            fprintf(stderr, "cudnnctl: unknown command '%s'; did you mean '%s'?\n", name, near);
+        else
+            fprintf(stderr, "cudnnctl: unknown command '%s'\n", name);
+        fprintf(stderr, "cudnnctl: see cudnnctl help\n");
+        return 2;
+    }
+    optind++;
+    if ((*cmd)->max_args == -2) /* every word after it, verbatim */
+        while (optind < argc)
+            if (add_arg(o, argv[optind++]))
+                return 1;
+    return -1;
 }
 
 /* Returns -1 to go on and run *cmd, else the exit code to end with. */
@@ -99,29 +209,33 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
     o->color = 2;
     o->timeout_s = 60;
     opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "+qvh", longopts, NULL)) != -1 || optind < argc) {
+    int v = version_requested(argc, argv);
+    if (v) {
+        cli_print_version(v == 2);
+        return 0;
+    }
+    char *seen[64];
+    int n_seen = 0, help = 0, c, li = -1;
+    while ((li = -1, c = getopt_long(argc, argv, "+:qvh", longopts, &li)) != -1 ||
+           optind < argc) {
         if (c == -1) {
-            /* a positional argument: the command, or one of its arguments */
-            if (!*cmd) {
-                const char *name = argv[optind];
-                for (const cli_command *k = cli_commands; k->name; k++)
-                    if (strcmp(k->name, name) == 0)
-                        *cmd = k;
-                if (!*cmd) {
-                    fprintf(stderr, "cudnnctl: unknown command '%s' (see cudnnctl --help)\n", name);
-                    return 2;
-                }
-            } else {
-                char **na = realloc(o->args, sizeof(char *) * (size_t)(o->n_args + 1));
-                if (!na)
-                    return 1;
-                o->args = na;
-                o->args[o->n_args++] = argv[optind];
-            }
-            optind++;
+            int rc = positional(argc, argv, o, cmd);
+            if (rc >= 0)
+                return rc;
             continue;
         }
+        if (c == '?')
+            return unknown_option(optopt && optopt < 256 ? (char[]){'-', (char)optopt, 0}
+                                                         : argv[optind - 1],
+                                  *cmd);
+        if (c == ':')
+            return missing_value(optopt && optopt < 256 ? seen_name(optopt, -1)
+                                                        : argv[optind - 1] + 2);
+        if (li >= 0 && longopts[li].has_arg == required_argument && optarg[0] == '-' &&
+            optarg[1] == '-' && find_long(optarg + 2, strcspn(optarg + 2, "=")))
+            return missing_value(longopts[li].name); /* "--cudnn --cuda 13": no value */
+        if (n_seen < (int)(sizeof(seen) / sizeof(seen[0])))
+            seen[n_seen++] = (char *)seen_name(c, li);
         switch (c) {
         case O_ROOT: o->root = optarg; break;
         case O_JSON: o->json = 1; break;
@@ -202,21 +316,25 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
         }
         case O_WINDOWS_ENV: o->windows_env = optarg; break;
         case 'h':
-        case O_HELP: cli_usage(stdout); return 0;
+        case O_HELP: help = 1; break;
         case O_PRINT_VERSION: printf("cudnnctl %s\n", CUDNNCTL_VERSION_STRING); return 0;
-        default:
-            if (optopt && optopt < 256)
-                fprintf(stderr, "cudnnctl: unknown or incomplete option '-%c'\n", optopt);
-            else
-                fprintf(stderr, "cudnnctl: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            fprintf(stderr, "cudnnctl: see cudnnctl --help\n");
-            return 2;
+        default: return unknown_option(argv[optind - 1], *cmd);
         }
+    }
+    if (help) {
+        if (*cmd)
+            cli_command_help(stdout, *cmd);
+        else
+            cli_usage(stdout);
+        return 0;
     }
     if (!*cmd) {
         cli_usage(stderr);
         return 2;
     }
+    int rc = check_usage(seen, n_seen, o, *cmd);
+    if (rc >= 0)
+        return rc;
     if (o->cuda_home && o->prefix) {
         fprintf(stderr, "cudnnctl: give either --cuda-home or --prefix, not both\n");
         return 2;

@@ -6,7 +6,6 @@
 #include "cli.h"
 
 static cli_opts *g_opts;
-static int g_progress_shown;
 
 static void on_log(void *user, cudnnctl_log_level lvl, const char *msg)
 {
@@ -17,57 +16,15 @@ static void on_log(void *user, cudnnctl_log_level lvl, const char *msg)
     if ((int)lvl > max)
         return;
     static const char *names[] = {"error", "warning", "info", "debug"};
-    if (g_progress_shown) {
-        fputc('\n', stderr);
-        g_progress_shown = 0;
-    }
+    cli_progress_break();
     fprintf(stderr, "cudnnctl: %s: %s\n", names[lvl], msg);
-}
-
-static void on_progress(void *user, const cudnnctl_progress *p)
-{
-    (void)user;
-    static uint64_t t0, last_draw;
-    static const char *last_stage;
-    uint64_t now = cudnnctl_host_now_ms();
-    if (p->stage != last_stage) {
-        last_stage = p->stage;
-        t0 = now;
-        last_draw = 0;
-    }
-    int finished = p->total && p->done >= p->total;
-    if (!finished && now - last_draw < 100)
-        return;
-    last_draw = now;
-    double secs = (double)(now - t0) / 1000.0;
-    double rate = secs > 0 ? (double)p->done / secs : 0;
-    char done[32], total[32], rs[32];
-    cudnnctl_size_text((double)p->done, done, sizeof(done));
-    cudnnctl_size_text((double)p->total, total, sizeof(total));
-    cudnnctl_size_text(rate, rs, sizeof(rs));
-    if (p->total) {
-        int pct = (int)(100.0 * (double)p->done / (double)p->total);
-        int bar = pct / 4;
-        char b[26];
-        for (int i = 0; i < 25; i++)
-            b[i] = i < bar ? '#' : '.';
-        b[25] = '\0';
-        double eta = rate > 0 ? (double)(p->total - p->done) / rate : 0;
-        fprintf(stderr, "\r%-9s [%s] %3d%% %s / %s  %s/s  ETA %02d:%02d ", p->stage, b, pct, done,
-                total, rs, (int)eta / 60, (int)eta % 60);
-    } else {
-        fprintf(stderr, "\r%-9s %s  %s/s ", p->stage, done, rs);
-    }
-    g_progress_shown = 1;
-    if (finished) {
-        fputc('\n', stderr);
-        g_progress_shown = 0;
-    }
 }
 
 static void on_event(void *user, const cudnnctl_event *ev)
 {
     cli_opts *o = user;
+    if (ev->kind == CUDNNCTL_EV_STEP)
+        cli_progress_step(ev->text);
     if (ev->kind == CUDNNCTL_EV_WARNING && ev->text)
         cli_warn(o, "%s", ev->text);
     else if (ev->kind == CUDNNCTL_EV_STEP && ev->text && o->verbose)
@@ -81,17 +38,14 @@ void cli_setup_output(cli_opts *o, cudnnctl_ctx *ctx)
     g_opts = o;
     cudnnctl_set_log_cb(ctx, on_log, o);
     cudnnctl_set_event_cb(ctx, on_event, o);
-    if (!o->json && !o->no_progress && !o->quiet && cudnnctl_host_isatty(2))
-        cudnnctl_set_progress_cb(ctx, on_progress, o);
+    cli_progress_setup(o, 1);
+    cli_progress_attach(ctx);
 }
 
 int cli_fail(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_err e)
 {
     const cudnnctl_error_info *ei = cudnnctl_last_error(ctx);
-    if (g_progress_shown) {
-        fputc('\n', stderr);
-        g_progress_shown = 0;
-    }
+    cli_progress_break();
     const char *detail = (ei->code == e && ei->detail && *ei->detail) ? ei->detail
                                                                       : cudnnctl_strerror(e);
     fprintf(stderr, "cudnnctl: error: %s\n", detail);
@@ -112,6 +66,7 @@ void cli_info(cli_opts *o, const char *fmt, ...)
 {
     if (o->quiet)
         return;
+    cli_progress_break();
     va_list ap;
     va_start(ap, fmt);
     FILE *f = o->json ? stderr : stdout;
@@ -123,6 +78,7 @@ void cli_info(cli_opts *o, const char *fmt, ...)
 void cli_warn(cli_opts *o, const char *fmt, ...)
 {
     (void)o;
+    cli_progress_break();
     va_list ap;
     va_start(ap, fmt);
     fputs("cudnnctl: warning: ", stderr);

@@ -6,10 +6,11 @@
 #include <cjson/cJSON.h>
 
 #include "catalog_int.h"
+#include "select.h"
 
 typedef struct {
     int has_cudnn;
-    cc_version cudnn;
+    cc_cudnn_pin cudnn; /* as --cudnn means it everywhere: 9, 9.13, 9.13.x, 9.13.0.50 */
     int cuda_major, cuda_minor; /* 0 = any; minor -1 = any build of that major */
     const char *platform;       /* NULL = any */
 } filter;
@@ -21,9 +22,10 @@ static cudnnctl_err filter_prepare(cudnnctl_ctx *ctx, const cudnnctl_catalog_fil
     if (!f)
         return CUDNNCTL_E_OK;
     if (f->cudnn && *f->cudnn) {
-        if (cc_version_parse(f->cudnn, &out->cudnn) != 0)
+        if (cc_cudnn_pin_parse(f->cudnn, &out->cudnn) != 0)
             return CC_ERR(ctx, CUDNNCTL_E_BAD_VERSION,
-                          "--cudnn %s is not a version: give 9, 9.13 or 9.13.0.50", f->cudnn);
+                          "--cudnn %s is not a version: give 9, 9.13, 9.13.x or 9.13.0.50",
+                          f->cudnn);
         out->has_cudnn = 1;
     }
     if (f->cuda && *f->cuda &&
@@ -47,11 +49,8 @@ static int filter_match(const filter *f, const cudnnctl_archive *a)
         if (f->cuda_minor >= 0 && a->cuda_minor > f->cuda_minor)
             return 0;
     }
-    if (f->has_cudnn) {
-        cc_version v;
-        if (cc_version_parse(a->cudnn_version, &v) != 0 || !cc_version_prefix_match(&f->cudnn, &v))
-            return 0;
-    }
+    if (f->has_cudnn && !cc_cudnn_pin_match(&f->cudnn, a->cudnn_version))
+        return 0;
     return 1;
 }
 

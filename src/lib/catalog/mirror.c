@@ -61,20 +61,22 @@ static cudnnctl_err select_entries(cudnnctl_ctx *ctx, const cudnnctl_catalog *ca
                    o->all_platforms ? "" : platform);
     }
     if (!o->all_versions) {
-        /* newest first: keep the archives of the release the first entry belongs to */
-        cc_version best;
-        cc_version_parse(v[0]->cudnn_version, &best);
+        /* the release --cudnn means, as plan and install take it (cudnnctl_cudnn_resolve) */
+        const char **names = malloc(nv * sizeof(*names));
+        if (!names) {
+            cudnnctl_free(v);
+            CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < nv; i++)
+            names[i] = v[i]->cudnn_version;
+        long b = cudnnctl_cudnn_resolve(o->cudnn, names, nv);
+        char *chosen = b >= 0 ? cc_strdup(names[b]) : NULL;
+        free(names);
         size_t k = 0;
-        for (size_t i = 0; i < nv; i++) {
-            cc_version x;
-            if (cc_version_parse(v[i]->cudnn_version, &x) == 0 && cc_version_cmp(&x, &best) > 0)
-                best = x;
-        }
-        for (size_t i = 0; i < nv; i++) {
-            cc_version x;
-            if (cc_version_parse(v[i]->cudnn_version, &x) == 0 && cc_version_cmp(&x, &best) == 0)
+        for (size_t i = 0; i < nv && chosen; i++)
+            if (cc_version_cmp_str(v[i]->cudnn_version, chosen) == 0)
                 v[k++] = v[i];
-        }
+        free(chosen);
         nv = k;
     }
     *out = v;

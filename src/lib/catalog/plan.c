@@ -88,8 +88,20 @@ static cudnnctl_err resolve_cuda(inputs *in)
         for (size_t i = 0; i < det->n_toolkits; i++)
             if (det->toolkits[i].path && same_dir(ctx, sel->cuda_home, det->toolkits[i].path))
                 in->tk = &det->toolkits[i];
-    } else if (!sel->prefix && det && !in->foreign) {
+    } else if (det && !in->foreign) {
+        /* also for --prefix: without --cuda the active toolkit's major decides */
         in->tk = cudnnctl_detect_active_toolkit(det);
+    }
+    if (sel->cuda_home) {
+        char *real = cc_rooted(ctx, sel->cuda_home);
+        int dir = real && is_dir(real);
+        free(real);
+        if (!dir)
+            return CC_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
+                          "--cuda-home %s: no such directory (give the root of a CUDA toolkit, "
+                          "e.g. /usr/local/cuda-13.0 — cudnnctl detect lists them — or install "
+                          "into --prefix DIR)",
+                          sel->cuda_home);
     }
     if (sel->cuda && *sel->cuda) {
         if (cc_cuda_variant_parse(sel->cuda, &in->cuda_major, &in->cuda_minor) != 0)
@@ -106,8 +118,8 @@ static cudnnctl_err resolve_cuda(inputs *in)
     } else if (in->tk && in->tk->major > 0) {
         in->cuda_major = in->tk->major;
         in->cuda_minor = in->tk->minor;
-        in->cuda_from =
-            cc_asprintf("toolkit %s is %s", in->tk->path, in->tk->version ? in->tk->version : "?");
+        in->cuda_from = cc_asprintf("%stoolkit %s is %s", sel->prefix ? "the active " : "",
+                                    in->tk->path, in->tk->version ? in->tk->version : "?");
     }
     if (sel->for_pkg) {
         cudnnctl_err e =
@@ -131,8 +143,10 @@ static cudnnctl_err resolve_cuda(inputs *in)
     if (!in->cuda_major) {
         if (sel->cuda_home)
             return CC_ERR(ctx, CUDNNCTL_E_NO_TOOLKIT,
-                          "cannot tell the CUDA version of %s (no toolkit detected there): pass "
-                          "--cuda M (13, 12, ...) for it",
+                          "--cuda-home %s is not a CUDA toolkit (no version.json, version.txt, "
+                          "bin/nvcc or libcudart found there): give the root of a toolkit "
+                          "(cudnnctl detect lists them), or --prefix DIR to install cuDNN on its "
+                          "own",
                           sel->cuda_home);
         if (in->foreign)
             return CC_ERR(ctx, CUDNNCTL_E_NO_TOOLKIT,

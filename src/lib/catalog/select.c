@@ -48,6 +48,27 @@ static int patch_of(const char *version)
     return cc_version_parse(version, &v) == 0 ? v.part[2] : -1;
 }
 
+long cudnnctl_cudnn_resolve(const char *spec, const char *const *versions, size_t n)
+{
+    cc_cudnn_pin pin;
+    int has_pin = spec && *spec;
+    if (has_pin && cc_cudnn_pin_parse(spec, &pin) != 0)
+        return -2;
+    long best = -1;
+    int best_release = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!versions[i] || (has_pin && !cc_cudnn_pin_match(&pin, versions[i])))
+            continue;
+        int release = has_pin && pin.release && patch_of(versions[i]) == 0;
+        if (best < 0 || release > best_release ||
+            (release == best_release && cc_version_cmp_str(versions[i], versions[best]) > 0)) {
+            best = (long)i;
+            best_release = release;
+        }
+    }
+    return best;
+}
+
 static int major_of(const char *version)
 {
     cc_version v;

@@ -174,6 +174,24 @@ cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
         c->file_name = url_base(o->archive);
         if (!c->file_name || !*c->file_name)
             CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "--archive '%s' names no file", o->archive);
+        if (!is_url(o->archive)) { /* a file at hand: say plainly when it is not there */
+            cc_pf_stat_t ast;
+            char *aabs = cc_tx_absolute(o->archive);
+            char *areal = aabs ? cc_rooted(ctx, aabs) : NULL;
+            int st_ok = areal && cc_pf_stat(areal, &ast) == 0 && ast.exists;
+            free(aabs);
+            free(areal);
+            if (!st_ok)
+                CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                           "--archive %s: no such file (give the path of a downloaded "
+                           "cudnn-*-archive.tar.xz or .zip, or a URL)",
+                           o->archive);
+            if (ast.is_dir)
+                CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                           "--archive %s is a directory, not an archive file (for a directory "
+                           "of archives use --mirror DIR)",
+                           o->archive);
+        }
         entry = cat ? cudnnctl_catalog_find_file(cat, c->file_name) : NULL;
         if (entry) {
             sel.cudnn = entry->cudnn_version;

@@ -427,21 +427,34 @@ static long choose(cudnnctl_ctx *ctx, const cc_receipts *rs, const char *target,
                    const cudnnctl_uninstall_opts *o, int rollback, cudnnctl_err *rc)
 {
     long newest = -1, match = -1, n_match = 0, active = -1;
-    cc_version want;
     *rc = CUDNNCTL_E_OK;
-    if (o->version && cc_version_parse(o->version, &want) != 0) {
-        *rc = CC_ERR(ctx, CUDNNCTL_E_BAD_VERSION, "--version takes a version like 9.19, not '%s'",
-                     o->version);
-        return -1;
+    /* --version means what it means for plan and install (cudnnctl_cudnn_resolve), among the
+     * installs on this target */
+    const char *want = NULL;
+    if (o->version) {
+        const char **names = calloc(rs->n ? rs->n : 1, sizeof(*names));
+        if (!names) {
+            *rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            return -1;
+        }
+        for (size_t i = 0; i < rs->n; i++)
+            if (strcmp(rs->v[i].target_path, target) == 0)
+                names[i] = rs->v[i].cudnn_version;
+        long b = cudnnctl_cudnn_resolve(o->version, names, rs->n);
+        free(names);
+        if (b == -2) {
+            *rc = CC_ERR(ctx, CUDNNCTL_E_BAD_VERSION,
+                         "--version takes a version like 9.19, not '%s'", o->version);
+            return -1;
+        }
+        want = b >= 0 ? rs->v[b].cudnn_version : NULL;
     }
     for (size_t i = 0; i < rs->n; i++) {
         const cc_receipt *r = &rs->v[i];
         if (strcmp(r->target_path, target) != 0)
             continue;
         newest = (long)i;
-        cc_version have;
-        if (o->version && cc_version_parse(r->cudnn_version, &have) == 0 &&
-            cc_version_prefix_match(&want, &have)) {
+        if (want && strcmp(r->cudnn_version, want) == 0) {
             match = (long)i;
             n_match++;
         }

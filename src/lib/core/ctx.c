@@ -23,6 +23,7 @@ void cudnnctl_ctx_free(cudnnctl_ctx *ctx)
     free(ctx->root);
     free(ctx->cache_dir);
     free(ctx->state_dir);
+    free(ctx->proxy);
     free(ctx->err_detail);
     free(ctx);
 }
@@ -65,6 +66,16 @@ cudnnctl_err cudnnctl_set_cache_dir(cudnnctl_ctx *ctx, const char *dir)
 cudnnctl_err cudnnctl_set_state_dir(cudnnctl_ctx *ctx, const char *dir)
 {
     return set_dir(ctx, &ctx->state_dir, dir, "--state-dir");
+}
+
+cudnnctl_err cudnnctl_set_proxy(cudnnctl_ctx *ctx, const char *url)
+{
+    char *p = url && *url ? cc_strdup(url) : NULL;
+    if (url && *url && !p)
+        return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    free(ctx->proxy);
+    ctx->proxy = p;
+    return CUDNNCTL_E_OK;
 }
 
 void cudnnctl_set_log_cb(cudnnctl_ctx *ctx, cudnnctl_log_cb cb, void *user)

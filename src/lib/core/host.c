@@ -21,3 +21,13 @@ char **cudnnctl_host_args_utf8(int argc, char **argv)
 {
     return cc_pf_args_utf8(argc, argv);
 }
+
+int cudnnctl_host_term_cols(int fd)
+{
+    return cc_pf_term_cols(fd);
+}
+
+void cudnnctl_host_interrupt_newline(volatile int *pending)
+{
+    cc_pf_interrupt_newline(pending);
+}

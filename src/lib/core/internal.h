@@ -17,6 +17,7 @@ struct cudnnctl_ctx {
     char *root;      /* NULL or an absolute dir every absolute path is resolved under */
     char *cache_dir; /* NULL = platform default */
     char *state_dir; /* NULL = platform default */
+    char *proxy;     /* NULL = libcurl's own (the *_proxy variables) */
     cudnnctl_log_cb log_cb;
     void *log_user;
     cudnnctl_progress_cb progress_cb;

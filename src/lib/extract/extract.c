@@ -17,7 +17,7 @@
 #include "layout.h"
 
 #define READ_BLOCK (1u << 20)
-#define PROGRESS_STEP (8ull << 20)
+#define PROGRESS_STEP (1ull << 20) /* the CLI redraws its line at most 10 times a second */
 /* Far beyond any cuDNN archive (the 9.x Linux payload is ~1 GiB unpacked with static libs):
  * a bound against decompression bombs filling the disk. */
 #define MAX_TOTAL_BYTES (64ull << 30)

@@ -170,7 +170,8 @@ static cudnnctl_err transfer(dl *d, char **why)
                                 on_data,
                                 is_cancelled,
                                 d,
-                                0};
+                                0,
+                                s->ctx->proxy};
         cc_transport_res res;
         uint64_t before = d->have;
         d->skip = 0;

@@ -398,6 +398,7 @@ static int next_req(void *user, cc_transport_req *req)
         req->offset = p->start + p->got;
         req->limit = p->end;
         req->cacert = r->s->cacert;
+        req->proxy = r->s->ctx->proxy;
         req->low_speed_bytes = r->s->low_speed_bytes;
         req->low_speed_secs = r->s->low_speed_secs;
         req->connect_timeout_secs = r->s->connect_timeout_secs;

@@ -38,6 +38,7 @@ typedef struct {
     /* > 0: a bounded range, bytes [offset, limit) (Range: bytes=offset-(limit-1)); 0: to the
      * end. A bounded request that ends early is a short body (retryable), as without a limit. */
     uint64_t limit;
+    const char *proxy; /* NULL = libcurl's default */
 } cc_transport_req;
 
 typedef struct {

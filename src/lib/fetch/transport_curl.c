@@ -327,6 +327,8 @@ static void setup_easy(CURL *h, xfer *x, char *errbuf, char range[64])
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
     if (req->cacert)
         curl_easy_setopt(h, CURLOPT_CAINFO, req->cacert);
+    if (req->proxy)
+        curl_easy_setopt(h, CURLOPT_PROXY, req->proxy);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "cudnnctl/" CUDNNCTL_VERSION_STRING);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, (long)req->connect_timeout_secs);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, (long)req->low_speed_bytes);

@@ -1,0 +1,247 @@
+/* help.c: what the command table says to people: the global and per-command help, "did you
+ * mean" suggestions, and `cudnnctl --version`. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gitversion.h"
+
+const cli_command *cli_find_command(const char *name)
+{
+    for (const cli_command *k = cli_commands; k->name; k++)
+        if (strcmp(k->name, name) == 0)
+            return k;
+    return NULL;
+}
+
+/* Is word one of the space-separated words of list ("*" holds every word)? */
+static int in_list(const char *list, const char *word)
+{
+    if (strcmp(list, "*") == 0)
+        return 1;
+    size_t n = strlen(word);
+    for (const char *p = list; *p;) {
+        size_t m = strcspn(p, " ");
+        if (m == n && strncmp(p, word, n) == 0)
+            return 1;
+        p += m;
+        while (*p == ' ')
+            p++;
+    }
+    return 0;
+}
+
+int cli_command_takes(const cli_command *c, const cli_optspec *s)
+{
+    return in_list(s->commands, c->name);
+}
+
+const cli_optspec *cli_find_optspec(const char *name, const cli_command *c)
+{
+    for (const cli_optspec *s = cli_optspecs; s->name; s++)
+        if (strcmp(s->name, name) == 0 && (!c || cli_command_takes(c, s)))
+            return s;
+    return NULL;
+}
+
+/* "--cudnn V", "-q, --quiet" */
+static void opt_label(char *buf, size_t n, const cli_optspec *s)
+{
+    char sh[8] = "";
+    if (s->short_name)
+        snprintf(sh, sizeof(sh), "-%c, ", s->short_name);
+    snprintf(buf, n, "%s--%s%s%s", sh, s->name, s->arg ? " " : "", s->arg ? s->arg : "");
+}
+
+/* An option's help after its label (column 29), wrapped at 79 columns. */
+static void help_text(FILE *f, const char *text)
+{
+    int col = 28;
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        int n = (int)strcspn(p, " ");
+        if (!n)
+            break;
+        if (col > 28 && col + 1 + n > 79) {
+            fprintf(f, "\n%28s", "");
+            col = 28;
+        }
+        fprintf(f, " %.*s", n, p);
+        col += 1 + n;
+        p += n;
+    }
+    fputc('\n', f);
+}
+
+static void print_opts(FILE *f, const cli_command *c, int global)
+{
+    for (const cli_optspec *s = cli_optspecs; s->name; s++) {
+        int g = strcmp(s->commands, "*") == 0;
+        if (g != global || (c && !cli_command_takes(c, s)))
+            continue;
+        char label[64];
+        opt_label(label, sizeof(label), s);
+        fprintf(f, "  %-26s", label);
+        if (strlen(label) > 26)
+            fprintf(f, "\n%28s", "");
+        help_text(f, s->help);
+    }
+}
+
+/* Text wrapped at 78 columns, each line indented by ind. */
+static void wrap(FILE *f, const char *text, int ind)
+{
+    int col = 0;
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        int n = (int)strcspn(p, " ");
+        if (!n)
+            break;
+        if (col && col + 1 + n > 78) {
+            fputc('\n', f);
+            col = 0;
+        }
+        if (!col) {
+            fprintf(f, "%*s", ind, "");
+            col = ind;
+        } else {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(p, 1, (size_t)n, f);
+        col += n;
+        p += n;
+    }
+    fputc('\n', f);
+}
+
+void cli_command_help(FILE *f, const cli_command *c)
+{
+    fprintf(f, "usage: cudnnctl %s [options]%s%s\n\n", c->name, c->args && *c->args ? " " : "",
+            c->args ? c->args : "");
+    wrap(f, c->description ? c->description : c->summary, 0);
+    int any = 0;
+    for (const cli_optspec *s = cli_optspecs; s->name && !any; s++)
+        any = strcmp(s->commands, "*") != 0 && cli_command_takes(c, s);
+    if (any) {
+        fprintf(f, "\noptions:\n");
+        print_opts(f, c, 0);
+    }
+    fprintf(f, "\nglobal options:\n");
+    print_opts(f, NULL, 1);
+    fprintf(f, "\nSee cudnnctl-%s(1) and docs/cli.md; exit codes: cudnnctl help.\n", c->name);
+}
+
+void cli_usage(FILE *f)
+{
+    fprintf(f, "usage: cudnnctl [global options] <command> [options] [arguments]\n\ncommands:\n");
+    for (const cli_command *c = cli_commands; c->name; c++)
+        if (!c->hidden)
+            fprintf(f, "  %-10s %s\n", c->name, c->summary);
+    fprintf(f, "\nglobal options:\n");
+    print_opts(f, NULL, 1);
+    fprintf(f, "  %-26s %s\n", "--version", "versions of cudnnctl, its libraries and catalog");
+    fprintf(f, "\nexit codes:\n");
+    for (const cli_exit_code *e = cli_exit_codes; e->meaning; e++)
+        fprintf(f, "  %2d  %s\n", e->code, e->meaning);
+    fprintf(f, "\n'cudnnctl help COMMAND' or 'cudnnctl COMMAND --help' shows a command's options.\n");
+}
+
+int cmd_help(cli_opts *o, cudnnctl_ctx *ctx)
+{
+    (void)ctx;
+    if (!o->n_args) {
+        cli_usage(stdout);
+        return 0;
+    }
+    const cli_command *c = cli_find_command(o->args[0]);
+    if (!c) {
+        const char *near = cli_suggest_command(o->args[0]);
+        fprintf(stderr, "cudnnctl: unknown command '%s'%s%s%s\n", o->args[0],
+                near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+        return 2;
+    }
+    cli_command_help(stdout, c);
+    return 0;
+}
+
+/* ---- suggestions ---------------------------------------------------------------------------- */
+
+static int edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 40 || m > 40)
+        return 99;
+    int d[41][41];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1; /* a swap of two letters */
+            d[i][j] = best;
+        }
+    return d[n][m];
+}
+
+/* Keep the candidate closest to s: distance at most 2 (1 for words of up to 3 letters). */
+static void consider(const char *s, const char *cand, const char **best, int *bestd)
+{
+    int d = edit_distance(s, cand);
+    int limit = strlen(s) <= 3 ? 1 : 2;
+    if (d <= limit && d < *bestd) {
+        *best = cand;
+        *bestd = d;
+    }
+}
+
+const char *cli_suggest_command(const char *s)
+{
+    const char *best = NULL;
+    int bestd = 99;
+    for (const cli_command *c = cli_commands; c->name; c++)
+        if (!c->hidden)
+            consider(s, c->name, &best, &bestd);
+    return best;
+}
+
+const char *cli_suggest_option(const char *s, const cli_command *c)
+{
+    const char *best = NULL;
+    int bestd = 99;
+    for (const cli_optspec *o = cli_optspecs; o->name; o++)
+        if (!c || cli_command_takes(c, o))
+            consider(s, o->name, &best, &bestd);
+    return best;
+}
+
+/* ---- version ------------------------------------------------------------------------------- */
+
+void cli_print_version(int json)
+{
+    const cudnnctl_build_info *b = cudnnctl_build_info_get();
+    if (json) {
+        printf("{\"version\":\"%s\",\"git\":\"%s\",\"libarchive\":\"%s\",\"libcurl\":\"%s\","
+               "\"openssl\":\"%s\",\"cjson\":\"%s\",\"catalog_newest\":\"%s\","
+               "\"catalog_manifests\":%zu}\n",
+               b->version, CUDNNCTL_GIT_DESCRIBE, b->libarchive, b->libcurl, b->openssl, b->cjson,
+               b->newest_manifest, b->n_manifests);
+        return;
+    }
+    printf("cudnnctl %s (git %s)\n", b->version, CUDNNCTL_GIT_DESCRIBE);
+    printf("  libarchive %s\n", b->libarchive);
+    printf("  libcurl    %s\n", b->libcurl);
+    printf("  OpenSSL    %s\n", b->openssl);
+    printf("  cJSON      %s\n", b->cjson);
+    printf("  catalog    %zu manifests, newest %s\n", b->n_manifests, b->newest_manifest);
+}

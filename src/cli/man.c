@@ -1,0 +1,270 @@
+/* man.c: the command table as man pages (roff, `cudnnctl __man [CMD]`, run by the build), as
+ * docs/cli.md's tables (`cudnnctl __doc-tables`), and the check that opts.c's getopt table and
+ * optspec.c agree (`cudnnctl __cli-check`). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+/* roff-escaped text: backslash, minus; a line may not start with '.' or '\''. */
+static void roff(FILE *f, const char *s)
+{
+    if (*s == '.' || *s == '\'')
+        fputs("\\&", f);
+    for (; *s; s++) {
+        if (*s == '\\')
+            fputs("\\e", f);
+        else if (*s == '-')
+            fputs("\\-", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+static void man_header(FILE *f, const char *name, const char *what)
+{
+    char date[32] = "2026-01-01";
+    const char *sde = cudnnctl_host_getenv("SOURCE_DATE_EPOCH");
+    time_t t = sde ? (time_t)strtoll(sde, NULL, 10) : time(NULL);
+    struct tm *tm = gmtime(&t);
+    if (tm)
+        strftime(date, sizeof(date), "%Y-%m-%d", tm);
+    char up[64];
+    size_t i = 0;
+    for (; name[i] && i < sizeof(up) - 1; i++)
+        up[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+    up[i] = 0;
+    fprintf(f, ".TH \"");
+    roff(f, up);
+    fprintf(f, "\" \"1\" \"%s\" \"cudnnctl %s\" \"User Commands\"\n.SH NAME\n", date,
+            CUDNNCTL_VERSION_STRING);
+    roff(f, name);
+    fputs(" \\- ", f);
+    roff(f, what);
+    fputc('\n', f);
+}
+
+static void man_options(FILE *f, const cli_command *c, int global)
+{
+    for (const cli_optspec *s = cli_optspecs; s->name; s++) {
+        if ((strcmp(s->commands, "*") == 0) != global || (c && !cli_command_takes(c, s)))
+            continue;
+        fputs(".TP\n", f);
+        if (s->short_name)
+            fprintf(f, "\\fB\\-%c\\fR, ", s->short_name);
+        fputs("\\fB\\-\\-", f);
+        roff(f, s->name);
+        fputs("\\fR", f);
+        if (s->arg) {
+            fputs(" \\fI", f);
+            roff(f, s->arg);
+            fputs("\\fR", f);
+        }
+        fputc('\n', f);
+        roff(f, s->help);
+        fputc('\n', f);
+    }
+}
+
+static void man_exit_and_see_also(FILE *f, const char *self)
+{
+    fputs(".SH EXIT STATUS\n", f);
+    for (const cli_exit_code *e = cli_exit_codes; e->meaning; e++) {
+        fprintf(f, ".TP\n.B %d\n", e->code);
+        roff(f, e->meaning);
+        fputc('\n', f);
+    }
+    fputs(".SH FILES\n.TP\n.I /etc/cudnnctl/config\nsystem configuration (INI)\n"
+          ".TP\n.I $XDG_CONFIG_HOME/cudnnctl/config\nuser configuration; see\n"
+          ".BR cudnnctl\\-config (1)\n.SH SEE ALSO\n",
+          f);
+    int first = 1;
+    if (strcmp(self, "cudnnctl") != 0) {
+        fputs(".BR cudnnctl (1)", f);
+        first = 0;
+    }
+    for (const cli_command *c = cli_commands; c->name; c++) {
+        if (c->hidden || strcmp(c->name, self) == 0)
+            continue;
+        fprintf(f, "%s.BR cudnnctl\\-", first ? "" : ",\n");
+        roff(f, c->name);
+        fputs(" (1)", f);
+        first = 0;
+    }
+    fputc('\n', f);
+}
+
+static void man_main(FILE *f)
+{
+    man_header(f, "cudnnctl", "install, switch and validate NVIDIA cuDNN");
+    fputs(".SH SYNOPSIS\n.B cudnnctl\n[\\fIglobal options\\fR] \\fIcommand\\fR [\\fIoptions\\fR] "
+          "[\\fIarguments\\fR]\n.br\n.B cudnnctl \\-\\-version\n.SH DESCRIPTION\n"
+          "cudnnctl detects CUDA toolkits, drivers and every cuDNN copy on a machine, plans and "
+          "installs cuDNN from NVIDIA's archives (verified, atomic, undoable), wires the "
+          "environment, validates on the GPU and diagnoses problems.\n.SH COMMANDS\n",
+          f);
+    for (const cli_command *c = cli_commands; c->name; c++) {
+        if (c->hidden)
+            continue;
+        fputs(".TP\n.BR cudnnctl\\-", f);
+        roff(f, c->name);
+        fputs(" (1)\n", f);
+        roff(f, c->summary);
+        fputc('\n', f);
+    }
+    fputs(".SH GLOBAL OPTIONS\n", f);
+    man_options(f, NULL, 1);
+    fputs(".TP\n.B \\-\\-version\nversions of cudnnctl, its libraries and catalog\n", f);
+    man_exit_and_see_also(f, "cudnnctl");
+}
+
+static void man_command(FILE *f, const cli_command *c)
+{
+    char name[64];
+    snprintf(name, sizeof(name), "cudnnctl-%s", c->name);
+    man_header(f, name, c->summary);
+    fputs(".SH SYNOPSIS\n.B cudnnctl ", f);
+    roff(f, c->name);
+    fputs("\n[\\fIoptions\\fR]", f);
+    if (c->args && *c->args) {
+        fputs(" \\fI", f);
+        roff(f, c->args);
+        fputs("\\fR", f);
+    }
+    fputs("\n.SH DESCRIPTION\n", f);
+    roff(f, c->description ? c->description : c->summary);
+    fputc('\n', f);
+    int any = 0;
+    for (const cli_optspec *s = cli_optspecs; s->name && !any; s++)
+        any = strcmp(s->commands, "*") != 0 && cli_command_takes(c, s);
+    if (any) {
+        fputs(".SH OPTIONS\n", f);
+        man_options(f, c, 0);
+    }
+    fputs(".SH GLOBAL OPTIONS\n", f);
+    man_options(f, NULL, 1);
+    man_exit_and_see_also(f, c->name);
+}
+
+int cmd_man(cli_opts *o, cudnnctl_ctx *ctx)
+{
+    (void)ctx;
+    if (!o->n_args) {
+        man_main(stdout);
+        return 0;
+    }
+    const cli_command *c = cli_find_command(o->args[0]);
+    if (!c || c->hidden) {
+        fprintf(stderr, "cudnnctl: no man page for '%s'\n", o->args[0]);
+        return 2;
+    }
+    man_command(stdout, c);
+    return 0;
+}
+
+/* ---- docs/cli.md --------------------------------------------------------------------------- */
+
+static void md(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        fputs(*s == '|' ? "\\|" : (char[]){*s, 0}, f);
+}
+
+int cmd_doc_tables(cli_opts *o, cudnnctl_ctx *ctx)
+{
+    (void)o;
+    (void)ctx;
+    FILE *f = stdout;
+    fputs("| command | arguments | does |\n|---|---|---|\n", f);
+    for (const cli_command *c = cli_commands; c->name; c++) {
+        if (c->hidden)
+            continue;
+        fprintf(f, "| `%s` | ", c->name);
+        if (c->args && *c->args) {
+            fputc('`', f);
+            md(f, c->args);
+            fputc('`', f);
+        }
+        fputs(" | ", f);
+        md(f, c->summary);
+        fputs(" |\n", f);
+    }
+    fputs("\n| option | commands | meaning |\n|---|---|---|\n", f);
+    for (const cli_optspec *s = cli_optspecs; s->name; s++) {
+        fputs("| `", f);
+        if (s->short_name)
+            fprintf(f, "-%c`, `", s->short_name);
+        fprintf(f, "--%s", s->name);
+        if (s->arg) {
+            fputc(' ', f);
+            md(f, s->arg);
+        }
+        fputs("` | ", f);
+        fputs(strcmp(s->commands, "*") == 0 ? "all" : s->commands, f);
+        fputs(" | ", f);
+        md(f, s->help);
+        fputs(" |\n", f);
+    }
+    fputs("\n| code | meaning |\n|---|---|\n", f);
+    for (const cli_exit_code *e = cli_exit_codes; e->meaning; e++) {
+        fprintf(f, "| %d | ", e->code);
+        md(f, e->meaning);
+        fputs(" |\n", f);
+    }
+    return 0;
+}
+
+/* ---- consistency ------------------------------------------------------------------------------ */
+
+static int check_commands_list(const cli_optspec *s)
+{
+    if (strcmp(s->commands, "*") == 0)
+        return 0;
+    int bad = 0;
+    char word[64];
+    for (const char *p = s->commands; *p;) {
+        size_t m = strcspn(p, " ");
+        snprintf(word, sizeof(word), "%.*s", (int)(m < 63 ? m : 63), p);
+        if (m && !cli_find_command(word)) {
+            fprintf(stderr, "optspec.c: --%s names the command '%s', which does not exist\n",
+                    s->name, word);
+            bad = 1;
+        }
+        p += m;
+        while (*p == ' ')
+            p++;
+    }
+    return bad;
+}
+
+int cmd_cli_check(cli_opts *o, cudnnctl_ctx *ctx)
+{
+    (void)o;
+    (void)ctx;
+    int bad = 0, has_arg = 0;
+    const char *n;
+    for (int i = 0; (n = cli_getopt_name(i, &has_arg)) != NULL; i++) {
+        const cli_optspec *s = cli_find_optspec(n, NULL);
+        if (!s) {
+            fprintf(stderr, "opts.c: --%s is in the getopt table but has no line in optspec.c "
+                            "(no command takes it; add it there and to docs/cli.md)\n", n);
+            bad = 1;
+        } else if ((s->arg != NULL) != (has_arg != 0)) {
+            fprintf(stderr, "optspec.c: --%s %s a value but the getopt table says otherwise\n",
+                    n, s->arg ? "takes" : "takes no");
+            bad = 1;
+        }
+    }
+    for (const cli_optspec *s = cli_optspecs; s->name; s++) {
+        int found = 0;
+        for (int i = 0; (n = cli_getopt_name(i, NULL)) != NULL && !found; i++)
+            found = strcmp(n, s->name) == 0;
+        if (!found) {
+            fprintf(stderr, "optspec.c: --%s is not in opts.c's getopt table\n", s->name);
+            bad = 1;
+        }
+        bad |= check_commands_list(s);
+    }
+    return bad;
+}

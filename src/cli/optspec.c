@@ -1,0 +1,69 @@
+/* optspec.c: every option as the user sees it, one line each (cli.h, cli_optspec): name, short
+ * name, value name, the commands that take it ("*": all), value completer, help. Help, usage
+ * errors, man pages, completions and docs/cli.md's tables all come from here. To port an option
+ * added the old way (opts.c: enum + getopt line + switch case + cli_opts field), add its line. */
+#include "cli.h"
+
+#define SEL "available plan install mirror"
+
+/* clang-format off */
+const cli_optspec cli_optspecs[] = {
+    /* global */
+    {"root", 0, "DIR", "*", CLI_COMP_DIR, "resolve every absolute path the tool reads or writes under DIR"},
+    {"json", 0, NULL, "*", CLI_COMP_NONE, "machine output on stdout (one JSON document); human text to stderr"},
+    {"quiet", 'q', NULL, "*", CLI_COMP_NONE, "only errors"},
+    {"verbose", 'v', NULL, "*", CLI_COMP_NONE, "more detail (repeat for more)"},
+    {"debug", 0, NULL, "*", CLI_COMP_NONE, "debug log and error origins (function, file, line)"},
+    {"no-progress", 0, NULL, "*", CLI_COMP_NONE, "no progress display (a live line on a terminal, else a line per stage)"},
+    {"color", 0, "WHEN", "*", CLI_COMP_COLOR, "auto, always or never (NO_COLOR is honoured)"},
+    {"cache-dir", 0, "DIR", "*", CLI_COMP_DIR, "download cache (default: $XDG_CACHE_HOME/cudnnctl)"},
+    {"state-dir", 0, "DIR", "*", CLI_COMP_DIR, "receipts, journal, lock (default: $XDG_STATE_HOME/cudnnctl)"},
+    {"help", 'h', NULL, "*", CLI_COMP_NONE, "this help"},
+    {"print-version", 0, NULL, "*", CLI_COMP_NONE, "print \"cudnnctl VERSION\" (kept for scripts; see --version)"},
+    /* selection */
+    {"cudnn", 0, "V", SEL, CLI_COMP_CUDNN, "cuDNN version: 9, 9.19 or 9.19.0.56 (the newest match for the CUDA major and platform)"},
+    {"cudnn", 0, "V", "use", CLI_COMP_INSTALLED, "switch --prefix DIR to this cuDNN version, installed there side by side (a link flip)"},
+    {"cuda", 0, "M[.m]", SEL " use env", CLI_COMP_CUDA, "CUDA major or toolkit version (default: the active toolkit's)"},
+    {"platform", 0, "P", SEL " doctor", CLI_COMP_PLATFORM, "platform key (default: this machine's)"},
+    {"for", 0, "PKG==V", "plan install doctor", CLI_COMP_CONSUMER, "the cuDNN torch==X or tensorflow==X was built with"},
+    {"driver-version", 0, "V", "plan install", CLI_COMP_NONE, "plan for another machine's driver"},
+    /* source */
+    {"archive", 0, "FILE|URL", "install", CLI_COMP_FILE, "a cuDNN archive already at hand"},
+    {"sha256", 0, "HEX", "install", CLI_COMP_NONE, "expected SHA-256 of --archive"},
+    {"insecure-skip-verify", 0, NULL, "install", CLI_COMP_NONE, "install an --archive whose SHA-256 is unknown"},
+    {"manifest", 0, "FILE|URL", SEL, CLI_COMP_FILE, "add a redistrib JSON to the catalog (repeatable)"},
+    {"mirror", 0, "URL|DIR", "plan install config", CLI_COMP_DIR, "base that an archive's relative_path is joined to"},
+    {"mirror", 0, "URL|DIR", "mirror", CLI_COMP_DIR, "upstream to copy from (default: NVIDIA)"},
+    {"cacert", 0, "FILE", "install mirror config", CLI_COMP_FILE, "CA bundle for https"},
+    /* target */
+    {"cuda-home", 0, "DIR", "plan install uninstall rollback list validate report", CLI_COMP_DIR, "target: merge into this CUDA tree"},
+    {"prefix", 0, "DIR", "plan install uninstall rollback list use env validate report config", CLI_COMP_DIR, "target: a per-version prefix under DIR"},
+    /* install */
+    {"dry-run", 0, NULL, "install", CLI_COMP_NONE, "say what would be done, change nothing"},
+    {"dry-run", 0, NULL, "cache", CLI_COMP_NONE, "clean: list what would be removed, remove nothing"},
+    {"no-validate", 0, NULL, "install", CLI_COMP_NONE, "skip the GPU validation after installing"},
+    {"force", 0, NULL, "install", CLI_COMP_NONE, "install again even when the same build is there"},
+    {"no-ldconfig", 0, NULL, "install uninstall rollback use env", CLI_COMP_NONE, "do not run ldconfig"},
+    {"system", 0, NULL, "install use env", CLI_COMP_NONE, "wire the environment for every user"},
+    /* uninstall / mirror */
+    {"version", 0, "V", "uninstall", CLI_COMP_INSTALLED, "the installed cuDNN version to remove"},
+    {"all", 0, NULL, "uninstall", CLI_COMP_NONE, "remove every install on the target"},
+    {"all", 0, NULL, "mirror", CLI_COMP_NONE, "every matching version, not only the newest"},
+    {"to", 0, "DIR", "mirror", CLI_COMP_DIR, "the mirror directory to fill"},
+    {"all-platforms", 0, NULL, "mirror", CLI_COMP_NONE, "every platform, not only --platform"},
+    /* env */
+    {"shell", 0, "SHELL", "env", CLI_COMP_SHELL, "sh, bash, zsh, fish, pwsh or cmd (default: $SHELL's)"},
+    {"ld-library-path", 0, NULL, "env", CLI_COMP_NONE, "also set LD_LIBRARY_PATH (this session only)"},
+    {"persist", 0, NULL, "env", CLI_COMP_NONE, "write the activation into the shell start-up files"},
+    {"remove", 0, NULL, "env", CLI_COMP_NONE, "take a persisted activation out again"},
+    /* validate / doctor / report */
+    {"device", 0, "N", "install validate report", CLI_COMP_NONE, "GPU ordinal to validate on"},
+    {"timeout", 0, "SECONDS", "install validate report", CLI_COMP_NONE, "give the validation child this long (default 60)"},
+    {"deep", 0, NULL, "doctor", CLI_COMP_NONE, "re-hash the files of install receipts"},
+    {"deep", 0, NULL, "use", CLI_COMP_NONE, "re-hash the installed files against their receipt before switching"},
+    {"windows-env", 0, "FILE", "doctor", CLI_COMP_FILE, "NAME=VALUE lines standing in for a Windows tree's environment and registry (with --platform windows-x86_64 --root DIR)"},
+    {"connections", 0, "N", "install mirror", CLI_COMP_NONE, "download over N connections when the server serves byte ranges (0 = automatic from the measured rate, 1 = one stream; at most 16)"},
+    {"validate", 0, NULL, "report", CLI_COMP_NONE, "also validate the active cuDNN (or TARGET)"},
+    {NULL, 0, NULL, NULL, CLI_COMP_NONE, NULL},
+};
+/* clang-format on */
