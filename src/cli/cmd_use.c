@@ -5,7 +5,6 @@
 
 #include "cli.h"
 #include "envwire_out.h"
-#include "platform.h"
 
 static int list_toolkits(cli_opts *o, cudnnctl_ctx *ctx)
 {
@@ -47,7 +46,7 @@ static int list_toolkits(cli_opts *o, cudnnctl_ctx *ctx)
                  act->active_reason ? act->active_reason : act->path);
     else
         cli_info(o, "\nno toolkit is active");
-    if (strcmp(cc_pf_os(), "windows") == 0) {
+    if (strcmp(cudnnctl_host_os(ctx), "windows") == 0) {
         cli_info(o, "Windows has no /usr/local/cuda: CUDA_PATH picks the toolkit; for one shell: "
                     "cudnnctl env --shell pwsh X.Y | Out-String | Invoke-Expression");
         goto out;

@@ -539,7 +539,7 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     rec.include_dir = cc_unrooted(ctx, dest.include_dir);
     rec.bin_dir = res->bin_dir ? cc_strdup(res->bin_dir) : NULL;
     rec.doc_dir = cc_unrooted(ctx, dest.doc_dir);
-    int env_on = !o->no_env && strcmp(cc_pf_os(), "windows") == 0;
+    int env_on = !o->no_env && cc_host_is_windows(ctx);
     if (env_on) {
         /* the registry changes go into the receipt before the commit, made right after it */
         if ((rc = wire_env(ctx, o, p, &dest, 1, &rec.env_json, NULL)) != CUDNNCTL_E_OK)

@@ -96,7 +96,7 @@ static cJSON *host_json(cudnnctl_ctx *ctx)
     char *pretty = osr ? os_release_value(osr, "PRETTY_NAME") : NULL;
     cJSON *os = cJSON_CreateObject();
     int ok = os && cJSON_AddItemToObject(h, "os", os) && add_str_or_null(h, "hostname", name) &&
-             cJSON_AddStringToObject(os, "name", cc_pf_os()) && add_str_or_null(os, "id", id) &&
+             cJSON_AddStringToObject(os, "name", cc_host_os_name(ctx)) && add_str_or_null(os, "id", id) &&
              add_str_or_null(os, "version_id", ver) && add_str_or_null(os, "pretty_name", pretty) &&
              add_str_or_null(os, "kernel", kernel) &&
              cJSON_AddStringToObject(os, "machine", cc_pf_machine());
