@@ -1,4 +1,4 @@
-/* link.c (windows): symbolic links (create, read) and canonical paths (GetFinalPathNameByHandleW).
+/* fs_link.c (windows): symbolic links (create, read) and canonical paths (GetFinalPathNameByHandleW).
  * cuDNN on Windows needs no links; creating one needs Developer Mode or elevation, and its absence is
  * reported as CUDNNCTL_E_UNSUPPORTED so callers can fall back to copies. */
 #include <stdlib.h>
