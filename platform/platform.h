@@ -121,6 +121,14 @@ int cc_pf_link(const char *existing, const char *newpath);
 long cc_pf_getpid(void);
 /* 1 when a process with this id exists (best effort; 1 when unknown). */
 int cc_pf_pid_alive(long pid);
+/* Files in use (Windows: a loaded DLL cannot be replaced or deleted, only renamed). Schedule the
+ * deletion of @p path at the next reboot (MoveFileExW DELAY_UNTIL_REBOOT; needs elevation);
+ * CUDNNCTL_E_UNSUPPORTED on Linux. */
+int cc_pf_delete_on_reboot(const char *path);
+/* The processes holding @p path, each "name (pid N)": the Restart Manager where it answers, else
+ * the processes that have it loaded as a module. A NULL-terminated malloc'd list (empty when none
+ * is known; always empty on Linux); NULL when out of memory. */
+char **cc_pf_file_users(const char *path);
 /* ---- threads (fetch: background download into a bounded buffer) ------------------------------ */
 /* Opaque, heap-allocated objects (pthreads on Linux; SRWLOCK / CONDITION_VARIABLE / threads on
  * Windows). Creation returns NULL on failure; lock/unlock/signal cannot fail. */
