@@ -70,6 +70,9 @@ int cc_pf_rmdir(const char *path);
 int cc_pf_mkdir(const char *path, uint32_t mode); /* EEXIST is an error: callers decide */
 int cc_pf_chmod(const char *path, uint32_t mode);
 int cc_pf_symlink(const char *target, const char *linkpath);
+/* A link to a directory, which need not exist yet: symlink(2) on Linux; a directory junction on
+ * Windows (no privilege needed; a relative target is taken from the link's directory). */
+int cc_pf_symlink_dir(const char *target, const char *linkpath);
 char *cc_pf_readlink(const char *path);
 char *cc_pf_realpath(const char *path);
 int cc_pf_fsync_dir(const char *path); /* no-op where directories cannot be synced */

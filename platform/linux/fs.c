@@ -179,6 +179,11 @@ int cc_pf_symlink(const char *target, const char *linkpath)
     return 0;
 }
 
+int cc_pf_symlink_dir(const char *target, const char *linkpath)
+{
+    return cc_pf_symlink(target, linkpath);
+}
+
 char *cc_pf_readlink(const char *path)
 {
     size_t cap = 256;

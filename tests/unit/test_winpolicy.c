@@ -347,6 +347,28 @@ static void winenv_apply_restore(void **state)
     cJSON_Delete(changes);
 }
 
+/* What an install puts on Path: a CUDA tree's bin dirs and cuDNN's; a prefix install the
+ * junction's PREFIX\current\bin, never the versioned dir (switching needs no registry rewrite). */
+static void install_path_entries(void **state)
+{
+    fx *f = *state;
+    char *tk = cc_rooted(f->ctx, TK "\\v13.0"), *pfx_cur = cc_rooted(f->ctx, "C:\\cudnn\\current");
+    char *vbin = cc_rooted(f->ctx, "C:\\cudnn\\cudnn-9.1.0.70-cuda12\\bin");
+    cc_strv v = {0};
+    assert_int_equal(cc_winenv_install_bins(f->ctx, 0, NULL, pfx_cur, vbin, &v), CUDNNCTL_E_OK);
+    assert_int_equal(v.n, 1);
+    assert_string_equal(v.v[0], "C:\\cudnn\\current\\bin");
+    cc_strv_free(&v);
+    assert_int_equal(cc_winenv_install_bins(f->ctx, 1, tk, NULL, tk, &v), CUDNNCTL_E_OK);
+    assert_int_equal(v.n, 3);
+    assert_string_equal(v.v[0], "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v13.0\\bin");
+    assert_string_equal(v.v[1], "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v13.0\\bin\\x64");
+    cc_strv_free(&v);
+    free(tk);
+    free(pfx_cur);
+    free(vbin);
+}
+
 static void public_host_os(void **state)
 {
     fx *f = *state;
@@ -366,6 +388,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(detect_without_the_seam, setup, teardown),
         cmocka_unit_test_setup_teardown(use_switches_registry, setup, teardown),
         cmocka_unit_test_setup_teardown(winenv_apply_restore, setup, teardown),
+        cmocka_unit_test_setup_teardown(install_path_entries, setup, teardown),
         cmocka_unit_test_setup_teardown(public_host_os, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -308,10 +308,7 @@ static cudnnctl_err wire_env(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
     int tree = d->mode == CUDNNCTL_TARGET_CUDA_TREE;
     if (!changes)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    if (tree)
-        rc = cc_winenv_toolkit_bins(ctx, d->target, &bins);
-    if (rc == CUDNNCTL_E_OK && d->bin_dir && cc_strv_push_own(&bins, cc_path_native(d->bin_dir)))
-        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    rc = cc_winenv_install_bins(ctx, tree, d->target, d->current, d->bin_dir, &bins);
     cc_winenv_want w = {0};
     w.system = o->system_env;
     w.toolkit = tree ? d->target : NULL;

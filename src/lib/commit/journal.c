@@ -331,6 +331,25 @@ static cudnnctl_err sync_dirs(cudnnctl_ctx *ctx, cc_txn *t)
     return CUDNNCTL_E_OK;
 }
 
+/* Does a link op (no src) lead to a directory — there now, or placed by this transaction (a
+ * prefix's new cudnn-<ver> dir before `current` is flipped to it)? */
+static int link_to_dir(const cc_txn *t, const cc_op *op)
+{
+    if (!op->link_target || !*op->link_target)
+        return 0;
+    char *dir = cc_path_dir(op->dst);
+    char *target = cc_pf_is_abs(op->link_target) ? cc_strdup(op->link_target)
+                   : dir                          ? cc_path_join(dir, op->link_target)
+                                                  : NULL;
+    int yes = target && cc_tx_kind(target) == CC_OBJ_DIR;
+    for (size_t i = 0; target && !yes && i < t->n_ops; i++)
+        yes = t->ops[i].kind == CC_OP_PLACE && t->ops[i].type == CC_OBJ_DIR &&
+              strcmp(t->ops[i].dst, target) == 0;
+    free(dir);
+    free(target);
+    return yes;
+}
+
 static cudnnctl_err prepare(cudnnctl_ctx *ctx, cc_txn *t)
 {
     cudnnctl_err rc;
@@ -365,7 +384,9 @@ static cudnnctl_err prepare(cudnnctl_ctx *ctx, cc_txn *t)
             r = op->src_clone ? cc_tx_clone(ctx, op->src, op->tmp)
                               : cc_tx_move(ctx, op->src, op->tmp);
         else
-            r = cc_sys_symlink(ctx, op->link_target ? op->link_target : "", op->tmp);
+            r = link_to_dir(t, op) /* Windows: a junction, which must know it */
+                    ? cc_sys_symlink_dir(ctx, op->link_target, op->tmp)
+                    : cc_sys_symlink(ctx, op->link_target ? op->link_target : "", op->tmp);
         if (r != 0)
             return CC_ERR_PF(ctx, "cannot create", op->tmp);
         if (op->type == CC_OBJ_FILE && cc_tx_fsync_file(ctx, op->tmp) != 0)

@@ -186,6 +186,34 @@ cudnnctl_err cc_winenv_toolkit_bins(cudnnctl_ctx *ctx, const char *toolkit, cc_s
     return CUDNNCTL_E_OK;
 }
 
+cudnnctl_err cc_winenv_install_bins(cudnnctl_ctx *ctx, int tree, const char *target,
+                                    const char *current, const char *bin_dir, cc_strv *out)
+{
+    /* real paths (under --root) in, shown paths out */
+    char *tk = tree ? cc_unrooted(ctx, target) : NULL, *dir = NULL;
+    if (tree && !tk)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    cudnnctl_err rc = tree ? cc_winenv_toolkit_bins(ctx, tk, out) : CUDNNCTL_E_OK;
+    free(tk);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    if (!tree && current) {
+        char *shown = cc_unrooted(ctx, current);
+        dir = shown ? cc_path_join(shown, "bin") : NULL;
+        free(shown);
+    } else if (bin_dir) {
+        dir = cc_unrooted(ctx, bin_dir);
+    } else {
+        return CUDNNCTL_E_OK;
+    }
+    if (!dir || cc_strv_push_own(out, cc_host_native_path(ctx, dir)) != 0) {
+        free(dir);
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    free(dir);
+    return CUDNNCTL_E_OK;
+}
+
 cudnnctl_err cc_winenv_apply(cudnnctl_ctx *ctx, const cc_winenv_want *w, cJSON *changes,
                              int *n_changed)
 {
