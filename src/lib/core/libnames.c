@@ -13,9 +13,14 @@ int cc_ln_windows(void)
     return strcmp(cc_pf_os(), "windows") == 0;
 }
 
+static const char *module_prefix_for(int windows, const char *stem)
+{
+    return windows && strncmp(stem, "lib", 3) == 0 ? stem + 3 : stem;
+}
+
 const char *cc_ln_module_prefix(const char *stem)
 {
-    return cc_ln_windows() && strncmp(stem, "lib", 3) == 0 ? stem + 3 : stem;
+    return module_prefix_for(cc_ln_windows(), stem);
 }
 
 static int all_digits(const char *s, size_t n)
@@ -38,7 +43,12 @@ static int ieq_n(const char *a, const char *b, size_t n)
 
 int cc_ln_major(const char *name, const char *stem)
 {
-    if (!cc_ln_windows()) {
+    return cc_ln_major_for(cc_ln_windows(), name, stem);
+}
+
+int cc_ln_major_for(int windows, const char *name, const char *stem)
+{
+    if (!windows) {
         size_t ls = strlen(stem);
         if (strncmp(name, stem, ls) != 0 || strncmp(name + ls, ".so.", 4) != 0)
             return -1;
@@ -52,7 +62,7 @@ int cc_ln_major(const char *name, const char *stem)
         }
         return atoi(v);
     }
-    const char *s = cc_ln_module_prefix(stem);
+    const char *s = module_prefix_for(1, stem);
     size_t ls = strlen(s), n = strlen(name);
     if (n < ls + 8 || !ieq_n(name, s, ls) || !ieq_n(name + ls, "64_", 3) ||
         !ieq_n(name + n - 4, ".dll", 4))
@@ -72,9 +82,14 @@ int cc_ln_major(const char *name, const char *stem)
 
 char *cc_ln_name(const char *stem, int major)
 {
-    if (!cc_ln_windows())
+    return cc_ln_name_for(cc_ln_windows(), stem, major);
+}
+
+char *cc_ln_name_for(int windows, const char *stem, int major)
+{
+    if (!windows)
         return cc_asprintf("%s.so.%d", stem, major);
-    const char *s = cc_ln_module_prefix(stem);
+    const char *s = module_prefix_for(1, stem);
     if (strcmp(s, "nvrtc") == 0)
         return cc_asprintf("nvrtc64_%d0_0.dll", major);
     if (strcmp(s, "cudart") == 0 && major <= 11)
