@@ -72,7 +72,8 @@ typedef struct {
     char *version;       /**< "9.19.0" (libraries' version, else headers') */
     int major, minor, patch;
     char *header_version; /**< from cudnn_version.h, NULL when no header */
-    char *origin;        /**< "cuda-tree", "system", "wheel", "conda", "prefix", "ld-path", "nvidia-installer" */
+    char *origin;        /**< "cuda-tree", "system", "wheel", "conda", "prefix", "ld-path",
+                              "nvidia-installer" (NVIDIA's Windows cuDNN installer) */
     char **libs;         /**< base names of the real library files found */
     size_t n_libs;
     char **problems;     /**< human text: mixed sub-library versions, header/library mismatch ... */

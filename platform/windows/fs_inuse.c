@@ -26,7 +26,8 @@ int cc_pf_delete_on_reboot(const char *path)
     return rc;
 }
 
-/* ---- Restart Manager (declared here: older mingw headers lack restartmanager.h) ---------------- */
+/* ---- Restart Manager (declared here: older mingw headers lack restartmanager.h) ----------------
+ */
 typedef struct {
     DWORD pid;
     FILETIME start;
@@ -96,7 +97,8 @@ static void rm_users(const wchar_t *file, char ***v, size_t *n)
         if (reg(session, 1, files, 0, NULL, 0, NULL) == ERROR_SUCCESS) {
             have = 16;
             DWORD r = list(session, &need, &have, info, &reasons);
-            for (UINT i = 0; (r == ERROR_SUCCESS || r == ERROR_MORE_DATA) && i < have && i < 16; i++)
+            for (UINT i = 0; (r == ERROR_SUCCESS || r == ERROR_MORE_DATA) && i < have && i < 16;
+                 i++)
                 push(v, n, who(info[i].app_name, info[i].process.pid));
         }
         end(session);

@@ -1,9 +1,9 @@
-/* fs_link.c (windows): links (create, read, replace) and canonical paths (GetFinalPathNameByHandleW).
- * A link to a directory (a prefix's `current`) is a directory junction: a mount-point reparse point
- * set with FSCTL_SET_REPARSE_POINT on an empty directory, which needs no privilege (a symbolic link
- * needs Developer Mode or elevation). Its target is stored absolute ("\??\C:\...") as junctions
- * require; readlink gives back the bare name when the target sits beside the junction, so
- * PREFIX\current reads "cudnn-9.1.0.70-cuda12" exactly like the relative symlink on Linux.
+/* fs_link.c (windows): links (create, read, replace), canonical paths (GetFinalPathNameByHandleW).
+ * A link to a directory (a prefix's `current`) is a directory junction: a mount-point reparse
+ * point set with FSCTL_SET_REPARSE_POINT on an empty directory, which needs no privilege (a
+ * symbolic link needs Developer Mode or elevation). Its target is stored absolute ("\??\C:\...")
+ * as junctions require; readlink gives back the bare name when the target sits beside the
+ * junction, so PREFIX\current reads "cudnn-9.1.0.70-cuda12" like the relative symlink on Linux.
  * Replacing one junction by another (cc_pf_rename, fs.c) rewrites the reparse data of the existing
  * junction in place — one FSCTL, so `current` never disappears — see cc_pf_junction_retarget.
  * Links to files stay symbolic links; their absence is CUDNNCTL_E_UNSUPPORTED (cuDNN on Windows
@@ -38,11 +38,13 @@ typedef struct {
     ULONG flags; /* symlinks only; junctions start their path buffer here */
 } reparse_hdr;
 
-/* Set a mount-point reparse buffer naming @p full (absolute, no \\?\ prefix) on the empty dir @p wl. */
+/* Set a mount-point reparse buffer naming @p full (absolute, no \\?\ prefix) on the empty
+ * directory @p wl. */
 static int set_junction(const wchar_t *wl, const wchar_t *full)
 {
     size_t fl = wcslen(full) * sizeof(wchar_t), sl = fl + 4 * sizeof(wchar_t);
-    size_t total = sizeof(reparse_hdr) - sizeof(ULONG) + sl + sizeof(wchar_t) + fl + sizeof(wchar_t);
+    size_t total =
+        sizeof(reparse_hdr) - sizeof(ULONG) + sl + sizeof(wchar_t) + fl + sizeof(wchar_t);
     if (total > MAXIMUM_REPARSE_DATA_BUFFER_SIZE) {
         SetLastError(ERROR_FILENAME_EXCED_RANGE);
         return -1;
@@ -112,13 +114,13 @@ int cc_pf_junction_retarget(const char *src, const char *dst)
     DWORD got = 0, e = ERROR_NOT_ENOUGH_MEMORY;
     if (!ws || !wd || !buf)
         goto out;
-    hs = CreateFileW(ws, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                     NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
-    hd = CreateFileW(wd, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                     OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+    DWORD share = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
+    DWORD how = FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT;
+    hs = CreateFileW(ws, FILE_READ_ATTRIBUTES, share, NULL, OPEN_EXISTING, how, NULL);
+    hd = CreateFileW(wd, GENERIC_WRITE, share, NULL, OPEN_EXISTING, how, NULL);
     if (hs == INVALID_HANDLE_VALUE || hd == INVALID_HANDLE_VALUE ||
-        !DeviceIoControl(hs, FSCTL_GET_REPARSE_POINT, NULL, 0, buf, MAXIMUM_REPARSE_DATA_BUFFER_SIZE,
-                         &got, NULL) ||
+        !DeviceIoControl(hs, FSCTL_GET_REPARSE_POINT, NULL, 0, buf,
+                         MAXIMUM_REPARSE_DATA_BUFFER_SIZE, &got, NULL) ||
         !DeviceIoControl(hd, FSCTL_SET_REPARSE_POINT, buf, got, NULL, 0, &got, NULL)) {
         e = GetLastError();
         goto out;

@@ -355,7 +355,8 @@ static void dir_link_is_junction(void **state)
 {
     const char *tmp = *state;
     char *a = join(tmp, "cudnn-a"), *b = join(tmp, "cudnn-b"), *cur = join(tmp, "current");
-    char *nw = join(tmp, ".new-current"), *af = join(tmp, "cudnn-a/x.txt"), *bf = join(tmp, "cudnn-b/x.txt");
+    char *nw = join(tmp, ".new-current"), *af = join(tmp, "cudnn-a/x.txt");
+    char *bf = join(tmp, "cudnn-b/x.txt");
     char *via = join(tmp, "current/x.txt");
     assert_int_equal(cc_pf_mkdir(a, 0755), 0);
     assert_int_equal(cc_pf_mkdir(b, 0755), 0);

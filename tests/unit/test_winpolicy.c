@@ -51,8 +51,9 @@ static void env_set(fx *f, const char *name, const char *value)
 static const char *cudnn_h(int maj, int min, int pat)
 {
     static char buf[160];
-    snprintf(buf, sizeof(buf), "#define CUDNN_MAJOR %d\n#define CUDNN_MINOR %d\n#define CUDNN_PATCHLEVEL %d\n",
-             maj, min, pat);
+    snprintf(buf, sizeof(buf),
+             "#define CUDNN_MAJOR %d\n#define CUDNN_MINOR %d\n#define CUDNN_PATCHLEVEL %d\n", maj,
+             min, pat);
     return buf;
 }
 
@@ -97,9 +98,9 @@ static int setup(void **state)
     h.env_user = &f->env;
     cc_memreg_backend(f->reg, &h.reg);
     cc_host_set(f->ctx, &h);
-    assert_int_equal(cc_host_reg_set(f->ctx, REG_CUDA "\\v11.8", "InstallDir", "D:\\CUDA\\v11.8",
-                                     CC_PF_REG_SZ),
-                     0);
+    assert_int_equal(
+        cc_host_reg_set(f->ctx, REG_CUDA "\\v11.8", "InstallDir", "D:\\CUDA\\v11.8", CC_PF_REG_SZ),
+        0);
     *state = f;
     return 0;
 }
@@ -175,7 +176,8 @@ static void memreg_semantics(void **state)
     char *x = cc_host_expand_env(f->ctx, "%USERPROFILE%\\bin;%NOPE%");
     assert_string_equal(x, "C:\\Users\\ana\\bin;%NOPE%");
     free(x);
-    char **keys = cc_host_reg_subkeys(f->ctx, "HKEY_LOCAL_MACHINE\\SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit\\CUDA");
+    char **keys = cc_host_reg_subkeys(
+        f->ctx, "HKEY_LOCAL_MACHINE\\SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit\\CUDA");
     assert_non_null(keys);
     assert_string_equal(keys[0], "v11.8");
     assert_null(keys[1]);
@@ -195,7 +197,8 @@ static void detect_windows_tree(void **state)
     assert_string_equal(r->platform, "windows-x86_64");
     assert_int_equal(r->n_toolkits, 3);
     assert_string_equal(r->toolkits[0].version, "13.0"); /* newest first */
-    const cudnnctl_toolkit *t12 = tk_of(r, "12.4"), *t11 = tk_of(r, "11.8"), *t13 = tk_of(r, "13.0");
+    const cudnnctl_toolkit *t12 = tk_of(r, "12.4"), *t11 = tk_of(r, "11.8"),
+                           *t13 = tk_of(r, "13.0");
     assert_non_null(t12);
     assert_non_null(t11);
     assert_string_equal(t12->path, TK "\\v12.4");
@@ -213,7 +216,8 @@ static void detect_windows_tree(void **state)
     assert_false(tree->in_loader_path);
     assert_true(has_problem(tree, "zlibwapi.dll"));
     /* NVIDIA's installer: one copy per CUDA version, on PATH or not */
-    const cudnnctl_cudnn_copy *i124 = copy_at(r, "C:\\Program Files\\NVIDIA\\CUDNN\\v9.1\\bin\\12.4");
+    const cudnnctl_cudnn_copy *i124 =
+        copy_at(r, "C:\\Program Files\\NVIDIA\\CUDNN\\v9.1\\bin\\12.4");
     assert_non_null(i124);
     assert_string_equal(i124->origin, "nvidia-installer");
     assert_string_equal(i124->cuda_version, "12.4");
@@ -222,7 +226,8 @@ static void detect_windows_tree(void **state)
     assert_string_equal(i124->include_dir, "C:\\Program Files\\NVIDIA\\CUDNN\\v9.1\\include\\12.4");
     assert_true(i124->in_loader_path);
     assert_int_equal(i124->n_libs, 2);
-    const cudnnctl_cudnn_copy *i118 = copy_at(r, "C:\\Program Files\\NVIDIA\\CUDNN\\v9.1\\bin\\11.8");
+    const cudnnctl_cudnn_copy *i118 =
+        copy_at(r, "C:\\Program Files\\NVIDIA\\CUDNN\\v9.1\\bin\\11.8");
     assert_non_null(i118);
     assert_string_equal(i118->cuda_version, "11.8");
     assert_string_equal(i118->version, "9.1");
@@ -232,9 +237,9 @@ static void detect_windows_tree(void **state)
     assert_int_equal(cudnnctl_detect_result_json(r, &json), CUDNNCTL_E_OK);
     cJSON *doc = cJSON_Parse(json), *c;
     int seen = 0;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cudnn"))
-    seen += cJSON_GetStringValue(cJSON_GetObjectItem(c, "cuda_version")) &&
-            strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "cuda_version")), "12.4") == 0;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cudnn")) seen +=
+        cJSON_GetStringValue(cJSON_GetObjectItem(c, "cuda_version")) &&
+        strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "cuda_version")), "12.4") == 0;
     assert_int_equal(seen, 1);
     cJSON_Delete(doc);
     cudnnctl_free(json);
@@ -312,7 +317,8 @@ static void winenv_apply_restore(void **state)
 {
     fx *f = *state;
     const char *orig = "%USERPROFILE%\\bin;C:\\Windows";
-    assert_int_equal(cc_host_reg_set(f->ctx, CC_WINENV_USER_KEY, "Path", orig, CC_PF_REG_EXPAND_SZ), 0);
+    assert_int_equal(cc_host_reg_set(f->ctx, CC_WINENV_USER_KEY, "Path", orig, CC_PF_REG_EXPAND_SZ),
+                     0);
     const char *bins[] = {TK "\\v12.4\\bin", "C:\\cudnn\\bin", TK "\\v12.4\\bin"};
     cc_winenv_want w = {0};
     w.toolkit = TK "\\v12.4";
@@ -327,10 +333,11 @@ static void winenv_apply_restore(void **state)
     assert_string_equal(v, TK "\\v12.4\\bin;C:\\cudnn\\bin;%USERPROFILE%\\bin;C:\\Windows");
     free(v);
     /* the user adds an entry after the install: the restore keeps it */
-    assert_int_equal(cc_host_reg_set(f->ctx, CC_WINENV_USER_KEY, "Path",
-                                     TK "\\v12.4\\bin;C:\\cudnn\\bin;%USERPROFILE%\\bin;C:\\Windows;C:\\New",
-                                     CC_PF_REG_EXPAND_SZ),
-                     0);
+    assert_int_equal(
+        cc_host_reg_set(f->ctx, CC_WINENV_USER_KEY, "Path",
+                        TK "\\v12.4\\bin;C:\\cudnn\\bin;%USERPROFILE%\\bin;C:\\Windows;C:\\New",
+                        CC_PF_REG_EXPAND_SZ),
+        0);
     cc_strv warn = {0};
     int restored = 0;
     assert_int_equal(cc_winenv_restore(f->ctx, changes, &warn, &restored), CUDNNCTL_E_OK);
@@ -361,8 +368,10 @@ static void install_path_entries(void **state)
     cc_strv_free(&v);
     assert_int_equal(cc_winenv_install_bins(f->ctx, 1, tk, NULL, tk, &v), CUDNNCTL_E_OK);
     assert_int_equal(v.n, 3);
-    assert_string_equal(v.v[0], "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v13.0\\bin");
-    assert_string_equal(v.v[1], "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v13.0\\bin\\x64");
+    assert_string_equal(v.v[0],
+                        "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v13.0\\bin");
+    assert_string_equal(v.v[1],
+                        "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v13.0\\bin\\x64");
     cc_strv_free(&v);
     free(tk);
     free(pfx_cur);

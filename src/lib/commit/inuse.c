@@ -52,8 +52,8 @@ int cc_inuse_replace(cudnnctl_ctx *ctx, const cc_txn *t, const cc_op *op)
         cc_set_error(ctx, CUDNNCTL_E_PERMISSION, __func__, __FILE__, __LINE__,
                      "cannot replace %s: it is in use%s%s and cannot even be renamed; %s%s or "
                      "reboot to finish",
-                     shown, who ? " by " : "", who ? who : "", who ? "close " : "close the program using it",
-                     who ? who : "");
+                     shown, who ? " by " : "", who ? who : "",
+                     who ? "close " : "close the program using it", who ? who : "");
     } else if (cc_sys_rename(ctx, op->tmp, op->dst) != 0) {
         CC_ERR_PF(ctx, "cannot rename into place", op->dst);
         cc_sys_rename(ctx, aside, op->dst); /* the old file back; else rollback does it */
@@ -121,7 +121,8 @@ int cc_inuse_remove(cudnnctl_ctx *ctx, const char *state_dir, const char *path, 
         int reboot = cc_pf_is_root() && cc_pf_delete_on_reboot(path) == 0;
         cc_log(ctx, CUDNNCTL_LOG_WARN,
                "%s is in use%s%s: left for the next cudnnctl run to delete%s", shown ? shown : path,
-               who ? " by " : "", who ? who : "", reboot ? " (and queued for deletion at reboot)" : "");
+               who ? " by " : "", who ? who : "",
+               reboot ? " (and queued for deletion at reboot)" : "");
         rc = 0;
     }
     cJSON_Delete(doc);
@@ -144,7 +145,8 @@ void cc_inuse_sweep(cudnnctl_ctx *ctx, const char *state_dir)
         const char *p = cJSON_GetStringValue(cJSON_GetArrayItem(files, i));
         if (!p || cc_tx_kind(p) == CC_OBJ_NONE || cc_sys_rm_rf(ctx, p) == 0) {
             if (p)
-                cc_log(ctx, CUDNNCTL_LOG_INFO, "deleted %s, left by an earlier run while in use", p);
+                cc_log(ctx, CUDNNCTL_LOG_INFO, "deleted %s, left by an earlier run while in use",
+                       p);
             cJSON_DeleteItemFromArray(files, i);
         }
     }

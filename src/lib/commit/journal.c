@@ -561,7 +561,8 @@ static int undo_op_files(cudnnctl_ctx *ctx, const cc_op *op)
             return -1;
         return has_tmp ? dispose_tmp(ctx, op) : 0;
     }
-    if (has_tmp && op->type == CC_OBJ_LINK && op->had_old && op->old_type == CC_OBJ_LINK && has_bak) {
+    if (has_tmp && op->type == CC_OBJ_LINK && op->had_old && op->old_type == CC_OBJ_LINK &&
+        has_bak) {
         /* a Windows junction is replaced by rewriting it in place, then its temp name goes: a
          * crash between leaves tmp with dst already new. The clone under bak puts the old
          * target back either way (rename(2) / the same in-place rewrite). A link over a file

@@ -134,7 +134,8 @@ char *cc_host_expand_env(const cudnnctl_ctx *ctx, const char *s)
     return b.data;
 }
 
-/* ---- paths ------------------------------------------------------------------------------------ */
+/* ---- paths ------------------------------------------------------------------------------------
+ */
 int cc_host_drive(const char *p)
 {
     if (p && isalpha((unsigned char)p[0]) && p[1] == ':' && (p[2] == '\\' || p[2] == '/'))

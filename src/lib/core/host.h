@@ -28,8 +28,8 @@ typedef const char *(*cc_host_getenv_fn)(void *user, const char *name);
 
 typedef struct {
     cc_host_os os;
-    int native;            /* the OS the library runs on: programs of the host can be run */
-    cc_host_registry reg;  /* the real registry (Windows), or an in-memory one */
+    int native;           /* the OS the library runs on: programs of the host can be run */
+    cc_host_registry reg; /* the real registry (Windows), or an in-memory one */
     cc_host_getenv_fn env_get;
     void *env_user;
 } cc_host;
@@ -58,7 +58,8 @@ int cc_host_env_broadcast(const cudnnctl_ctx *ctx);
 char *cc_host_expand_env(const cudnnctl_ctx *ctx, const char *s);
 
 /* ---- paths in the profile's style ---------------------------------------------------------- */
-/* Absolute in the profile's style: "/x" (Linux); "C:\x", "C:/x", "\\server\share", "/x" (Windows). */
+/* Absolute in the profile's style: "/x" (Linux); "C:\x", "C:/x", "\\server\share", "/x" (Windows).
+ */
 int cc_host_is_abs(const cudnnctl_ctx *ctx, const char *path);
 /* 'A'..'Z' when the path starts with a drive letter and a separator ("C:\", "c:/"), else 0. */
 int cc_host_drive(const char *path);

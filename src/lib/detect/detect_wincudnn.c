@@ -32,7 +32,8 @@ static int on_path(cudnnctl_ctx *ctx, const char *dir)
     return hit;
 }
 
-/* ---- cuDNN copies ------------------------------------------------------------------------------ */
+/* ---- cuDNN copies ------------------------------------------------------------------------------
+ */
 /* The machine field of a PE image (0x8664 x64, 0x14c x86, 0xaa64 Arm64); 0 when it is no PE. */
 static unsigned pe_machine(cudnnctl_ctx *ctx, const char *path)
 {
@@ -49,7 +50,8 @@ static unsigned pe_machine(cudnnctl_ctx *ctx, const char *path)
     cc_pf_close(fd);
     if (len < 0x40 || h[0] != 'M' || h[1] != 'Z')
         return 0;
-    size_t pe = (size_t)h[0x3c] | (size_t)h[0x3d] << 8 | (size_t)h[0x3e] << 16 | (size_t)h[0x3f] << 24;
+    size_t pe =
+        (size_t)h[0x3c] | (size_t)h[0x3d] << 8 | (size_t)h[0x3e] << 16 | (size_t)h[0x3f] << 24;
     if (pe + 6 > len || memcmp(h + pe, "PE\0\0", 4) != 0)
         return 0;
     return (unsigned)h[pe + 4] | (unsigned)h[pe + 5] << 8;
@@ -63,7 +65,8 @@ static int problem(cudnnctl_cudnn_copy *c, char *msg)
 /* cuDNN 8.3 - 9.1 load zlibwapi.dll (cudnn-distribution.md failure mode 7). */
 static int check_zlibwapi(cudnnctl_ctx *ctx, cudnnctl_cudnn_copy *c)
 {
-    int needs = (c->major == 8 && (c->minor < 0 || c->minor >= 3)) || (c->major == 9 && c->minor >= 0 && c->minor <= 1);
+    int needs = (c->major == 8 && (c->minor < 0 || c->minor >= 3)) ||
+                (c->major == 9 && c->minor >= 0 && c->minor <= 1);
     if (!needs)
         return 0;
     char *z = cc_dt_win_join(c->path, "zlibwapi.dll");
@@ -71,17 +74,22 @@ static int check_zlibwapi(cudnnctl_ctx *ctx, cudnnctl_cudnn_copy *c)
         return -1;
     int rc = 0;
     if (!cc_dt_win_exists(ctx, z, 0)) {
-        rc = problem(c, cc_asprintf("cuDNN %s needs zlibwapi.dll and there is none in %s: put a 64-bit "
-                                    "zlibwapi.dll there (beside the cuDNN DLLs), or install cuDNN 9.2 or "
-                                    "newer, which needs none",
-                                    c->version, c->path));
+        rc = problem(
+            c, cc_asprintf("cuDNN %s needs zlibwapi.dll and there is none in %s: put a 64-bit "
+                           "zlibwapi.dll there (beside the cuDNN DLLs), or install cuDNN 9.2 or "
+                           "newer, which needs none",
+                           c->version, c->path));
     } else {
         unsigned m = pe_machine(ctx, z);
         if (m != 0x8664)
-            rc = problem(c, cc_asprintf("%s is not a 64-bit Windows DLL (%s): loading cuDNN fails with "
-                                        "Windows error 193; replace it with a 64-bit zlibwapi.dll, or "
-                                        "install cuDNN 9.2 or newer",
-                                        z, m == 0x14c ? "32-bit x86" : m ? "another machine type" : "no PE image"));
+            rc = problem(
+                c, cc_asprintf("%s is not a 64-bit Windows DLL (%s): loading cuDNN fails with "
+                               "Windows error 193; replace it with a 64-bit zlibwapi.dll, or "
+                               "install cuDNN 9.2 or newer",
+                               z,
+                               m == 0x14c ? "32-bit x86"
+                               : m        ? "another machine type"
+                                          : "no PE image"));
     }
     free(z);
     return rc;
@@ -197,7 +205,7 @@ static int add_copy(cc_detect_run *run, const char *dir, const char *inc, const 
     }
     if (!c->version_source)
         c->version_source = cc_strdup("file-name");
-    c->version = c->minor < 0    ? cc_asprintf("%d", c->major)
+    c->version = c->minor < 0   ? cc_asprintf("%d", c->major)
                  : c->patch < 0 ? cc_asprintf("%d.%d", c->major, c->minor)
                                 : cc_asprintf("%d.%d.%d", c->major, c->minor, c->patch);
     if (!c->version || !c->version_source || check_zlibwapi(run->ctx, c) != 0)

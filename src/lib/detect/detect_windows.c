@@ -315,7 +315,8 @@ static int toolkit_versions(cc_detect_run *run, const win_cand *c, cudnnctl_tool
     static const unsigned order[] = {CUDNNCTL_SRC_VERSION_JSON, CUDNNCTL_SRC_NVCC, CUDNNCTL_SRC_CUDA_H,
                                      CUDNNCTL_SRC_REGISTRY,     CUDNNCTL_SRC_ENV,  CUDNNCTL_SRC_SONAME};
     cc_dt_ver v;
-    char *real = NULL, *p = cc_dt_win_join(c->path, "version.json"), *text = p ? cc_dt_win_slurp(ctx, p, 1 << 20) : NULL;
+    char *real = NULL, *p = cc_dt_win_join(c->path, "version.json");
+    char *text = p ? cc_dt_win_slurp(ctx, p, 1 << 20) : NULL;
     int date_patch = 0;
     if (text && cc_dt_parse_version_json(text, &v, &date_patch) == 0 && add_reading(t, CUDNNCTL_SRC_VERSION_JSON, &v))
         goto oom;
@@ -424,7 +425,8 @@ cudnnctl_err cc_dt_find_windows(cc_detect_run *run)
         cudnnctl_toolkit *t = cc_dt_toolkit_slot(run, r);
         if (!t)
             goto oom;
-        char *inc = cc_dt_win_join(c->path, "include"), *cuda_h = inc ? cc_dt_win_join(inc, "cuda.h") : NULL;
+        char *inc = cc_dt_win_join(c->path, "include");
+        char *cuda_h = inc ? cc_dt_win_join(inc, "cuda.h") : NULL;
         if (cuda_h && cc_dt_win_exists(ctx, cuda_h, 0)) {
             t->include_dir = inc;
             inc = NULL;
