@@ -354,6 +354,36 @@ static void winenv_apply_restore(void **state)
     cJSON_Delete(changes);
 }
 
+static const cudnnctl_finding *finding(const cudnnctl_doctor_result *d, const char *code,
+                                       const char *path)
+{
+    for (size_t i = 0; i < d->n_findings; i++)
+        if (strcmp(d->findings[i].code, code) == 0 && d->findings[i].path &&
+            strcmp(d->findings[i].path, path) == 0)
+            return &d->findings[i];
+    return NULL;
+}
+
+/* doctor's cuDNN checks on the Windows tree, from Linux: the DLL names of the profile's OS */
+static void doctor_windows_names(void **state)
+{
+    fx *f = *state;
+    cudnnctl_doctor_opts o = {0};
+    cudnnctl_doctor_result *d = NULL;
+    assert_int_equal(cudnnctl_doctor(f->ctx, NULL, &o, &d), CUDNNCTL_E_OK);
+    const char *inst = "C:\\Program Files\\NVIDIA\\CUDNN\\v9.1\\bin\\12.4";
+    const cudnnctl_finding *sub = finding(d, "CUDNN_SUBLIB_MISSING", inst);
+    assert_non_null(sub);
+    assert_non_null(strstr(sub->message, "cudnn_ops64_9.dll"));
+    assert_null(strstr(sub->message, ".so"));
+    /* the installer copy has cudnn_graph64_9.dll: not incomplete; the 12.4 tree's copy has none */
+    assert_null(finding(d, "CUDNN_INCOMPLETE", inst));
+    const cudnnctl_finding *inc = finding(d, "CUDNN_INCOMPLETE", TK "\\v12.4\\bin");
+    assert_non_null(inc);
+    assert_non_null(strstr(inc->message, "cudnn_graph64_9.dll"));
+    cudnnctl_doctor_result_free(d);
+}
+
 /* What an install puts on Path: a CUDA tree's bin dirs and cuDNN's; a prefix install the
  * junction's PREFIX\current\bin, never the versioned dir (switching needs no registry rewrite). */
 static void install_path_entries(void **state)
@@ -397,6 +427,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(detect_without_the_seam, setup, teardown),
         cmocka_unit_test_setup_teardown(use_switches_registry, setup, teardown),
         cmocka_unit_test_setup_teardown(winenv_apply_restore, setup, teardown),
+        cmocka_unit_test_setup_teardown(doctor_windows_names, setup, teardown),
         cmocka_unit_test_setup_teardown(install_path_entries, setup, teardown),
         cmocka_unit_test_setup_teardown(public_host_os, setup, teardown),
     };
