@@ -70,6 +70,9 @@ int cc_pf_rmdir(const char *path);
 int cc_pf_mkdir(const char *path, uint32_t mode); /* EEXIST is an error: callers decide */
 int cc_pf_chmod(const char *path, uint32_t mode);
 int cc_pf_symlink(const char *target, const char *linkpath);
+/* A link to a directory, which need not exist yet: symlink(2) on Linux; a directory junction on
+ * Windows (no privilege needed; a relative target is taken from the link's directory). */
+int cc_pf_symlink_dir(const char *target, const char *linkpath);
 char *cc_pf_readlink(const char *path);
 char *cc_pf_realpath(const char *path);
 int cc_pf_fsync_dir(const char *path); /* no-op where directories cannot be synced */
@@ -126,6 +129,14 @@ int cc_pf_link(const char *existing, const char *newpath);
 long cc_pf_getpid(void);
 /* 1 when a process with this id exists (best effort; 1 when unknown). */
 int cc_pf_pid_alive(long pid);
+/* Files in use (Windows: a loaded DLL cannot be replaced or deleted, only renamed). Schedule the
+ * deletion of @p path at the next reboot (MoveFileExW DELAY_UNTIL_REBOOT; needs elevation);
+ * CUDNNCTL_E_UNSUPPORTED on Linux. */
+int cc_pf_delete_on_reboot(const char *path);
+/* The processes holding @p path, each "name (pid N)": the Restart Manager where it answers, else
+ * the processes that have it loaded as a module. A NULL-terminated malloc'd list (empty when none
+ * is known; always empty on Linux); NULL when out of memory. */
+char **cc_pf_file_users(const char *path);
 /* ---- threads (fetch: background download into a bounded buffer) ------------------------------ */
 /* Opaque, heap-allocated objects (pthreads on Linux; SRWLOCK / CONDITION_VARIABLE / threads on
  * Windows). Creation returns NULL on failure; lock/unlock/signal cannot fail. */

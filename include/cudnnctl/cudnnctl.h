@@ -89,6 +89,14 @@ CUDNNCTL_API void cudnnctl_ctx_free(cudnnctl_ctx *ctx);
 
 /** Resolve every absolute path the library reads or writes under @p root (NULL: none). */
 CUDNNCTL_API cudnnctl_err cudnnctl_set_root(cudnnctl_ctx *ctx, const char *root);
+/** Apply the rules of another OS than the one the library runs on: "linux" or "windows" (NULL or
+ *  the native name: back to the machine's own). Meant with cudnnctl_set_root() for inspecting a
+ *  fake tree (detect, doctor): with "windows" a drive letter maps to a folder under the root
+ *  (C:\\Program Files\\X -> ROOT/c/Program Files/X), the registry is an empty in-memory one,
+ *  environment variables are the process's, and no program of that OS is run. */
+CUDNNCTL_API cudnnctl_err cudnnctl_set_host_os(cudnnctl_ctx *ctx, const char *os);
+/** "linux" or "windows": the OS whose rules the context applies. */
+CUDNNCTL_API const char *cudnnctl_host_os(const cudnnctl_ctx *ctx);
 CUDNNCTL_API cudnnctl_err cudnnctl_set_cache_dir(cudnnctl_ctx *ctx, const char *dir);
 CUDNNCTL_API cudnnctl_err cudnnctl_set_state_dir(cudnnctl_ctx *ctx, const char *dir);
 /** HTTP(S) proxy for every download ("http://proxy:3128"); NULL: libcurl's default (the

@@ -72,7 +72,8 @@ typedef struct {
     char *version;       /**< "9.19.0" (libraries' version, else headers') */
     int major, minor, patch;
     char *header_version; /**< from cudnn_version.h, NULL when no header */
-    char *origin;        /**< "cuda-tree", "system", "wheel", "conda", "prefix", "ld-path" */
+    char *origin;        /**< "cuda-tree", "system", "wheel", "conda", "prefix", "ld-path",
+                              "nvidia-installer" (NVIDIA's Windows cuDNN installer) */
     char **libs;         /**< base names of the real library files found */
     size_t n_libs;
     char **problems;     /**< human text: mixed sub-library versions, header/library mismatch ... */
@@ -82,6 +83,9 @@ typedef struct {
     char *version_source; /**< where version came from: "file-name", "header", "dist-info", "soname" */
     char *package_version; /**< 4-part package version from a wheel's dist-info, else NULL */
     int in_ld_library_path; /**< its dir is on LD_LIBRARY_PATH (overrides RUNPATH of every framework) */
+    /** CUDA "X.Y" the copy is built for where its layout names it (NVIDIA's Windows installer:
+     *  ...\\CUDNN\\v9.1\\bin\\12.4), else NULL. */
+    char *cuda_version;
 } cudnnctl_cudnn_copy;
 
 typedef struct {

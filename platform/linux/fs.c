@@ -179,6 +179,11 @@ int cc_pf_symlink(const char *target, const char *linkpath)
     return 0;
 }
 
+int cc_pf_symlink_dir(const char *target, const char *linkpath)
+{
+    return cc_pf_symlink(target, linkpath);
+}
+
 char *cc_pf_readlink(const char *path)
 {
     size_t cap = 256;
@@ -314,4 +319,18 @@ void cc_pf_start_writeback(const char *path)
         return;
     (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
     close(fd);
+}
+
+/* ---- files in use (Windows' problem: rename(2) replaces an open or mapped file here) -------- */
+int cc_pf_delete_on_reboot(const char *path)
+{
+    (void)path;
+    cc_pf_set_error(CUDNNCTL_E_UNSUPPORTED, "deletion at reboot exists only on Windows");
+    return -1;
+}
+
+char **cc_pf_file_users(const char *path)
+{
+    (void)path;
+    return calloc(1, sizeof(char *));
 }

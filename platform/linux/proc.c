@@ -1,4 +1,4 @@
-/* proc.c (linux): environment, clocks, and running a child with captured output and a timeout. */
+/* proc.c (linux): running a child with captured output and a timeout. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -16,16 +16,6 @@
 #include "platform.h"
 
 void cc_pf_errno_(void);
-
-const char *cc_pf_getenv(const char *name)
-{
-    return getenv(name);
-}
-
-int cc_pf_isatty(int fd)
-{
-    return isatty(fd);
-}
 
 int cc_pf_term_cols(int fd)
 {
@@ -57,32 +47,6 @@ void cc_pf_interrupt_newline(volatile int *pending)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-}
-
-uint64_t cc_pf_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-int64_t cc_pf_time(void)
-{
-    return (int64_t)time(NULL);
-}
-
-char *cc_pf_home_dir(void)
-{
-    const char *h = getenv("HOME");
-    if (h && *h)
-        return strdup(h);
-    struct passwd *pw = getpwuid(getuid());
-    return pw && pw->pw_dir ? strdup(pw->pw_dir) : strdup("/");
-}
-
-int cc_pf_is_root(void)
-{
-    return geteuid() == 0;
 }
 
 static void child_exec(const char *const *argv, const char *const *env, int in_fd, int out_fd,

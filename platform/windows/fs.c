@@ -267,6 +267,15 @@ int cc_pf_rename(const char *oldpath, const char *newpath)
         goto out;
     DWORD ao = GetFileAttributesW(wo), an = GetFileAttributesW(wn);
     if (ao != INVALID_FILE_ATTRIBUTES && an != INVALID_FILE_ATTRIBUTES &&
+        (ao & an & FILE_ATTRIBUTE_DIRECTORY) && (ao & an & FILE_ATTRIBUTE_REPARSE_POINT) &&
+        reparse_tag(wo) == IO_REPARSE_TAG_MOUNT_POINT &&
+        reparse_tag(wn) == IO_REPARSE_TAG_MOUNT_POINT) {
+        /* MoveFileExW never replaces a directory: a junction over a junction is retargeted */
+        free(wo);
+        free(wn);
+        return cc_pf_junction_retarget(oldpath, newpath);
+    }
+    if (ao != INVALID_FILE_ATTRIBUTES && an != INVALID_FILE_ATTRIBUTES &&
         (ao & FILE_ATTRIBUTE_DIRECTORY) && (an & FILE_ATTRIBUTE_DIRECTORY) &&
         !(an & FILE_ATTRIBUTE_REPARSE_POINT) && _wcsicmp(wo, wn) != 0) {
         /* rename(2) replaces an empty directory; MoveFileExW never replaces directories */

@@ -31,6 +31,12 @@ void cc_w_set_error(DWORD e, const char *what);
 /* Shorthand: record GetLastError(). */
 void cc_w_last_error(const char *what);
 
+/* Replace the directory junction @p dst by the junction @p src: @p src's reparse data is written
+ * onto @p dst in place (FSCTL_SET_REPARSE_POINT on an existing mount point of the same tag replaces
+ * its data in one operation: @p dst never stops existing and never names anything but the old or
+ * the new target), then @p src is removed. fs_link.c. */
+int cc_pf_junction_retarget(const char *src, const char *dst);
+
 /* Windows FILETIME (100 ns since 1601) -> seconds since the Unix epoch. */
 int64_t cc_w_filetime_to_unix(const FILETIME *ft);
 

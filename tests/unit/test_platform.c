@@ -346,6 +346,67 @@ static void symlink_or_unsupported(void **state)
     free(link);
 }
 
+/* A link to a directory (a prefix's `current`): a symlink on Linux, a directory junction on
+ * Windows (no privilege needed), read back as the bare name of its neighbour, replaced by another
+ * link through cc_pf_rename (Linux: rename(2); Windows: the junction's reparse data rewritten in
+ * place, so `current` never disappears). wine 8 has no FSCTL_SET_REPARSE_POINT: there the error
+ * must be UNSUPPORTED and name the junction and the fix, and nothing may be left behind. */
+static void dir_link_is_junction(void **state)
+{
+    const char *tmp = *state;
+    char *a = join(tmp, "cudnn-a"), *b = join(tmp, "cudnn-b"), *cur = join(tmp, "current");
+    char *nw = join(tmp, ".new-current"), *af = join(tmp, "cudnn-a/x.txt");
+    char *bf = join(tmp, "cudnn-b/x.txt");
+    char *via = join(tmp, "current/x.txt");
+    assert_int_equal(cc_pf_mkdir(a, 0755), 0);
+    assert_int_equal(cc_pf_mkdir(b, 0755), 0);
+    write_file(af, "A");
+    write_file(bf, "B");
+    cc_pf_stat_t st;
+    if (cc_pf_symlink("cudnn-a", cur) != 0) {
+        assert_true(is_win());
+        assert_int_equal(cc_pf_last_error(), CUDNNCTL_E_UNSUPPORTED);
+        assert_non_null(strstr(cc_pf_last_error_text(), "directory junction"));
+        assert_non_null(strstr(cc_pf_last_error_text(), "NTFS"));
+        assert_int_equal(cc_pf_lstat(cur, &st), 0);
+        assert_false(st.exists); /* the empty dir made for the junction is gone again */
+        print_message("no directory junctions here (wine 8: FSCTL_SET_REPARSE_POINT is "
+                      "ERROR_NOT_SUPPORTED): only the error path is proven\n");
+        goto out;
+    }
+    assert_int_equal(cc_pf_lstat(cur, &st), 0);
+    assert_true(st.exists && st.is_link);
+    assert_int_equal(cc_pf_stat(cur, &st), 0);
+    assert_true(st.exists && st.is_dir);
+    char *t = cc_pf_readlink(cur);
+    assert_string_equal(t, "cudnn-a");
+    free(t);
+    char *got = read_file(via);
+    assert_string_equal(got, "A");
+    free(got);
+    assert_int_equal(cc_pf_symlink("cudnn-b", nw), 0);
+    assert_int_equal(cc_pf_rename(nw, cur), 0);
+    assert_int_equal(cc_pf_lstat(nw, &st), 0);
+    assert_false(st.exists);
+    t = cc_pf_readlink(cur);
+    assert_string_equal(t, "cudnn-b");
+    free(t);
+    got = read_file(via);
+    assert_string_equal(got, "B");
+    free(got);
+    assert_int_equal(cc_pf_unlink(cur), 0); /* the link goes, its target stays */
+    assert_int_equal(cc_pf_stat(bf, &st), 0);
+    assert_true(st.exists);
+out:
+    free(a);
+    free(b);
+    free(cur);
+    free(nw);
+    free(af);
+    free(bf);
+    free(via);
+}
+
 static void absolute_paths(void **state)
 {
     (void)state;
@@ -624,6 +685,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(seek_truncate_append, setup_tmp, teardown_tmp),
         cmocka_unit_test_setup_teardown(lock_reports_busy, setup_tmp, teardown_tmp),
         cmocka_unit_test_setup_teardown(symlink_or_unsupported, setup_tmp, teardown_tmp),
+        cmocka_unit_test_setup_teardown(dir_link_is_junction, setup_tmp, teardown_tmp),
         cmocka_unit_test(absolute_paths),
         cmocka_unit_test(env_round_trip),
         cmocka_unit_test(registry_or_unsupported),

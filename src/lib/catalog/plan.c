@@ -481,7 +481,7 @@ cudnnctl_err cudnnctl_plan_make(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
     else if (det && det->platform)
         in.platform = cc_strdup(det->platform);
     else
-        in.platform = cc_asprintf("%s-%s", cc_pf_os(), cc_pf_machine());
+        in.platform = cc_asprintf("%s-%s", cc_host_os_name(ctx), cc_pf_machine());
     if (!in.platform) {
         e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;

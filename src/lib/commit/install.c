@@ -266,10 +266,7 @@ static cudnnctl_err wire_env(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
     int tree = d->mode == CUDNNCTL_TARGET_CUDA_TREE;
     if (!changes)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    if (tree)
-        rc = cc_winenv_toolkit_bins(ctx, d->target, &bins);
-    if (rc == CUDNNCTL_E_OK && d->bin_dir && cc_strv_push_own(&bins, cc_path_native(d->bin_dir)))
-        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    rc = cc_winenv_install_bins(ctx, tree, d->target, d->current, d->bin_dir, &bins);
     cc_winenv_want w = {0};
     w.system = o->system_env;
     w.toolkit = tree ? d->target : NULL;
@@ -516,7 +513,7 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     rec.include_dir = cc_unrooted(ctx, dest.include_dir);
     rec.bin_dir = res->bin_dir ? cc_strdup(res->bin_dir) : NULL;
     rec.doc_dir = cc_unrooted(ctx, dest.doc_dir);
-    int env_on = !o->no_env && strcmp(cc_pf_os(), "windows") == 0;
+    int env_on = !o->no_env && cc_host_is_windows(ctx);
     if (env_on) {
         /* the registry changes go into the receipt before the commit, made right after it */
         if ((rc = wire_env(ctx, o, p, &dest, 1, &rec.env_json, NULL)) != CUDNNCTL_E_OK)

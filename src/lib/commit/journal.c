@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "inuse.h"
 #include "journal.h"
 #include "json.h"
 
@@ -101,16 +102,6 @@ cudnnctl_err cc_txn_add(cudnnctl_ctx *ctx, cc_txn *t, const cc_op *op)
 oom:
     op_free(&c);
     CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-}
-
-char *cc_txn_temp_name(const cc_txn *t, const char *dst, const char *what)
-{
-    char *dir = cc_path_dir(dst);
-    char *name = dir ? cc_asprintf(".cudnnctl-%s-%s-%s", t->id, what, cc_path_base(dst)) : NULL;
-    char *r = name ? cc_path_join(dir, name) : NULL;
-    free(dir);
-    free(name);
-    return r;
 }
 
 /* ---- serialisation --------------------------------------------------------------------------- */
@@ -330,6 +321,25 @@ static cudnnctl_err sync_dirs(cudnnctl_ctx *ctx, cc_txn *t)
     return CUDNNCTL_E_OK;
 }
 
+/* Does a link op (no src) lead to a directory — there now, or placed by this transaction (a
+ * prefix's new cudnn-<ver> dir before `current` is flipped to it)? */
+static int link_to_dir(const cc_txn *t, const cc_op *op)
+{
+    if (!op->link_target || !*op->link_target)
+        return 0;
+    char *dir = cc_path_dir(op->dst);
+    char *target = cc_pf_is_abs(op->link_target) ? cc_strdup(op->link_target)
+                   : dir                          ? cc_path_join(dir, op->link_target)
+                                                  : NULL;
+    int yes = target && cc_tx_kind(target) == CC_OBJ_DIR;
+    for (size_t i = 0; target && !yes && i < t->n_ops; i++)
+        yes = t->ops[i].kind == CC_OP_PLACE && t->ops[i].type == CC_OBJ_DIR &&
+              strcmp(t->ops[i].dst, target) == 0;
+    free(dir);
+    free(target);
+    return yes;
+}
+
 static cudnnctl_err prepare(cudnnctl_ctx *ctx, cc_txn *t)
 {
     cudnnctl_err rc;
@@ -364,7 +374,9 @@ static cudnnctl_err prepare(cudnnctl_ctx *ctx, cc_txn *t)
             r = op->src_clone ? cc_tx_clone(ctx, op->src, op->tmp)
                               : cc_tx_move(ctx, op->src, op->tmp);
         else
-            r = cc_sys_symlink(ctx, op->link_target ? op->link_target : "", op->tmp);
+            r = link_to_dir(t, op) /* Windows: a junction, which must know it */
+                    ? cc_sys_symlink_dir(ctx, op->link_target, op->tmp)
+                    : cc_sys_symlink(ctx, op->link_target ? op->link_target : "", op->tmp);
         if (r != 0)
             return CC_ERR_PF(ctx, "cannot create", op->tmp);
         if (op->type == CC_OBJ_FILE && cc_tx_fsync_file(ctx, op->tmp) != 0)
@@ -400,8 +412,13 @@ static cudnnctl_err commit(cudnnctl_ctx *ctx, cc_txn *t)
         } else {
             if (op->type == CC_OBJ_DIR && op->had_old && cc_sys_rename(ctx, op->dst, op->bak) != 0)
                 return CC_ERR_PF(ctx, "cannot move aside", op->dst);
-            if (cc_sys_rename(ctx, op->tmp, op->dst) != 0)
-                return CC_ERR_PF(ctx, "cannot rename into place", op->dst);
+            if (cc_sys_rename(ctx, op->tmp, op->dst) != 0) {
+                int r = cc_inuse_replace(ctx, t, op); /* Windows: a DLL someone has loaded */
+                if (r < 0)
+                    return cudnnctl_last_error(ctx)->code;
+                if (r > 0)
+                    return CC_ERR_PF(ctx, "cannot rename into place", op->dst);
+            }
             ev(ctx, CUDNNCTL_EV_FILE_WRITTEN, op->dst);
         }
         cc_progress(ctx, "commit", i + 1, t->n_ops);
@@ -412,6 +429,8 @@ static cudnnctl_err commit(cudnnctl_ctx *ctx, cc_txn *t)
         t->phase = CC_PH_COMMIT; /* the journal on disk still says "commit": roll back */
     return rc;
 }
+
+static cudnnctl_err finish_files(cudnnctl_ctx *ctx, cc_txn *t, const char *state);
 
 cudnnctl_err cc_txn_finish(cudnnctl_ctx *ctx, cc_txn *t)
 {
@@ -427,8 +446,42 @@ cudnnctl_err cc_txn_finish(cudnnctl_ctx *ctx, cc_txn *t)
     if (t->receipt_remove && cc_tx_kind(t->receipt_remove) != CC_OBJ_NONE &&
         cc_sys_unlink(ctx, t->receipt_remove) != 0)
         return CC_ERR_PF(ctx, "cannot remove the receipt", t->receipt_remove);
+    char *state = cc_path_dir(t->path);
+    cudnnctl_err rc = finish_files(ctx, t, state);
+    free(state);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    if (t->staging && cc_sys_rm_rf(ctx, t->staging) != 0)
+        return CC_ERR_PF(ctx, "cannot remove the staging dir", t->staging);
+    if (cc_tx_kind(t->path) != CC_OBJ_NONE && cc_sys_unlink(ctx, t->path) != 0)
+        return CC_ERR_PF(ctx, "cannot remove the journal", t->path);
+    return CUDNNCTL_E_OK;
+}
+
+/* The old file a replace moved aside because it was in use (inuse.c), when it is there. */
+static char *aside_of(const cc_txn *t, const cc_op *op)
+{
+    if (op->kind != CC_OP_PLACE || op->type != CC_OBJ_FILE)
+        return NULL;
+    char *a = cc_txn_temp_name(t, op->dst, "old");
+    if (a && cc_tx_kind(a) == CC_OBJ_NONE) {
+        free(a);
+        a = NULL;
+    }
+    return a;
+}
+
+/* After the commit point: backups kept or deleted, asides and rm_after deleted (what is in use
+ * is queued by cc_inuse_remove), emptied dirs removed. */
+static cudnnctl_err finish_files(cudnnctl_ctx *ctx, cc_txn *t, const char *state)
+{
     for (size_t i = 0; i < t->n_ops; i++) {
         cc_op *op = &t->ops[i];
+        char *aside = aside_of(t, op);
+        int stuck = aside && cc_inuse_remove(ctx, state, aside, op->dst) != 0;
+        free(aside);
+        if (stuck)
+            return CC_ERR_PF(ctx, "cannot remove", op->dst);
         if (!op->bak || cc_tx_kind(op->bak) == CC_OBJ_NONE)
             continue; /* never made, or already moved by an earlier attempt */
         if (op->keep) {
@@ -438,22 +491,18 @@ cudnnctl_err cc_txn_finish(cudnnctl_ctx *ctx, cc_txn *t)
             free(dir);
             if (bad)
                 return CC_ERR_PF(ctx, "cannot keep the backup", op->keep);
-        } else if (cc_sys_rm_rf(ctx, op->bak) != 0) {
+        } else if (cc_inuse_remove(ctx, state, op->bak, op->dst) != 0) {
             return CC_ERR_PF(ctx, "cannot remove", op->bak);
         }
     }
     for (size_t i = 0; i < t->rm_after.n; i++)
-        if (cc_sys_rm_rf(ctx, t->rm_after.v[i]) != 0)
+        if (cc_inuse_remove(ctx, state, t->rm_after.v[i], NULL) != 0)
             return CC_ERR_PF(ctx, "cannot remove", t->rm_after.v[i]);
     for (size_t i = 0; i < t->rmdirs.n; i++) {
         const char *d = t->rmdirs.v[i];
         if (cc_tx_kind(d) == CC_OBJ_DIR && cc_tx_dir_empty(d) && cc_sys_rmdir(ctx, d) != 0)
             return CC_ERR_PF(ctx, "cannot remove directory", d);
     }
-    if (t->staging && cc_sys_rm_rf(ctx, t->staging) != 0)
-        return CC_ERR_PF(ctx, "cannot remove the staging dir", t->staging);
-    if (cc_tx_kind(t->path) != CC_OBJ_NONE && cc_sys_unlink(ctx, t->path) != 0)
-        return CC_ERR_PF(ctx, "cannot remove the journal", t->path);
     return CUDNNCTL_E_OK;
 }
 
@@ -465,7 +514,25 @@ static int dispose_tmp(cudnnctl_ctx *ctx, const cc_op *op)
     return cc_sys_rm_rf(ctx, op->tmp);
 }
 
-static int undo_op(cudnnctl_ctx *ctx, const cc_op *op)
+static int undo_op_files(cudnnctl_ctx *ctx, const cc_op *op);
+
+/* A replace that moved the old file aside (in use) and crashed before the new one was in place
+ * has no dst: the old file goes back first; the aside name goes at the end (queued if in use). */
+static int undo_op(cudnnctl_ctx *ctx, const cc_txn *t, const cc_op *op, const char *state)
+{
+    char *aside = aside_of(t, op);
+    int rc = 0;
+    if (aside && cc_tx_kind(op->dst) == CC_OBJ_NONE && cc_sys_rename(ctx, aside, op->dst) != 0)
+        rc = -1;
+    if (rc == 0)
+        rc = undo_op_files(ctx, op);
+    if (rc == 0 && aside && cc_inuse_remove(ctx, state, aside, op->dst) != 0)
+        rc = -1;
+    free(aside);
+    return rc;
+}
+
+static int undo_op_files(cudnnctl_ctx *ctx, const cc_op *op)
 {
     int has_bak = op->bak && cc_tx_kind(op->bak) != CC_OBJ_NONE;
     if (op->kind == CC_OP_REMOVE)
@@ -484,6 +551,16 @@ static int undo_op(cudnnctl_ctx *ctx, const cc_op *op)
             return -1;
         return has_tmp ? dispose_tmp(ctx, op) : 0;
     }
+    if (has_tmp && op->type == CC_OBJ_LINK && op->had_old && op->old_type == CC_OBJ_LINK &&
+        has_bak) {
+        /* a Windows junction is replaced by rewriting it in place, then its temp name goes: a
+         * crash between leaves tmp with dst already new. The clone under bak puts the old
+         * target back either way (rename(2) / the same in-place rewrite). A link over a file
+         * keeps the old path: there bak is a hard link of dst, which rename(2) leaves alone. */
+        if (dispose_tmp(ctx, op) != 0)
+            return -1;
+        return cc_sys_rename(ctx, op->bak, op->dst);
+    }
     if (has_tmp) { /* not renamed yet: dst still holds the old object */
         if (dispose_tmp(ctx, op) != 0)
             return -1;
@@ -499,10 +576,14 @@ cudnnctl_err cc_txn_rollback(cudnnctl_ctx *ctx, cc_txn *t)
     if (t->phase == CC_PH_COMMITTED)
         CC_RET_ERR(ctx, CUDNNCTL_E_JOURNAL, "transaction %s is committed: it can only be finished",
                    t->id);
+    char *state = cc_path_dir(t->path);
     for (size_t i = t->n_ops; i-- > 0;) {
-        if (undo_op(ctx, &t->ops[i]) != 0)
+        if (undo_op(ctx, t, &t->ops[i], state) != 0) {
+            free(state);
             return CC_ERR_PF(ctx, "cannot roll back", t->ops[i].dst);
+        }
     }
+    free(state);
     /* staging first: it may sit inside a dir this transaction created (a new prefix) */
     if (t->staging && cc_sys_rm_rf(ctx, t->staging) != 0)
         return CC_ERR_PF(ctx, "cannot remove the staging dir", t->staging);
@@ -589,6 +670,7 @@ cudnnctl_err cc_txn_recover(cudnnctl_ctx *ctx, const char *state_dir, const char
     if (kind)
         *kind = NULL;
     sweep_tmp(ctx, state_dir);
+    cc_inuse_sweep(ctx, state_dir); /* files an earlier run left because they were in use */
     char *rdir = cc_path_join(state_dir, "receipts");
     sweep_tmp(ctx, rdir);
     free(rdir);

@@ -8,7 +8,7 @@
 void cc_ldconfig(cudnnctl_ctx *ctx, int no_ldconfig, char **what)
 {
     *what = NULL;
-    if (strcmp(cc_pf_os(), "linux") != 0) {
+    if (cc_host_is_windows(ctx)) {
         *what = cc_strdup("skipped: not Linux");
         return;
     }

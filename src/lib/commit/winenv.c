@@ -49,7 +49,7 @@ static int ieq(const char *a, const char *b)
 
 /* A PATH entry in a comparable form: %CUDA_PATH% replaced by @p cuda_path (when given), other
  * %VAR% expanded, '/' -> '\', no trailing '\' (except "C:\"), lower case. */
-static char *norm_entry(const char *e, const char *cuda_path)
+static char *norm_entry(cudnnctl_ctx *ctx, const char *e, const char *cuda_path)
 {
     char *s = NULL;
     const char *tag = "%CUDA_PATH%";
@@ -64,7 +64,7 @@ static char *norm_entry(const char *e, const char *cuda_path)
     if (!s)
         s = cc_strdup(e);
     if (s && strchr(s, '%')) {
-        char *x = cc_pf_expand_env(s);
+        char *x = cc_host_expand_env(ctx, s);
         if (x) {
             free(s);
             s = x;
@@ -150,7 +150,7 @@ static cudnnctl_err set_value(cudnnctl_ctx *ctx, const cc_winenv_want *w, const 
 {
     char *old = NULL;
     int old_type = CC_PF_REG_NONE;
-    if (cc_pf_reg_get(key, name, &old, &old_type) != 0)
+    if (cc_host_reg_get(ctx, key, name, &old, &old_type) != 0)
         return reg_fail(ctx, "read", key, name, w->system);
     cudnnctl_err rc = CUDNNCTL_E_OK;
     int type = keep_type && (old_type == CC_PF_REG_SZ || old_type == CC_PF_REG_EXPAND_SZ)
@@ -158,7 +158,7 @@ static cudnnctl_err set_value(cudnnctl_ctx *ctx, const cc_winenv_want *w, const 
                    : (keep_type ? CC_PF_REG_EXPAND_SZ : CC_PF_REG_SZ);
     if (old && old_type == type && strcmp(old, value) == 0)
         goto out;
-    if (!w->dry && cc_pf_reg_set(key, name, value, type) != 0) {
+    if (!w->dry && cc_host_reg_set(ctx, key, name, value, type) != 0) {
         rc = reg_fail(ctx, "write", key, name, w->system);
         goto out;
     }
@@ -174,13 +174,43 @@ cudnnctl_err cc_winenv_toolkit_bins(cudnnctl_ctx *ctx, const char *toolkit, cc_s
     char *bin = cc_path_join(toolkit, "bin");
     char *x64 = cc_path_join(toolkit, "bin/x64");
     cc_pf_stat_t st;
-    int has_x64 = x64 && cc_pf_stat(x64, &st) == 0 && st.exists && st.is_dir;
-    int bad = !bin || !x64 || cc_strv_push_own(out, cc_path_native(bin)) != 0 ||
-              (has_x64 && cc_strv_push_own(out, cc_path_native(x64)) != 0);
+    char *real = x64 ? cc_rooted(ctx, x64) : NULL;
+    int has_x64 = real && cc_pf_stat(real, &st) == 0 && st.exists && st.is_dir;
+    free(real);
+    int bad = !bin || !x64 || cc_strv_push_own(out, cc_host_native_path(ctx, bin)) != 0 ||
+              (has_x64 && cc_strv_push_own(out, cc_host_native_path(ctx, x64)) != 0);
     free(bin);
     free(x64);
     if (bad)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    return CUDNNCTL_E_OK;
+}
+
+cudnnctl_err cc_winenv_install_bins(cudnnctl_ctx *ctx, int tree, const char *target,
+                                    const char *current, const char *bin_dir, cc_strv *out)
+{
+    /* real paths (under --root) in, shown paths out */
+    char *tk = tree ? cc_unrooted(ctx, target) : NULL, *dir = NULL;
+    if (tree && !tk)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    cudnnctl_err rc = tree ? cc_winenv_toolkit_bins(ctx, tk, out) : CUDNNCTL_E_OK;
+    free(tk);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    if (!tree && current) {
+        char *shown = cc_unrooted(ctx, current);
+        dir = shown ? cc_path_join(shown, "bin") : NULL;
+        free(shown);
+    } else if (bin_dir) {
+        dir = cc_unrooted(ctx, bin_dir);
+    } else {
+        return CUDNNCTL_E_OK;
+    }
+    if (!dir || cc_strv_push_own(out, cc_host_native_path(ctx, dir)) != 0) {
+        free(dir);
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    free(dir);
     return CUDNNCTL_E_OK;
 }
 
@@ -190,7 +220,7 @@ cudnnctl_err cc_winenv_apply(cudnnctl_ctx *ctx, const cc_winenv_want *w, cJSON *
     const char *key = w->system ? CC_WINENV_SYSTEM_KEY : CC_WINENV_USER_KEY;
     cudnnctl_err rc = CUDNNCTL_E_OK;
     cc_strv want = {0}, want_norm = {0}, drop = {0}, old_v = {0}, new_v = {0};
-    char *tk = w->toolkit ? cc_path_native(w->toolkit) : NULL, *old = NULL, *nw = NULL;
+    char *tk = w->toolkit ? cc_host_native_path(ctx, w->toolkit) : NULL, *old = NULL, *nw = NULL;
     int n = 0, old_type = CC_PF_REG_NONE;
     if (w->toolkit && !tk)
         goto oom;
@@ -207,8 +237,8 @@ cudnnctl_err cc_winenv_apply(cudnnctl_ctx *ctx, const cc_winenv_want *w, cJSON *
     }
     /* PATH: our dirs first, once; the user's entries after them in their order */
     for (size_t i = 0; i < w->n_bins; i++) {
-        char *nat = cc_path_native(w->bins[i]);
-        char *nm = nat ? norm_entry(nat, tk) : NULL;
+        char *nat = cc_host_native_path(ctx, w->bins[i]);
+        char *nm = nat ? norm_entry(ctx, nat, tk) : NULL;
         if (!nat || !nm) {
             free(nat);
             free(nm);
@@ -223,13 +253,13 @@ cudnnctl_err cc_winenv_apply(cudnnctl_ctx *ctx, const cc_winenv_want *w, cJSON *
         cc_strv_push_own(&want_norm, nm);
     }
     for (size_t i = 0; i < w->n_managed; i++) {
-        char *nat = cc_path_native(w->managed[i]);
-        char *nm = nat ? norm_entry(nat, tk) : NULL;
+        char *nat = cc_host_native_path(ctx, w->managed[i]);
+        char *nm = nat ? norm_entry(ctx, nat, tk) : NULL;
         free(nat);
         if (!nm || cc_strv_push_own(&drop, nm) != 0)
             goto oom;
     }
-    if (cc_pf_reg_get(key, "Path", &old, &old_type) != 0) {
+    if (cc_host_reg_get(ctx, key, "Path", &old, &old_type) != 0) {
         rc = reg_fail(ctx, "read", key, "Path", w->system);
         goto out;
     }
@@ -238,7 +268,7 @@ cudnnctl_err cc_winenv_apply(cudnnctl_ctx *ctx, const cc_winenv_want *w, cJSON *
     for (size_t i = 0; i < want.n; i++)
         cc_strv_push(&new_v, want.v[i]);
     for (size_t i = 0; i < old_v.n; i++) {
-        char *nm = norm_entry(old_v.v[i], tk);
+        char *nm = norm_entry(ctx, old_v.v[i], tk);
         if (!nm)
             goto oom;
         int keep = !in_list(nm, &want_norm) && !in_list(nm, &drop);
@@ -252,7 +282,7 @@ cudnnctl_err cc_winenv_apply(cudnnctl_ctx *ctx, const cc_winenv_want *w, cJSON *
         rc = set_value(ctx, w, key, "Path", nw, 1, changes, &n);
 out:
     if (n && !w->dry)
-        cc_pf_env_broadcast(); /* best effort: a failed broadcast changes nothing stored */
+        cc_host_env_broadcast(ctx); /* best effort: a failed broadcast changes nothing stored */
     if (n_changed)
         *n_changed = n;
     cc_strv_free(&want);
@@ -316,7 +346,7 @@ cudnnctl_err cc_winenv_restore(cudnnctl_ctx *ctx, const cJSON *changes, cc_strv 
         int system = cc_str_starts(key, "HKLM");
         char *now = NULL;
         int now_type = CC_PF_REG_NONE;
-        if (cc_pf_reg_get(key, name, &now, &now_type) != 0) {
+        if (cc_host_reg_get(ctx, key, name, &now, &now_type) != 0) {
             rc = reg_fail(ctx, "read", key, name, system);
             break;
         }
@@ -349,9 +379,9 @@ cudnnctl_err cc_winenv_restore(cudnnctl_ctx *ctx, const cJSON *changes, cc_strv 
             continue;
         }
         int bad = put || (as_written && old)
-                      ? cc_pf_reg_set(key, name, put ? put : "",
+                      ? cc_host_reg_set(ctx, key, name, put ? put : "",
                                       put_type == CC_PF_REG_NONE ? CC_PF_REG_SZ : put_type)
-                      : cc_pf_reg_delete(key, name);
+                      : cc_host_reg_delete(ctx, key, name);
         if (bad)
             rc = reg_fail(ctx, "restore", key, name, system);
         else
@@ -360,7 +390,7 @@ cudnnctl_err cc_winenv_restore(cudnnctl_ctx *ctx, const cJSON *changes, cc_strv 
         free(now);
     }
     if (n)
-        cc_pf_env_broadcast();
+        cc_host_env_broadcast(ctx);
     if (n_restored)
         *n_restored = n;
     return rc;

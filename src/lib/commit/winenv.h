@@ -41,6 +41,12 @@ cudnnctl_err cc_winenv_restore(cudnnctl_ctx *ctx, const cJSON *changes, cc_strv 
 /* The toolkit's dirs that go on PATH: <tk>\bin and, where it exists, <tk>\bin\x64 (CUDA 13). */
 cudnnctl_err cc_winenv_toolkit_bins(cudnnctl_ctx *ctx, const char *toolkit, cc_strv *out);
 
+/* The dirs an install puts first on PATH: a CUDA tree's bin (+ bin\x64) and the cuDNN bin dir
+ * (@p tree); a prefix install PREFIX\current\bin, through the junction @p current (real path), so
+ * that switching `current` later needs no registry change. */
+cudnnctl_err cc_winenv_install_bins(cudnnctl_ctx *ctx, int tree, const char *target,
+                                    const char *current, const char *bin_dir, cc_strv *out);
+
 /* `use X.Y` on Windows: CUDA_PATH (+ CUDA_PATH_Vx_y) = @p toolkit, its bin (and bin\x64) first on
  * PATH, the bin dirs of every other toolkit in @p det dropped from PATH. Changes appended to
  * @p changes (may be NULL). */

@@ -1,5 +1,6 @@
 /* ctx.c: the library context: options, setting the callbacks (calling them: callbacks.c),
  * root-relative paths. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@ cudnnctl_err cudnnctl_ctx_new(cudnnctl_ctx **out)
     if (!ctx)
         return CUDNNCTL_E_NOMEM;
     cc_sys_default(&ctx->sys);
+    cc_host_default(&ctx->host);
     cc_clear_error(ctx);
     *out = ctx;
     return CUDNNCTL_E_OK;
@@ -25,7 +27,34 @@ void cudnnctl_ctx_free(cudnnctl_ctx *ctx)
     free(ctx->state_dir);
     free(ctx->proxy);
     free(ctx->err_detail);
+    cc_memreg_free(ctx->own_reg);
     free(ctx);
+}
+
+cudnnctl_err cudnnctl_set_host_os(cudnnctl_ctx *ctx, const char *os)
+{
+    cc_host h;
+    cc_host_default(&h);
+    if (!os || !*os || strcmp(os, cc_pf_os()) == 0) {
+        cc_host_set(ctx, &h);
+        return CUDNNCTL_E_OK;
+    }
+    if (strcmp(os, "windows") != 0 && strcmp(os, "linux") != 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "unknown host OS '%s': use linux or windows", os);
+    cc_memreg *m = ctx->own_reg ? ctx->own_reg : cc_memreg_new();
+    if (!m)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    ctx->own_reg = m;
+    h.os = strcmp(os, "windows") == 0 ? CC_HOST_WINDOWS : CC_HOST_LINUX;
+    h.native = 0; /* nothing of the other OS is run or loaded; its registry starts empty */
+    cc_memreg_backend(m, &h.reg);
+    cc_host_set(ctx, &h);
+    return CUDNNCTL_E_OK;
+}
+
+const char *cudnnctl_host_os(const cudnnctl_ctx *ctx)
+{
+    return cc_host_os_name(ctx);
 }
 
 static cudnnctl_err set_dir(cudnnctl_ctx *ctx, char **slot, const char *dir, const char *what)
@@ -117,12 +146,28 @@ void cudnnctl_free(void *p)
     free(p);
 }
 
+/* ROOT/c/rest for "C:\\rest" (separators '/'). */
+static char *rooted_drive(const cudnnctl_ctx *ctx, const char *p)
+{
+    char *r = cc_asprintf("%s/%c/%s", ctx->root, tolower((unsigned char)p[0]), p + 3);
+    for (char *c = r ? r + strlen(ctx->root) : NULL; c && *c; c++)
+        if (*c == '\\')
+            *c = '/';
+    size_t n = r ? strlen(r) : 0;
+    while (n > 1 && r[n - 1] == '/')
+        r[--n] = '\0';
+    return r;
+}
+
 char *cc_rooted(const cudnnctl_ctx *ctx, const char *abs_path)
 {
     if (!abs_path)
         return NULL;
-    if (!ctx->root || !cc_pf_is_abs(abs_path))
+    if (!ctx->root || !cc_host_is_abs(ctx, abs_path))
         return cc_strdup(abs_path);
+    if (cc_host_is_windows(ctx) && cc_host_drive(abs_path) &&
+        !(cc_str_starts(abs_path, ctx->root) && strchr("/\\", abs_path[strlen(ctx->root)])))
+        return rooted_drive(ctx, abs_path);
     if (cc_str_starts(abs_path, ctx->root) &&
         (abs_path[strlen(ctx->root)] == '/' || abs_path[strlen(ctx->root)] == '\0'))
         return cc_strdup(abs_path); /* already under the root */
@@ -137,6 +182,9 @@ char *cc_unrooted(const cudnnctl_ctx *ctx, const char *real_path)
         const char *rest = real_path + strlen(ctx->root);
         if (*rest == '\0')
             return cc_strdup("/");
+        if (*rest == '/' && cc_host_is_windows(ctx) && isalpha((unsigned char)rest[1]) &&
+            (rest[2] == '/' || !rest[2]))
+            return cc_asprintf("%c:/%s", toupper((unsigned char)rest[1]), rest[2] ? rest + 3 : "");
         if (*rest == '/')
             return cc_strdup(rest);
     }

@@ -9,6 +9,7 @@
 
 #include "cudnnctl/cudnnctl.h"
 #include "cudnnctl/cudnnctl_test.h"
+#include "host.h"
 #include "platform.h"
 #include "str.h"
 #include "sys.h"
@@ -30,6 +31,8 @@ struct cudnnctl_ctx {
     int fail_sticky; /* every call after fail_at fails too (crash simulation) */
     cudnnctl_error_info err;
     char *err_detail;
+    cc_host host;        /* OS rules, path style, environment and registry (host.h) */
+    cc_memreg *own_reg;  /* the in-memory registry of a foreign host profile, owned */
 };
 
 /* Record an error with its origin; returns code so callers can `return CC_ERR(...)`. */
@@ -70,9 +73,10 @@ void cc_event(cudnnctl_ctx *ctx, cudnnctl_event_kind kind, const char *text, con
 void cc_progress(cudnnctl_ctx *ctx, const char *stage, uint64_t done, uint64_t total);
 
 /* The real path of an absolute path under the context's root (malloc'd). Relative paths are
- * returned unchanged. */
+ * returned unchanged. With a Windows host profile a drive letter maps to a folder under the root:
+ * "C:\\Program Files\\X" -> ROOT/c/Program Files/X. */
 char *cc_rooted(const cudnnctl_ctx *ctx, const char *abs_path);
-/* Strip the root prefix again for display / JSON (malloc'd). */
+/* Strip the root prefix again for display / JSON (malloc'd); ROOT/c/x -> "C:/x" (Windows). */
 char *cc_unrooted(const cudnnctl_ctx *ctx, const char *real_path);
 /* Effective cache / state dirs (malloc'd, already rooted). */
 char *cc_cache_dir(const cudnnctl_ctx *ctx);

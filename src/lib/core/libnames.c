@@ -14,9 +14,14 @@ int cc_ln_windows(void)
     return strcmp(cc_pf_os(), "windows") == 0;
 }
 
+static const char *module_prefix_for(int windows, const char *stem)
+{
+    return windows && strncmp(stem, "lib", 3) == 0 ? stem + 3 : stem;
+}
+
 const char *cc_ln_module_prefix(const char *stem)
 {
-    return cc_ln_windows() && strncmp(stem, "lib", 3) == 0 ? stem + 3 : stem;
+    return module_prefix_for(cc_ln_windows(), stem);
 }
 
 static int ieq_n(const char *a, const char *b, size_t n)
@@ -156,15 +161,20 @@ int cc_lib_classify(const char *name, cc_libname *out)
 
 int cc_ln_major(const char *name, const char *stem)
 {
+    return cc_ln_major_for(cc_ln_windows(), name, stem);
+}
+
+int cc_ln_major_for(int windows, const char *name, const char *stem)
+{
     cc_libname ln;
     if (!cc_lib_parse(name, &ln))
         return -1;
-    if (!cc_ln_windows()) /* "<stem>.so.N" or "<stem>.so.N.n" (libcudart.so.11.0) */
+    if (!windows) /* "<stem>.so.N" or "<stem>.so.N.n" (libcudart.so.11.0) */
         return (ln.kind == CC_LIB_SO_MAJOR || (ln.kind == CC_LIB_SO_FULL && ln.parts == 2)) &&
                        strcmp(ln.stem, stem) == 0
                    ? ln.major
                    : -1;
-    const char *s = cc_ln_module_prefix(stem);
+    const char *s = module_prefix_for(1, stem);
     size_t ls = strlen(s);
     return ln.kind == CC_LIB_DLL && strlen(ln.stem) == ls && ieq_n(ln.stem, s, ls) ? ln.major
                                                                                     : -1;
@@ -172,9 +182,14 @@ int cc_ln_major(const char *name, const char *stem)
 
 char *cc_ln_name(const char *stem, int major)
 {
-    if (!cc_ln_windows())
+    return cc_ln_name_for(cc_ln_windows(), stem, major);
+}
+
+char *cc_ln_name_for(int windows, const char *stem, int major)
+{
+    if (!windows)
         return cc_asprintf("%s.so.%d", stem, major);
-    const char *s = cc_ln_module_prefix(stem);
+    const char *s = module_prefix_for(1, stem);
     if (strcmp(s, "nvrtc") == 0)
         return cc_asprintf("nvrtc64_%d0_0.dll", major);
     if (strcmp(s, "cudart") == 0 && major <= 11)

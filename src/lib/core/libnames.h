@@ -1,4 +1,5 @@
-/* libnames.h: the file names of NVIDIA's libraries on this OS (keyed on cc_pf_os()):
+/* libnames.h: the file names of NVIDIA's libraries on this OS (keyed on cc_pf_os(): the loader
+ * of the running machine; the *_for variants take the OS of a host profile):
  * libcudnn.so.9 / cudnn64_9.dll, libcudart.so.12 / cudart64_12.dll (cudart64_110.dll for 11),
  * libcuda.so.1 / nvcuda.dll. Stems are given in their Linux form ("libcudnn_ops"). */
 #ifndef CC_LIBNAMES_H
@@ -38,6 +39,10 @@ int cc_ln_windows(void);
 int cc_ln_major(const char *name, const char *stem);
 /* The file name of @p stem for @p major (malloc'd): "libcudnn_ops.so.9" / "cudnn_ops64_9.dll". */
 char *cc_ln_name(const char *stem, int major);
+/* The same for the OS a host profile names (diagnose a Windows tree from Linux, host.h):
+ * @p windows 1 for Windows names, 0 for Linux ones. */
+char *cc_ln_name_for(int windows, const char *stem, int major);
+int cc_ln_major_for(int windows, const char *name, const char *stem);
 /* 1 when @p base is a file of @p stem itself, not of a longer name (libcublas vs libcublasLt). */
 int cc_ln_is(const char *base, const char *stem);
 /* The driver library, loaded by name: "libcuda.so.1" / "nvcuda.dll". */

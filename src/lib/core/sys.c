@@ -106,6 +106,11 @@ int cc_sys_symlink(cudnnctl_ctx *ctx, const char *target, const char *linkpath)
     return injected(ctx, "symlink") ? -1 : ctx->sys.symlink(target, linkpath);
 }
 
+int cc_sys_symlink_dir(cudnnctl_ctx *ctx, const char *target, const char *linkpath)
+{
+    return injected(ctx, "symlink") ? -1 : cc_pf_symlink_dir(target, linkpath);
+}
+
 int cc_sys_link(cudnnctl_ctx *ctx, const char *existing, const char *newpath)
 {
     return injected(ctx, "link") ? -1 : ctx->sys.link(existing, newpath);

@@ -39,6 +39,9 @@ int cc_sys_unlink(cudnnctl_ctx *ctx, const char *path);
 int cc_sys_mkdir(cudnnctl_ctx *ctx, const char *path, uint32_t mode);
 int cc_sys_rmdir(cudnnctl_ctx *ctx, const char *path);
 int cc_sys_symlink(cudnnctl_ctx *ctx, const char *target, const char *linkpath);
+/* A link to a directory that may not exist yet (a prefix's `current` before its install is in
+ * place): cc_pf_symlink_dir, counted as a symlink for fault injection. */
+int cc_sys_symlink_dir(cudnnctl_ctx *ctx, const char *target, const char *linkpath);
 int cc_sys_link(cudnnctl_ctx *ctx, const char *existing, const char *newpath);
 void *cc_sys_malloc(cudnnctl_ctx *ctx, size_t n);
 

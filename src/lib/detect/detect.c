@@ -47,7 +47,7 @@ cudnnctl_err cudnnctl_detect(cudnnctl_ctx *ctx, cudnnctl_detect_result **out)
     run.r = r;
     uint64_t t0 = cc_pf_now_ms();
 
-    const char *os = cc_pf_os(), *machine = cc_pf_machine();
+    const char *os = cc_host_os_name(ctx), *machine = cc_pf_machine();
     int arm = strcmp(machine, "aarch64") == 0 || strcmp(machine, "arm64") == 0;
     r->platform = cc_dt_platform_key(os, machine, arm && is_tegra(ctx));
     /* both multiarch names: a --root tree may be of the other architecture */

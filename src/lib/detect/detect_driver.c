@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "detect_int.h"
+#include "libnames.h"
 
 #define SMI_TIMEOUT_MS 3000u
 
@@ -12,8 +13,7 @@ typedef int (*cu_driver_get_version_fn)(int *);
 
 static int libcuda_version(void)
 {
-    const char *name = strcmp(cc_pf_os(), "windows") == 0 ? "nvcuda.dll" : "libcuda.so.1";
-    void *h = cc_pf_dlopen(name);
+    void *h = cc_pf_dlopen(cc_ln_driver()); /* the loader of the machine we run on */
     if (!h)
         return 0;
     int v = 0;
@@ -81,7 +81,7 @@ cudnnctl_err cc_dt_find_driver(cc_detect_run *run)
     const char *source = NULL;
 
     /* under --root the host's libcuda says nothing about the tree being examined */
-    if (!ctx->root) {
+    if (!ctx->root && cc_host_is_native(ctx)) {
         cuda = libcuda_version();
         if (cuda)
             source = "libcuda";
@@ -96,7 +96,7 @@ cudnnctl_err cc_dt_find_driver(cc_detect_run *run)
         }
     }
     free(text);
-    if (!ver && !ctx->root) {
+    if (!ver && !ctx->root && cc_host_is_native(ctx)) {
         ver = smi_version(run);
         if (ver && !source)
             source = "nvidia-smi";

@@ -57,4 +57,17 @@ cudnnctl_err cc_dt_find_cudnn(cc_detect_run *run);    /* detect_cudnn.c */
 /* Windows: CUDA_PATH*, the registry, the default dir, cuDNN DLLs (no-op elsewhere). */
 cudnnctl_err cc_dt_find_windows(cc_detect_run *run);  /* detect_windows.c */
 
+/* Windows paths (detect_windows.c): '\\' separators, compared case-insensitively; files read
+ * through cc_rooted (C:\\X is ROOT/c/X under --root with a Windows host profile). */
+char *cc_dt_win_norm(const char *p);
+int cc_dt_win_same_path(const char *a, const char *b);
+int cc_dt_win_ci_prefix(const char *a, const char *b, size_t n);
+char *cc_dt_win_join(const char *a, const char *b);
+int cc_dt_win_exists(cudnnctl_ctx *ctx, const char *p, int want_dir);
+cc_pf_dir *cc_dt_win_opendir(cudnnctl_ctx *ctx, const char *p);
+char *cc_dt_win_slurp(cudnnctl_ctx *ctx, const char *path, size_t max); /* NULL when absent */
+int cc_dt_win_parse_vdir(const char *name, int *major, int *minor); /* "v12.4" -> 12, 4 */
+/* cuDNN copies in the toolkits' bin dirs and NVIDIA's installer dirs (detect_wincudnn.c). */
+int cc_dt_win_find_cudnn(cc_detect_run *run);
+
 #endif

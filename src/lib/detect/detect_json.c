@@ -85,6 +85,7 @@ static int cudnn_json(cJSON *arr, const cudnnctl_cudnn_copy *c)
              cc_json_str(o, "package_version", c->package_version) |
              cc_json_str(o, "include_dir", c->include_dir) |
              cc_json_str(o, "header_version", c->header_version) |
+             cc_json_str(o, "cuda_version", c->cuda_version) |
              add_list(o, "libs", c->libs, c->n_libs);
     rc |= cJSON_AddBoolToObject(o, "in_loader_path", c->in_loader_path) ? 0 : -1;
     rc |= cJSON_AddBoolToObject(o, "in_ld_library_path", c->in_ld_library_path) ? 0 : -1;

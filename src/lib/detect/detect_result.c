@@ -35,6 +35,7 @@ void cc_dt_cudnn_clear(cudnnctl_cudnn_copy *c)
     cc_strs_free(c->problems, c->n_problems);
     free(c->version_source);
     free(c->package_version);
+    free(c->cuda_version);
     memset(c, 0, sizeof(*c));
 }
 

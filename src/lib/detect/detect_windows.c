@@ -3,9 +3,10 @@
  * default install dir; versions from version.json, nvcc.exe --version, cuda.h, the registry key,
  * the env name and cudart64_*.dll names; cuDNN by its DLL names in bin and bin\x64 (cudnn64_8.dll,
  * cudnn64_9.dll and the sub-DLLs) with include\cudnn_version.h, and the zlibwapi.dll that cuDNN
- * 8.3-9.1 need (missing, or 32-bit: LoadLibrary error 193). Runs only when cc_pf_os() says windows;
- * the Linux scanners find nothing there (their paths are '/'-rooted). Paths are Windows paths and
- * are not re-rooted under --root. */
+ * 8.3-9.1 need (missing, or 32-bit: LoadLibrary error 193). Runs when the context's host profile
+ * is Windows (host.h): environment variables and the registry come from the profile, and every
+ * file is read through cc_rooted, so under --root C:\X is ROOT/c/X — the same code runs on Linux
+ * against a fake tree and an in-memory registry. Paths in the result are Windows paths. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,60 +28,16 @@ typedef struct {
     size_t n, cap;
 } win_list;
 
-static char *norm(const char *p)
-{
-    char *s = cc_strdup(p);
-    if (!s)
-        return NULL;
-    for (char *c = s; *c; c++)
-        if (*c == '/')
-            *c = '\\';
-    size_t n = strlen(s);
-    while (n > 3 && s[n - 1] == '\\')
-        s[--n] = '\0';
-    return s;
-}
-
-static int same_path(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return 0;
-    return *a == *b;
-}
-
-static int ci_prefix_cmp(const char *a, const char *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        int x = tolower((unsigned char)a[i]), y = tolower((unsigned char)b[i]);
-        if (x != y || !x)
-            return x - y;
-    }
-    return 0;
-}
-
-static char *join(const char *a, const char *b)
-{
-    return cc_asprintf("%s\\%s", a, b);
-}
-
-static int exists(const char *p, int want_dir)
-{
-    cc_pf_stat_t st;
-    return cc_pf_stat(p, &st) == 0 && st.exists && (want_dir ? st.is_dir : st.is_reg);
-}
-
-/* Add (or find) a candidate; -1 on OOM. */
-static int add(win_list *l, const char *path, const char *via, win_cand **out)
+static int add(cudnnctl_ctx *ctx, win_list *l, const char *path, const char *via, win_cand **out)
 {
     *out = NULL;
-    if (!path || !*path || !cc_pf_is_abs(path))
+    if (!path || !*path || !cc_host_is_abs(ctx, path))
         return 0;
-    char *p = norm(path);
+    char *p = cc_dt_win_norm(path);
     if (!p)
         return -1;
     for (size_t i = 0; i < l->n; i++)
-        if (same_path(l->v[i].path, p)) {
+        if (cc_dt_win_same_path(l->v[i].path, p)) {
             free(p);
             *out = &l->v[i];
             return 0;
@@ -118,48 +75,31 @@ static void list_free(win_list *l)
     free(l->v);
 }
 
-/* "v12.4" -> 12, 4 */
-static int parse_vdir(const char *name, int *major, int *minor)
-{
-    if (name[0] != 'v' && name[0] != 'V')
-        return -1;
-    char *end = NULL;
-    long a = strtol(name + 1, &end, 10);
-    if (end == name + 1 || *end != '.')
-        return -1;
-    char *end2 = NULL;
-    long b = strtol(end + 1, &end2, 10);
-    if (end2 == end + 1 || *end2)
-        return -1;
-    *major = (int)a;
-    *minor = (int)b;
-    return 0;
-}
-
 static int find_candidates(cc_detect_run *run, win_list *l)
 {
+    cudnnctl_ctx *ctx = run->ctx;
     win_cand *c = NULL;
-    if (add(l, cc_pf_getenv("CUDA_PATH"), "CUDA_PATH", &c) != 0)
+    if (add(ctx, l, cc_host_getenv(ctx, "CUDA_PATH"), "CUDA_PATH", &c) != 0)
         return -1;
     for (int major = 8; major <= 15; major++)
         for (int minor = 0; minor <= 9; minor++) {
             char name[32];
             snprintf(name, sizeof(name), "CUDA_PATH_V%d_%d", major, minor);
-            if (add(l, cc_pf_getenv(name), name, &c) != 0)
+            if (add(ctx, l, cc_host_getenv(ctx, name), name, &c) != 0)
                 return -1;
             if (c) {
                 c->env_major = major;
                 c->env_minor = minor;
             }
         }
-    char **keys = cc_pf_reg_subkeys(CUDA_REG_KEY);
+    char **keys = cc_host_reg_subkeys(ctx, CUDA_REG_KEY);
     for (size_t i = 0; keys && keys[i]; i++) {
         int major, minor;
         char *key = cc_asprintf("%s\\%s", CUDA_REG_KEY, keys[i]), *dir = NULL;
         int type = 0;
-        if (key && parse_vdir(keys[i], &major, &minor) == 0 &&
-            cc_pf_reg_get(key, "InstallDir", &dir, &type) == 0 && dir) {
-            if (add(l, dir, "registry", &c) != 0) {
+        if (key && cc_dt_win_parse_vdir(keys[i], &major, &minor) == 0 &&
+            cc_host_reg_get(ctx, key, "InstallDir", &dir, &type) == 0 && dir) {
+            if (add(ctx, l, dir, "registry", &c) != 0) {
                 free(dir);
                 free(key);
                 goto oom;
@@ -172,20 +112,20 @@ static int find_candidates(cc_detect_run *run, win_list *l)
         free(dir);
         free(key);
     }
-    const char *pf = cc_pf_getenv("ProgramW6432");
+    const char *pf = cc_host_getenv(ctx, "ProgramW6432");
     if (!pf || !*pf)
-        pf = cc_pf_getenv("ProgramFiles");
+        pf = cc_host_getenv(ctx, "ProgramFiles");
     char *base = cc_asprintf("%s\\NVIDIA GPU Computing Toolkit\\CUDA", pf && *pf ? pf : "C:\\Program Files");
     if (!base)
         goto oom;
-    cc_pf_dir *d = cc_pf_opendir(base);
+    cc_pf_dir *d = cc_dt_win_opendir(ctx, base);
     const char *n;
     while (d && (n = cc_pf_readdir(d)) != NULL) {
         int major, minor;
-        if (parse_vdir(n, &major, &minor) != 0)
+        if (cc_dt_win_parse_vdir(n, &major, &minor) != 0)
             continue;
-        char *p = join(base, n);
-        int rc = p ? add(l, p, "default install dir", &c) : -1;
+        char *p = cc_dt_win_join(base, n);
+        int rc = p ? add(ctx, l, p, "default install dir", &c) : -1;
         free(p);
         if (rc != 0) {
             cc_pf_closedir(d);
@@ -198,33 +138,12 @@ static int find_candidates(cc_detect_run *run, win_list *l)
     for (size_t i = 0; keys && keys[i]; i++)
         free(keys[i]);
     free(keys);
-    (void)run;
     return 0;
 oom:
     for (size_t i = 0; keys && keys[i]; i++)
         free(keys[i]);
     free(keys);
     return -1;
-}
-
-/* Read a small text file (NUL-terminated, malloc'd); NULL when absent. */
-static char *slurp(const char *path, size_t max)
-{
-    cc_pf_fd fd = cc_pf_open(path, CC_PF_O_RDONLY, 0);
-    if (fd == -1)
-        return NULL;
-    char *buf = malloc(max + 1);
-    size_t len = 0;
-    while (buf && len < max) {
-        long long r = cc_pf_read(fd, buf + len, max - len);
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-    }
-    cc_pf_close(fd);
-    if (buf)
-        buf[len] = '\0';
-    return buf;
 }
 
 /* cudart64_12.dll -> 12.x; cudart64_110.dll -> 11.x (every 11.x); cudart64_102.dll -> 10.2. */
@@ -272,13 +191,13 @@ static int add_reading(cudnnctl_toolkit *t, unsigned src, const cc_dt_ver *v)
 }
 
 /* The dir of cudart64_*.dll (bin\x64 in CUDA 13, bin before), or NULL; *v from its name. */
-static char *cudart_dir(const char *tk, cc_dt_ver *v, int *found)
+static char *cudart_dir(cudnnctl_ctx *ctx, const char *tk, cc_dt_ver *v, int *found)
 {
     const char *subs[] = {"bin\\x64", "bin"};
     *found = 0;
     for (int i = 0; i < 2; i++) {
-        char *dir = join(tk, subs[i]);
-        cc_pf_dir *d = dir ? cc_pf_opendir(dir) : NULL;
+        char *dir = cc_dt_win_join(tk, subs[i]);
+        cc_pf_dir *d = dir ? cc_dt_win_opendir(ctx, dir) : NULL;
         const char *n;
         while (d && (n = cc_pf_readdir(d)) != NULL)
             if (parse_cudart_dll(n, v) == 0) {
@@ -296,10 +215,12 @@ static char *cudart_dir(const char *tk, cc_dt_ver *v, int *found)
 /* Settle on a version: version.json, nvcc, cuda.h, registry, env name, cudart name. */
 static int toolkit_versions(cc_detect_run *run, const win_cand *c, cudnnctl_toolkit *t)
 {
+    cudnnctl_ctx *ctx = run->ctx;
     static const unsigned order[] = {CUDNNCTL_SRC_VERSION_JSON, CUDNNCTL_SRC_NVCC, CUDNNCTL_SRC_CUDA_H,
                                      CUDNNCTL_SRC_REGISTRY,     CUDNNCTL_SRC_ENV,  CUDNNCTL_SRC_SONAME};
     cc_dt_ver v;
-    char *p = join(c->path, "version.json"), *text = p ? slurp(p, 1 << 20) : NULL;
+    char *real = NULL, *p = cc_dt_win_join(c->path, "version.json");
+    char *text = p ? cc_dt_win_slurp(ctx, p, 1 << 20) : NULL;
     int date_patch = 0;
     if (text && cc_dt_parse_version_json(text, &v, &date_patch) == 0 && add_reading(t, CUDNNCTL_SRC_VERSION_JSON, &v))
         goto oom;
@@ -307,18 +228,21 @@ static int toolkit_versions(cc_detect_run *run, const win_cand *c, cudnnctl_tool
     free(text);
     p = cc_asprintf("%s\\bin\\nvcc.exe", c->path);
     text = NULL;
-    if (p && exists(p, 0)) {
-        const char *argv[] = {p, "--version", NULL};
+    real = p && cc_host_is_native(ctx) && cc_dt_win_exists(ctx, p, 0) ? cc_rooted(ctx, p) : NULL;
+    if (real) { /* a foreign profile runs nothing of the other OS */
+        const char *argv[] = {real, "--version", NULL};
         size_t len = 0;
         int status = 0;
         if (cc_pf_run(argv, NULL, NULL, 10000, 1, &text, &len, &status) == 0 && status == 0 && text &&
             cc_dt_parse_nvcc(text, &v) == 0 && add_reading(t, CUDNNCTL_SRC_NVCC, &v))
             goto oom;
     }
+    free(real);
+    real = NULL;
     free(p);
     free(text);
-    p = join(t->include_dir ? t->include_dir : c->path, "cuda.h");
-    text = p ? slurp(p, 1 << 20) : NULL;
+    p = cc_dt_win_join(t->include_dir ? t->include_dir : c->path, "cuda.h");
+    text = p ? cc_dt_win_slurp(ctx, p, 1 << 20) : NULL;
     long enc = 0;
     if (text && cc_dt_parse_define(text, "CUDA_VERSION", &enc) == 0 && cc_dt_cuda_encoded(enc, &v) == 0 &&
         add_reading(t, CUDNNCTL_SRC_CUDA_H, &v))
@@ -332,7 +256,7 @@ static int toolkit_versions(cc_detect_run *run, const win_cand *c, cudnnctl_tool
     if (e.major >= 0 && add_reading(t, CUDNNCTL_SRC_ENV, &e))
         goto oom;
     int found = 0;
-    char *dir = cudart_dir(c->path, &v, &found);
+    char *dir = cudart_dir(ctx, c->path, &v, &found);
     free(dir);
     if (found && add_reading(t, CUDNNCTL_SRC_SONAME, &v))
         goto oom;
@@ -367,181 +291,12 @@ static int toolkit_versions(cc_detect_run *run, const win_cand *c, cudnnctl_tool
                 return -1;
         }
     }
-    (void)run;
     return 0;
 oom:
+    free(real);
     free(p);
     free(text);
     return -1;
-}
-
-/* Is dir one of the entries of PATH (case-insensitive, trailing '\\' ignored)? */
-static int on_path(const char *dir)
-{
-    const char *path = cc_pf_getenv("PATH");
-    if (!path)
-        return 0;
-    int hit = 0;
-    char *copy = cc_strdup(path);
-    for (char *tok = copy, *next; tok && !hit; tok = next) {
-        next = strchr(tok, ';');
-        if (next)
-            *next++ = '\0';
-        char *n = *tok ? norm(tok) : NULL;
-        hit = n && same_path(n, dir);
-        free(n);
-    }
-    free(copy);
-    return hit;
-}
-
-/* ---- cuDNN copies ------------------------------------------------------------------------------ */
-/* The machine field of a PE image (0x8664 x64, 0x14c x86, 0xaa64 Arm64); 0 when it is no PE. */
-static unsigned pe_machine(const char *path)
-{
-    unsigned char h[4096];
-    size_t len = 0;
-    cc_pf_fd fd = cc_pf_open(path, CC_PF_O_RDONLY, 0);
-    if (fd == -1)
-        return 0;
-    long long r;
-    while (len < sizeof(h) && (r = cc_pf_read(fd, h + len, sizeof(h) - len)) > 0)
-        len += (size_t)r;
-    cc_pf_close(fd);
-    if (len < 0x40 || h[0] != 'M' || h[1] != 'Z')
-        return 0;
-    size_t pe = (size_t)h[0x3c] | (size_t)h[0x3d] << 8 | (size_t)h[0x3e] << 16 | (size_t)h[0x3f] << 24;
-    if (pe + 6 > len || memcmp(h + pe, "PE\0\0", 4) != 0)
-        return 0;
-    return (unsigned)h[pe + 4] | (unsigned)h[pe + 5] << 8;
-}
-
-static int problem(cudnnctl_cudnn_copy *c, char *msg)
-{
-    return msg ? cc_dt_list_push(&c->problems, &c->n_problems, msg) : -1;
-}
-
-/* cuDNN 8.3 - 9.1 load zlibwapi.dll (cudnn-distribution.md failure mode 7). */
-static int check_zlibwapi(cudnnctl_cudnn_copy *c)
-{
-    int needs = (c->major == 8 && (c->minor < 0 || c->minor >= 3)) || (c->major == 9 && c->minor >= 0 && c->minor <= 1);
-    if (!needs)
-        return 0;
-    char *z = join(c->path, "zlibwapi.dll");
-    if (!z)
-        return -1;
-    int rc = 0;
-    if (!exists(z, 0)) {
-        rc = problem(c, cc_asprintf("cuDNN %s needs zlibwapi.dll and there is none in %s: put a 64-bit "
-                                    "zlibwapi.dll there (beside the cuDNN DLLs), or install cuDNN 9.2 or "
-                                    "newer, which needs none",
-                                    c->version, c->path));
-    } else {
-        unsigned m = pe_machine(z);
-        if (m != 0x8664)
-            rc = problem(c, cc_asprintf("%s is not a 64-bit Windows DLL (%s): loading cuDNN fails with "
-                                        "Windows error 193; replace it with a 64-bit zlibwapi.dll, or "
-                                        "install cuDNN 9.2 or newer",
-                                        z, m == 0x14c ? "32-bit x86" : m ? "another machine type" : "no PE image"));
-    }
-    free(z);
-    return rc;
-}
-
-static int ends_with_dll(const char *n)
-{
-    size_t len = strlen(n);
-    return len > 4 && (strcmp(n + len - 4, ".dll") == 0 || strcmp(n + len - 4, ".DLL") == 0);
-}
-
-static int win_find_cudnn(cc_detect_run *run)
-{
-    cudnnctl_detect_result *r = run->r;
-    size_t ntk = r->n_toolkits;
-    for (size_t i = 0; i < ntk; i++) {
-        const char *subs[] = {"bin\\x64", "bin"};
-        for (int s = 0; s < 2; s++) {
-            char *dir = join(r->toolkits[i].path, subs[s]);
-            if (!dir)
-                return -1;
-            cc_strv libs = {0};
-            int major = -1;
-            cc_pf_dir *d = cc_pf_opendir(dir);
-            const char *n;
-            while (d && (n = cc_pf_readdir(d)) != NULL) {
-                if (ci_prefix_cmp(n, "cudnn", 5) != 0 || !ends_with_dll(n))
-                    continue;
-                if (cc_strv_push(&libs, n) != 0) {
-                    cc_pf_closedir(d);
-                    free(dir);
-                    cc_strv_free(&libs);
-                    return -1;
-                }
-                int m = 0;
-                if (sscanf(n, "cudnn64_%d.dll", &m) == 1 || sscanf(n, "CUDNN64_%d.DLL", &m) == 1)
-                    major = m;
-            }
-            cc_pf_closedir(d);
-            if (libs.n == 0) {
-                free(dir);
-                continue;
-            }
-            cc_strv_sort(&libs);
-            if (r->n_cudnn == run->cap_cudnn) {
-                size_t nc = run->cap_cudnn ? run->cap_cudnn * 2 : 4;
-                cudnnctl_cudnn_copy *nv = realloc(r->cudnn, nc * sizeof(*nv));
-                if (!nv) {
-                    free(dir);
-                    cc_strv_free(&libs);
-                    return -1;
-                }
-                r->cudnn = nv;
-                run->cap_cudnn = nc;
-            }
-            cudnnctl_cudnn_copy *c = &r->cudnn[r->n_cudnn++];
-            memset(c, 0, sizeof(*c));
-            c->path = dir;
-            c->origin = cc_strdup("cuda-tree");
-            c->libs = libs.v;
-            c->n_libs = libs.n;
-            c->major = major;
-            c->minor = c->patch = -1;
-            c->in_loader_path = on_path(dir);
-            if (!c->origin)
-                return -1;
-            char *inc = join(r->toolkits[i].path, "include"), *hdr = inc ? join(inc, "cudnn_version.h") : NULL;
-            char *text = hdr ? slurp(hdr, 1 << 20) : NULL;
-            cc_dt_ver hv;
-            if (text && cc_dt_parse_cudnn_header(text, &hv) == 0) {
-                c->include_dir = inc;
-                inc = NULL;
-                c->header_version = cc_asprintf("%d.%d.%d", hv.major, hv.minor, hv.patch);
-                if (major < 0 || hv.major == major) {
-                    c->major = hv.major;
-                    c->minor = hv.minor;
-                    c->patch = hv.patch;
-                    c->version_source = cc_strdup("header");
-                } else if (problem(c, cc_asprintf("%s\\cudnn_version.h says %d.%d.%d but the DLLs are "
-                                                  "cudnn64_%d.dll: headers and DLLs of different cuDNN "
-                                                  "majors; reinstall one cuDNN into this tree",
-                                                  c->include_dir, hv.major, hv.minor, hv.patch, major)) != 0) {
-                    free(text);
-                    free(hdr);
-                    return -1;
-                }
-            }
-            free(text);
-            free(hdr);
-            free(inc);
-            if (!c->version_source)
-                c->version_source = cc_strdup("file-name");
-            c->version = c->minor < 0 ? cc_asprintf("%d", c->major)
-                                      : cc_asprintf("%d.%d.%d", c->major, c->minor, c->patch);
-            if (!c->version || !c->version_source || check_zlibwapi(c) != 0)
-                return -1;
-        }
-    }
-    return 0;
 }
 
 static int newest_first(const void *a, const void *b)
@@ -556,25 +311,27 @@ static int newest_first(const void *a, const void *b)
 
 cudnnctl_err cc_dt_find_windows(cc_detect_run *run)
 {
-    if (strcmp(cc_pf_os(), "windows") != 0)
+    cudnnctl_ctx *ctx = run->ctx;
+    if (!cc_host_is_windows(ctx))
         return CUDNNCTL_E_OK;
     cudnnctl_detect_result *r = run->r;
     win_list l = {0};
     cudnnctl_err e = CUDNNCTL_E_OK;
     if (find_candidates(run, &l) != 0)
         goto oom;
-    const char *cuda_path = cc_pf_getenv("CUDA_PATH");
+    const char *cuda_path = cc_host_getenv(ctx, "CUDA_PATH");
     for (size_t i = 0; i < l.n; i++) {
         win_cand *c = &l.v[i];
-        if (!exists(c->path, 1)) {
+        if (!cc_dt_win_exists(ctx, c->path, 1)) {
             cc_dt_note(run, "%s (found via %s) does not exist", c->path, c->found_via);
             continue;
         }
         cudnnctl_toolkit *t = cc_dt_toolkit_slot(run, r);
         if (!t)
             goto oom;
-        char *inc = join(c->path, "include"), *cuda_h = inc ? join(inc, "cuda.h") : NULL;
-        if (cuda_h && exists(cuda_h, 0)) {
+        char *inc = cc_dt_win_join(c->path, "include");
+        char *cuda_h = inc ? cc_dt_win_join(inc, "cuda.h") : NULL;
+        if (cuda_h && cc_dt_win_exists(ctx, cuda_h, 0)) {
             t->include_dir = inc;
             inc = NULL;
         }
@@ -582,7 +339,7 @@ cudnnctl_err cc_dt_find_windows(cc_detect_run *run)
         free(cuda_h);
         cc_dt_ver v;
         int found = 0;
-        t->lib_dir = cudart_dir(c->path, &v, &found);
+        t->lib_dir = cudart_dir(ctx, c->path, &v, &found);
         if (toolkit_versions(run, c, t) != 0) {
             cc_dt_toolkit_clear(t);
             goto oom;
@@ -598,8 +355,8 @@ cudnnctl_err cc_dt_find_windows(cc_detect_run *run)
         t->found_via = cc_strdup(c->found_via);
         t->origin = cc_strdup("system");
         if (cuda_path && *cuda_path) {
-            char *cp = norm(cuda_path);
-            if (cp && same_path(cp, c->path)) {
+            char *cp = cc_dt_win_norm(cuda_path);
+            if (cp && cc_dt_win_same_path(cp, c->path)) {
                 t->active = 1;
                 t->active_reason = cc_strdup("CUDA_PATH");
             }
@@ -611,7 +368,7 @@ cudnnctl_err cc_dt_find_windows(cc_detect_run *run)
     }
     if (r->n_toolkits > 1)
         qsort(r->toolkits, r->n_toolkits, sizeof(*r->toolkits), newest_first);
-    if (win_find_cudnn(run) != 0)
+    if (cc_dt_win_find_cudnn(run) != 0)
         goto oom;
     goto out;
 oom:

@@ -8,6 +8,7 @@
 
 #include "detect_parse.h"
 #include "doctor_int.h"
+#include "libnames.h"
 
 /* ---- where a copy's CUDA major comes from -------------------------------------------------- */
 
@@ -252,6 +253,15 @@ static const char *const subs8[] = {"libcudnn_ops_infer",
                                     "libcudnn_adv_train",
                                     NULL};
 
+/* Windows copies name their DLLs cudnn_ops64_9.dll for the stem libcudnn_ops (libnames.c). */
+static int has_stem_win(const cudnnctl_cudnn_copy *c, const char *stem)
+{
+    for (size_t i = 0; i < c->n_libs; i++)
+        if (cc_ln_major_for(1, c->libs[i], stem) >= 0)
+            return 1;
+    return 0;
+}
+
 static int has_stem(const cudnnctl_cudnn_copy *c, const char *stem)
 {
     size_t n = strlen(stem);
@@ -408,14 +418,15 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     }
     if (mixed_check(run, c) != 0)
         return -1;
-    const char *missing_core = !has_stem(c, "libcudnn") ? "libcudnn.so"
-                               : c->major >= 9 && !has_stem(c, "libcudnn_graph")
-                                   ? "libcudnn_graph.so"
-                                   : NULL;
+    int win = cc_host_is_windows(run->ctx);
+    int (*has)(const cudnnctl_cudnn_copy *, const char *) = win ? has_stem_win : has_stem;
+    const char *missing_core = !has(c, "libcudnn") ? "libcudnn"
+                               : c->major >= 9 && !has(c, "libcudnn_graph") ? "libcudnn_graph"
+                                                                             : NULL;
     if (cc_doc_stale8(run, c))
         return 0; /* cuDNN 8 remnants beside a 9: CUDNN8_STALE_SUBLIBS says to delete them */
-    if (missing_core && c->major >= 8) {
-        char *soname = cc_asprintf("%s/%s.%d", c->path, missing_core, c->major);
+    if (missing_core && c->major >= 8 && !win) {
+        char *soname = cc_asprintf("%s/%s.so.%d", c->path, missing_core, c->major);
         int dangles = soname && cc_doc_has(run, CC_DC_CUDNN_SONAME_LINK_DANGLING, soname);
         free(soname);
         if (dangles)
@@ -423,16 +434,21 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     }
     if (missing_core && c->major >= 8) {
         char *fix = cc_asprintf("reinstall the complete cuDNN %s into %s", c->version, c->path);
+        char *name = cc_ln_name_for(win, missing_core, c->major);
         cc_doc_add(run, CC_DC_CUDNN_INCOMPLETE, c->path, fix,
-                   "cuDNN %s in %s has no %s.%d: programs linked against cuDNN cannot load it",
-                   c->version, c->path, missing_core, c->major);
+                   "cuDNN %s in %s has no %s: programs linked against cuDNN cannot load it",
+                   c->version, c->path, name ? name : missing_core);
+        free(name);
         free(fix);
     }
     const char *const *subs = c->major >= 9 ? subs9 : c->major == 8 ? subs8 : NULL;
     cc_buf miss = {0};
     for (size_t i = 0; subs && subs[i]; i++)
-        if (!has_stem(c, subs[i]))
-            cc_buf_printf(&miss, "%s%s.so.%d", miss.len ? ", " : "", subs[i], c->major);
+        if (!has(c, subs[i])) {
+            char *name = cc_ln_name_for(win, subs[i], c->major);
+            cc_buf_printf(&miss, "%s%s", miss.len ? ", " : "", name ? name : subs[i]);
+            free(name);
+        }
     if (miss.len) {
         char *fix = cc_asprintf("reinstall the complete cuDNN %s into %s (every sub-library of "
                                 "one release)",

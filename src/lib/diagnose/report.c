@@ -92,7 +92,7 @@ static cJSON *host_json(cudnnctl_ctx *ctx)
     char *pretty = osr ? os_release_value(osr, "PRETTY_NAME") : NULL;
     cJSON *os = cJSON_CreateObject();
     int ok = os && cJSON_AddItemToObject(h, "os", os) && cc_json_str(h, "hostname", name) == 0 &&
-             cJSON_AddStringToObject(os, "name", cc_pf_os()) && cc_json_str(os, "id", id) == 0 &&
+             cJSON_AddStringToObject(os, "name", cc_host_os_name(ctx)) && cc_json_str(os, "id", id) == 0 &&
              cc_json_str(os, "version_id", ver) == 0 &&
              cc_json_str(os, "pretty_name", pretty) == 0 &&
              cc_json_str(os, "kernel", kernel) == 0 &&

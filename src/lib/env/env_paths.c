@@ -168,7 +168,7 @@ char *cc_env_abs(cudnnctl_ctx *ctx, const char *path)
 int cc_env_has_cuda_link(cudnnctl_ctx *ctx)
 {
     /* Windows has none: there "/usr/local/cuda" would name a dir on the current drive */
-    return strcmp(cc_pf_os(), "windows") != 0 && cc_env_is_dir(ctx, "/usr/local/cuda");
+    return !cc_host_is_windows(ctx) && cc_env_is_dir(ctx, "/usr/local/cuda");
 }
 
 int cc_env_is_dir(cudnnctl_ctx *ctx, const char *path)

@@ -47,7 +47,7 @@ cudnnctl_err cudnnctl_cuda_link_info(cudnnctl_ctx *ctx, cudnnctl_cuda_link **out
     if (!l || !real || !(l->link = cc_strdup(CUDA_LINK)))
         goto oom;
     cc_pf_stat_t st;
-    if (strcmp(cc_pf_os(), "windows") == 0) {
+    if (cc_host_is_windows(ctx)) {
         memset(&st, 0, sizeof(st)); /* no /usr/local/cuda on Windows: "missing" */
     } else if (cc_pf_lstat(real, &st) != 0) {
         rc = CC_ERR_PF(ctx, "cannot inspect", CUDA_LINK);
@@ -86,21 +86,6 @@ out:
     free(real);
     cudnnctl_cuda_link_free(l);
     return rc;
-}
-
-void cudnnctl_use_result_free(cudnnctl_use_result *r)
-{
-    if (!r)
-        return;
-    free(r->toolkit_path);
-    free(r->toolkit_version);
-    free(r->previous);
-    free(r->cudnn_path);
-    cudnnctl_changes_free(&r->changes);
-    for (size_t i = 0; i < r->n_notes; i++)
-        free(r->notes[i]);
-    free(r->notes);
-    free(r);
 }
 
 static int add_note(cudnnctl_use_result *r, char *text)
@@ -242,7 +227,7 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
     *out = NULL;
     if (!version || !*version)
         CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "use needs a toolkit version: cudnnctl use X.Y");
-    if (strcmp(cc_pf_os(), "windows") == 0) /* CUDA_PATH / PATH in the registry */
+    if (cc_host_is_windows(ctx)) /* CUDA_PATH / PATH in the registry */
         return cc_use_windows(ctx, in, version, flags, out);
     const cudnnctl_detect_result *det = NULL;
     cudnnctl_detect_result *owned = NULL;

@@ -39,7 +39,7 @@ cudnnctl_err cc_use_windows(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, co
         goto oom;
     if ((rc = cc_lock_acquire(ctx, state, &lock)) != CUDNNCTL_E_OK)
         goto out;
-    if (cc_pf_reg_get(key, "CUDA_PATH", &prev, &type) == 0 && prev)
+    if (cc_host_reg_get(ctx, key, "CUDA_PATH", &prev, &type) == 0 && prev)
         r->previous = cc_strdup(prev);
     if ((rc = cc_winenv_use(ctx, det, tk->path, tk->version, system, changes, &n)) != CUDNNCTL_E_OK)
         goto out;

@@ -1,4 +1,4 @@
-/* path.c (windows): UTF-8 <-> UTF-16 conversion and long-path (\\?\) preparation of file names. */
+/* fs_path.c (windows): UTF-8 <-> UTF-16 conversion and long-path (\\?\) preparation of file names. */
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>

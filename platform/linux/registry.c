@@ -1,5 +1,7 @@
-/* winreg.c (linux): the Windows registry / persistent environment block of platform.h, which has no
- * Linux meaning: every function fails with CUDNNCTL_E_UNSUPPORTED (callers decide by cc_pf_os()). */
+/* registry.c (linux): the Windows registry / persistent environment block of platform.h, which has
+ * no Linux meaning: every function fails with CUDNNCTL_E_UNSUPPORTED. The library reaches the
+ * registry through its host profile (src/lib/core/host.h), whose in-memory backend runs the
+ * Windows policy here. */
 #include <stdlib.h>
 
 #include "platform.h"
