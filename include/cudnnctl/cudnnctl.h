@@ -123,5 +123,6 @@ CUDNNCTL_API void cudnnctl_free(void *p);
 #include "cudnnctl/envwire.h"
 #include "cudnnctl/validate.h"
 #include "cudnnctl/doctor.h"
+#include "cudnnctl/loader.h"
 
 #endif /* CUDNNCTL_H */

@@ -24,6 +24,8 @@ typedef struct {
     /* behaviour */
     int dry_run, no_validate, force, no_ldconfig, all, ld_library_path, remove, system_wide;
     int persist; /* env --persist */
+    int no_ld_library_path; /* env --no-ld-library-path */
+    const char *env_of, *python; /* which --env-of FILE, which/doctor --python EXE */
     const char *version, *shell, *to;
     int device;
     unsigned timeout_s;
@@ -95,5 +97,7 @@ int cmd_doctor(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_report(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_compare(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_mirror(cli_opts *o, cudnnctl_ctx *ctx);
+int cmd_which(cli_opts *o, cudnnctl_ctx *ctx);
+int cmd_load_probe(cli_opts *o, cudnnctl_ctx *ctx);
 
 #endif

@@ -13,6 +13,8 @@ const cli_command cli_commands[] = {
     {"env", cmd_env, "print shell activation for a toolkit / prefix", 0},
     {"validate", cmd_validate, "prove on the GPU that the installed cuDNN works", 0},
     {"__validate-child", cmd_validate_child, "(internal) the validation child process", 1},
+    {"which", cmd_which, "which cuDNN / CUDA runtime / cuBLAS a program will really load, and why", 0},
+    {"__load-probe", cmd_load_probe, "(internal) dlopen sonames, print the files mapped", 1},
     {"doctor", cmd_doctor, "find problems, name causes and fixes", 0},
     {"report", cmd_report, "record this environment as JSON", 0},
     {"compare", cmd_compare, "drift between environment records", 0},

@@ -12,7 +12,13 @@
 #define DT_NULL 0u
 #define DT_STRTAB 5u
 #define DT_STRSZ 10u
+#define DT_NEEDED 1u
 #define DT_SONAME 14u
+#define DT_RPATH 15u
+#define DT_RUNPATH 29u
+#define PT_INTERP 3u
+#define MAX_NEEDED 1024u
+#define MAX_STRTAB (64u << 20)
 
 #define MAX_PHNUM 512u
 #define MAX_DYN_BYTES (1u << 20)
@@ -21,6 +27,7 @@
 typedef struct {
     cc_pf_fd fd;
     int is_64, le;
+    int full; /* cc_elf_read_dyn: NEEDED, RPATH, RUNPATH too */
 } elf_file;
 
 static int read_at(const elf_file *f, uint64_t off, void *buf, size_t len)
@@ -97,6 +104,58 @@ static int vaddr_to_off(const phdr *phs, size_t n, uint64_t vaddr, uint64_t *off
     return -1;
 }
 
+/* A string at offset `at` of the string table (bounds: strsz, and a terminator inside it). */
+static char *str_at(const char *tab, uint64_t strsz, uint64_t at)
+{
+    if (at >= strsz || !memchr(tab + at, '\0', (size_t)(strsz - at)))
+        return NULL;
+    return cc_strdup(tab + at);
+}
+
+/* cc_elf_read_dyn: read the whole dynamic string table once and pick SONAME, NEEDED, RPATH and
+ * RUNPATH out of it, each offset checked against DT_STRSZ. */
+static int read_dyn_strings(const elf_file *f, const phdr *phs, size_t nph, const unsigned char *d,
+                            size_t bytes, uint64_t strtab, uint64_t strsz, cc_elf_info *info)
+{
+    size_t entsz = f->is_64 ? 16 : 8;
+    uint64_t off;
+    if (strsz == 0 || strsz > MAX_STRTAB || vaddr_to_off(phs, nph, strtab, &off) != 0)
+        return -1;
+    char *tab = malloc((size_t)strsz);
+    if (!tab)
+        return -1;
+    int rc = -1;
+    if (read_at(f, off, tab, (size_t)strsz) != 0)
+        goto out;
+    info->needed = calloc(MAX_NEEDED, sizeof(char *));
+    if (!info->needed)
+        goto out;
+    for (size_t i = 0; i + entsz <= bytes; i += entsz) {
+        uint64_t tag = get(f, d + i, (int)(entsz / 2));
+        uint64_t val = get(f, d + i + entsz / 2, (int)(entsz / 2));
+        char **slot = NULL;
+        if (tag == DT_NULL)
+            break;
+        if (tag == DT_NEEDED && info->n_needed < MAX_NEEDED)
+            slot = &info->needed[info->n_needed++];
+        else if (tag == DT_SONAME)
+            slot = &info->soname;
+        else if (tag == DT_RPATH)
+            slot = &info->rpath;
+        else if (tag == DT_RUNPATH)
+            slot = &info->runpath;
+        if (!slot)
+            continue;
+        free(*slot);
+        if (!(*slot = str_at(tab, strsz, val)))
+            goto out; /* an offset outside the table: malformed */
+    }
+    rc = 0;
+out:
+    free(tab);
+    return rc;
+}
+
 static int read_dynamic(const elf_file *f, const phdr *phs, size_t nph, cc_elf_info *info)
 {
     const phdr *dyn = NULL;
@@ -136,6 +195,11 @@ static int read_dynamic(const elf_file *f, const phdr *phs, size_t nph, cc_elf_i
         }
     }
     rc = 0;
+    if (f->full) {
+        if (have_strtab)
+            rc = read_dyn_strings(f, phs, nph, d, bytes, strtab, strsz, info);
+        goto out;
+    }
     if (!have_soname || !have_strtab)
         goto out;
     if (strsz && soname >= strsz) {
@@ -165,10 +229,10 @@ out:
     return rc;
 }
 
-int cc_elf_read(const char *path, cc_elf_info *info)
+static int elf_read(const char *path, cc_elf_info *info, int full)
 {
     memset(info, 0, sizeof(*info));
-    elf_file f = {-1, 0, 0};
+    elf_file f = {-1, 0, 0, full};
     phdr *phs = NULL;
     unsigned char *raw = NULL;
     int rc = -1;
@@ -204,8 +268,11 @@ int cc_elf_read(const char *path, cc_elf_info *info)
         goto out;
     if (read_at(&f, phoff, raw, (size_t)phnum * phentsize) != 0)
         goto out;
-    for (unsigned i = 0; i < phnum; i++)
+    for (unsigned i = 0; i < phnum; i++) {
         parse_phdr(&f, raw + (size_t)i * phentsize, &phs[i]);
+        if (phs[i].type == PT_INTERP)
+            info->has_interp = 1;
+    }
     rc = read_dynamic(&f, phs, phnum, info);
 out:
     free(raw);
@@ -216,12 +283,30 @@ out:
     return rc;
 }
 
+int cc_elf_read(const char *path, cc_elf_info *info)
+{
+    return elf_read(path, info, 0);
+}
+
+int cc_elf_read_dyn(const char *path, cc_elf_info *info)
+{
+    return elf_read(path, info, 1);
+}
+
 void cc_elf_info_free(cc_elf_info *info)
 {
     if (!info)
         return;
     free(info->soname);
     info->soname = NULL;
+    for (size_t i = 0; i < info->n_needed; i++)
+        free(info->needed[i]);
+    free(info->needed);
+    info->needed = NULL;
+    info->n_needed = 0;
+    free(info->rpath);
+    free(info->runpath);
+    info->rpath = info->runpath = NULL;
 }
 
 char *cc_elf_soname(const char *path)

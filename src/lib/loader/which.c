@@ -1,0 +1,170 @@
+/* which.c: what a consumer will really load (libcudnn, libcudart, libcublas), and whether that
+ * combination works: cuDNN major equal to the build's, minor at least the build's, the cuDNN
+ * built for the consumer's CUDA major, the driver new enough for that CUDA major. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "loader_int.h"
+#include "platform.h"
+
+static const char *const FAMILIES[] = {"libcudnn", "libcudart", "libcublas"};
+
+int cc_ld_family(const char *soname)
+{
+    for (int i = 0; i < 3; i++) {
+        size_t n = strlen(FAMILIES[i]);
+        if (strncmp(soname, FAMILIES[i], n) == 0 && strncmp(soname + n, ".so", 3) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* The lowest driver of each CUDA major (CUDA release notes, table 3: Linux x86_64). */
+static const char *driver_floor(int cuda_major)
+{
+    switch (cuda_major) {
+    case 11: return "450.80.02";
+    case 12: return "525.60.13";
+    case 13: return "580.65.06";
+    default: return NULL;
+    }
+}
+
+char *cc_ld_driver_version(const cudnnctl_ctx *ctx)
+{
+    char *h = cc_rooted(ctx, "/proc/driver/nvidia/version");
+    char *text = NULL, *out = NULL;
+    size_t len = 0;
+    if (h && cc_ld_read_file(h, 65536, &text, &len) == 0) {
+        const char *p = strstr(text, "Kernel Module");
+        if (p) {
+            p += strlen("Kernel Module");
+            while (*p == ' ' || *p == '\t')
+                p++;
+            size_t n = strspn(p, "0123456789.");
+            if (n)
+                out = cc_strndup(p, n);
+        }
+    }
+    free(text);
+    free(h);
+    return out;
+}
+
+/* CUDA major a cuDNN copy was built for: the DT_NEEDED of its sub-libraries (libcublasLt.so.12,
+ * libcudart.so.13, libnvrtc.so.12) in the same dir. -1 when none says. */
+int cc_ld_cudnn_cuda_major(const cudnnctl_ctx *ctx, const char *lib_dir)
+{
+    static const char *const deps[] = {"libcublasLt.so.", "libcublas.so.", "libcudart.so.",
+                                       "libnvrtc.so."};
+    char *host = cc_rooted(ctx, lib_dir);
+    cc_pf_dir *d = host ? cc_pf_opendir(host) : NULL;
+    int major = -1;
+    const char *name;
+    while (d && major < 0 && (name = cc_pf_readdir(d)) != NULL) {
+        if (!cc_str_starts(name, "libcudnn") || !strstr(name, ".so"))
+            continue;
+        char *p = cc_path_join(host, name);
+        cc_elf_info e;
+        if (p && cc_elf_read_dyn(p, &e) == 0) {
+            for (size_t i = 0; i < e.n_needed && major < 0; i++)
+                for (size_t k = 0; k < 4 && major < 0; k++)
+                    if (cc_str_starts(e.needed[i], deps[k]))
+                        major = atoi(e.needed[i] + strlen(deps[k]));
+            cc_elf_info_free(&e);
+        }
+        free(p);
+    }
+    if (d)
+        cc_pf_closedir(d);
+    free(host);
+    return major > 0 ? major : -1;
+}
+
+static void problem(cudnnctl_consumer *c, char *text)
+{
+    if (!text)
+        return;
+    char **nv = realloc(c->problems, (c->n_problems + 1) * sizeof(char *));
+    if (!nv) {
+        free(text);
+        return;
+    }
+    c->problems = nv;
+    c->problems[c->n_problems++] = text;
+}
+
+static int cmp_driver(const char *a, const char *b)
+{
+    cc_version va, vb;
+    if (cc_version_parse(a, &va) != 0 || cc_version_parse(b, &vb) != 0)
+        return 0;
+    return cc_version_cmp(&va, &vb);
+}
+
+/* The verdict, from the found libraries and what the consumer was built for. */
+void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver)
+{
+    const cudnnctl_load_result *dnn = NULL;
+    for (size_t i = 0; i < c->n_libs && !dnn; i++)
+        if (cc_ld_family(c->libs[i].soname) == 0)
+            dnn = &c->libs[i];
+    c->system_install_affects = 1;
+    c->ld_library_path_affects = 1;
+    c->loaded_cudnn_cuda_major = -1;
+    if (!dnn || !dnn->path) {
+        c->verdict = cc_strdup("missing");
+        problem(c, dnn && dnn->rule && strcmp(dnn->rule, "error") == 0
+                       ? cc_strdup(dnn->why)
+                       : cc_asprintf("no %s is found: it cannot use cuDNN",
+                                     dnn ? dnn->soname : "libcudnn"));
+        return;
+    }
+    const char *rule = dnn->rule;
+    if (strcmp(rule, "rpath") == 0 || strcmp(rule, "path") == 0 || strcmp(rule, "loaded") == 0)
+        c->ld_library_path_affects = c->system_install_affects = 0;
+    else if (strcmp(rule, "ld_library_path") == 0 || strcmp(rule, "runpath") == 0)
+        c->system_install_affects = 0;
+    char *dir = cc_path_dir(dnn->real_path ? dnn->real_path : dnn->path);
+    c->loaded_cudnn_cuda_major = dir ? cc_ld_cudnn_cuda_major(ctx, dir) : -1;
+    free(dir);
+    cc_version v;
+    int have_v = dnn->version && cc_version_parse(dnn->version, &v) == 0;
+    size_t before = c->n_problems;
+    if (have_v && c->need_cudnn_major >= 0 && v.part[0] != c->need_cudnn_major)
+        problem(c, cc_asprintf("it was built for cuDNN %d but loads cuDNN %s (%s): the major "
+                               "must match",
+                               c->need_cudnn_major, dnn->version, dnn->path));
+    else if (have_v && v.n >= 2 && c->need_cudnn_minor >= 0 && v.part[1] < c->need_cudnn_minor)
+        problem(c, cc_asprintf("it was built for cuDNN %d.%d but loads the older %s (%s): the "
+                               "minor must be at least the build's",
+                               c->need_cudnn_major, c->need_cudnn_minor, dnn->version, dnn->path));
+    if (c->need_cuda_major > 0 && c->loaded_cudnn_cuda_major > 0 &&
+        c->need_cuda_major != c->loaded_cudnn_cuda_major)
+        problem(c, cc_asprintf("it uses CUDA %d but the cuDNN it loads was built for CUDA %d",
+                               c->need_cuda_major, c->loaded_cudnn_cuda_major));
+    int cuda = c->need_cuda_major > 0 ? c->need_cuda_major : c->loaded_cudnn_cuda_major;
+    const char *floor = driver_floor(cuda);
+    if (floor && driver && cmp_driver(driver, floor) < 0)
+        problem(c, cc_asprintf("CUDA %d needs NVIDIA driver %s or newer; this driver is %s",
+                               cuda, floor, driver));
+    if (c->n_problems > before)
+        c->verdict = cc_strdup("mismatch");
+    else if (!have_v || (c->need_cudnn_major < 0 && c->need_cuda_major < 0))
+        c->verdict = cc_strdup("unknown");
+    else
+        c->verdict = cc_strdup("ok");
+}
+
+/* Resolve soname for a consumer (on behalf of objs[req]) and add it to its libs. */
+cudnnctl_err cc_ld_add_lib(cc_ldmodel *m, cudnnctl_consumer *c, int req, const char *soname)
+{
+    cudnnctl_load_result *nv = realloc(c->libs, (c->n_libs + 1) * sizeof(*nv));
+    if (!nv)
+        return CUDNNCTL_E_NOMEM;
+    c->libs = nv;
+    cudnnctl_err e = cc_ld_one(m, req, soname, &c->libs[c->n_libs]);
+    c->n_libs++;
+    return e;
+}
