@@ -97,6 +97,7 @@ typedef struct {
     cudnnctl_load_result *libs; /**< libcudnn, libcudart, libcublas as it would load them */
     size_t n_libs;
     int loaded_cudnn_cuda_major; /**< CUDA major the loaded cuDNN was built for; -1 unknown */
+    char *loaded_cudnn_cuda_source; /**< how that is known (DT_NEEDED, the wheel, ...) */
     /** "ok", "mismatch" (loads something that cannot work), "missing" (nothing found),
      *  "unknown" (nothing to check against) */
     char *verdict;

@@ -26,10 +26,12 @@ static void print_consumer(const cudnnctl_consumer *c)
     else
         printf("%s\n", c->name);
     if (c->build_cudnn || c->build_cuda || c->need_cudnn_major >= 0 || c->need_cuda_major >= 0) {
-        printf("  built for: cuDNN %s, CUDA %s", c->build_cudnn ? c->build_cudnn : "?",
-               c->build_cuda ? c->build_cuda : "?");
-        if (!c->build_cuda && c->need_cuda_major > 0)
-            printf(" (major %d)", c->need_cuda_major);
+        char dnn[32], cuda[32];
+        snprintf(dnn, sizeof(dnn), "%d.x", c->need_cudnn_major);
+        snprintf(cuda, sizeof(cuda), "%d.x", c->need_cuda_major);
+        printf("  built for: cuDNN %s, CUDA %s",
+               c->build_cudnn ? c->build_cudnn : c->need_cudnn_major >= 0 ? dnn : "?",
+               c->build_cuda ? c->build_cuda : c->need_cuda_major > 0 ? cuda : "?");
         printf("%s%s%s\n", c->build_source ? "  [" : "", c->build_source ? c->build_source : "",
                c->build_source ? "]" : "");
     }
@@ -40,8 +42,9 @@ static void print_consumer(const cudnnctl_consumer *c)
     for (size_t i = 0; i < c->n_libs; i++)
         print_lib(&c->libs[i]);
     if (c->loaded_cudnn_cuda_major > 0)
-        printf("  the cuDNN it loads was built for CUDA %d (its libraries' DT_NEEDED)\n",
-               c->loaded_cudnn_cuda_major);
+        printf("  the cuDNN it loads was built for CUDA %d (from %s)\n",
+               c->loaded_cudnn_cuda_major,
+               c->loaded_cudnn_cuda_source ? c->loaded_cudnn_cuda_source : "?");
     if (c->n_libs && strcmp(c->kind, "environment") != 0) {
         if (!c->system_install_affects)
             printf("  a system-wide cuDNN install (ld.so.conf.d, /usr/lib) does not affect it: "

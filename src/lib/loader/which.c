@@ -52,16 +52,77 @@ char *cc_ld_driver_version(const cudnnctl_ctx *ctx)
     return out;
 }
 
-/* CUDA major a cuDNN copy was built for: the DT_NEEDED of its sub-libraries (libcublasLt.so.12,
- * libcudart.so.13, libnvrtc.so.12) in the same dir. -1 when none says. */
-int cc_ld_cudnn_cuda_major(const cudnnctl_ctx *ctx, const char *lib_dir)
+/* A CUDA major in a path: ".../cuda-13.0/lib", "cudnn-9.19.0.56-cuda13", "..._cuda12-archive". */
+static int major_in_path(const char *path)
 {
-    static const char *const deps[] = {"libcublasLt.so.", "libcublas.so.", "libcudart.so.",
-                                       "libnvrtc.so."};
-    char *host = cc_rooted(ctx, lib_dir);
+    for (const char *p = path; (p = strstr(p, "cuda")) != NULL; p += 4) {
+        const char *q = p + 4;
+        if (*q == '-' || *q == '_')
+            q++;
+        if (*q >= '1' && *q <= '9' && (p == path || p[-1] == '/' || p[-1] == '-' || p[-1] == '_'))
+            return atoi(q);
+    }
+    return -1;
+}
+
+/* The wheel that holds a nvidia/cudnn/lib dir: SITE/nvidia_cudnn_cuXX-*.dist-info. */
+static int major_from_wheel(const cudnnctl_ctx *ctx, const char *lib_dir)
+{
+    if (!cc_str_ends(lib_dir, "/nvidia/cudnn/lib"))
+        return -1;
+    char *site = cc_strndup(lib_dir, strlen(lib_dir) - strlen("/nvidia/cudnn/lib"));
+    char *host = site ? cc_rooted(ctx, site) : NULL;
     cc_pf_dir *d = host ? cc_pf_opendir(host) : NULL;
     int major = -1;
     const char *name;
+    while (d && major < 0 && (name = cc_pf_readdir(d)) != NULL)
+        if (cc_str_starts(name, "nvidia_cudnn_cu") && cc_str_ends(name, ".dist-info"))
+            major = atoi(name + strlen("nvidia_cudnn_cu"));
+    if (d)
+        cc_pf_closedir(d);
+    free(host);
+    free(site);
+    return major > 0 ? major : -1;
+}
+
+/* A distribution package that lists the file: /var/lib/dpkg/info/libcudnn9-cuda-13*.list. */
+static int major_from_dpkg(const cudnnctl_ctx *ctx, const char *file)
+{
+    char *host = cc_rooted(ctx, "/var/lib/dpkg/info");
+    cc_pf_dir *d = host ? cc_pf_opendir(host) : NULL;
+    int major = -1;
+    const char *name;
+    while (d && major < 0 && (name = cc_pf_readdir(d)) != NULL) {
+        const char *c = strstr(name, "-cuda-");
+        if (!cc_str_starts(name, "libcudnn") || !c || !cc_str_ends(name, ".list"))
+            continue;
+        char *p = cc_path_join(host, name);
+        char *text = NULL;
+        size_t len = 0;
+        if (p && cc_ld_read_file(p, 1u << 20, &text, &len) == 0 && strstr(text, file))
+            major = atoi(c + 6);
+        free(text);
+        free(p);
+    }
+    if (d)
+        cc_pf_closedir(d);
+    free(host);
+    return major > 0 ? major : -1;
+}
+
+/* CUDA major a cuDNN copy was built for: the DT_NEEDED of its libraries (libcublasLt.so.12,
+ * libcudart.so.12 in older 9.x), the wheel that holds it, the package that lists it, a CUDA
+ * major in its path. -1 when nothing says. *how names the source. */
+int cc_ld_cudnn_cuda_major(const cudnnctl_ctx *ctx, const char *file, const char **how)
+{
+    static const char *const deps[] = {"libcublasLt.so.", "libcublas.so.", "libcudart.so.",
+                                       "libnvrtc.so."};
+    char *lib_dir = cc_path_dir(file);
+    char *host = lib_dir ? cc_rooted(ctx, lib_dir) : NULL;
+    cc_pf_dir *d = host ? cc_pf_opendir(host) : NULL;
+    int major = -1;
+    const char *name;
+    *how = "DT_NEEDED";
     while (d && major < 0 && (name = cc_pf_readdir(d)) != NULL) {
         if (!cc_str_starts(name, "libcudnn") || !strstr(name, ".so"))
             continue;
@@ -79,6 +140,13 @@ int cc_ld_cudnn_cuda_major(const cudnnctl_ctx *ctx, const char *lib_dir)
     if (d)
         cc_pf_closedir(d);
     free(host);
+    if (major <= 0 && lib_dir && (major = major_from_wheel(ctx, lib_dir)) > 0)
+        *how = "the nvidia-cudnn-cuXX wheel that holds it";
+    if (major <= 0 && (major = major_from_dpkg(ctx, file)) > 0)
+        *how = "the distribution package that lists it";
+    if (major <= 0 && (major = major_in_path(file)) > 0)
+        *how = "its path";
+    free(lib_dir);
     return major > 0 ? major : -1;
 }
 
@@ -111,6 +179,11 @@ void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver)
         if (cc_ld_family(c->libs[i].soname) == 0)
             dnn = &c->libs[i];
     c->system_install_affects = 1;
+    if (strcmp(c->kind, "framework") == 0 && !c->extension) {
+        c->verdict = cc_strdup("unknown");
+        problem(c, cc_strdup("no CUDA extension that loads cuDNN was found in this package"));
+        return;
+    }
     c->ld_library_path_affects = 1;
     c->loaded_cudnn_cuda_major = -1;
     if (!dnn || !dnn->path) {
@@ -126,9 +199,11 @@ void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver)
         c->ld_library_path_affects = c->system_install_affects = 0;
     else if (strcmp(rule, "ld_library_path") == 0 || strcmp(rule, "runpath") == 0)
         c->system_install_affects = 0;
-    char *dir = cc_path_dir(dnn->real_path ? dnn->real_path : dnn->path);
-    c->loaded_cudnn_cuda_major = dir ? cc_ld_cudnn_cuda_major(ctx, dir) : -1;
-    free(dir);
+    const char *how = NULL;
+    c->loaded_cudnn_cuda_major = cc_ld_cudnn_cuda_major(ctx, dnn->path, &how);
+    if (c->loaded_cudnn_cuda_major < 0 && dnn->real_path)
+        c->loaded_cudnn_cuda_major = cc_ld_cudnn_cuda_major(ctx, dnn->real_path, &how);
+    c->loaded_cudnn_cuda_source = c->loaded_cudnn_cuda_major > 0 ? cc_strdup(how) : NULL;
     cc_version v;
     int have_v = dnn->version && cc_version_parse(dnn->version, &v) == 0;
     size_t before = c->n_problems;

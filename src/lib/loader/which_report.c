@@ -146,6 +146,7 @@ static void consumer_clear(cudnnctl_consumer *c)
         cc_ld_result_clear(&c->libs[i]);
     free(c->libs);
     free(c->verdict);
+    free(c->loaded_cudnn_cuda_source);
     for (size_t i = 0; i < c->n_problems; i++)
         free(c->problems[i]);
     free(c->problems);
@@ -196,6 +197,7 @@ static cJSON *consumer_obj(const cudnnctl_consumer *c)
     for (size_t i = 0; i < c->n_libs; i++)
         cJSON_AddItemToArray(libs, cc_ld_result_obj(&c->libs[i]));
     num_or_null(o, "loaded_cudnn_cuda_major", c->loaded_cudnn_cuda_major);
+    cc_json_str(o, "loaded_cudnn_cuda_source", c->loaded_cudnn_cuda_source);
     cc_json_str(o, "verdict", c->verdict);
     cc_json_strs(o, "problems", c->problems, c->n_problems);
     cJSON_AddBoolToObject(o, "system_install_affects", c->system_install_affects);
