@@ -148,6 +148,7 @@ typedef struct {
     char *ld_library_path; /**< in that environment; NULL = unset */
     char *error;           /**< dlerror() text when it did not load */
     cudnnctl_load_result *model; /**< the model's answer for the same environment (the why) */
+    char *expected; /**< the dir that should win; NULL = no expectation */
     int matches;  /**< 1 when mapped is inside the expected dir (or no expectation) */
     char *fix;    /**< a command that makes the expected copy win; NULL when matches */
 } cudnnctl_effective;
@@ -163,8 +164,10 @@ typedef struct {
 CUDNNCTL_API cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char *self_exe,
                                                    const char *soname, const char *expect_dir,
                                                    const char *fix_current,
-                                                   const char *fix_login,
+                                                   const char *fix_login, unsigned flags,
                                                    cudnnctl_effective **out, size_t *n);
+/** cudnnctl_effective_check flag: the current environment only (no login shell). */
+#define CUDNNCTL_EFFECTIVE_CURRENT_ONLY 1u
 CUDNNCTL_API void cudnnctl_effective_free(cudnnctl_effective *v, size_t n);
 CUDNNCTL_API cudnnctl_err cudnnctl_effective_json(const cudnnctl_effective *v, size_t n,
                                                   char **json);
@@ -176,6 +179,19 @@ CUDNNCTL_API char *cudnnctl_effective_line(const cudnnctl_effective *e);
 CUDNNCTL_API cudnnctl_err cudnnctl_load_probe_child(cudnnctl_ctx *ctx, const char *const *sonames,
                                                     size_t n, void (*emit)(void *, const char *),
                                                     void *user);
+
+/** 1 when a program without RPATH / RUNPATH and without LD_LIBRARY_PATH would map @p soname
+ *  from @p dir (ld.so.cache or the default dirs lead there); 0 otherwise. */
+CUDNNCTL_API int cudnnctl_loader_default_finds(cudnnctl_ctx *ctx, const char *soname,
+                                               const char *dir);
+
+/** Add "key": value_json to the JSON object @p doc (an array doc becomes {"changes": doc,
+ *  key: value}). Free *out with cudnnctl_free. */
+CUDNNCTL_API cudnnctl_err cudnnctl_json_attach(const char *doc, const char *key,
+                                               const char *value_json, char **out);
+
+/** 1 when this process runs as root / elevated (fixes then need no sudo). */
+CUDNNCTL_API int cudnnctl_is_elevated(void);
 
 #ifdef __cplusplus
 }

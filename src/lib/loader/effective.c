@@ -90,6 +90,7 @@ static void judge(cudnnctl_ctx *ctx, cudnnctl_effective *e, const char *expect_d
     e->matches = 1;
     if (!expect_dir)
         return;
+    e->expected = cc_strdup(expect_dir);
     char *want = cc_pf_realpath(expect_dir);
     char *got = e->mapped ? real_dir(e->mapped) : NULL;
     e->matches = want && got && strcmp(want, got) == 0;
@@ -125,7 +126,8 @@ static cudnnctl_err probe(cudnnctl_ctx *ctx, const char *const *argv, const char
 
 cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char *self_exe, const char *soname,
                                       const char *expect_dir, const char *fix_current,
-                                      const char *fix_login, cudnnctl_effective **out, size_t *n)
+                                      const char *fix_login, unsigned flags,
+                                      cudnnctl_effective **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
@@ -139,7 +141,7 @@ cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char *self_exe, c
     const char *cur[] = {self, "__load-probe", soname, NULL};
     cudnnctl_err e = probe(ctx, cur, "current", soname, expect_dir, fix_current, &v[0]);
     size_t cnt = 1;
-    if (e == CUDNNCTL_E_OK && !ctx->root) {
+    if (e == CUDNNCTL_E_OK && !ctx->root && !(flags & CUDNNCTL_EFFECTIVE_CURRENT_ONLY)) {
         char *home = cc_pf_home_dir();
         char *h = cc_asprintf("HOME=%s", home ? home : "/");
         const char *user = cc_pf_getenv("USER");
@@ -175,6 +177,7 @@ void cudnnctl_effective_free(cudnnctl_effective *v, size_t n)
         free(v[i].ld_library_path);
         free(v[i].error);
         free(v[i].fix);
+        free(v[i].expected);
         cudnnctl_load_result_free(v[i].model);
     }
     free(v);
@@ -193,6 +196,7 @@ cudnnctl_err cudnnctl_effective_json(const cudnnctl_effective *v, size_t n, char
         cc_json_str(o, "mapped_real", v[i].mapped_real);
         cc_json_str(o, "ld_library_path", v[i].ld_library_path);
         cc_json_str(o, "error", v[i].error);
+        cc_json_str(o, "expected", v[i].expected);
         cJSON_AddBoolToObject(o, "matches", v[i].matches);
         cc_json_str(o, "fix", v[i].fix);
         if (v[i].model)
@@ -212,13 +216,14 @@ char *cudnnctl_effective_line(const cudnnctl_effective *e)
         return NULL;
     const char *who = strcmp(e->scope, "login") == 0 ? "a new login shell" : "this environment";
     const char *why = e->model && e->model->why ? e->model->why : "";
+    const char *exp = e->expected ? e->expected : "?";
     if (!e->mapped)
-        return cc_asprintf("%s loads no %s (%s); fix: %s", who, e->soname,
-                           e->error ? e->error : "not found", e->fix ? e->fix : "");
-    return cc_asprintf("%s maps %s%s%s%s for %s, not the one just set up: %s; fix: %s", who,
+        return cc_asprintf("%s loads no %s (%s), not the copy in %s; fix: %s", who, e->soname,
+                           e->error ? e->error : "not found", exp, e->fix ? e->fix : "");
+    return cc_asprintf("%s maps %s%s%s%s for %s, not the copy in %s: %s; fix: %s", who,
                        e->mapped, e->model && e->model->version ? " (cuDNN " : "",
                        e->model && e->model->version ? e->model->version : "",
-                       e->model && e->model->version ? ")" : "", e->soname, why,
+                       e->model && e->model->version ? ")" : "", e->soname, exp, why,
                        e->fix ? e->fix : "");
 }
 
@@ -247,4 +252,54 @@ cudnnctl_err cudnnctl_env_of(cudnnctl_ctx *ctx, const char *file, const char *ba
     else
         free(out);
     return CUDNNCTL_E_OK;
+}
+
+int cudnnctl_loader_default_finds(cudnnctl_ctx *ctx, const char *soname, const char *dir)
+{
+    cudnnctl_loader_env env = {NULL, NULL, NULL};
+    cudnnctl_load_result *r = NULL;
+    if (cudnnctl_loader_resolve(ctx, &env, NULL, soname, &r) != CUDNNCTL_E_OK)
+        return 0;
+    int yes = 0;
+    if (r->path) {
+        char *hd = cc_rooted(ctx, dir);
+        char *want = hd ? cc_pf_realpath(hd) : NULL;
+        char *hp = cc_rooted(ctx, r->path);
+        char *got = hp ? real_dir(hp) : NULL;
+        yes = want && got && strcmp(want, got) == 0;
+        free(hd);
+        free(want);
+        free(hp);
+        free(got);
+    }
+    cudnnctl_load_result_free(r);
+    return yes;
+}
+
+cudnnctl_err cudnnctl_json_attach(const char *doc, const char *key, const char *value_json,
+                                  char **out)
+{
+    *out = NULL;
+    cJSON *d = cJSON_Parse(doc);
+    cJSON *v = cJSON_Parse(value_json);
+    if (d && cJSON_IsArray(d)) {
+        cJSON *w = cJSON_CreateObject();
+        if (w)
+            cJSON_AddItemToObject(w, "changes", d);
+        d = w;
+    }
+    if (!d || !v || !cJSON_IsObject(d)) {
+        cJSON_Delete(d);
+        cJSON_Delete(v);
+        return CUDNNCTL_E_PARSE;
+    }
+    cJSON_AddItemToObject(d, key, v);
+    *out = cJSON_PrintUnformatted(d);
+    cJSON_Delete(d);
+    return *out ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+}
+
+int cudnnctl_is_elevated(void)
+{
+    return cc_pf_is_root();
 }
