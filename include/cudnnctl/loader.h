@@ -115,6 +115,11 @@ typedef struct {
     const char *consumer; /**< an ELF program or shared object; NULL */
     const char *python;   /**< a Python interpreter; NULL */
     const char *driver_version; /**< NULL: read from /proc/driver/nvidia/version */
+    /** 1: model this process's LD_LIBRARY_PATH (env.ld_library_path is then ignored) */
+    int inherit_ld_library_path;
+    /** a shell activation file (`cudnnctl env` output): LD_LIBRARY_PATH after evaluating it
+     *  with sh, starting from the one above; NULL = none */
+    const char *env_of;
 } cudnnctl_which_opts;
 
 typedef struct {

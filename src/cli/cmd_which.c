@@ -70,18 +70,10 @@ int cmd_which(cli_opts *o, cudnnctl_ctx *ctx)
     wo.consumer = o->n_args ? o->args[0] : NULL;
     wo.python = o->python;
     wo.driver_version = o->driver_version;
-    const char *llp = getenv("LD_LIBRARY_PATH");
-    char *llp_env = NULL;
-    cudnnctl_err e;
-    if (o->env_of) {
-        if ((e = cudnnctl_env_of(ctx, o->env_of, llp, &llp_env)) != CUDNNCTL_E_OK)
-            return cli_fail(o, ctx, e);
-        llp = llp_env;
-    }
-    wo.env.ld_library_path = llp && *llp ? llp : NULL;
+    wo.inherit_ld_library_path = 1;
+    wo.env_of = o->env_of;
     cudnnctl_which_report *rep = NULL;
-    e = cudnnctl_which(ctx, &wo, &rep);
-    free(llp_env);
+    cudnnctl_err e = cudnnctl_which(ctx, &wo, &rep);
     if (e != CUDNNCTL_E_OK)
         return cli_fail(o, ctx, e);
     int bad = 0;

@@ -98,10 +98,33 @@ static cudnnctl_err elf_consumer(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o
     return e;
 }
 
+static cudnnctl_err which_build(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
+                                cudnnctl_which_report **out);
+
 cudnnctl_err cudnnctl_which(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
                             cudnnctl_which_report **out)
 {
     *out = NULL;
+    cudnnctl_which_opts local = *o;
+    char *llp = NULL;
+    if (o->inherit_ld_library_path) {
+        const char *v = cc_pf_getenv("LD_LIBRARY_PATH");
+        local.env.ld_library_path = v && *v ? v : NULL;
+    }
+    if (o->env_of) {
+        cudnnctl_err e = cudnnctl_env_of(ctx, o->env_of, local.env.ld_library_path, &llp);
+        if (e != CUDNNCTL_E_OK)
+            return e;
+        local.env.ld_library_path = llp && *llp ? llp : NULL;
+    }
+    cudnnctl_err e = which_build(ctx, &local, out);
+    free(llp);
+    return e;
+}
+
+static cudnnctl_err which_build(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
+                                cudnnctl_which_report **out)
+{
     cudnnctl_which_report *rep = calloc(1, sizeof(*rep));
     cc_ldmodel m;
     if (!rep || cc_ldm_init(&m, ctx, &o->env) != 0) {

@@ -29,7 +29,7 @@ void cc_val_effective(cudnnctl_ctx *ctx, cudnnctl_validate_result *r, const char
         return;
     }
     double secs = (double)(cc_pf_now_ms() - t0) / 1000.0;
-    char *detail = cc_asprintf("dlopen(\"%s\") in this environment maps %s", soname,
+    char *detail = cc_asprintf("a process that loads %s by name in this environment maps %s", soname,
                                v[0].mapped ? v[0].mapped : "nothing");
     char *err = cudnnctl_effective_line(&v[0]);
     cc_val_result_add_check(r, "effective_load", v[0].matches, 0, secs, -1, -1, err, detail);
