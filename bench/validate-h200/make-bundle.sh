@@ -7,8 +7,10 @@ set -euo pipefail
 B=$(cd "$1" && pwd); O=$2
 mkdir -p "$O/bin/lib"
 O=$(cd "$O" && pwd)
-link=$(sed "s#-o cudnnctl #-o $O/bin/cudnnctl #" "$B/CMakeFiles/cudnnctl.dir/link.txt")
-(cd "$B" && eval "$link -Wl,--disable-new-dtags -Wl,-rpath,'\$ORIGIN/lib'")
+# the CLI's link line lives in src/cli since src/lib became one folder per stage
+L=$B/src/cli; [ -f "$L/CMakeFiles/cudnnctl.dir/link.txt" ] || L=$B
+link=$(sed -E "s#-o [^ ]*cudnnctl #-o $O/bin/cudnnctl #" "$L/CMakeFiles/cudnnctl.dir/link.txt")
+(cd "$L" && eval "$link -Wl,--disable-new-dtags -Wl,-rpath,'\$ORIGIN/lib'")
 ldd "$O/bin/cudnnctl" | awk '/=> \//{print $3}' |
     grep -vE '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*)\.so' |
     while read -r f; do cp -L "$f" "$O/bin/lib/"; done

@@ -46,7 +46,10 @@ echo "with --no-ld-library-path: maps $nold"
 
 # which --env-of: the model for the activation file, without evaluating it in this shell
 "${C[@]}" env --shell sh --prefix "$P" >"$T/act.sh"
-env -u LD_LIBRARY_PATH "${C[@]}" which --env-of "$T/act.sh" --json >"$T/w.json" || fail "which --env-of"
+# (exit 6 is right here: the test archive holds libcudnn and libcudnn_graph only, so the other
+# sub-libraries come from another copy — which says so as "a mixed cuDNN")
+set +e; env -u LD_LIBRARY_PATH "${C[@]}" which --env-of "$T/act.sh" --json >"$T/w.json"; rc=$?; set -e
+[ "$rc" = 0 ] || [ "$rc" = 6 ] || fail "which --env-of exit $rc"
 python3 - "$T/w.json" "$after" <<'PY' || fail "which --env-of answer"
 import json, sys
 r = json.load(open(sys.argv[1]))

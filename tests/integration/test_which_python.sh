@@ -48,13 +48,16 @@ q() { python3 -c "import json,sys; r=json.load(open('$T/w.json')); $1"; }
 fw() { # the consumer NAME's field expression
     q "c=[c for c in r['consumers'] if c['name']=='$1'][0]; l=[x for x in c['loads'] if x['soname'].startswith('libcudnn')][0]; print($2)"
 }
-real_jax() { # the file the real loader maps for a dlopen from the plugin's dir
+real_jax() { # the file the real loader maps for a dlopen from the plugin's dir [and a sub-library]
     local rp; rp=$(readelf -d "$SITE/jax_cuda13_plugin/_versions.so" | sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p')
     [ -n "$rp" ] || { echo "no-rpath"; return; }
     cc -shared -fPIC -o "$SITE/jax_cuda13_plugin/_cudnnctl_shim.so" "$SOURCE_DIR/tests/integration/loader/shim.c" \
         -ldl -Wl,--disable-new-dtags,-rpath,"$rp"
-    "$PY" -c "import ctypes,sys; s=ctypes.CDLL(sys.argv[1]); s.shim_load.restype=ctypes.c_char_p; print(s.shim_load(b'libcudnn.so.9').decode())" \
-        "$SITE/jax_cuda13_plugin/_cudnnctl_shim.so"
+    "$PY" -c "
+import ctypes, sys
+s = ctypes.CDLL(sys.argv[1]); s.shim_load.restype = ctypes.c_char_p; s.shim_sub.restype = ctypes.c_char_p
+print(s.shim_load(b'libcudnn.so.9').decode(), *([s.shim_sub(sys.argv[2].encode()).decode()] if sys.argv[2] else []))" \
+        "$SITE/jax_cuda13_plugin/_cudnnctl_shim.so" "${1:-}"
 }
 
 # A: no nvidia-cudnn wheel in the venv: the plugin's DT_RPATH names nothing; the cache answers
@@ -73,17 +76,34 @@ fi
 
 # B: the real cuDNN 9.19 in the wheel layout: the plugin's DT_RPATH wins, over LD_LIBRARY_PATH too
 mkdir -p "$SITE/nvidia/cudnn/lib" "$SITE/nvidia/cudnn/include" "$T/llp" "$SITE/nvidia_cudnn_cu13-9.19.0.56.dist-info"
-cp "$CUDA/lib/libcudnn.so.9" "$SITE/nvidia/cudnn/lib/"
+cp "$CUDA/lib/libcudnn.so.9" "$CUDA/lib/libcudnn_graph.so.9" "$SITE/nvidia/cudnn/lib/"
+for f in "$CUDA"/lib/libcudnn_*.so.9; do   # the big ones as links: the dir is what the loader uses
+    [ -e "$SITE/nvidia/cudnn/lib/${f##*/}" ] || ln -s "$f" "$SITE/nvidia/cudnn/lib/"
+done
 cp "$CUDA/include/cudnn_version.h" "$SITE/nvidia/cudnn/include/"
 printf 'Metadata-Version: 2.1\nName: nvidia-cudnn-cu13\nVersion: 9.19.0.56\n' >"$SITE/nvidia_cudnn_cu13-9.19.0.56.dist-info/METADATA"
 cp "$CUDA/lib/libcudnn.so.9" "$T/llp/"
-LD_LIBRARY_PATH=$T/llp "$CUDNNCTL" which --python "$PY" --json >"$T/w.json" || fail "which exit $? (B)"
-LD_LIBRARY_PATH=$T/llp "$CUDNNCTL" which --python "$PY" | sed 's/^/    /'
+# (onnxruntime-gpu has no RPATH: it takes $T/llp's libcudnn.so.9, whose sub-libraries are not
+# there, so it is "a mixed cuDNN" and which exits 6: right)
+LD_LIBRARY_PATH=$T/llp "$CUDNNCTL" which --python "$PY" --json >"$T/w.json" || [ $? = 6 ] || fail "which (B)"
+LD_LIBRARY_PATH=$T/llp "$CUDNNCTL" which --python "$PY" | sed 's/^/    /' || true
 got=$(fw jax_cuda13_plugin "l['path'], l['rule'], l['version'], c['loaded_cudnn_cuda_major'], c['system_install_affects'], c['ld_library_path_affects'], c['verdict']")
 real=$(LD_LIBRARY_PATH=$T/llp real_jax)
 echo "consumer jax_cuda13_plugin (cudnn wheel, LD_LIBRARY_PATH=$T/llp): model: $got; real loader: $real"
-[ "${got%% *}" = "$real" ] || fail "B: model and real loader differ"
-[[ "$got" == *"/nvidia/cudnn/lib/libcudnn.so.9 rpath 9.19.0 13 False False ok" ]] || fail "B: $got"
+[ "${got%% *}" = "${real%% *}" ] || fail "B: model and real loader differ"
+[[ "$got" == *"/nvidia/cudnn/lib/libcudnn.so.9 rpath 9.19.0 13 False True ok" ]] || fail "B: $got"
+
+# B2: LD_LIBRARY_PATH names a dir with another libcudnn_graph.so.9: libcudnn.so.9 still comes
+# through the plugin's DT_RPATH, but it loads its sub-libraries itself with its own DT_RUNPATH
+# ($ORIGIN), after LD_LIBRARY_PATH: a mixed cuDNN (what makes PyTorch fail with "compiled against
+# 9.19 but found runtime version 9.14" on the H200, docs/which-h200.md)
+cp "$CUDA/lib/libcudnn_graph.so.9" "$T/llp/"
+set +e; LD_LIBRARY_PATH=$T/llp "$CUDNNCTL" which --python "$PY" --json >"$T/w.json"; rc=$?; set -e
+got=$(q "c=[c for c in r['consumers'] if c['name']=='jax_cuda13_plugin'][0]; g=[x for x in c['loads'] if x['soname']=='libcudnn_graph.so.9'][0]; print(g['path'], g['rule'], c['verdict'], len([p for p in c['problems'] if 'mixed' in p]))")
+real=$(LD_LIBRARY_PATH=$T/llp real_jax libcudnn_graph.so.9)
+echo "consumer jax_cuda13_plugin (LD_LIBRARY_PATH with a libcudnn_graph.so.9): model: $got; real loader: $real; exit $rc"
+[ "${got%% *}" = "${real##* }" ] || fail "B2: model and real loader differ on libcudnn_graph.so.9"
+[ "${got#* }" = "ld_library_path mismatch 1" ] && [ "$rc" = 6 ] || fail "B2: want ld_library_path, mismatch, one mixed problem, exit 6"
 
 # C: a program built against NVIDIA's cuDNN 8.9.6 (cu11 wheel) and CUDA 13's runtime: mismatch
 if [ -n "$DNN8" ]; then

@@ -191,6 +191,8 @@ static cudnnctl_err resolve_fw(cc_ldmodel *m, int main_idx, cudnnctl_consumer *c
             err = cc_ld_add_lib(m, c, req, soname);
         free(soname);
     }
+    if (err == CUDNNCTL_E_OK)
+        cc_ld_sublibs(m, c);
     return err;
 }
 

@@ -41,6 +41,8 @@ static cudnnctl_err env_consumer(cc_ldmodel *m, cudnnctl_which_report *rep)
             c->n_libs--;
         }
     }
+    if (e == CUDNNCTL_E_OK)
+        cc_ld_sublibs(m, c);
     return e;
 }
 
@@ -95,6 +97,8 @@ static cudnnctl_err elf_consumer(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o
             r->why = why;
         }
     }
+    if (e == CUDNNCTL_E_OK)
+        cc_ld_sublibs(m, c);
     return e;
 }
 

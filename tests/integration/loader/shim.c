@@ -31,3 +31,17 @@ const char *shim_load(const char *soname)
     dl_iterate_phdr(show, NULL);
     return found;
 }
+
+/* After shim_load: make libcudnn.so.9 load its graph sub-library (cudnnGraphVersionCheck needs
+ * no GPU), then name the file mapped for sub. */
+const char *shim_sub(const char *sub)
+{
+    void *h = dlopen("libcudnn.so.9", RTLD_LAZY | RTLD_NOLOAD);
+    int (*check)(void) = h ? (int (*)(void))dlsym(h, "cudnnGraphVersionCheck") : NULL;
+    if (check)
+        check();
+    found[0] = '\0';
+    want = sub;
+    dl_iterate_phdr(show, NULL);
+    return found[0] ? found : "not-mapped";
+}
