@@ -9,6 +9,8 @@
 #     (the probe, python ctypes + /proc/self/maps, and cudnnGetVersion from the mapped library)
 #  4. the login-shell fix (env --persist --system) and a new login shell
 #  5. which --python /opt/torch/.venv/bin/python; which --env-of; validate's effective_load
+#  6. torch with LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu: the model's answer (a mixed cuDNN)
+#     against torch itself; doctor --python names it, its fix is run, torch works again
 # Carried as .device/loader (bin/ = make-bundle.sh output). Raw output: $OUT/*.
 set -u
 D=$(cd "$(dirname "$0")" && pwd); BIN=$D/bin/cudnnctl
@@ -59,10 +61,30 @@ echo "--- torch itself (for the record): the cuDNN it reports and maps"
 import torch
 print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version())
 print(sorted(set(l.split()[-1] for l in open("/proc/self/maps") if "libcudnn" in l))[:3])'
-echo "--- the same interpreter with LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu (the distro 9.14):"
-LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu cudnnctl which --python /opt/torch/.venv/bin/python --json >$OUT/which-torch-llp.json
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=[c for c in d["consumers"] if c["name"]=="torch"][0]; print(" torch:", [(l["soname"], l["path"], l["rule"]) for l in c["loads"]], "system_install_affects", c["system_install_affects"], "ld_library_path_affects", c["ld_library_path_affects"])' $OUT/which-torch-llp.json
-LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu /opt/torch/.venv/bin/python -c '
+echo "===== 6. the same interpreter with LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu (the distro 9.14)"
+export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu
+cudnnctl which --python /opt/torch/.venv/bin/python --json >$OUT/which-torch-llp.json; echo "which --json exit $?"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); c = [c for c in d["consumers"] if c["name"] == "torch"][0]
+print(" model, torch:", [(l["soname"], l["path"], l["rule"]) for l in c["loads"] if l["soname"].startswith("libcudnn")][:3])
+print(" verdict", c["verdict"], "system_install_affects", c["system_install_affects"], "ld_library_path_affects", c["ld_library_path_affects"])
+for p in c["problems"][:2]: print(" problem:", p)' $OUT/which-torch-llp.json
+/opt/torch/.venv/bin/python -c '
 import torch
-print("real: torch cudnn", torch.backends.cudnn.version(), sorted(set(l.split()[-1] for l in open("/proc/self/maps") if "libcudnn.so" in l)))'
+maps = sorted(set(l.split()[-1] for l in open("/proc/self/maps") if "libcudnn" in l))
+print("real, torch:", maps[:3])
+print("torch.backends.cudnn.version():", torch.backends.cudnn.version())' 2>&1 | tail -3
+echo "--- doctor --python (a finding with a fix), the fix run, doctor and torch again"
+cudnnctl doctor --python /opt/torch/.venv/bin/python --json >$OUT/doctor-python.json; echo "doctor exit $?"
+FIX=$(python3 -c '
+import json, sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["code"].startswith("PYTHON_")]
+for x in f: print(" finding", x["code"], "|", x["message"][:300], "| fix:", x["fix"], file=sys.stderr)
+print(f[0]["fix"] if f else "true")' $OUT/doctor-python.json)
+echo "running the fix: $FIX"; eval "$FIX"; echo "LD_LIBRARY_PATH now: ${LD_LIBRARY_PATH-(unset)}"
+cudnnctl doctor --python /opt/torch/.venv/bin/python --json | python3 -c '
+import json, sys; print(" PYTHON_* findings after the fix:", len([x for x in json.load(sys.stdin)["findings"] if x["code"].startswith("PYTHON_")]))'
+/opt/torch/.venv/bin/python -c '
+import torch; print("real, torch after the fix: cudnn", torch.backends.cudnn.version())' 2>&1 | tail -1
 } 2>&1 | tee $OUT/summary.txt

@@ -34,6 +34,9 @@ typedef struct {
     /** Re-hash every file an install receipt lists (reads every byte: seconds for a full
      *  cuDNN). Without it receipts are checked by presence, type, size and link target. */
     int deep;
+    /** A Python interpreter: check what its frameworks need against what they will load
+     *  (cudnnctl_which, docs/which.md); NULL = none. */
+    const char *python;
 } cudnnctl_doctor_opts;
 
 typedef struct {

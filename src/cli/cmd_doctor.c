@@ -74,6 +74,7 @@ int cmd_doctor(cli_opts *o, cudnnctl_ctx *ctx)
     cudnnctl_doctor_opts dopts;
     memset(&dopts, 0, sizeof(dopts));
     dopts.deep = o->deep;
+    dopts.python = o->python;
     cudnnctl_doctor_result *r = NULL;
     cudnnctl_err e = cudnnctl_doctor(ctx, NULL, &dopts, &r);
     if (e != CUDNNCTL_E_OK)

@@ -46,12 +46,21 @@ static void print_consumer(const cudnnctl_consumer *c)
                c->loaded_cudnn_cuda_major,
                c->loaded_cudnn_cuda_source ? c->loaded_cudnn_cuda_source : "?");
     if (c->n_libs && strcmp(c->kind, "environment") != 0) {
+        const char *dnn_rule = NULL;
+        for (size_t i = 0; i < c->n_libs && !dnn_rule; i++)
+            if (strncmp(c->libs[i].soname, "libcudnn.so.", 12) == 0)
+                dnn_rule = c->libs[i].rule;
+        int by_rpath = dnn_rule && strcmp(dnn_rule, "rpath") == 0;
         if (!c->system_install_affects)
-            printf("  a system-wide cuDNN install (ld.so.conf.d, /usr/lib) does not affect it: "
-                   "%s decides first\n",
-                   c->ld_library_path_affects ? "LD_LIBRARY_PATH / DT_RUNPATH" : "its DT_RPATH");
+            printf("  a system-wide cuDNN install (ld.so.conf.d, /usr/lib) does not affect it: %s "
+                   "decides first\n",
+                   by_rpath ? "its DT_RPATH" : "LD_LIBRARY_PATH / DT_RUNPATH");
         if (!c->ld_library_path_affects)
             printf("  LD_LIBRARY_PATH does not affect it either (DT_RPATH comes first)\n");
+        else if (by_rpath)
+            printf("  but LD_LIBRARY_PATH does: libcudnn comes through DT_RPATH, the sub-libraries "
+                   "it loads itself through its DT_RUNPATH, which comes after LD_LIBRARY_PATH (a "
+                   "dir there with another cuDNN mixes the two)\n");
     }
     for (size_t i = 0; i < c->n_problems; i++)
         printf("  problem: %s\n", c->problems[i]);

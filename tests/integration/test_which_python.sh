@@ -105,6 +105,22 @@ echo "consumer jax_cuda13_plugin (LD_LIBRARY_PATH with a libcudnn_graph.so.9): m
 [ "${got%% *}" = "${real##* }" ] || fail "B2: model and real loader differ on libcudnn_graph.so.9"
 [ "${got#* }" = "ld_library_path mismatch 1" ] && [ "$rc" = 6 ] || fail "B2: want ld_library_path, mismatch, one mixed problem, exit 6"
 
+# doctor --python: the same as a finding with a fix; the test runs the fix, then doctor is clean
+# of PYTHON_* findings
+set +e; LD_LIBRARY_PATH=$T/llp "$CUDNNCTL" doctor --python "$PY" --json >"$T/d.json"; set -e
+fix=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1])); f = [x for x in r["findings"] if x["code"].startswith("PYTHON_")]
+for x in f: print(x["code"], "|", x["message"][:160], "| fix:", x["fix"], file=sys.stderr)
+assert f and all(x["code"] == "PYTHON_FRAMEWORK_CUDNN_MISMATCH" for x in f), f
+print(f[0]["fix"])' "$T/d.json")
+echo "doctor --python fix: $fix"
+left=$(LD_LIBRARY_PATH=$T/llp bash -c "$fix; \"$CUDNNCTL\" doctor --python \"$PY\" --json" | python3 -c '
+import json, sys
+print(len([x for x in json.load(sys.stdin)["findings"] if x["code"].startswith("PYTHON_")]))') || true
+echo "after the fix: $left PYTHON_* findings"
+[ "$left" = 0 ] || fail "doctor --python: the fix did not clear the findings"
+
 # C: a program built against NVIDIA's cuDNN 8.9.6 (cu11 wheel) and CUDA 13's runtime: mismatch
 if [ -n "$DNN8" ]; then
     W8=$T/w8; unzip "$DNN8" "$W8" nvidia/cudnn/lib/libcudnn.so.8 nvidia/cudnn/include/cudnn_version.h .dist-info/METADATA

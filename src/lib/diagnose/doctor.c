@@ -193,7 +193,8 @@ cudnnctl_err cudnnctl_doctor(cudnnctl_ctx *ctx, const cudnnctl_detect_result *de
     if (cc_doc_state_load(&run) != 0 || cc_doc_check_toolkits(&run) != 0 ||
         cc_doc_check_driver(&run) != 0 || cc_doc_check_cudnn(&run) != 0 ||
         cc_doc_check_links(&run) != 0 || cc_doc_check_loader(&run) != 0 ||
-        cc_doc_check_state(&run) != 0 || run.oom || sort_findings(run.r) != 0)
+        cc_doc_check_state(&run) != 0 || cc_doc_check_python(&run) != 0 || run.oom ||
+        sort_findings(run.r) != 0)
         goto oom;
     for (size_t i = 0; i < run.r->n_findings; i++) {
         switch (run.r->findings[i].severity) {

@@ -43,7 +43,10 @@
     X(RECEIPT_FILE_MODIFIED, WARNING, "a file an install placed was changed")                      \
     X(RECEIPT_FILE_TOUCHED, INFO, "a file an install placed is newer than the install")            \
     X(RECEIPT_UNREADABLE, WARNING, "an install receipt cannot be read")                            \
-    X(STALE_JOURNAL, ERROR, "an interrupted install or uninstall left its journal")
+    X(STALE_JOURNAL, ERROR, "an interrupted install or uninstall left its journal") \
+    X(PYTHON_FRAMEWORK_CUDNN_MISMATCH, ERROR,                                                      \
+      "a framework of --python EXE would load a cuDNN it cannot use")                              \
+    X(PYTHON_FRAMEWORK_NO_CUDNN, ERROR, "a framework of --python EXE finds no cuDNN")
 
 typedef enum {
 #define X(name, sev, summary) CC_DC_##name,
@@ -88,6 +91,7 @@ int cc_doc_check_cudnn(cc_doctor_run *run);    /* doctor_cudnn.c */
 int cc_doc_check_links(cc_doctor_run *run);    /* doctor_links.c */
 int cc_doc_check_loader(cc_doctor_run *run);   /* doctor_links.c: cuDNN 8 dlopen targets */
 int cc_doc_check_state(cc_doctor_run *run);    /* doctor_state.c: receipts and journal */
+int cc_doc_check_python(cc_doctor_run *run);   /* doctor_python.c: --python EXE */
 /* Load the receipts (before the checks: variants come from them too) and free them again. */
 int cc_doc_state_load(cc_doctor_run *run);
 void cc_doc_state_free(cc_doctor_run *run);
