@@ -99,7 +99,7 @@ int cmd_which(cli_opts *o, cudnnctl_ctx *ctx)
             printf("python: %s (%zu site dirs)\n", rep->python, rep->n_site_dirs);
         printf("LD_LIBRARY_PATH: %s; NVIDIA driver: %s\n\n",
                rep->ld_library_path ? rep->ld_library_path : "(unset)",
-               rep->driver_version ? rep->driver_version : "none loaded");
+               rep->driver_version ? rep->driver_version : "none found");
         if (rep->python && rep->n == 0)
             printf("no CUDA framework found in its site dirs (torch, tensorflow, jax cuda plugin, "
                    "onnxruntime-gpu, cupy, paddle)\n");

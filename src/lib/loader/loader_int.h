@@ -92,7 +92,7 @@ void cc_ld_result_clear(cudnnctl_load_result *r); /* not the struct */
 cudnnctl_err cc_ld_one(cc_ldmodel *m, int req, const char *soname, cudnnctl_load_result *r);
 /* which.c */
 int cc_ld_family(const char *soname); /* 0 libcudnn, 1 libcudart, 2 libcublas, -1 other */
-char *cc_ld_driver_version(const cudnnctl_ctx *ctx);
+char *cc_ld_driver_version(cc_ldmodel *m);
 int cc_ld_cudnn_cuda_major(const cudnnctl_ctx *ctx, const char *file, const char **how);
 void cc_ld_sublibs(cc_ldmodel *m, cudnnctl_consumer *c);
 void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver);

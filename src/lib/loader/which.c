@@ -31,9 +31,12 @@ static const char *driver_floor(int cuda_major)
     }
 }
 
-char *cc_ld_driver_version(const cudnnctl_ctx *ctx)
+/* The driver version: /proc/driver/nvidia/version, else the file libcuda.so.1 leads to in this
+ * environment (libcuda.so.580.159.04: the driver's version is in its name; VMs and containers
+ * often have no /proc/driver/nvidia). NULL when neither says. */
+char *cc_ld_driver_version(cc_ldmodel *m)
 {
-    char *h = cc_rooted(ctx, "/proc/driver/nvidia/version");
+    char *h = cc_rooted(m->ctx, "/proc/driver/nvidia/version");
     char *text = NULL, *out = NULL;
     size_t len = 0;
     if (h && cc_ld_read_file(h, 65536, &text, &len) == 0) {
@@ -49,6 +52,18 @@ char *cc_ld_driver_version(const cudnnctl_ctx *ctx)
     }
     free(text);
     free(h);
+    if (!out) {
+        cudnnctl_load_result r;
+        if (cc_ld_one(m, -1, "libcuda.so.1", &r) == CUDNNCTL_E_OK) {
+            const char *name = r.real_path ? cc_path_base(r.real_path) : NULL;
+            cc_version v;
+            if (name && cc_str_starts(name, "libcuda.so.") &&
+                cc_version_parse(name + strlen("libcuda.so."), &v) == 0 && v.n >= 2 &&
+                v.part[0] > 1)
+                out = cc_strdup(name + strlen("libcuda.so."));
+            cc_ld_result_clear(&r);
+        }
+    }
     return out;
 }
 
@@ -181,7 +196,8 @@ void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver)
     c->system_install_affects = 1;
     if (strcmp(c->kind, "framework") == 0 && !c->extension) {
         c->verdict = cc_strdup("unknown");
-        problem(c, cc_strdup("no CUDA extension that loads cuDNN was found in this package"));
+        problem(c, cc_strdup("no CUDA extension that loads cuDNN was found in this package: "
+                              "nothing to check"));
         return;
     }
     c->ld_library_path_affects = 1;

@@ -139,7 +139,7 @@ static cudnnctl_err which_build(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
     m.main = -1;
     rep->ld_library_path = o->env.ld_library_path ? cc_strdup(o->env.ld_library_path) : NULL;
     rep->driver_version =
-        o->driver_version ? cc_strdup(o->driver_version) : cc_ld_driver_version(ctx);
+        o->driver_version ? cc_strdup(o->driver_version) : cc_ld_driver_version(&m);
     cudnnctl_err e;
     if (o->python)
         e = cc_ld_python(ctx, o, rep);
