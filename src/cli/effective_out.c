@@ -38,6 +38,8 @@ char *cli_effective(cli_opts *o, cudnnctl_ctx *ctx, const char *cudnn_version,
         cudnnctl_free(line);
     }
     char *js = NULL;
+    if (n == 0)
+        return NULL; /* not this platform's loader */
     if (cudnnctl_effective_json(v, n, &js) != CUDNNCTL_E_OK)
         js = NULL;
     cudnnctl_effective_free(v, n);

@@ -131,6 +131,8 @@ cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char *self_exe, c
 {
     *out = NULL;
     *n = 0;
+    if (strcmp(cc_pf_os(), "linux") != 0)
+        return CUDNNCTL_E_OK; /* the model and the probe are glibc's loader: nothing to check */
     char *self = self_exe ? cc_strdup(self_exe) : cc_pf_self_exe();
     cudnnctl_effective *v = calloc(2, sizeof(*v));
     if (!self || !v) {
