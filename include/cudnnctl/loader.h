@@ -156,6 +156,7 @@ typedef struct {
     char *expected; /**< the dir that should win; NULL = no expectation */
     int matches;  /**< 1 when mapped is inside the expected dir (or no expectation) */
     char *fix;    /**< a command that makes the expected copy win; NULL when matches */
+    int not_run;  /**< the probe could not be started (no bash in that scope, ...) */
 } cudnnctl_effective;
 
 /**

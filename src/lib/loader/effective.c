@@ -112,8 +112,10 @@ static cudnnctl_err probe(cudnnctl_ctx *ctx, const char *const *argv, const char
     char *out = NULL;
     size_t len = 0;
     int status = 0;
-    if (cc_pf_run(argv, NULL, NULL, 60000, 0, &out, &len, &status) != 0) {
-        e->error = cc_asprintf("the probe did not start: %s", cc_pf_last_error_text());
+    if (cc_pf_run(argv, NULL, NULL, 60000, 0, &out, &len, &status) != 0 || status == 127) {
+        e->error = cc_asprintf("the probe did not start: %s",
+                               status == 127 ? "exit 127" : cc_pf_last_error_text());
+        e->not_run = 1;
     } else {
         parse_probe(out ? out : "", soname, e);
         if (!e->mapped && !e->error)
@@ -155,6 +157,16 @@ cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char *self_exe, c
                                NULL};
         e = probe(ctx, login, "login", soname, expect_dir, fix_login, &v[1]);
         cnt = 2;
+        if (e == CUDNNCTL_E_OK && v[1].not_run) { /* no bash / env here: no login scope */
+            char *const *fields[] = {&v[1].soname, &v[1].scope, &v[1].mapped, &v[1].mapped_real,
+                                     &v[1].ld_library_path, &v[1].error, &v[1].fix,
+                                     &v[1].expected};
+            for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+                free(*fields[k]);
+            cudnnctl_load_result_free(v[1].model);
+            memset(&v[1], 0, sizeof(v[1]));
+            cnt = 1;
+        }
         free(home);
         free(h);
         free(u);

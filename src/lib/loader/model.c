@@ -150,6 +150,19 @@ cudnnctl_err cc_ld_one(cc_ldmodel *m, int req, const char *soname, cudnnctl_load
     return r->soname && r->rule ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
 }
 
+/* 1 when path is a dynamically linked program (a PT_INTERP segment). */
+static int is_program(cudnnctl_ctx *ctx, const char *path)
+{
+    cc_elf_info probe;
+    char *host = cc_rooted(ctx, path);
+    int ok = host && cc_elf_read(host, &probe) == 0;
+    int yes = ok && probe.has_interp;
+    if (ok)
+        cc_elf_info_free(&probe);
+    free(host);
+    return yes;
+}
+
 cudnnctl_err cudnnctl_loader_resolve(cudnnctl_ctx *ctx, const cudnnctl_loader_env *env,
                                      const char *requester, const char *soname,
                                      cudnnctl_load_result **out)
@@ -167,12 +180,7 @@ cudnnctl_err cudnnctl_loader_resolve(cudnnctl_ctx *ctx, const cudnnctl_loader_en
         CC_RET_ERR(ctx, CUDNNCTL_E_IO, "%s: not a readable ELF program", env->main_exe);
     }
     if (requester) {
-        cc_elf_info probe;
-        char *host = cc_rooted(ctx, requester);
-        int is_exe = host && cc_elf_read_dyn(host, &probe) == 0 && probe.has_interp;
-        if (host && is_exe)
-            cc_elf_info_free(&probe);
-        free(host);
+        int is_exe = is_program(ctx, requester);
         req = cc_ldm_add(&m, requester, m.main, is_exe && m.main < 0);
         if (req < 0) {
             cc_ldm_free(&m);
@@ -228,12 +236,7 @@ cudnnctl_err cudnnctl_loader_tree(cudnnctl_ctx *ctx, const cudnnctl_loader_env *
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
     m.main = -1;
-    cc_elf_info probe;
-    char *host = cc_rooted(ctx, consumer);
-    int is_exe = host && cc_elf_read_dyn(host, &probe) == 0 && probe.has_interp;
-    if (host && is_exe)
-        cc_elf_info_free(&probe);
-    free(host);
+    int is_exe = is_program(ctx, consumer);
     int main_idx = -1;
     if (!is_exe && env && env->main_exe)
         main_idx = cc_ldm_add(&m, env->main_exe, -1, 1);

@@ -101,8 +101,11 @@ char *cc_ldm_expand(const cc_ldmodel *m, const char *s, const char *origin)
                 size_t n = strlen(names[i]);
                 const char *val = i == 0 ? origin : i == 1 ? m->lib : m->platform;
                 size_t skip = 0;
-                if (strncmp(s + 1, names[i], n) == 0 &&
-                    !(s[1 + n] == '_' || (s[1 + n] >= 'A' && s[1 + n] <= 'Z')))
+                int match = strncmp(s + 1, names[i], n) == 0; /* s[1 + n] exists only then */
+                char next = match ? s[1 + n] : '\0';
+                int ident = next == '_' || (next >= 'A' && next <= 'Z') ||
+                            (next >= 'a' && next <= 'z') || (next >= '0' && next <= '9');
+                if (match && !ident)
                     skip = 1 + n;
                 else if (s[1] == '{' && strncmp(s + 2, names[i], n) == 0 && s[2 + n] == '}')
                     skip = 3 + n;
