@@ -90,5 +90,15 @@ check indirect_runpath none "" "$CUDNN"  # DT_RUNPATH serves only the program's 
 check indirect_runpath "$T/llp" "" "$T/llp/"
 check mid_runpath none "" "/rp2/"        # libmid has DT_RUNPATH: no DT_RPATH of the chain is used
 check mid_runpath "$T/llp" "" "$T/llp/"
+# glibc-hwcaps: in every searched dir, DIR/glibc-hwcaps/x86-64-v{4,3,2} come first (where this
+# CPU and glibc support them: ld.so --help says so; the model assumes support)
+LDSO=/lib64/ld-linux-x86-64.so.2
+if [ -x "$LDSO" ] && "$LDSO" --help 2>/dev/null | grep -q "x86-64-v2 (supported, searched)"; then
+    mkdir -p "$T/hw/glibc-hwcaps/x86-64-v2"
+    cp "$CUDNN" "$T/hw/libcudnn.so.9"; cp "$CUDNN" "$T/hw/glibc-hwcaps/x86-64-v2/libcudnn.so.9"
+    check plain "$T/hw" yes "/glibc-hwcaps/x86-64-v2/"
+else
+    echo "this glibc/CPU does not search glibc-hwcaps/x86-64-v2: that case not run"
+fi
 echo "$checked checks, $fails failures"
 [ "$fails" -eq 0 ]
