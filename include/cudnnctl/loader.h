@@ -77,6 +77,11 @@ typedef struct {
     int default_dirs;
 } cudnnctl_dll_env;
 
+/** The standard order as this process would search it for a plain LoadLibrary(@p dll): the
+ *  running binary's dir, %SystemRoot%\\System32, %SystemRoot%, PATH (the current dir is left
+ *  out). Policy on any OS; on Windows the real loader can be compared (`__load-probe`). */
+CUDNNCTL_API cudnnctl_err cudnnctl_dll_which(cudnnctl_ctx *ctx, const char *dll,
+                                             cudnnctl_load_result **out);
 /** Which file LoadLibrary finds for @p dll (files looked up under --root). */
 CUDNNCTL_API cudnnctl_err cudnnctl_dll_resolve(cudnnctl_ctx *ctx, const cudnnctl_dll_env *env,
                                                const char *dll, cudnnctl_load_result **out);

@@ -26,6 +26,7 @@ typedef struct {
     int persist; /* env --persist */
     int no_ld_library_path; /* env --no-ld-library-path */
     const char *env_of, *python; /* which --env-of FILE, which/doctor --python EXE */
+    const char *dll;             /* which --dll NAME */
     const char *version, *shell, *to;
     int device;
     unsigned timeout_s;

@@ -67,8 +67,30 @@ static void print_consumer(const cudnnctl_consumer *c)
     printf("  verdict: %s\n\n", c->verdict ? c->verdict : "unknown");
 }
 
+/* which --dll NAME: the Windows DLL search order for a plain LoadLibrary from this program. */
+static int which_dll(cli_opts *o, cudnnctl_ctx *ctx)
+{
+    cudnnctl_load_result *r = NULL;
+    cudnnctl_err e = cudnnctl_dll_which(ctx, o->dll, &r);
+    if (e != CUDNNCTL_E_OK)
+        return cli_fail(o, ctx, e);
+    if (o->json) {
+        char *j = NULL;
+        if (cudnnctl_load_result_json(r, &j) == CUDNNCTL_E_OK)
+            cli_print_json(j);
+        cudnnctl_free(j);
+    } else {
+        print_lib(r);
+    }
+    int rc = r->path ? 0 : 6;
+    cudnnctl_load_result_free(r);
+    return rc;
+}
+
 int cmd_which(cli_opts *o, cudnnctl_ctx *ctx)
 {
+    if (o->dll)
+        return which_dll(o, ctx);
     if (o->n_args > 1 || (o->n_args == 1 && o->python)) {
         fprintf(stderr, "cudnnctl: which takes one consumer (a program or library path) or "
                         "--python EXE\n");

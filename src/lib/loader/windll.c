@@ -103,3 +103,26 @@ cudnnctl_err cudnnctl_dll_resolve(cudnnctl_ctx *ctx, const cudnnctl_dll_env *env
     *out = r;
     return CUDNNCTL_E_OK;
 }
+
+cudnnctl_err cudnnctl_dll_which(cudnnctl_ctx *ctx, const char *dll, cudnnctl_load_result **out)
+{
+    char *self = cc_pf_self_exe();
+    char *app = NULL;
+    if (self) {
+        for (char *c = self; *c; c++)
+            if (*c == '/')
+                *c = '\\';
+        char *slash = strrchr(self, '\\');
+        app = slash ? cc_strndup(self, (size_t)(slash - self)) : NULL;
+    }
+    const char *root = cc_pf_getenv("SystemRoot");
+    char *win = cc_strdup(root && *root ? root : "C:\\Windows");
+    char *sys = win ? cc_asprintf("%s\\System32", win) : NULL;
+    cudnnctl_dll_env env = {app, NULL, sys, win, NULL, cc_pf_getenv("PATH"), NULL, 0, 0};
+    cudnnctl_err e = cudnnctl_dll_resolve(ctx, &env, dll, out);
+    free(self);
+    free(app);
+    free(win);
+    free(sys);
+    return e;
+}
