@@ -139,7 +139,8 @@ int cmd_env(cli_opts *o, cudnnctl_ctx *ctx)
         rc = print_changes(o, &ch, eff);
         cudnnctl_free(eff);
         if (rc == 0 && !o->system_wide)
-            cli_info(o, "new shells pick this up; this one: eval \"$(cudnnctl env)\"");
+            cli_info(o, "new shells pick up PATH and CUDA_HOME (libraries: see the effective check "
+                        "above); this one: eval \"$(cudnnctl env)\"");
         goto out;
     }
     if (o->json) {
