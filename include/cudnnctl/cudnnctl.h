@@ -150,5 +150,6 @@ CUDNNCTL_API void cudnnctl_size_text(double bytes, char *buf, size_t n);
 #include "cudnnctl/mirror.h"
 #include "cudnnctl/config.h"
 #include "cudnnctl/cache.h"
+#include "cudnnctl/loader.h"
 
 #endif /* CUDNNCTL_H */

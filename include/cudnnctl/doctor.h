@@ -47,6 +47,9 @@ typedef struct {
      *  and the registry (PATH, CUDA_PATH, CUDA_PATH_V13_0, ...; the last line of a name wins).
      *  NULL: the tree is checked without them (PATH checks are skipped). */
     const char *windows_env;
+    /** A Python interpreter: check what its frameworks need against what they will load
+     *  (cudnnctl_which, docs/which.md); NULL = none. */
+    const char *python;
 } cudnnctl_doctor_opts;
 
 typedef struct {

@@ -24,6 +24,9 @@ typedef struct {
     /* behaviour */
     int dry_run, no_validate, force, no_ldconfig, all, ld_library_path, remove, system_wide;
     int persist; /* env --persist */
+    int no_ld_library_path; /* env --no-ld-library-path */
+    const char *env_of, *python; /* which --env-of FILE, which/doctor --python EXE */
+    const char *dll;             /* which --dll NAME */
     const char *version, *shell, *to;
     int device;
     unsigned timeout_s;
@@ -177,5 +180,7 @@ int cmd_man(cli_opts *o, cudnnctl_ctx *ctx);        /* __man [CMD]: roff on stdo
 int cmd_doc_tables(cli_opts *o, cudnnctl_ctx *ctx); /* __doc-tables: docs/cli.md's tables */
 int cmd_cli_check(cli_opts *o, cudnnctl_ctx *ctx);  /* __cli-check: getopt table vs optspecs */
 int cmd_complete(cli_opts *o, cudnnctl_ctx *ctx);   /* __complete WORDS...: candidates */
+int cmd_which(cli_opts *o, cudnnctl_ctx *ctx);
+int cmd_load_probe(cli_opts *o, cudnnctl_ctx *ctx);
 
 #endif

@@ -78,6 +78,7 @@ int cmd_doctor(cli_opts *o, cudnnctl_ctx *ctx)
     dopts.for_pkg = o->for_pkg;
     dopts.platform = o->platform;
     dopts.windows_env = o->windows_env;
+    dopts.python = o->python;
     cudnnctl_doctor_result *r = NULL;
     cudnnctl_err e = cudnnctl_doctor(ctx, NULL, &dopts, &r);
     if (e != CUDNNCTL_E_OK)

@@ -4,20 +4,64 @@
 #include <string.h>
 
 #include "cli.h"
+#include "effective_out.h"
 #include "envwire_out.h"
 
-static int print_changes(cli_opts *o, cudnnctl_changes *ch)
+static int print_changes(cli_opts *o, cudnnctl_changes *ch, const char *effective)
 {
     if (o->json) {
         char *j = NULL;
         if (cudnnctl_changes_json(ch, &j) != CUDNNCTL_E_OK)
             return 1;
-        cli_print_json(j);
+        cli_print_json_with(j, "effective_load", effective);
         cudnnctl_free(j);
     } else {
         cli_print_changes(o, ch);
     }
     return 0;
+}
+
+/* The env arguments again, for a fix line: " 13.0 --prefix /opt/p". */
+static void env_args(const cli_opts *o, char *buf, size_t n)
+{
+    const char *target = o->n_args ? o->args[0] : o->cuda;
+    snprintf(buf, n, "%s%s%s%s", target ? " " : "", target ? target : "",
+             o->prefix ? " --prefix " : "", o->prefix ? o->prefix : "");
+}
+
+/* The lib dir of the selection's cuDNN (Linux layout), or NULL. */
+static const char *cudnn_lib_dir(const cudnnctl_env_selection *sel)
+{
+    return sel->cudnn_path && !sel->windows && sel->n_lib_dirs ? sel->lib_dirs[0] : NULL;
+}
+
+static char *effective_after_persist(cli_opts *o, cudnnctl_ctx *ctx,
+                                     const cudnnctl_env_selection *sel)
+{
+    const char *lib = cudnn_lib_dir(sel);
+    if (!lib)
+        return NULL;
+    char args[1024], cur[1200], login[1200];
+    env_args(o, args, sizeof(args));
+    snprintf(cur, sizeof(cur), "eval \"$(cudnnctl env%s)\"", args);
+    snprintf(login, sizeof(login), "%scudnnctl env --persist --system%s",
+             cudnnctl_is_elevated() ? "" : "sudo ", args);
+    return cli_effective(o, ctx, sel->cudnn_version, lib, cur,
+                         o->system_wide ? NULL : login);
+}
+
+/* Activation that activates: a selected cuDNN the loader would not find by itself goes in front
+ * of LD_LIBRARY_PATH (the user named it: that is the consent); --no-ld-library-path opts out.
+ * Returns 1 when only the cuDNN dir is to be prepended. */
+static int cudnn_needs_ldpath(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_env_selection *sel)
+{
+    const char *lib = cudnn_lib_dir(sel);
+    if (!lib || o->no_ld_library_path || o->ld_library_path)
+        return 0;
+    char soname[32];
+    snprintf(soname, sizeof(soname), "libcudnn.so.%d",
+             sel->cudnn_version ? atoi(sel->cudnn_version) : 9);
+    return !cudnnctl_loader_default_finds(ctx, soname, lib);
 }
 
 int cmd_env(cli_opts *o, cudnnctl_ctx *ctx)
@@ -38,6 +82,10 @@ int cmd_env(cli_opts *o, cudnnctl_ctx *ctx)
     }
     if (o->persist && o->remove) {
         fprintf(stderr, "cudnnctl: give either --persist or --remove\n");
+        return 2;
+    }
+    if (o->ld_library_path && o->no_ld_library_path) {
+        fprintf(stderr, "cudnnctl: give either --ld-library-path or --no-ld-library-path\n");
         return 2;
     }
     if ((o->persist || o->remove) && o->ld_library_path) {
@@ -70,7 +118,7 @@ int cmd_env(cli_opts *o, cudnnctl_ctx *ctx)
         }
         if ((e = cudnnctl_env_unpersist(ctx, &po, &ch)) != CUDNNCTL_E_OK)
             rc = cli_fail(o, ctx, e);
-        else if ((rc = print_changes(o, &ch)) == 0 && ch.n == 0)
+        else if ((rc = print_changes(o, &ch, NULL)) == 0 && ch.n == 0)
             cli_info(o, "nothing to remove: no cudnnctl wiring found");
         goto out;
     }
@@ -83,10 +131,16 @@ int cmd_env(cli_opts *o, cudnnctl_ctx *ctx)
     for (size_t i = 0; i < sel->n_notes && !o->quiet; i++)
         cli_warn(o, "%s", sel->notes[i]);
     if (o->persist) {
-        if ((e = cudnnctl_env_persist(ctx, sel, &po, &ch)) != CUDNNCTL_E_OK)
+        if ((e = cudnnctl_env_persist(ctx, sel, &po, &ch)) != CUDNNCTL_E_OK) {
             rc = cli_fail(o, ctx, e);
-        else if ((rc = print_changes(o, &ch)) == 0 && !o->system_wide)
-            cli_info(o, "new shells pick this up; this one: eval \"$(cudnnctl env)\"");
+            goto out;
+        }
+        char *eff = effective_after_persist(o, ctx, sel);
+        rc = print_changes(o, &ch, eff);
+        cudnnctl_free(eff);
+        if (rc == 0 && !o->system_wide)
+            cli_info(o, "new shells pick up PATH and CUDA_HOME (libraries: see the effective check "
+                        "above); this one: eval \"$(cudnnctl env)\"");
         goto out;
     }
     if (o->json) {
@@ -97,7 +151,18 @@ int cmd_env(cli_opts *o, cudnnctl_ctx *ctx)
         goto out;
     }
     unsigned rflags = o->ld_library_path ? CUDNNCTL_ENV_LD_LIBRARY_PATH : 0;
-    if ((e = cudnnctl_env_render(ctx, sel, sh, rflags, &text)) != CUDNNCTL_E_OK) {
+    cudnnctl_env_selection only_cudnn = *sel;
+    const cudnnctl_env_selection *render = sel;
+    if (cudnn_needs_ldpath(o, ctx, sel)) {
+        only_cudnn.n_lib_dirs = 1; /* lib_dirs[0] is the cuDNN dir */
+        render = &only_cudnn;
+        rflags |= CUDNNCTL_ENV_LD_LIBRARY_PATH;
+        if (o->verbose)
+            cli_info(o, "LD_LIBRARY_PATH gets %s in front: the loader would not find this cuDNN "
+                        "otherwise (--no-ld-library-path: leave it alone)",
+                     sel->lib_dirs[0]);
+    }
+    if ((e = cudnnctl_env_render(ctx, render, sh, rflags, &text)) != CUDNNCTL_E_OK) {
         rc = cli_fail(o, ctx, e);
         goto out;
     }

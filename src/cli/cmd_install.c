@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "cli_fault.h"
+#include "effective_out.h"
 
 /* The validation that followed the install (the library ran it and ruled on it: postcheck):
  * its line, then the warning or the failure (exit 6; the install stands). Returns an exit code. */
@@ -24,6 +25,24 @@ static int print_postcheck(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_instal
         return 0;
     cli_warn(o, "cuDNN was installed, but validating it failed (--no-validate skips this):");
     return cli_fail(o, ctx, e);
+}
+
+/* The effective check (docs/which.md): does a process that dlopens libcudnn.so.<M> by name map
+ * what was just installed, here and in a new login shell? The fixes name the activation. */
+static char *effective_after_install(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_install_result *r)
+{
+    char cur[1200], login[1200];
+    const char *sudo = cudnnctl_is_elevated() ? "" : "sudo ";
+    if (r->mode == CUDNNCTL_TARGET_PREFIX) {
+        snprintf(cur, sizeof(cur), "eval \"$(cudnnctl env --prefix %s)\"", r->target_path);
+        snprintf(login, sizeof(login), "%scudnnctl env --persist --system --prefix %s", sudo,
+                 r->target_path);
+    } else {
+        snprintf(cur, sizeof(cur), "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}",
+                 r->lib_dir);
+        snprintf(login, sizeof(login), "%scudnnctl env --persist --system %s", sudo, r->target_path);
+    }
+    return cli_effective(o, ctx, r->cudnn_version, r->lib_dir, cur, login);
 }
 
 static void print_human(cli_opts *o, const cudnnctl_install_result *r)
@@ -110,12 +129,18 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
         print_human(o, r);
     if (r)
         code = print_postcheck(o, ctx, r, e);
+    char *eff = NULL;
+    if (r && (e == CUDNNCTL_E_OK || r->postcheck == CUDNNCTL_POSTCHECK_FAILED) && !o->dry_run &&
+        (r->result == CUDNNCTL_INSTALL_INSTALLED || r->result == CUDNNCTL_INSTALL_SWITCHED) &&
+        r->lib_dir && r->target_path)
+        eff = effective_after_install(o, ctx, r);
     if (r && o->json) {
         char *js = NULL;
         if (cudnnctl_install_result_json(r, &js) == CUDNNCTL_E_OK)
-            cli_print_json(js);
+            cli_print_json_with(js, "effective_load", eff);
         cudnnctl_free(js);
     }
+    cudnnctl_free(eff);
     if (e != CUDNNCTL_E_OK && !(r && r->postcheck == CUDNNCTL_POSTCHECK_FAILED))
         code = cli_fail(o, ctx, e);
 out:

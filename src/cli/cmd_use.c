@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "effective_out.h"
 #include "envwire_out.h"
 
 static int list_toolkits(cli_opts *o, cudnnctl_ctx *ctx)
@@ -108,6 +109,22 @@ static int use_cudnn(cli_opts *o, cudnnctl_ctx *ctx)
     return rc;
 }
 
+/* The effective check for the prefix cuDNN `use` made current (Linux; none without one). */
+static char *effective_after_use(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_use_result *r)
+{
+    if (!r->cudnn_path || r->mechanism == CUDNNCTL_MECH_REGISTRY)
+        return NULL;
+    const char *base = strrchr(r->cudnn_path, '/');
+    base = base ? base + 1 : r->cudnn_path;
+    const char *ver = strncmp(base, "cudnn-", 6) == 0 ? base + 6 : "9";
+    char lib[1200], cur[1200], login[1200];
+    snprintf(lib, sizeof(lib), "%s/lib", r->cudnn_path);
+    snprintf(cur, sizeof(cur), "eval \"$(cudnnctl env)\"");
+    snprintf(login, sizeof(login), "%scudnnctl env --persist --system",
+             cudnnctl_is_elevated() ? "" : "sudo ");
+    return cli_effective(o, ctx, ver, lib, cur, login);
+}
+
 int cmd_use(cli_opts *o, cudnnctl_ctx *ctx)
 {
     if (o->cudnn)
@@ -133,11 +150,12 @@ int cmd_use(cli_opts *o, cudnnctl_ctx *ctx)
         return cli_fail(o, ctx, e);
     for (size_t i = 0; i < r->n_notes; i++)
         cli_warn(o, "%s", r->notes[i]);
+    char *eff = effective_after_use(o, ctx, r);
     if (o->json) {
         if ((e = cudnnctl_use_result_json(r, &json)) != CUDNNCTL_E_OK)
             rc = cli_fail(o, ctx, e);
         else
-            cli_print_json(json);
+            cli_print_json_with(json, "effective_load", eff);
     } else {
         cli_print_changes(o, &r->changes);
         if (r->mechanism == CUDNNCTL_MECH_REGISTRY) {
@@ -156,6 +174,7 @@ int cmd_use(cli_opts *o, cudnnctl_ctx *ctx)
                         "eval \"$(cudnnctl env)\"");
     }
 done:
+    cudnnctl_free(eff);
     cudnnctl_free(json);
     cudnnctl_use_result_free(r);
     return rc;

@@ -54,6 +54,16 @@ const cli_command cli_commands[] = {
      "6 when it fails, 7 when no GPU or driver could run the GPU part."},
     {"__validate-child", cmd_validate_child, "(internal) the validation child process", 1, "", 0,
      0, CLI_COMP_NONE, "The validation child process; reads its request from stdin."},
+    {"which", cmd_which, "which cuDNN / CUDA runtime / cuBLAS a program will really load, and why",
+     0, "[PROGRAM|LIBRARY]", 0, 1, CLI_COMP_FILE,
+     "Answer what a program will really load: for the current environment, an activation "
+     "(--env-of FILE), an ELF program or shared library, or the CUDA frameworks of a Python "
+     "interpreter (--python EXE, read from their files, never imported), name the libcudnn, "
+     "libcudart and libcublas the dynamic loader would map, their versions, why (RPATH, "
+     "LD_LIBRARY_PATH, RUNPATH, ld.so.cache, default dirs) and whether the combination fits what "
+     "the consumer was built for (docs/which.md). --dll NAME models the Windows DLL search order."},
+    {"__load-probe", cmd_load_probe, "(internal) dlopen sonames, print the files mapped", 1,
+     "SONAME...", 1, 64, CLI_COMP_NONE, "dlopen each soname by name and print the file mapped."},
     {"doctor", cmd_doctor, "find problems, name causes and fixes", 0, "", 0, 0, CLI_COMP_NONE,
      "Look for problems (mixed cuDNN versions, broken links, a driver too old, interrupted "
      "installs, receipts whose files changed) and name the cause and a fix for each. Exit 1 "

@@ -10,7 +10,7 @@ enum {
     O_CUDA, O_PLATFORM, O_FOR, O_ARCHIVE, O_MANIFEST, O_MIRROR, O_SHA256, O_CACERT, O_INSECURE,
     O_CUDA_HOME, O_PREFIX, O_DRY_RUN, O_NO_VALIDATE, O_FORCE, O_NO_LDCONFIG, O_ALL, O_VERSION,
     O_SHELL, O_LDPATH, O_REMOVE, O_SYSTEM, O_PERSIST, O_TO, O_DEVICE, O_TIMEOUT, O_DRIVER, O_HELP,
-    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV
+    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV, O_ENV_OF, O_PYTHON, O_NO_LDPATH, O_DLL
 };
 
 static const struct option longopts[] = {
@@ -44,6 +44,10 @@ static const struct option longopts[] = {
     {"version", required_argument, 0, O_VERSION},
     {"shell", required_argument, 0, O_SHELL},
     {"ld-library-path", no_argument, 0, O_LDPATH},
+    {"no-ld-library-path", no_argument, 0, O_NO_LDPATH},
+    {"env-of", required_argument, 0, O_ENV_OF},
+    {"python", required_argument, 0, O_PYTHON},
+    {"dll", required_argument, 0, O_DLL},
     {"remove", no_argument, 0, O_REMOVE},
     {"system", no_argument, 0, O_SYSTEM},
     {"persist", no_argument, 0, O_PERSIST},
@@ -284,6 +288,10 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
         case O_VERSION: o->version = optarg; break;
         case O_SHELL: o->shell = optarg; break;
         case O_LDPATH: o->ld_library_path = 1; break;
+        case O_NO_LDPATH: o->no_ld_library_path = 1; break;
+        case O_ENV_OF: o->env_of = optarg; break;
+        case O_PYTHON: o->python = optarg; break;
+        case O_DLL: o->dll = optarg; break;
         case O_REMOVE: o->remove = 1; break;
         case O_SYSTEM: o->system_wide = 1; break;
         case O_PERSIST: o->persist = 1; break;

@@ -56,6 +56,11 @@ const cli_optspec cli_optspecs[] = {
     {"ld-library-path", 0, NULL, "env", CLI_COMP_NONE, "also set LD_LIBRARY_PATH (this session only)"},
     {"persist", 0, NULL, "env", CLI_COMP_NONE, "write the activation into the shell start-up files"},
     {"remove", 0, NULL, "env", CLI_COMP_NONE, "take a persisted activation out again"},
+    {"no-ld-library-path", 0, NULL, "env", CLI_COMP_NONE, "do not put a selected cuDNN the loader would not find in front of LD_LIBRARY_PATH"},
+    /* which */
+    {"python", 0, "EXE", "which doctor", CLI_COMP_FILE, "the CUDA frameworks of that Python interpreter, read from their files (never imported)"},
+    {"env-of", 0, "FILE", "which", CLI_COMP_FILE, "model LD_LIBRARY_PATH after sh evaluates that activation file"},
+    {"dll", 0, "NAME", "which", CLI_COMP_NONE, "the Windows DLL search order for a plain LoadLibrary of NAME"},
     /* validate / doctor / report */
     {"device", 0, "N", "install validate report", CLI_COMP_NONE, "GPU ordinal to validate on"},
     {"timeout", 0, "SECONDS", "install validate report", CLI_COMP_NONE, "give the validation child this long (default 60)"},

@@ -55,13 +55,18 @@ out=$(env PATH=/home/u/bin:/usr/bin:/bin LD_LIBRARY_PATH=/opt/mine bash -c '
     eval "$("$CUDNNCTL" --root "$R" env --shell bash --ld-library-path 12.4)"; a=$LD_LIBRARY_PATH
     eval "$("$CUDNNCTL" --root "$R" env --shell bash --ld-library-path 13.0)"; b=$LD_LIBRARY_PATH
     eval "$("$CUDNNCTL" --root "$R" env --shell bash 12.4)"; c=$LD_LIBRARY_PATH
-    printf "%s\n" "$a" "$b" "$c"')
+    eval "$("$CUDNNCTL" --root "$R" env --shell bash --no-ld-library-path 12.4)"; d=$LD_LIBRARY_PATH
+    printf "%s\n" "$a" "$b" "$c" "$d"')
 mapfile -t v <<<"$out"
 [ "${v[0]}" = "/opt/cudnn/cudnn-9.19.0.56-cuda12/lib:/usr/local/cuda-12.4/lib64:/opt/mine" ] ||
     fail "LD_LIBRARY_PATH for 12.4: ${v[0]}"
 [ "${v[1]}" = "/opt/cudnn/cudnn-9.19.0.56-cuda13/lib:/usr/local/cuda-13.0/lib64:/opt/mine" ] ||
     fail "LD_LIBRARY_PATH for 13.0: ${v[1]}"
-[ "${v[2]}" = "/opt/mine" ] || fail "LD_LIBRARY_PATH after a switch without the flag: ${v[2]}"
+# without the flag: the selected cuDNN (which the loader would not find by itself) goes in front,
+# the toolkit's lib dir does not; --no-ld-library-path leaves only the user's own entries
+[ "${v[2]}" = "/opt/cudnn/cudnn-9.19.0.56-cuda12/lib:/opt/mine" ] ||
+    fail "LD_LIBRARY_PATH after a switch without the flag: ${v[2]}"
+[ "${v[3]}" = "/opt/mine" ] || fail "LD_LIBRARY_PATH with --no-ld-library-path: ${v[3]}"
 # a prefix as the target: its current install and the toolkit of that major
 t=$(C --json env /opt/cudnn | json_get 'd["toolkit"]["path"], d["cudnn"]["path"]')
 [ "$t" = "('/usr/local/cuda-12.4', '/opt/cudnn/cudnn-9.19.0.56-cuda12')" ] || fail "env /opt/cudnn: $t"

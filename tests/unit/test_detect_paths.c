@@ -180,7 +180,7 @@ static void elf_real_objects(void **state)
         assert_non_null(mods);
         assert_non_null(mods[0]);
         cc_elf_info info;
-        assert_int_equal(cc_elf_read(mods[0], &info), 0);
+        assert_int_equal(cc_elf_read_dyn(mods[0], &info), 0);
         assert_non_null(info.soname);
         assert_string_equal(info.soname, objs[i].soname);
         assert_int_equal(info.type, 3u); /* ET_DYN */
@@ -205,7 +205,7 @@ static void elf_real_objects(void **state)
         free(so);
         /* a sub-library: DT_NEEDED libcudnn_graph.so.9, RUNPATH naming the CUDA 13 wheel dir */
         cc_elf_info info;
-        assert_int_equal(cc_elf_read("/usr/local/cuda-13.0/lib/libcudnn_ops.so.9", &info), 0);
+        assert_int_equal(cc_elf_read_dyn("/usr/local/cuda-13.0/lib/libcudnn_ops.so.9", &info), 0);
         assert_non_null(info.runpath);
         assert_non_null(strstr(info.runpath, "$ORIGIN/../../cu13/lib"));
         assert_null(info.rpath);

@@ -1,4 +1,4 @@
-/* elf.c: read an ELF object's class, machine, DT_SONAME, DT_NEEDED and RPATH / RUNPATH from its header, program headers and
+/* elf.c: read an ELF object's class, machine and DT_SONAME from its header, program headers and
  * dynamic section (a few small reads, even for a 250 MB library). */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,9 @@
 #define DT_SONAME 14u
 #define DT_RPATH 15u
 #define DT_RUNPATH 29u
+#define PT_INTERP 3u
+#define MAX_NEEDED 1024u
+#define MAX_STRTAB (64u << 20)
 
 #define MAX_PHNUM 512u
 #define MAX_DYN_BYTES (1u << 20)
@@ -24,6 +27,7 @@
 typedef struct {
     cc_pf_fd fd;
     int is_64, le;
+    int full; /* cc_elf_read_dyn: NEEDED, RPATH, RUNPATH too */
 } elf_file;
 
 static int read_at(const elf_file *f, uint64_t off, void *buf, size_t len)
@@ -100,20 +104,56 @@ static int vaddr_to_off(const phdr *phs, size_t n, uint64_t vaddr, uint64_t *off
     return -1;
 }
 
-/* The NUL-terminated string at offset idx of the string table at file offset off (malloc'd). */
-static int dyn_string(const elf_file *f, uint64_t off, uint64_t strsz, uint64_t idx, char **out)
+/* A string at offset `at` of the string table (bounds: strsz, and a terminator inside it). */
+static char *str_at(const char *tab, uint64_t strsz, uint64_t at)
 {
-    if (strsz && idx >= strsz)
+    if (at >= strsz || !memchr(tab + at, '\0', (size_t)(strsz - at)))
+        return NULL;
+    return cc_strdup(tab + at);
+}
+
+/* cc_elf_read_dyn: read the whole dynamic string table once and pick SONAME, NEEDED, RPATH and
+ * RUNPATH out of it, each offset checked against DT_STRSZ. */
+static int read_dyn_strings(const elf_file *f, const phdr *phs, size_t nph, const unsigned char *d,
+                            size_t bytes, uint64_t strtab, uint64_t strsz, cc_elf_info *info)
+{
+    size_t entsz = f->is_64 ? 16 : 8;
+    uint64_t off;
+    if (strsz == 0 || strsz > MAX_STRTAB || vaddr_to_off(phs, nph, strtab, &off) != 0)
         return -1;
-    char buf[MAX_SONAME + 1];
-    long long n = read_some_at(f, off + idx, buf, MAX_SONAME);
-    if (n <= 0)
+    char *tab = malloc((size_t)strsz);
+    if (!tab)
         return -1;
-    buf[n] = '\0';
-    if (strlen(buf) == (size_t)n) /* no terminator within the limit: malformed */
-        return -1;
-    *out = cc_strdup(buf);
-    return *out ? 0 : -1;
+    int rc = -1;
+    if (read_at(f, off, tab, (size_t)strsz) != 0)
+        goto out;
+    info->needed = calloc(MAX_NEEDED, sizeof(char *));
+    if (!info->needed)
+        goto out;
+    for (size_t i = 0; i + entsz <= bytes; i += entsz) {
+        uint64_t tag = get(f, d + i, (int)(entsz / 2));
+        uint64_t val = get(f, d + i + entsz / 2, (int)(entsz / 2));
+        char **slot = NULL;
+        if (tag == DT_NULL)
+            break;
+        if (tag == DT_NEEDED && info->n_needed < MAX_NEEDED)
+            slot = &info->needed[info->n_needed++];
+        else if (tag == DT_SONAME)
+            slot = &info->soname;
+        else if (tag == DT_RPATH)
+            slot = &info->rpath;
+        else if (tag == DT_RUNPATH)
+            slot = &info->runpath;
+        if (!slot)
+            continue;
+        free(*slot);
+        if (!(*slot = str_at(tab, strsz, val)))
+            goto out; /* an offset outside the table: malformed */
+    }
+    rc = 0;
+out:
+    free(tab);
+    return rc;
 }
 
 static int read_dynamic(const elf_file *f, const phdr *phs, size_t nph, cc_elf_info *info)
@@ -137,10 +177,8 @@ static int read_dynamic(const elf_file *f, const phdr *phs, size_t nph, cc_elf_i
     int rc = -1;
     if (read_at(f, dyn->offset, d, bytes) != 0)
         goto out;
-    uint64_t strtab = 0, strsz = 0, soname = 0, rpath = 0, runpath = 0;
-    uint64_t needed[CC_ELF_MAX_NEEDED];
-    size_t n_needed = 0;
-    int have_strtab = 0, have_soname = 0, have_rpath = 0, have_runpath = 0;
+    uint64_t strtab = 0, strsz = 0, soname = 0;
+    int have_strtab = 0, have_soname = 0;
     for (size_t i = 0; i + entsz <= bytes; i += entsz) {
         uint64_t tag = get(f, d + i, (int)(entsz / 2));
         uint64_t val = get(f, d + i + entsz / 2, (int)(entsz / 2));
@@ -154,46 +192,47 @@ static int read_dynamic(const elf_file *f, const phdr *phs, size_t nph, cc_elf_i
         } else if (tag == DT_SONAME) {
             soname = val;
             have_soname = 1;
-        } else if (tag == DT_NEEDED && n_needed < CC_ELF_MAX_NEEDED) {
-            needed[n_needed++] = val;
-        } else if (tag == DT_RPATH) {
-            rpath = val;
-            have_rpath = 1;
-        } else if (tag == DT_RUNPATH) {
-            runpath = val;
-            have_runpath = 1;
         }
     }
     rc = 0;
-    if (!have_strtab || (!have_soname && !n_needed && !have_rpath && !have_runpath))
+    if (f->full) {
+        if (have_strtab)
+            rc = read_dyn_strings(f, phs, nph, d, bytes, strtab, strsz, info);
         goto out;
+    }
+    if (!have_soname || !have_strtab)
+        goto out;
+    if (strsz && soname >= strsz) {
+        rc = -1;
+        goto out;
+    }
     uint64_t off;
     if (vaddr_to_off(phs, nph, strtab, &off) != 0) {
         rc = -1;
         goto out;
     }
-    if (have_soname && (rc = dyn_string(f, off, strsz, soname, &info->soname)) != 0)
-        goto out;
-    if (have_rpath && (rc = dyn_string(f, off, strsz, rpath, &info->rpath)) != 0)
-        goto out;
-    if (have_runpath && (rc = dyn_string(f, off, strsz, runpath, &info->runpath)) != 0)
-        goto out;
-    if (n_needed && !(info->needed = calloc(n_needed, sizeof(char *)))) {
+    char buf[MAX_SONAME + 1];
+    long long n = read_some_at(f, off + soname, buf, MAX_SONAME);
+    if (n <= 0) {
         rc = -1;
         goto out;
     }
-    for (size_t i = 0; i < n_needed && rc == 0; i++)
-        if ((rc = dyn_string(f, off, strsz, needed[i], &info->needed[i])) == 0)
-            info->n_needed++;
+    buf[n] = '\0';
+    if (strlen(buf) == (size_t)n) { /* no terminator within the limit: malformed */
+        rc = -1;
+        goto out;
+    }
+    info->soname = cc_strdup(buf);
+    rc = info->soname ? 0 : -1;
 out:
     free(d);
     return rc;
 }
 
-int cc_elf_read(const char *path, cc_elf_info *info)
+static int elf_read(const char *path, cc_elf_info *info, int full)
 {
     memset(info, 0, sizeof(*info));
-    elf_file f = {-1, 0, 0};
+    elf_file f = {-1, 0, 0, full};
     phdr *phs = NULL;
     unsigned char *raw = NULL;
     int rc = -1;
@@ -229,8 +268,11 @@ int cc_elf_read(const char *path, cc_elf_info *info)
         goto out;
     if (read_at(&f, phoff, raw, (size_t)phnum * phentsize) != 0)
         goto out;
-    for (unsigned i = 0; i < phnum; i++)
+    for (unsigned i = 0; i < phnum; i++) {
         parse_phdr(&f, raw + (size_t)i * phentsize, &phs[i]);
+        if (phs[i].type == PT_INTERP)
+            info->has_interp = 1;
+    }
     rc = read_dynamic(&f, phs, phnum, info);
 out:
     free(raw);
@@ -239,6 +281,16 @@ out:
     if (rc != 0)
         cc_elf_info_free(info);
     return rc;
+}
+
+int cc_elf_read(const char *path, cc_elf_info *info)
+{
+    return elf_read(path, info, 0);
+}
+
+int cc_elf_read_dyn(const char *path, cc_elf_info *info)
+{
+    return elf_read(path, info, 1);
 }
 
 void cc_elf_info_free(cc_elf_info *info)
@@ -262,8 +314,5 @@ char *cc_elf_soname(const char *path)
     cc_elf_info info;
     if (cc_elf_read(path, &info) != 0)
         return NULL;
-    char *s = info.soname; /* ownership moves to the caller */
-    info.soname = NULL;
-    cc_elf_info_free(&info);
-    return s;
+    return info.soname; /* ownership moves to the caller */
 }

@@ -51,7 +51,7 @@ int cc_doc_elf_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, char *w
             char *h = lp ? cc_doc_host(run, lp) : NULL;
             cc_elf_info info;
             int v = -1;
-            if (h && cc_elf_read(h, &info) == 0) {
+            if (h && cc_elf_read_dyn(h, &info) == 0) {
                 for (size_t k = 0; k < info.n_needed && v < 0; k++)
                     if ((v = needed_cuda_major(info.needed[k])) > 0)
                         snprintf(what, n, "own ELF: %s has DT_NEEDED %s", c->libs[i],

@@ -58,7 +58,10 @@
     X(WIN_CUDA_BIN_X64_NOT_ON_PATH, ERROR, "CUDA 13's bin\\x64 (its DLLs) is not on PATH")       \
     X(WIN_CUDA_PATH_MISSING, ERROR, "CUDA_PATH (or CUDA_PATH_Vx_y) names a removed toolkit")     \
     X(WIN_CUDNN_DLL_SETS_ON_PATH, WARNING, "two cuDNN DLL sets of one major on PATH")            \
-    X(WIN_CUDNN_NOT_ON_PATH, WARNING, "a Windows cuDNN's DLL dir is not on PATH")
+    X(WIN_CUDNN_NOT_ON_PATH, WARNING, "a Windows cuDNN's DLL dir is not on PATH")                  \
+    X(PYTHON_FRAMEWORK_CUDNN_MISMATCH, ERROR,                                                      \
+      "a framework of --python EXE would load a cuDNN it cannot use")                              \
+    X(PYTHON_FRAMEWORK_NO_CUDNN, ERROR, "a framework of --python EXE finds no cuDNN")
 
 typedef enum {
 #define X(name, sev, summary) CC_DC_##name,
@@ -148,6 +151,7 @@ int cc_doc_stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c);
  * libcublasLt.so.N, libcublas.so.N, libnvrtc.so.N, or a RUNPATH naming .../cuN/lib (NVIDIA's
  * wheels); -1 unknown. *what names the evidence (static buffer of the run). doctor_files.c. */
 int cc_doc_elf_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, char *what, size_t n);
+int cc_doc_check_python(cc_doctor_run *run);   /* doctor_python.c: --python EXE */
 /* Load the receipts (before the checks: variants come from them too) and free them again. */
 int cc_doc_state_load(cc_doctor_run *run);
 void cc_doc_state_free(cc_doctor_run *run);

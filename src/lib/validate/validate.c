@@ -141,6 +141,7 @@ cudnnctl_err cudnnctl_validate(cudnnctl_ctx *ctx, const cudnnctl_validate_opts *
     header_check(ctx, &t, r);
     int no_gpu = r->status == CUDNNCTL_VALIDATE_NO_GPU;
     cc_val_result_finish(r, no_gpu);
+    cc_val_effective(ctx, r, exe, t.major); /* after the status: it does not change it */
     if (!r->toolkit_lib_dir && t.toolkit_dirs.n)
         r->toolkit_lib_dir = cc_unrooted(ctx, t.toolkit_dirs.v[0]);
     e = outcome(ctx, r);

@@ -93,4 +93,9 @@ int cc_val_result_add_check(cudnnctl_validate_result *r, const char *name, int o
 /* status from the checks: failed if any check failed, no-gpu if the GPU part was skipped. */
 void cc_val_result_finish(cudnnctl_validate_result *r, int gpu_skipped);
 
+/* validate_effective.c: the effective_load check (a process that dlopens libcudnn.so.<M> by
+ * name in this environment: does it map the validated dir?). Informational: added after the
+ * status is decided. */
+void cc_val_effective(cudnnctl_ctx *ctx, cudnnctl_validate_result *r, const char *exe, int major);
+
 #endif

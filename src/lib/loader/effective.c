@@ -1,0 +1,319 @@
+/* effective.c: ask the real loader. A child (this binary's hidden `__load-probe`) dlopens a
+ * soname by name and reports the file it mapped; the parent compares that with what was just
+ * installed or selected and explains a difference with the model. Also: the LD_LIBRARY_PATH a
+ * shell activation file produces (`which --env-of`). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "json.h"
+#include "loader_int.h"
+#include "platform.h"
+
+#define MARK "cudnnctl-load: "
+#define MARK_LLP "cudnnctl-llp: "
+
+cudnnctl_err cudnnctl_load_probe_child(cudnnctl_ctx *ctx, const char *const *sonames, size_t n,
+                                       void (*emit)(void *, const char *), void *user)
+{
+    const char *llp = cc_pf_getenv("LD_LIBRARY_PATH");
+    char *line = llp ? cc_asprintf(MARK_LLP "=%s", llp) : cc_strdup(MARK_LLP "-");
+    if (line)
+        emit(user, line);
+    free(line);
+    for (size_t i = 0; i < n; i++) {
+        void *h = cc_pf_dlopen_ex(sonames[i], CC_PF_DL_LAZY);
+        if (!h) {
+            const char *err = cc_pf_dlerror();
+            line = cc_asprintf(MARK "%s - %s", sonames[i], err ? err : "not loadable");
+        } else {
+            char **mods = cc_pf_loaded_module_paths(sonames[i]);
+            const char *hit = NULL;
+            for (size_t k = 0; mods && mods[k] && !hit; k++)
+                if (strcmp(cc_path_base(mods[k]), sonames[i]) == 0)
+                    hit = mods[k];
+            if (!hit && mods && mods[0])
+                hit = mods[0];
+            line = cc_asprintf(MARK "%s %s", sonames[i], hit ? hit : "?");
+            for (size_t k = 0; mods && mods[k]; k++)
+                free(mods[k]);
+            free(mods);
+        }
+        if (line)
+            emit(user, line);
+        free(line);
+    }
+    (void)ctx;
+    return CUDNNCTL_E_OK;
+}
+
+/* Parse a probe's output for one soname. */
+static void parse_probe(const char *out, const char *soname, cudnnctl_effective *e)
+{
+    for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        size_t len = strcspn(l, "\n");
+        char *line = cc_strndup(l, len);
+        if (!line)
+            return;
+        char *p;
+        if ((p = strstr(line, MARK_LLP)) != NULL) {
+            p += strlen(MARK_LLP);
+            free(e->ld_library_path);
+            e->ld_library_path = *p == '=' ? cc_strdup(p + 1) : NULL;
+        } else if ((p = strstr(line, MARK)) != NULL && cc_str_starts(p + strlen(MARK), soname)) {
+            p += strlen(MARK) + strlen(soname);
+            if (cc_str_starts(p, " - "))
+                e->error = cc_strdup(p + 3);
+            else if (*p == ' ')
+                e->mapped = cc_strdup(p + 1);
+        }
+        free(line);
+    }
+}
+
+static char *real_dir(const char *file)
+{
+    char *d = cc_path_dir(file);
+    char *r = d ? cc_pf_realpath(d) : NULL;
+    free(d);
+    return r;
+}
+
+static void judge(cudnnctl_ctx *ctx, cudnnctl_effective *e, const char *expect_dir,
+                  const char *fix)
+{
+    cudnnctl_loader_env env = {e->ld_library_path, NULL, NULL};
+    cudnnctl_load_result *r = NULL;
+    if (cudnnctl_loader_resolve(ctx, &env, NULL, e->soname, &r) == CUDNNCTL_E_OK)
+        e->model = r;
+    e->mapped_real = e->mapped ? cc_pf_realpath(e->mapped) : NULL;
+    e->matches = 1;
+    if (!expect_dir)
+        return;
+    e->expected = cc_strdup(expect_dir);
+    char *want = cc_pf_realpath(expect_dir);
+    char *got = e->mapped ? real_dir(e->mapped) : NULL;
+    e->matches = want && got && strcmp(want, got) == 0;
+    if (!e->matches)
+        e->fix = fix ? cc_strdup(fix)
+                     : cc_asprintf("export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}",
+                                   expect_dir);
+    free(want);
+    free(got);
+}
+
+static cudnnctl_err probe(cudnnctl_ctx *ctx, const char *const *argv, const char *scope,
+                          const char *soname, const char *expect_dir, const char *fix,
+                          cudnnctl_effective *e)
+{
+    memset(e, 0, sizeof(*e));
+    e->soname = cc_strdup(soname);
+    e->scope = cc_strdup(scope);
+    char *out = NULL;
+    size_t len = 0;
+    int status = 0;
+    if (cc_pf_run(argv, NULL, NULL, 60000, 0, &out, &len, &status) != 0 || status == 127) {
+        e->error = cc_asprintf("the probe did not start: %s",
+                               status == 127 ? "exit 127" : cc_pf_last_error_text());
+        e->not_run = 1;
+    } else {
+        parse_probe(out ? out : "", soname, e);
+        if (!e->mapped && !e->error)
+            e->error = cc_asprintf("the probe reported nothing (exit %d)", status);
+    }
+    free(out);
+    judge(ctx, e, expect_dir, fix);
+    return e->soname && e->scope ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+}
+
+cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char *self_exe, const char *soname,
+                                      const char *expect_dir, const char *fix_current,
+                                      const char *fix_login, unsigned flags,
+                                      cudnnctl_effective **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (strcmp(cc_pf_os(), "linux") != 0)
+        return CUDNNCTL_E_OK; /* the model and the probe are glibc's loader: nothing to check */
+    char *self = self_exe ? cc_strdup(self_exe) : cc_pf_self_exe();
+    cudnnctl_effective *v = calloc(2, sizeof(*v));
+    if (!self || !v) {
+        free(self);
+        free(v);
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    const char *cur[] = {self, "__load-probe", soname, NULL};
+    cudnnctl_err e = probe(ctx, cur, "current", soname, expect_dir, fix_current, &v[0]);
+    size_t cnt = 1;
+    if (e == CUDNNCTL_E_OK && !ctx->root && !(flags & CUDNNCTL_EFFECTIVE_CURRENT_ONLY)) {
+        char *home = cc_pf_home_dir();
+        char *h = cc_asprintf("HOME=%s", home ? home : "/");
+        const char *user = cc_pf_getenv("USER");
+        char *u = cc_asprintf("USER=%s", user ? user : "root");
+        const char *login[] = {"env",  "-i",  h ? h : "HOME=/", u ? u : "USER=root",
+                               "TERM=dumb",
+                               "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                               "bash", "-lic", "exec \"$0\" __load-probe \"$1\"", self, soname,
+                               NULL};
+        e = probe(ctx, login, "login", soname, expect_dir, fix_login, &v[1]);
+        cnt = 2;
+        if (e == CUDNNCTL_E_OK && v[1].not_run) { /* no bash / env here: no login scope */
+            char *const *fields[] = {&v[1].soname, &v[1].scope, &v[1].mapped, &v[1].mapped_real,
+                                     &v[1].ld_library_path, &v[1].error, &v[1].fix,
+                                     &v[1].expected};
+            for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+                free(*fields[k]);
+            cudnnctl_load_result_free(v[1].model);
+            memset(&v[1], 0, sizeof(v[1]));
+            cnt = 1;
+        }
+        free(home);
+        free(h);
+        free(u);
+    }
+    free(self);
+    if (e != CUDNNCTL_E_OK) {
+        cudnnctl_effective_free(v, cnt);
+        CC_RET_ERR(ctx, e, "out of memory");
+    }
+    *out = v;
+    *n = cnt;
+    return CUDNNCTL_E_OK;
+}
+
+void cudnnctl_effective_free(cudnnctl_effective *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) {
+        free(v[i].soname);
+        free(v[i].scope);
+        free(v[i].mapped);
+        free(v[i].mapped_real);
+        free(v[i].ld_library_path);
+        free(v[i].error);
+        free(v[i].fix);
+        free(v[i].expected);
+        cudnnctl_load_result_free(v[i].model);
+    }
+    free(v);
+}
+
+cudnnctl_err cudnnctl_effective_json(const cudnnctl_effective *v, size_t n, char **json)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cc_json_str(o, "soname", v[i].soname);
+        cc_json_str(o, "scope", v[i].scope);
+        cc_json_str(o, "mapped", v[i].mapped);
+        cc_json_str(o, "mapped_real", v[i].mapped_real);
+        cc_json_str(o, "ld_library_path", v[i].ld_library_path);
+        cc_json_str(o, "error", v[i].error);
+        cc_json_str(o, "expected", v[i].expected);
+        cJSON_AddBoolToObject(o, "matches", v[i].matches);
+        cc_json_str(o, "fix", v[i].fix);
+        if (v[i].model)
+            cJSON_AddItemToObject(o, "model", cc_ld_result_obj(v[i].model));
+        else
+            cJSON_AddNullToObject(o, "model");
+        cJSON_AddItemToArray(a, o);
+    }
+    *json = a ? cJSON_PrintUnformatted(a) : NULL;
+    cJSON_Delete(a);
+    return *json ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+}
+
+char *cudnnctl_effective_line(const cudnnctl_effective *e)
+{
+    if (e->matches)
+        return NULL;
+    const char *who = strcmp(e->scope, "login") == 0 ? "a new login shell" : "this environment";
+    const char *why = e->model && e->model->why ? e->model->why : "";
+    const char *exp = e->expected ? e->expected : "?";
+    if (!e->mapped)
+        return cc_asprintf("%s loads no %s (%s), not the copy in %s; fix: %s", who, e->soname,
+                           e->error ? e->error : "not found", exp, e->fix ? e->fix : "");
+    return cc_asprintf("%s maps %s%s%s%s for %s, not the copy in %s: %s; fix: %s", who,
+                       e->mapped, e->model && e->model->version ? " (cuDNN " : "",
+                       e->model && e->model->version ? e->model->version : "",
+                       e->model && e->model->version ? ")" : "", e->soname, exp, why,
+                       e->fix ? e->fix : "");
+}
+
+cudnnctl_err cudnnctl_env_of(cudnnctl_ctx *ctx, const char *file, const char *base,
+                             char **ld_library_path)
+{
+    *ld_library_path = NULL;
+    static const char script[] =
+        "if [ \"$2\" = set ]; then LD_LIBRARY_PATH=$3; export LD_LIBRARY_PATH; "
+        "else unset LD_LIBRARY_PATH; fi; . \"$1\" >/dev/null 2>&1 || exit 3; "
+        "printf '%s' \"${LD_LIBRARY_PATH-" "\001unset}\"";
+    const char *argv[] = {"sh", "-c", script, "sh", file, base ? "set" : "unset",
+                          base ? base : "", NULL};
+    char *out = NULL;
+    size_t len = 0;
+    int status = 0;
+    if (cc_pf_run(argv, NULL, NULL, 30000, 0, &out, &len, &status) != 0 || status != 0) {
+        free(out);
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                   "%s: sh could not evaluate it (exit %d): give the output of "
+                   "`cudnnctl env --shell sh ...` saved to a file",
+                   file, status);
+    }
+    if (out && strcmp(out, "\001unset") != 0)
+        *ld_library_path = out;
+    else
+        free(out);
+    return CUDNNCTL_E_OK;
+}
+
+int cudnnctl_loader_default_finds(cudnnctl_ctx *ctx, const char *soname, const char *dir)
+{
+    cudnnctl_loader_env env = {NULL, NULL, NULL};
+    cudnnctl_load_result *r = NULL;
+    if (cudnnctl_loader_resolve(ctx, &env, NULL, soname, &r) != CUDNNCTL_E_OK)
+        return 0;
+    int yes = 0;
+    if (r->path) {
+        char *hd = cc_rooted(ctx, dir);
+        char *want = hd ? cc_pf_realpath(hd) : NULL;
+        char *hp = cc_rooted(ctx, r->path);
+        char *got = hp ? real_dir(hp) : NULL;
+        yes = want && got && strcmp(want, got) == 0;
+        free(hd);
+        free(want);
+        free(hp);
+        free(got);
+    }
+    cudnnctl_load_result_free(r);
+    return yes;
+}
+
+cudnnctl_err cudnnctl_json_attach(const char *doc, const char *key, const char *value_json,
+                                  char **out)
+{
+    *out = NULL;
+    cJSON *d = cJSON_Parse(doc);
+    cJSON *v = cJSON_Parse(value_json);
+    if (d && cJSON_IsArray(d)) {
+        cJSON *w = cJSON_CreateObject();
+        if (w)
+            cJSON_AddItemToObject(w, "changes", d);
+        d = w;
+    }
+    if (!d || !v || !cJSON_IsObject(d)) {
+        cJSON_Delete(d);
+        cJSON_Delete(v);
+        return CUDNNCTL_E_PARSE;
+    }
+    cJSON_AddItemToObject(d, key, v);
+    *out = cJSON_PrintUnformatted(d);
+    cJSON_Delete(d);
+    return *out ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+}
+
+int cudnnctl_is_elevated(void)
+{
+    return cc_pf_is_root();
+}

@@ -1,0 +1,107 @@
+/* loader_int.h: the loader stage's private interface (ld.so.cache reader, the glibc search
+ * model, consumer scanning). Included only by files in src/lib/loader/. */
+#ifndef CC_LOADER_INT_H
+#define CC_LOADER_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cudnnctl/cudnnctl.h"
+#include "elf_info.h"
+#include "str.h"
+
+/* ---- ld.so.cache (ldcache.c) --------------------------------------------------------------- */
+typedef struct {
+    int32_t flags;   /* FLAG_ELF_LIBC6 | arch bits (0x0303 = libc6,x86-64) */
+    uint64_t hwcap;  /* bit 62 set: a glibc-hwcaps subdirectory entry */
+    const char *key; /* soname (points into the cache data) */
+    const char *value; /* absolute path */
+} cc_ldc_entry;
+
+typedef struct {
+    char *data; /* the whole file */
+    size_t len;
+    cc_ldc_entry *v;
+    size_t n;
+    int format; /* 1 = old "ld.so-1.7.0" only, 2 = new "glibc-ld.so.cache1.1" (maybe after old) */
+} cc_ldcache;
+
+/* Parse a cache held in memory (takes ownership of data, malloc'd). 0 ok; -1 malformed: every
+ * offset and count is checked against the file size. */
+int cc_ldcache_parse(char *data, size_t len, cc_ldcache *c);
+void cc_ldcache_free(cc_ldcache *c);
+/* The flags value glibc accepts for objects of this ELF machine and class (exact match). */
+int32_t cc_ldcache_flags_for(unsigned machine, int is_64);
+/* The first entry for soname with these flags that is not a glibc-hwcaps entry (glibc's order:
+ * the entries of one soname in file order). NULL when none; *n_other counts entries of that
+ * soname skipped for other flags. */
+const cc_ldc_entry *cc_ldcache_lookup(const cc_ldcache *c, const char *soname, int32_t flags,
+                                      int *n_other);
+
+/* ---- versions (consumers.c) --------------------------------------------------------------- */
+/* "9.19.0" from ".../libcudnn.so.9.19.0"; NULL when the name carries no version. */
+char *cc_ld_version_from_name(const char *real_path, const char *stem);
+/* cuDNN version from a cudnn_version.h beside a lib dir (../include, wheel layout too). */
+char *cc_ld_cudnn_header_version(const cudnnctl_ctx *ctx, const char *lib_dir);
+
+/* ---- the search model (resolve.c, model.c) ------------------------------------------------ */
+typedef struct {
+    char *path;   /* as the loader names it (root-relative) */
+    char *origin; /* $ORIGIN: its dir (the program: links resolved, as /proc/self/exe) */
+    cc_elf_info elf;
+    int loader; /* index of the object that loaded it; -1 = none */
+    int mapped; /* counts for "already loaded" */
+} cc_ldobj;
+
+typedef struct {
+    cudnnctl_ctx *ctx;
+    unsigned machine;
+    int is_64;
+    const char *platform; /* $PLATFORM */
+    char *lib;            /* $LIB */
+    char *llp;            /* LD_LIBRARY_PATH or NULL */
+    char *cache_file;     /* root-relative; NULL = no cache */
+    cc_ldcache cache;
+    int have_cache, cache_bad;
+    cc_strv defaults;
+    cc_ldobj *objs;
+    size_t n_objs, cap_objs;
+    int main; /* index of the program in objs; -1 none */
+} cc_ldmodel;
+
+int cc_ldm_init(cc_ldmodel *m, cudnnctl_ctx *ctx, const cudnnctl_loader_env *env);
+void cc_ldm_free(cc_ldmodel *m);
+char *cc_ldm_expand(const cc_ldmodel *m, const char *s, const char *origin);
+/* Add an object (path root-relative or host); reads its dynamic section. Index, or -1. */
+int cc_ldm_add(cc_ldmodel *m, const char *path, int loader, int is_main);
+/* Search for soname on behalf of objs[req] (-1: a program without RPATH / RUNPATH).
+ * 1 found (r->path, r->dir, r->rule, r->why set), 0 not found, -1 the loader stops (r->why). */
+int cc_ldm_search(cc_ldmodel *m, int req, const char *soname, cudnnctl_load_result *r);
+/* Record a passed-over candidate / the rule that found it (why: printf format). */
+void cc_ld_skip(cudnnctl_load_result *r, const char *path, const char *reason);
+void cc_ld_found(cudnnctl_load_result *r, const char *rule, const char *from, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+int cc_ld_read_file(const char *host, size_t max, char **data, size_t *len);
+struct cJSON;
+struct cJSON *cc_ld_result_obj(const cudnnctl_load_result *r);
+void cc_ld_result_clear(cudnnctl_load_result *r); /* not the struct */
+/* One search into *r (cleared first): rule, why, real_path, version filled. */
+cudnnctl_err cc_ld_one(cc_ldmodel *m, int req, const char *soname, cudnnctl_load_result *r);
+/* which.c */
+int cc_ld_family(const char *soname); /* 0 libcudnn, 1 libcudart, 2 libcublas, -1 other */
+char *cc_ld_driver_version(cc_ldmodel *m);
+int cc_ld_cudnn_cuda_major(const cudnnctl_ctx *ctx, const char *file, const char **how);
+void cc_ld_sublibs(cc_ldmodel *m, cudnnctl_consumer *c);
+void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver);
+cudnnctl_err cc_ld_add_lib(cc_ldmodel *m, cudnnctl_consumer *c, int req, const char *soname);
+/* consumers.c: the frameworks of a Python interpreter */
+cudnnctl_err cc_ld_python(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
+                          cudnnctl_which_report *rep);
+cudnnctl_err cc_ld_push_consumer(cudnnctl_which_report *rep, cudnnctl_consumer **out);
+/* Fill real_path and version after a search. */
+void cc_ld_finish(cc_ldmodel *m, cudnnctl_load_result *r);
+
+#endif
