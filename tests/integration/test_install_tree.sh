@@ -5,6 +5,7 @@
 #    share/doc/cudnnctl/{LICENSE,README.md,copyright,docs/}
 #  - libcudnnctl.so.0: SONAME libcudnnctl.so.0, and its dynamic symbols are exactly the functions
 #    the public headers declare CUDNNCTL_API (internals hidden)
+#  - detect does not take libcudnnctl.so.0 for a cuDNN copy
 #  - the installed cudnnctl.h compiles on its own (C11 -pedantic -Werror, and as C++)
 #  - tests/packaging/consumer/demo.c built through pkg-config and through find_package(cudnnctl)
 #    links the installed .so (not the build tree's) and runs
@@ -33,6 +34,11 @@ for h in "$SOURCE_DIR"/include/cudnnctl/*.h; do
 done
 [ "$(readlink "$P/$LIBDIR/libcudnnctl.so.0")" = libcudnnctl.so.0.1.0 ] || fail "libcudnnctl.so.0 does not point at .so.0.1.0"
 "$P/bin/cudnnctl" --print-version | grep -q '^cudnnctl 0\.1\.0' || fail "installed cudnnctl --print-version"
+# cudnnctl's own libcudnnctl.so.0 is no cuDNN copy: with the prefix as the root, its lib/ is the
+# loader's /lib, and detect must list nothing there (it listed "cuDNN 0.1.0" once)
+"$P/bin/cudnnctl" --root "$P" --json detect >"$T/detect.json" || fail "detect --root PREFIX"
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cudnn"]; sys.exit("cuDNN copies: %r" % c if c else 0)' "$T/detect.json" ||
+    fail "detect takes libcudnnctl.so for a cuDNN copy"
 
 # ---- SONAME and exported symbols ----------------------------------------------------------------------
 SO=$P/$LIBDIR/libcudnnctl.so.0

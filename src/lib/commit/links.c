@@ -54,7 +54,7 @@ int cc_lib_classify(const char *name, cc_libname *out)
     memset(out, 0, sizeof(*out));
     out->major = -1;
     const char *so = strstr(name, ".so");
-    if (cc_str_starts(name, "libcudnn") && so) {
+    if (cc_str_cudnn_lib(name) && so) {
         if (!set_stem(out, name, (size_t)(so - name)))
             return 0;
         if (so[3] == '\0') {
@@ -69,7 +69,7 @@ int cc_lib_classify(const char *name, cc_libname *out)
         out->kind = parts == 1 ? CC_LIB_SO_MAJOR : CC_LIB_SO_FULL;
         return 1;
     }
-    if (cc_str_starts(name, "libcudnn") && cc_str_ends(name, ".a")) {
+    if (cc_str_cudnn_lib(name) && cc_str_ends(name, ".a")) {
         size_t n = strlen(name) - 2;
         const char *v = strstr(name, "_static_v");
         if (v && all_digits(v + 9, (size_t)(name + n - (v + 9)))) {
