@@ -10,6 +10,11 @@
 # which is not part of the library's ABI and stays hidden in the .so; a static tool also keeps
 # working when copied alone onto a host (the Ansible role's binary mode) and cannot be broken by a
 # mismatched libcudnnctl.so.0 of another version. The .so is for programs that use the C API.
+if(WIN32)
+  # the Windows ZIP is flat: cudnnctl.exe, LICENSE, README.md, README-windows.txt at the top, docs\
+  set(CMAKE_INSTALL_BINDIR .)
+  set(CMAKE_INSTALL_DOCDIR .)
+endif()
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
