@@ -45,6 +45,7 @@ else()
   set(CPACK_RPM_PACKAGE_LICENSE MIT)
   set(CPACK_RPM_PACKAGE_GROUP "Development/Tools")
   set(CPACK_RPM_PACKAGE_AUTOREQPROV ON)
+  set(CPACK_RPM_SPEC_MORE_DEFINE "%define _build_id_links none") # no /usr/lib/.build-id links
   set(CPACK_RPM_POST_INSTALL_SCRIPT_FILE ${CMAKE_SOURCE_DIR}/packaging/rpm-ldconfig.sh)
   set(CPACK_RPM_POST_UNINSTALL_SCRIPT_FILE ${CMAKE_SOURCE_DIR}/packaging/rpm-ldconfig.sh)
   # directories the system owns (filesystem package): not claimed by this package
