@@ -10,26 +10,29 @@
 # which is not part of the library's ABI and stays hidden in the .so; a static tool also keeps
 # working when copied alone onto a host (the Ansible role's binary mode) and cannot be broken by a
 # mismatched libcudnnctl.so.0 of another version. The .so is for programs that use the C API.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
 if(WIN32)
   # the Windows ZIP is flat: cudnnctl.exe, LICENSE, README.md, README-windows.txt at the top, docs\
+  # (after GNUInstallDirs: its cache entries would drop normal variables set before it)
   set(CMAKE_INSTALL_BINDIR .)
   set(CMAKE_INSTALL_DOCDIR .)
 endif()
-include(GNUInstallDirs)
-include(CMakePackageConfigHelpers)
 
 install(TARGETS cudnnctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${CMAKE_SOURCE_DIR}/LICENSE ${CMAKE_SOURCE_DIR}/README.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
-install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/cudnnctl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 
 if(WIN32)
-  # the Windows package is the static cudnnctl.exe with its docs (packaging/cpack.cmake); no DLL
+  # the Windows package is the static cudnnctl.exe with its docs (packaging/cpack.cmake); no DLL,
+  # so no headers either
   install(FILES ${CMAKE_SOURCE_DIR}/packaging/windows/README-windows.txt DESTINATION .)
   return()
 endif()
+
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/cudnnctl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 
 # Debian wants the licence as /usr/share/doc/<package>/copyright
 install(FILES ${CMAKE_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME copyright)
