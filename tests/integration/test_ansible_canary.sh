@@ -11,8 +11,9 @@
 #     (not one file newer than before), gpu1's on-change handler did not run
 #  3. --tags cudnnctl_package,cudnnctl_report: cudnnctl and a report from every host; `cudnnctl
 #     compare` of the three on the controller shows the drift (gpu1's cuDNN, absent elsewhere)
-#  4. the roll-out without the canary (--limit gpu2,gpu3) installs, validates and runs the
-#     handler on both; then --check on them predicts no change
+#  4. max_fail_percentage 0 in a batch of two (serial [1, 2], order gpu2 gpu3 gpu1): gpu2 passes
+#     and runs its handler; gpu1 fails validation next to gpu3, and the play ends there (gpu3's
+#     later tasks and handler do not run); then --check on gpu2, gpu3 predicts no change
 # Needs root (chroot, mount), mmdebstrap (scripts/bootstrap), ansible-core; exit 77 when not root.
 set -euo pipefail
 SOURCE_DIR=${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -73,6 +74,7 @@ for h in "${HOSTS[@]}"; do
     [ "$h" = gpu1 ] || libs+=(libcublas.so.13)   # the canary is built to fail: no cublas
     for s in "${libs[@]}"; do echo "int fake_$RANDOM;" | cc -shared -fPIC -x c -Wl,-soname,$s -o "$TK/lib64/$s" -; done
     ln -s cuda-13.0 "$R/usr/local/cuda"
+    echo "$h" >"$R/etc/hostname"   # the name `cudnnctl report` gives the host
     cp -a "$T/mirror" "$R/srv/cudnn-mirror"
     mount -t proc proc "$R/proc"   # cudnnctl validate re-executes itself through /proc/self/exe
 done
@@ -94,7 +96,7 @@ play() { # LOG [ansible-playbook args]
     env ANSIBLE_HOME="$T/.ansible" ANSIBLE_LOCAL_TEMP="$T/.ansible/tmp" ANSIBLE_ROLES_PATH="$SOURCE_DIR/packaging/ansible/roles" \
         ANSIBLE_CONNECTION_PLUGINS="$SOURCE_DIR/tests/ansible/connection_plugins" ANSIBLE_NOCOLOR=1 \
         ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_PIPELINING=1 ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 \
-        ansible-playbook -i "$T/inventory.ini" "$SOURCE_DIR/packaging/ansible/playbook-canary.yml" \
+        ansible-playbook -i "${INVENTORY:-$T/inventory.ini}" "$SOURCE_DIR/packaging/ansible/playbook-canary.yml" \
         -e @"$T/vars.json" "$@" >"$log" 2>&1 || rc=$?
     return $rc
 }
@@ -140,18 +142,32 @@ for h in "${HOSTS[@]}"; do [ -s "$T/reports/$h.json" ] || fail "no report from $
 rc=0; "$CUDNNCTL" compare "$T/reports/gpu1.json" "$T/reports/gpu2.json" "$T/reports/gpu3.json" >"$T/compare.txt" 2>&1 || rc=$?
 [ $rc -eq 1 ] || { cat "$T/compare.txt"; fail "compare exited $rc, not 1 (drift)"; }
 grep -q '9\.19\.0' "$T/compare.txt" || { cat "$T/compare.txt"; fail "compare does not show gpu1's cuDNN 9.19.0 as drift"; }
+grep -Eq '^ +item +gpu1 +gpu2 +gpu3 *$' "$T/compare.txt" || { cat "$T/compare.txt"; fail "compare does not name the hosts gpu1 gpu2 gpu3"; }
+grep -Eq "^\* +installs +$CV/cuda13 /opt/cudnn/cudnn-$CV-cuda13 +- +- *$" "$T/compare.txt" ||
+    { cat "$T/compare.txt"; fail "compare does not mark gpu1's install as the drift"; }
+echo "--- cudnnctl compare gpu1 gpu2 gpu3 (exit 1: drift):"; cat "$T/compare.txt"; echo "---"
 rc=0; "$CUDNNCTL" compare "$T/reports/gpu2.json" "$T/reports/gpu3.json" >"$T/compare23.txt" 2>&1 || rc=$?
 [ $rc -eq 0 ] || { cat "$T/compare23.txt"; fail "gpu2 and gpu3 drift although neither was touched ($rc)"; }
 
-# ---- 4. without the canary: installed, validated, handler run; then --check predicts no change ------
-play "$T/run3.log" --limit gpu2,gpu3 || { cat "$T/run3.log"; fail "roll-out on gpu2, gpu3"; }
-for h in gpu2 gpu3; do
-    [ "$(count "$h" failed "$T/run3.log")" = 0 ] || fail "$h failed"
-    [ -e "$T/roots/$h/opt/cudnn/cudnn-$CV-cuda13/lib/libcudnn.so.9.19.0" ] || fail "cuDNN not installed on $h"
-    [ -e "$T/roots/$h/var/tmp/cudnn-changed" ] || fail "the on-change handler did not run on $h"
-done
-grep -q 'no-gpu (exit 7)' "$T/run3.log" || { cat "$T/run3.log"; fail "validation on gpu2/gpu3 was not 'no-gpu (exit 7)'"; }
+# ---- 4. max_fail_percentage 0 inside a batch of two: gpu2 as the canary (passes), then gpu3 and
+# gpu1 together (serial [1, 2]): gpu1 fails validation while gpu3 passes it, and the play ends
+# there — gpu3 installed and validated, but its later tasks and its handler do not run ------------
+awk '/^gpu1 /{g1=$0; next} {print} /^gpu3 /{print g1}' "$T/inventory.ini" >"$T/inventory2.ini"
+grep -A3 '^\[gpu\]' "$T/inventory2.ini" | grep -q '^gpu1 ' && [ "$(sed -n 2p "$T/inventory2.ini" | cut -d' ' -f1)" = gpu2 ] ||
+    fail "inventory2 order: $(cat "$T/inventory2.ini")"
+rc=0; INVENTORY=$T/inventory2.ini play "$T/run3.log" -e '{"cudnnctl_serial": [1, 2]}' || rc=$?
+[ $rc -ne 0 ] || { cat "$T/run3.log"; fail "the batch with the failing gpu1 did not fail the play"; }
+[ "$(count gpu2 failed "$T/run3.log")" = 0 ] && [ -e "$T/roots/gpu2/var/tmp/cudnn-changed" ] ||
+    { cat "$T/run3.log"; fail "gpu2 (the passing canary) did not complete with its handler"; }
+grep -q 'no-gpu (exit 7)' "$T/run3.log" || { cat "$T/run3.log"; fail "validation on gpu2 was not 'no-gpu (exit 7)'"; }
+[ -e "$T/roots/gpu3/opt/cudnn/cudnn-$CV-cuda13/lib/libcudnn.so.9.19.0" ] || { cat "$T/run3.log"; fail "gpu3 (batch 2) did not install"; }
+grep -A4 'TASK \[cudnnctl : Validate the installed cuDNN\]' "$T/run3.log" | grep -q '^ok: \[gpu3\]' ||
+    { cat "$T/run3.log"; fail "gpu3 did not pass validation next to the failing gpu1"; }
+[ ! -e "$T/roots/gpu3/var/tmp/cudnn-changed" ] || { cat "$T/run3.log"; fail "gpu3 went on after gpu1 failed in its batch (max_fail_percentage 0 ignored)"; }
+grep -q 'NO MORE HOSTS LEFT' "$T/run3.log" || { cat "$T/run3.log"; fail "the play did not end after gpu1 failed"; }
 play "$T/check2.log" --limit gpu2,gpu3 --check --diff || { cat "$T/check2.log"; fail "--check after the roll-out"; }
-grep -A3 'TASK \[cudnnctl : Install cuDNN\]' "$T/check2.log" | grep -Eq '^ok: \[gpu[23]\]' ||
-    { cat "$T/check2.log"; fail "check mode predicts a change on an installed host"; }
+for h in gpu2 gpu3; do
+    grep -A3 'TASK \[cudnnctl : Install cuDNN\]' "$T/check2.log" | grep -q "^ok: \[$h\]" ||
+        { cat "$T/check2.log"; fail "check mode predicts a change on $h, where it is installed"; }
+done
 echo "PASS: canary: --check changed nothing; gpu1 failed validation (exit 6) and gpu2/gpu3 were not touched; reports + compare show the drift; the others installed without it"
