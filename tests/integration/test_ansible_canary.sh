@@ -14,11 +14,13 @@
 #  4. max_fail_percentage 0 in a batch of two (serial [1, 2], order gpu2 gpu3 gpu1): gpu2 passes
 #     and runs its handler; gpu1 fails validation next to gpu3, and the play ends there (gpu3's
 #     later tasks and handler do not run); then --check on gpu2, gpu3 predicts no change
-# Needs root (chroot, mount), mmdebstrap (scripts/bootstrap), ansible-core; exit 77 when not root.
+# Needs root (chroot, mount, unshare --uts), mmdebstrap (scripts/bootstrap), ansible-core; exit 77 when not root.
 set -euo pipefail
 SOURCE_DIR=${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 : "${BUILD_DIR:?BUILD_DIR must be the build tree}" "${CUDNNCTL:?CUDNNCTL must point at the cudnnctl binary}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+T0=$(date +%s)
+stage() { echo "[$(( $(date +%s) - T0 ))s] $*" >&2; }
 [ "$(id -u)" -eq 0 ] || { echo "test_ansible_canary: not root: chroot needs root (skipped)" >&2; exit 77; }
 command -v ansible-playbook >/dev/null || fail "ansible-playbook is missing (Debian ansible-core): run scripts/bootstrap"
 T=$(mktemp -d "${TMPDIR:-/tmp}/cc-canary-XXXXXX")
@@ -35,6 +37,7 @@ cpack --config "$BUILD_DIR/CPackConfig.cmake" -G DEB -B "$T/dist" >"$T/cpack.log
 DEB=$T/dist/cudnnctl_${VER}_amd64.deb
 [ -s "$DEB" ] || fail "no $DEB"
 
+stage "cpack done"
 # ---- the mirror: one cuDNN 9.19 archive of CPU doubles in NVIDIA's layout, and its manifest ---------
 CV=9.19.0.99
 NAME=cudnn-linux-x86_64-${CV}_cuda13-archive
@@ -61,6 +64,7 @@ json.dump({"release_label": ver, "release_product": "cudnn", "release_date": "20
           open(out, "w"), indent=2)
 PY
 
+stage "mirror done"
 # ---- three hosts: Debian 12 roots with a CUDA 13 toolkit of doubles; gpu1's lacks cublas -----------
 for h in "${HOSTS[@]}"; do
     R=$T/roots/$h
@@ -74,13 +78,21 @@ for h in "${HOSTS[@]}"; do
     [ "$h" = gpu1 ] || libs+=(libcublas.so.13)   # the canary is built to fail: no cublas
     for s in "${libs[@]}"; do echo "int fake_$RANDOM;" | cc -shared -fPIC -x c -Wl,-soname,$s -o "$TK/lib64/$s" -; done
     ln -s cuda-13.0 "$R/usr/local/cuda"
-    echo "$h" >"$R/etc/hostname"   # the name `cudnnctl report` gives the host
+    echo "$h" >"$R/etc/hostname"
     cp -a "$T/mirror" "$R/srv/cudnn-mirror"
-    mount -t proc proc "$R/proc"   # cudnnctl validate re-executes itself through /proc/self/exe
+    # cudnnctl validate re-executes itself through /proc/self/exe
+    mount -t proc proc "$R/proc" || { echo "test_ansible_canary: cannot mount /proc in a root (no CAP_SYS_ADMIN?): skipped" >&2; exit 77; }
+    # the chroot connection enters each root through this, in a UTS namespace of its own: each host
+    # has its own name (gethostname, which `cudnnctl report` records), as separate machines would
+    cat >"$T/chroot-$h" <<EOF2
+#!/bin/sh
+exec unshare --uts -- sh -c 'hostname "\$0" && exec chroot "\$@"' $h "\$@"
+EOF2
+    chmod +x "$T/chroot-$h"
 done
 {
     echo "[gpu]"
-    for h in "${HOSTS[@]}"; do echo "$h ansible_host=$T/roots/$h"; done
+    for h in "${HOSTS[@]}"; do echo "$h ansible_host=$T/roots/$h ansible_chroot_exe=$T/chroot-$h"; done
     echo "[gpu:vars]"
     echo "ansible_connection=chroot"
     echo "ansible_python_interpreter=/usr/bin/python3"
@@ -108,6 +120,7 @@ touched() { find "$T/roots/$1" -xdev -newer "$2" -print; }
 # ~/.ansible/tmp and leave only the dirs' mtimes changed) — for check mode, which connects
 written() { find "$T/roots/$1" -xdev -newer "$2" ! -type d ! -path "$T/roots/$1/root/.ansible/*" -print; }
 
+stage "three roots ready"
 # ---- 1. --check --diff: every host previewed, nothing written ------------------------------------------
 touch "$T/stamp0"; sleep 1
 play "$T/check.log" --check --diff || { cat "$T/check.log"; fail "--check --diff failed"; }
@@ -117,11 +130,12 @@ for h in "${HOSTS[@]}"; do
 done
 grep -q 'is not on the host yet' "$T/check.log" || { cat "$T/check.log"; fail "check mode did not say why the install is not previewed"; }
 
+stage "check mode done"
 # ---- 2. the roll-out: the canary fails validation, the play ends, the others are untouched -------
 touch "$T/stamp1"; sleep 1
 rc=0; play "$T/run1.log" || rc=$?
 [ $rc -ne 0 ] || { cat "$T/run1.log"; fail "the roll-out passed although the canary's validation fails"; }
-grep -A3 'TASK \[cudnnctl : Validate the installed cuDNN\]' "$T/run1.log" | grep -q '^fatal: \[gpu1\]' ||
+grep -A3 'TASK \[cudnnctl : Validate the installed cuDNN\]' "$T/run1.log" | grep '^fatal: \[gpu1\]' >/dev/null ||
     { cat "$T/run1.log"; fail "gpu1 did not fail at the validation"; }
 grep -q '"rc": 6' "$T/run1.log" || { cat "$T/run1.log"; fail "the canary's validate did not exit 6"; }
 grep -Eq 'libcublas\.so\.13 not found' "$T/run1.log" || fail "the canary's failure does not name libcublas.so.13"
@@ -135,6 +149,7 @@ for h in gpu2 gpu3; do
     [ ! -e "$T/roots/$h/usr/bin/cudnnctl" ] && [ ! -e "$T/roots/$h/opt/cudnn" ] || fail "$h has cudnnctl or cuDNN"
 done
 
+stage "canary roll-out done"
 # ---- 3. reports from every host, compared on the controller ----------------------------------------
 play "$T/run2.log" --tags cudnnctl_package,cudnnctl_report || { cat "$T/run2.log"; fail "package + report run"; }
 for h in "${HOSTS[@]}"; do [ -s "$T/reports/$h.json" ] || fail "no report from $h"; done
@@ -149,11 +164,12 @@ echo "--- cudnnctl compare gpu1 gpu2 gpu3 (exit 1: drift):"; cat "$T/compare.txt
 rc=0; "$CUDNNCTL" compare "$T/reports/gpu2.json" "$T/reports/gpu3.json" >"$T/compare23.txt" 2>&1 || rc=$?
 [ $rc -eq 0 ] || { cat "$T/compare23.txt"; fail "gpu2 and gpu3 drift although neither was touched ($rc)"; }
 
+stage "reports done"
 # ---- 4. max_fail_percentage 0 inside a batch of two: gpu2 as the canary (passes), then gpu3 and
 # gpu1 together (serial [1, 2]): gpu1 fails validation while gpu3 passes it, and the play ends
 # there — gpu3 installed and validated, but its later tasks and its handler do not run ------------
 awk '/^gpu1 /{g1=$0; next} {print} /^gpu3 /{print g1}' "$T/inventory.ini" >"$T/inventory2.ini"
-grep -A3 '^\[gpu\]' "$T/inventory2.ini" | grep -q '^gpu1 ' && [ "$(sed -n 2p "$T/inventory2.ini" | cut -d' ' -f1)" = gpu2 ] ||
+grep -A3 '^\[gpu\]' "$T/inventory2.ini" | grep '^gpu1 ' >/dev/null && [ "$(sed -n 2p "$T/inventory2.ini" | cut -d' ' -f1)" = gpu2 ] ||
     fail "inventory2 order: $(cat "$T/inventory2.ini")"
 rc=0; INVENTORY=$T/inventory2.ini play "$T/run3.log" -e '{"cudnnctl_serial": [1, 2]}' || rc=$?
 [ $rc -ne 0 ] || { cat "$T/run3.log"; fail "the batch with the failing gpu1 did not fail the play"; }
@@ -161,13 +177,14 @@ rc=0; INVENTORY=$T/inventory2.ini play "$T/run3.log" -e '{"cudnnctl_serial": [1,
     { cat "$T/run3.log"; fail "gpu2 (the passing canary) did not complete with its handler"; }
 grep -q 'no-gpu (exit 7)' "$T/run3.log" || { cat "$T/run3.log"; fail "validation on gpu2 was not 'no-gpu (exit 7)'"; }
 [ -e "$T/roots/gpu3/opt/cudnn/cudnn-$CV-cuda13/lib/libcudnn.so.9.19.0" ] || { cat "$T/run3.log"; fail "gpu3 (batch 2) did not install"; }
-grep -A4 'TASK \[cudnnctl : Validate the installed cuDNN\]' "$T/run3.log" | grep -q '^ok: \[gpu3\]' ||
+grep -A4 'TASK \[cudnnctl : Validate the installed cuDNN\]' "$T/run3.log" | grep '^ok: \[gpu3\]' >/dev/null ||
     { cat "$T/run3.log"; fail "gpu3 did not pass validation next to the failing gpu1"; }
 [ ! -e "$T/roots/gpu3/var/tmp/cudnn-changed" ] || { cat "$T/run3.log"; fail "gpu3 went on after gpu1 failed in its batch (max_fail_percentage 0 ignored)"; }
 grep -q 'NO MORE HOSTS LEFT' "$T/run3.log" || { cat "$T/run3.log"; fail "the play did not end after gpu1 failed"; }
 play "$T/check2.log" --limit gpu2,gpu3 --check --diff || { cat "$T/check2.log"; fail "--check after the roll-out"; }
 for h in gpu2 gpu3; do
-    grep -A3 'TASK \[cudnnctl : Install cuDNN\]' "$T/check2.log" | grep -q "^ok: \[$h\]" ||
+    grep -A3 'TASK \[cudnnctl : Install cuDNN\]' "$T/check2.log" | grep "^ok: \[$h\]" >/dev/null ||
         { cat "$T/check2.log"; fail "check mode predicts a change on $h, where it is installed"; }
 done
+stage "batch roll-out and check done"
 echo "PASS: canary: --check changed nothing; gpu1 failed validation (exit 6) and gpu2/gpu3 were not touched; reports + compare show the drift; the others installed without it"

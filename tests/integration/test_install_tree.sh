@@ -33,7 +33,7 @@ for h in "$SOURCE_DIR"/include/cudnnctl/*.h; do
     cmp -s "$h" "$P/include/cudnnctl/$(basename "$h")" || fail "header $(basename "$h") not installed as is"
 done
 [ "$(readlink "$P/$LIBDIR/libcudnnctl.so.0")" = libcudnnctl.so.0.1.0 ] || fail "libcudnnctl.so.0 does not point at .so.0.1.0"
-"$P/bin/cudnnctl" --print-version | grep -q '^cudnnctl 0\.1\.0' || fail "installed cudnnctl --print-version"
+"$P/bin/cudnnctl" --print-version | grep '^cudnnctl 0\.1\.0' >/dev/null || fail "installed cudnnctl --print-version"
 # cudnnctl's own libcudnnctl.so.0 is no cuDNN copy: with the prefix as the root, its lib/ is the
 # loader's /lib, and detect must list nothing there (it listed "cuDNN 0.1.0" once)
 "$P/bin/cudnnctl" --root "$P" --json detect >"$T/detect.json" || fail "detect --root PREFIX"
@@ -42,7 +42,7 @@ python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cudnn"]; sys.exit("
 
 # ---- SONAME and exported symbols ----------------------------------------------------------------------
 SO=$P/$LIBDIR/libcudnnctl.so.0
-readelf -d "$SO" | grep -q 'Library soname: \[libcudnnctl.so.0\]' || fail "SONAME is not libcudnnctl.so.0"
+readelf -d "$SO" | grep 'Library soname: \[libcudnnctl.so.0\]' >/dev/null || fail "SONAME is not libcudnnctl.so.0"
 nm -D --defined-only "$SO" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort >"$T/exported"
 python3 - "$SOURCE_DIR"/include/cudnnctl/*.h >"$T/declared" <<'PY'
 import re, sys
@@ -75,7 +75,7 @@ export PKG_CONFIG_PATH=$P/$LIBDIR/pkgconfig
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -Werror -o "$T/demo-pc" "$DEMO/demo.c" $(pkg-config --cflags --libs cudnnctl) ||
     fail "demo.c does not build through pkg-config"
-LD_LIBRARY_PATH=$P/$LIBDIR ldd "$T/demo-pc" | grep -q "libcudnnctl.so.0 => $P/$LIBDIR/libcudnnctl.so.0" ||
+LD_LIBRARY_PATH=$P/$LIBDIR ldd "$T/demo-pc" | grep "libcudnnctl.so.0 => $P/$LIBDIR/libcudnnctl.so.0" >/dev/null ||
     fail "demo-pc does not load the installed libcudnnctl.so.0"
 out=$(LD_LIBRARY_PATH=$P/$LIBDIR "$T/demo-pc") || fail "demo-pc exited $?"
 grep -Eq '^libcudnnctl 0\.1\.0: [1-9][0-9]* archives from [1-9][0-9]* manifests' <<<"$out" || fail "demo-pc printed: $out"

@@ -100,7 +100,7 @@ grep -q "^cudnnctl $VER" <<<"$out" || fail "version in the root: $out"
 
 if [ -n "$MAN" ]; then
     [ "$(in_root man -w cudnnctl)" = "$MAN" ] || fail "man -w cudnnctl: $(in_root man -w cudnnctl 2>&1)"
-    in_root sh -c 'MANWIDTH=80 man cudnnctl 2>/dev/null' | grep -q 'cudnnctl' || fail "man cudnnctl renders nothing"
+    in_root sh -c 'MANWIDTH=80 man cudnnctl 2>/dev/null' | grep 'cudnnctl' >/dev/null || fail "man cudnnctl renders nothing"
 else
     ! in_root man -w cudnnctl >/dev/null 2>&1 || fail "man -w finds a cudnnctl page the package does not hold"
 fi
@@ -122,12 +122,12 @@ assert d["platform"] == "linux-x86_64", d["platform"]
 assert d["cudnn"] == [], "cuDNN copies in a root without cuDNN: %r" % d["cudnn"]
 assert d["toolkits"] == [], d["toolkits"]
 PY
-in_root cudnnctl detect | grep -q '^platform: linux-x86_64' || fail "cudnnctl detect (text) in the root"
+in_root cudnnctl detect | grep '^platform: linux-x86_64' >/dev/null || fail "cudnnctl detect (text) in the root"
 
 # C consumers: pkg-config, then find_package; run with the loader's own search (ldconfig trigger)
 in_root sh -c 'cc -std=c11 -Wall -Werror -o /tmp/demo-pc /tmp/consumer/demo.c $(pkg-config --cflags --libs cudnnctl)' ||
     fail "demo.c through pkg-config in the root"
-in_root ldd /tmp/demo-pc | grep -Eq 'libcudnnctl\.so\.0 => (/usr)?/lib/(x86_64-linux-gnu/)?libcudnnctl\.so\.0' ||
+in_root ldd /tmp/demo-pc | grep -E 'libcudnnctl\.so\.0 => (/usr)?/lib/(x86_64-linux-gnu/)?libcudnnctl\.so\.0' >/dev/null ||
     fail "demo-pc does not load /usr/lib/libcudnnctl.so.0: $(in_root ldd /tmp/demo-pc)"
 out=$(in_root /tmp/demo-pc) || fail "demo-pc in the root exited $?"
 grep -Eq "^libcudnnctl $VER: [1-9][0-9]* archives from [1-9][0-9]* manifests" <<<"$out" || fail "demo-pc printed: $out"
@@ -139,5 +139,5 @@ grep -q "^libcudnnctl $VER: " <<<"$out" || fail "find_package demo printed: $out
 # purge: every file gone, the loader cache forgets the library
 in_root dpkg --purge cudnnctl >/dev/null 2>&1 || fail "dpkg --purge cudnnctl"
 while read -r f; do [ ! -e "$R$f" ] && [ ! -L "$R$f" ] || fail "dpkg --purge left $f"; done <"$T/deb.list"
-! in_root ldconfig -p | grep -q libcudnnctl || fail "ld.so.cache still lists libcudnnctl after the purge"
+! in_root ldconfig -p | grep libcudnnctl >/dev/null || fail "ld.so.cache still lists libcudnnctl after the purge"
 echo "PASS: DEB/RPM/TGZ hold the install tree ($(wc -l <"$T/ref.list") files); in a clean Debian 12 root: dpkg -i, deps complete, version, man ($([ -n "$MAN" ] && echo found || echo none installed yet)), completion ($([ -n "$BASHCOMP" ] && echo bash || echo none installed yet)), detect, pkg-config and find_package consumers, purge"
