@@ -165,5 +165,8 @@ wine wineboot --init </dev/null >/dev/null 2>&1 || die "wine wineboot --init fai
 stamp "running ctest under wine"
 rc=0
 (cd "$BUILD" && ctest --output-on-failure -j"$JOBS") || rc=$?
+for z in "$BUILD"/dist/cudnnctl-*-windows-x86_64.zip; do  # made by tests/windows/test_windows_package.sh
+  [ -f "$z" ] && stamp "Windows package: $z, manifests in $BUILD/dist/manifests"
+done
 stamp "done (ctest rc=$rc)"
 exit $rc

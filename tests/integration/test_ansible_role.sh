@@ -19,10 +19,11 @@ ROLES=$SOURCE_DIR/packaging/ansible/roles
 
 # ---- structure ------------------------------------------------------------------------------------
 "$PY" - "$SOURCE_DIR/packaging/ansible" <<'PY' || fail "role structure"
-import os, sys, yaml
+import os, re, sys, yaml
 base = sys.argv[1]
 role = os.path.join(base, "roles", "cudnnctl")
-for f in ("tasks/main.yml", "defaults/main.yml", "meta/main.yml", "README.md"):
+for f in ("tasks/main.yml", "defaults/main.yml", "meta/main.yml", "meta/argument_specs.yml",
+          "handlers/main.yml", "README.md"):
     assert os.path.isfile(os.path.join(role, f)), "missing " + f
 tasks = yaml.safe_load(open(os.path.join(role, "tasks/main.yml")))
 defaults = yaml.safe_load(open(os.path.join(role, "defaults/main.yml")))
@@ -32,7 +33,21 @@ for t in tasks:
     assert t.get("name"), "unnamed task: %r" % t
     mods = [k for k in t if "." in k]
     assert len(mods) == 1 and mods[0].startswith("ansible.builtin."), "task %r: module %r" % (t["name"], mods)
-used = open(os.path.join(role, "tasks/main.yml")).read()
+used = open(os.path.join(role, "tasks/main.yml")).read() + open(os.path.join(role, "handlers/main.yml")).read()
+handlers = yaml.safe_load(open(os.path.join(role, "handlers/main.yml")))
+hnames = {h["name"] for h in handlers}
+for t in tasks:
+    for n in ([t["notify"]] if isinstance(t.get("notify"), str) else t.get("notify", [])):
+        assert n in hnames, "task %r notifies %r, no such handler" % (t["name"], n)
+    assert t.get("tags"), "task %r has no tags" % t["name"]
+specs = yaml.safe_load(open(os.path.join(role, "meta/argument_specs.yml")))["argument_specs"]["main"]["options"]
+assert set(specs) == set(defaults), "argument_specs and defaults differ: %r" % (set(specs) ^ set(defaults))
+for k, spec in specs.items():
+    if "{{" not in str(spec.get("default")):
+        assert spec.get("default") == defaults[k], "%s: argument_specs default %r, defaults/main.yml %r" % (k, spec.get("default"), defaults[k])
+assert defaults["cudnnctl_bin"] == "/usr/bin/cudnnctl", "cudnnctl_bin must default to where the .deb puts it"
+pkg = play[0]["roles"][0]["vars"]["cudnnctl_package_src"]
+assert re.fullmatch(r"(.*/)?cudnnctl_[0-9.]+_amd64\.deb", pkg), "the example names %r, not what cpack makes" % pkg
 for k in defaults:
     assert k.startswith("cudnnctl_"), "default %s lacks the role prefix" % k
     assert k in used, "default %s is never used" % k

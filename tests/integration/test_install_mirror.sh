@@ -107,6 +107,16 @@ P="$T/root/opt/cudnn"
 "${C[@]}" install --cuda 13 --cudnn 9.19.0.56 --prefix /opt/cudnn --mirror "$M" --manifest "$MF1" \
   --no-validate --json > "$T/p2.json" 2>/dev/null
 json_assert "$T/p2.json" 'd["result"] == "unchanged"'
+# --dry-run of an install that is there says so (Ansible's check mode predicts no change) ...
+snap "$P" > "$T/pbefore"
+"${C[@]}" install --cuda 13 --cudnn 9.19.0.56 --prefix /opt/cudnn --mirror "$M" --manifest "$MF1" \
+  --dry-run --json > "$T/p3.json" 2>/dev/null
+json_assert "$T/p3.json" 'd["result"] == "unchanged" and d["steps"][-1].startswith("unchanged: cuDNN 9.19.0.56")'
+snap "$P" > "$T/pnow"; same_snap "$T/pbefore" "$T/pnow" "dry-run of an installed version changed the prefix"
+# ... and with --force it would reinstall
+"${C[@]}" install --cuda 13 --cudnn 9.19.0.56 --prefix /opt/cudnn --mirror "$M" --manifest "$MF1" \
+  --dry-run --force --json > "$T/p4.json" 2>/dev/null
+json_assert "$T/p4.json" 'd["result"] == "dry-run"'
 "${C[@]}" uninstall --prefix /opt/cudnn > /dev/null
 [ ! -e "$P" ] || fail "the prefix we created is still there: $(ls -la "$P")"
 

@@ -36,6 +36,9 @@ static void classify_table(void **state)
         {"cudnn_graph64_9.lib", 1, CC_LIB_IMPLIB_V, "cudnn_graph", 9},
         {"cudnn.lib", 1, CC_LIB_IMPLIB, "cudnn", -1},
         {"libcudart.so.13", 0, CC_LIB_NONE, "", -1},
+        {"libcudnnctl.so.0", 0, CC_LIB_NONE, "", -1}, /* cudnnctl's own library, not cuDNN */
+        {"libcudnnctl.so", 0, CC_LIB_NONE, "", -1},
+        {"libcudnnctl.a", 0, CC_LIB_NONE, "", -1},
         {"libcudnn.so.9.x", 0, CC_LIB_NONE, "", -1},
         {"libcudnn.so.", 0, CC_LIB_NONE, "", -1},
         {"libcudnn.sox", 0, CC_LIB_NONE, "", -1},

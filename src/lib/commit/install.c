@@ -360,6 +360,21 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     if (o->dry_run) {
         for (size_t i = 0; i < p->n_warnings; i++)
             cc_strv_push(&warnings, p->warnings[i]);
+        /* step 5 of a real run, read only (no lock, no recovery): the same install already
+         * there -> "unchanged", so a check mode (Ansible --check) predicts no change */
+        state = o->force ? NULL : cc_state_dir(ctx);
+        const cc_receipt *same = state && cc_receipts_load(ctx, state, &rs) == CUDNNCTL_E_OK
+                                     ? already(ctx, &rs, &ch, dest.mode, target_shown, res->install_dir)
+                                     : NULL;
+        if (same) {
+            res->result = CUDNNCTL_INSTALL_UNCHANGED;
+            res->receipt_id = cc_strdup(same->id);
+            step(ctx, &steps,
+                 cc_asprintf("unchanged: cuDNN %s (same SHA-256) is already installed in %s "
+                             "(receipt %s); --force reinstalls",
+                             ch.cudnn_version, res->install_dir, same->id));
+            goto out;
+        }
         step(ctx, &steps,
              cc_asprintf("would extract into a staging dir next to %s, commit "
                          "through a journal, fix the .so links, write a receipt",

@@ -152,7 +152,9 @@ int cc_lib_classify(const char *name, cc_libname *out)
         return 0;
     int windows = out->kind == CC_LIB_DLL || out->kind == CC_LIB_IMPLIB ||
                   out->kind == CC_LIB_IMPLIB_V;
-    if (cc_str_starts(out->stem, windows ? "cudnn" : "libcudnn"))
+    /* libcudnn.so.9, libcudnn_ops...: but not libcudnnctl.so.0, cudnnctl's own library */
+    if (windows ? cc_str_starts(out->stem, "cudnn")
+                : strcmp(out->stem, "libcudnn") == 0 || cc_str_starts(out->stem, "libcudnn_"))
         return 1;
     memset(out, 0, sizeof(*out));
     out->major = -1;

@@ -58,6 +58,11 @@ int cc_str_starts(const char *s, const char *prefix)
     return s && prefix && strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+int cc_str_cudnn_lib(const char *name)
+{
+    return cc_str_starts(name, "libcudnn") && (name[8] == '.' || name[8] == '_');
+}
+
 int cc_str_ends(const char *s, const char *suffix)
 {
     if (!s || !suffix)

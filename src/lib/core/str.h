@@ -18,6 +18,9 @@ int cc_str_starts(const char *s, const char *prefix);
 int cc_str_ends(const char *s, const char *suffix);
 /* 1 when the n bytes at s are all ASCII digits (and n > 0). */
 int cc_all_digits(const char *s, size_t n);
+/* A cuDNN library file name: "libcudnn" then '.' or '_' (libcudnn.so.9, libcudnn_ops.so.9,
+ * libcudnn_static.a) -- not libcudnnctl.so.0, cudnnctl's own library. */
+int cc_str_cudnn_lib(const char *name);
 char *cc_str_trim(char *s); /* in place; returns s advanced past leading space */
 
 /* Join with '/' (normalising doubled separators). */

@@ -276,7 +276,7 @@ static int list_lib_files(cc_detect_run *run, const char *dir, lib_file **out, s
         const char *e = ents.v[i];
         char *stem = NULL;
         cc_version v;
-        if (!cc_str_starts(e, "libcudnn") || cc_dt_parse_libname(e, &stem, &v) != 0)
+        if (!cc_str_cudnn_lib(e) || cc_dt_parse_libname(e, &stem, &v) != 0)
             continue;
         char *p = cc_path_join(dir, e);
         char *host = p ? cc_rooted(run->ctx, p) : NULL;

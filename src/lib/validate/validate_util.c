@@ -155,7 +155,7 @@ static int dir_has_cudnn(const char *dir)
     const char *n;
     int found = 0;
     while (!found && (n = cc_pf_readdir(d)) != NULL)
-        if (cc_str_starts(n, "libcudnn") || (cc_str_starts(n, "cudnn") && cc_str_ends(n, ".dll")))
+        if (cc_str_cudnn_lib(n) || (cc_str_starts(n, "cudnn") && cc_str_ends(n, ".dll")))
             found = 1;
     cc_pf_closedir(d);
     return found;
