@@ -54,7 +54,7 @@ typedef struct {
 
 /** What an install did (also filled, as far as known, when it failed). */
 typedef struct {
-    const char *result;  /**< "installed", "unchanged", "failed", "dry-run" */
+    const char *result;  /**< "installed", "unchanged", "failed", "dry-run", "prepared" */
     cudnnctl_err error;  /**< the failure, CUDNNCTL_E_OK when none */
     char *cudnn_version; /**< 4 parts ("9.19.0.56"); 3 when read from headers only */
     char *cuda_variant;  /**< "13" */
@@ -100,6 +100,35 @@ CUDNNCTL_API cudnnctl_err cudnnctl_install(cudnnctl_ctx *ctx, cudnnctl_catalog *
                                            const cudnnctl_install_opts *opts,
                                            cudnnctl_install_result **out);
 CUDNNCTL_API void cudnnctl_install_result_free(cudnnctl_install_result *r);
+/** A prepared install: the archive fetched, verified and extracted into a hidden staging dir on
+ *  the target's filesystem, the commit planned, the target and state dir locked. */
+typedef struct cudnnctl_install_handle cudnnctl_install_handle;
+
+/**
+ * The first half of cudnnctl_install (libalpm's prepare): plan, lock the target and the state
+ * dir, settle an interrupted run, decide "already installed", fetch + verify + extract into
+ * staging, fix the link chain there and plan the commit (conflicts are found here). Nothing in
+ * the target changes that a reader of it could see. *out is always set (the caller frees it,
+ * after cudnnctl_install_release); *h is set on success and must be released. When
+ * (*out)->result is "unchanged" or "dry-run" there is nothing to commit (commit is a no-op);
+ * otherwise it is "prepared". The cancel callback is polled throughout.
+ */
+CUDNNCTL_API cudnnctl_err cudnnctl_install_prepare(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
+                                                   const cudnnctl_detect_result *det,
+                                                   const cudnnctl_install_opts *opts,
+                                                   cudnnctl_install_handle **h,
+                                                   cudnnctl_install_result **out);
+/**
+ * The second half: the journaled commit (renames into the live tree, links), then the
+ * environment (Windows), ldconfig and the receipt; the result given to prepare is completed.
+ * A cancel before the commit point rolls everything back (CUDNNCTL_E_INTERRUPTED); after it the
+ * install is finished. Call once.
+ */
+CUDNNCTL_API cudnnctl_err cudnnctl_install_commit(cudnnctl_ctx *ctx, cudnnctl_install_handle *h);
+/** Undo an uncommitted prepare (staging and journal removed), drop the locks, free @p h
+ *  (NULL is fine). The result stays the caller's. */
+CUDNNCTL_API void cudnnctl_install_release(cudnnctl_ctx *ctx, cudnnctl_install_handle *h);
+
 /** Attach the JSON of the validation that ran after the install (embedded under "validation";
  *  without it the install JSON says "validation": "not run"). */
 CUDNNCTL_API cudnnctl_err cudnnctl_install_result_set_validation(cudnnctl_install_result *r,

@@ -79,6 +79,11 @@ int cli_load_catalog(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog **out);
 /* The selection flags (--cudnn, --cuda, --platform, --for, targets, --mirror, --driver-version). */
 cudnnctl_selection cli_selection(const cli_opts *o);
 
+/* cancel.c: SIGINT/SIGTERM/SIGHUP cancel the library call through its cancel callback
+ * (install, uninstall, rollback); cli_fail exits 128 + the signal for CUDNNCTL_E_INTERRUPTED. */
+void cli_cancel_on_signals(cudnnctl_ctx *ctx);
+int cli_signal_caught(void); /* the signal number, 0 when none came */
+
 /* commands (one file each) */
 int cmd_detect(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_available(cli_opts *o, cudnnctl_ctx *ctx);

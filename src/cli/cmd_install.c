@@ -22,7 +22,8 @@ static void human_size(char *buf, size_t n, double v)
  * failure exits 6. The validation JSON is embedded in install --json. Returns an exit code. */
 static int validate_after_install(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_install_result *r)
 {
-    if (o->no_validate || o->dry_run || strcmp(r->result, "failed") == 0 || !r->lib_dir)
+    if (o->no_validate || o->dry_run || strcmp(r->result, "failed") == 0 || !r->lib_dir ||
+        cli_signal_caught())
         return 0;
     cudnnctl_validate_opts vo;
     memset(&vo, 0, sizeof(vo));
@@ -120,8 +121,14 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     io.force = o->force;
     io.dry_run = o->dry_run;
 
+    /* the two halves: nothing in the target changes until the commit */
+    cudnnctl_install_handle *h = NULL;
+    cli_cancel_on_signals(ctx);
     cli_fault_arm(ctx);
-    e = cudnnctl_install(ctx, cat, det, &io, &r);
+    e = cudnnctl_install_prepare(ctx, cat, det, &io, &h, &r);
+    if (e == CUDNNCTL_E_OK)
+        e = cudnnctl_install_commit(ctx, h);
+    cudnnctl_install_release(ctx, h);
     cli_fault_disarm(ctx);
 
     /* human: the summary, then the validation; --json: one document with the validation in it */

@@ -110,6 +110,8 @@ int cli_fail(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_err e)
     if (o->debug && ei->code == e && ei->func)
         fprintf(stderr, "cudnnctl: debug: %s (%s) at %s:%d\n", cudnnctl_err_name(e), ei->func,
                 ei->file, ei->line);
+    if (e == CUDNNCTL_E_INTERRUPTED && cli_signal_caught())
+        return 128 + cli_signal_caught(); /* what a shell reports for a process a signal ended */
     return cudnnctl_err_exit_code(e);
 }
 

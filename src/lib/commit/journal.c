@@ -345,6 +345,9 @@ static cudnnctl_err prepare(cudnnctl_ctx *ctx, cc_txn *t)
     }
     for (size_t i = 0; i < t->n_ops; i++) {
         cc_op *op = &t->ops[i];
+        /* before the commit point a cancel rolls the whole transaction back */
+        if ((rc = cc_cancel_check(ctx, "the commit")) != CUDNNCTL_E_OK)
+            return rc;
         if (op->kind != CC_OP_PLACE)
             continue;
         if (op->type == CC_OBJ_DIR) {

@@ -59,6 +59,8 @@ void cc_src_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned)
 
 int cc_src_deliver(cc_source *s, const void *data, size_t len)
 {
+    if (cc_cancel_requested(s->ctx))
+        return -1; /* the consumer sees the cancel too and stops */
     if (cc_sha256_update(s->sha, data, len) != 0)
         return -1;
     s->produced += len;
@@ -270,6 +272,11 @@ static long long source_read(cc_source *s, void *buf, size_t len, int discard)
     if (len == 0)
         return 0;
     for (;;) {
+        if (cc_cancel_requested(s->ctx)) {
+            s->failed = 1;
+            s->perr = cc_cancel_check(s->ctx, "the download");
+            return -1;
+        }
         uint64_t off = 0, avail = 0;
         long long n = cc_ring_read_ex(s->ring, buf, len, &off, &avail);
         emit_pending(s);
