@@ -416,6 +416,33 @@ void cc_receipts_free(cc_receipts *rs)
     rs->n = 0;
 }
 
+int cc_receipt_supersedes(const cc_receipt *later, const cc_receipt *earlier)
+{
+    return later != earlier && later->seq > earlier->seq && later->mode == earlier->mode &&
+           later->target_path && earlier->target_path &&
+           strcmp(later->target_path, earlier->target_path) == 0 && later->install_dir &&
+           earlier->install_dir && strcmp(later->install_dir, earlier->install_dir) == 0 &&
+           later->cudnn_version && earlier->cudnn_version &&
+           strcmp(later->cudnn_version, earlier->cudnn_version) == 0;
+}
+
+const cc_receipt *cc_receipts_superseding(const cc_receipts *rs, const cc_receipt *r)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        if (cc_receipt_supersedes(&rs->v[i], r))
+            return &rs->v[i];
+    return NULL;
+}
+
+const cc_receipt *cc_receipts_superseded(const cc_receipts *rs, const cc_receipt *r)
+{
+    const cc_receipt *best = NULL;
+    for (size_t i = 0; i < rs->n; i++)
+        if (cc_receipt_supersedes(r, &rs->v[i]) && (!best || rs->v[i].seq > best->seq))
+            best = &rs->v[i];
+    return best;
+}
+
 long cc_receipts_next_seq(const cc_receipts *rs, const char *state_dir)
 {
     long max = 0;

@@ -68,6 +68,16 @@ cudnnctl_err cc_receipts_load(cudnnctl_ctx *ctx, const char *state_dir, cc_recei
 void cc_receipts_free(cc_receipts *rs);
 long cc_receipts_next_seq(const cc_receipts *rs, const char *state_dir);
 
+/* A reinstall supersedes: `later` put the same cuDNN version into the same target and install
+ * dir as `earlier` (install --force, or a reinstall the caller asked for). The earlier receipt
+ * then describes what the later one's backups hold: it is not active, rollback of the later
+ * one makes it live again, uninstall of the later one removes both (docs/formats.md). */
+int cc_receipt_supersedes(const cc_receipt *later, const cc_receipt *earlier);
+/* Some receipt supersedes r? (any; NULL when none) */
+const cc_receipt *cc_receipts_superseding(const cc_receipts *rs, const cc_receipt *r);
+/* The newest receipt r supersedes, NULL when none. */
+const cc_receipt *cc_receipts_superseded(const cc_receipts *rs, const cc_receipt *r);
+
 /* Current UTC time as ISO 8601 (malloc'd). */
 char *cc_now_iso(void);
 /* "0644" etc. */

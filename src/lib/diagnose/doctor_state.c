@@ -116,9 +116,14 @@ static void flush(cc_doctor_run *run, cc_doctor_code code, const cc_receipt *r, 
     char *fix = code == CC_DC_RECEIPT_FILE_TOUCHED
                     ? cc_strdup("run `cudnnctl doctor --deep` to compare their contents with "
                                 "the receipt")
-                    : cc_asprintf("reinstall it (`cudnnctl install --cudnn %s --force` on %s), or "
-                                  "remove it (`cudnnctl uninstall --version %s`)",
-                                  r->cudnn_version, r->target_path, r->cudnn_version);
+                    : cc_asprintf("reinstall it (`cudnnctl install --cudnn %s --cuda %s %s %s "
+                                  "--force`), or remove it (`cudnnctl uninstall %s %s --version "
+                                  "%s`)",
+                                  r->cudnn_version, r->cuda_variant ? r->cuda_variant : "?",
+                                  r->mode == CUDNNCTL_TARGET_PREFIX ? "--prefix" : "--cuda-home",
+                                  r->target_path,
+                                  r->mode == CUDNNCTL_TARGET_PREFIX ? "--prefix" : "--cuda-home",
+                                  r->target_path, r->cudnn_version);
     cc_doc_add(run, code, r->install_dir, fix,
                "%zu file%s of the cuDNN %s install %s (receipt %s) %s: %s%s", l->n,
                l->n == 1 ? "" : "s", r->cudnn_version, r->install_dir, r->id, what,
@@ -135,6 +140,8 @@ static void check_receipt(cc_doctor_run *run, const cc_receipts *rs, size_t i)
         const cc_rentry *e = &r->entries[k];
         if (owned_by_newer(rs, i, e->path))
             continue;
+        if (r->current_link && strcmp(e->path, r->current_link) == 0)
+            continue; /* PREFIX/current moves between the installs of a prefix by design */
         run->r->n_receipt_files++;
         char *h = cc_rooted(run->ctx, e->path);
         cc_pf_stat_t st = {0};
