@@ -24,6 +24,7 @@ typedef struct {
     /* behaviour */
     int dry_run, no_validate, force, no_ldconfig, all, ld_library_path, remove, system_wide;
     int persist; /* env --persist */
+    int lock_wait; /* --wait: 0 fail at once (exit 8), -1 as long as it takes, N seconds */
     const char *version, *shell, *to;
     int device;
     unsigned timeout_s;

@@ -16,6 +16,7 @@ int main(int argc, char **argv)
     if (cudnnctl_ctx_new(&ctx) != CUDNNCTL_E_OK)
         return 1;
     cli_setup_output(&o, ctx);
+    cudnnctl_set_lock_wait(ctx, o.lock_wait);
     if ((o.root && cudnnctl_set_root(ctx, o.root) != CUDNNCTL_E_OK) ||
         (o.cache_dir && cudnnctl_set_cache_dir(ctx, o.cache_dir) != CUDNNCTL_E_OK) ||
         (o.state_dir && cudnnctl_set_state_dir(ctx, o.state_dir) != CUDNNCTL_E_OK))

@@ -8,6 +8,7 @@
 #include "install_internal.h"
 #include "journal.h"
 #include "links.h"
+#include "owners.h"
 #include "receipt.h"
 
 #define STEP(h, ...) cc_install_step(ctx, &(h)->steps, cc_asprintf(__VA_ARGS__))
@@ -66,7 +67,8 @@ static cudnnctl_err prep_state(cudnnctl_ctx *ctx, cudnnctl_install_handle *h, in
     *done = 0;
     if (!(h->state = cc_state_dir(ctx)))
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    if ((rc = cc_lock_acquire(ctx, h->state, &h->lock)) != CUDNNCTL_E_OK)
+    if ((rc = cc_lock_acquire(ctx, h->state, "install", &h->lock)) != CUDNNCTL_E_OK ||
+        (rc = cc_lock_target(ctx, h->dest.target, "install", &h->tlock)) != CUDNNCTL_E_OK)
         return rc;
     if ((rc = cc_txn_recover(ctx, h->state, &recovered, NULL)) != CUDNNCTL_E_OK)
         return rc;
@@ -204,6 +206,7 @@ static cudnnctl_err prep_receipt_head(cudnnctl_ctx *ctx, cudnnctl_install_handle
     rec->include_dir = cc_unrooted(ctx, h->dest.include_dir);
     rec->bin_dir = h->res->bin_dir ? cc_strdup(h->res->bin_dir) : NULL;
     rec->doc_dir = cc_unrooted(ctx, h->dest.doc_dir);
+    rec->target_id = cc_target_identity(h->dest.target); /* made by now in prefix mode too */
     h->env_on = !h->opts.no_env && strcmp(cc_pf_os(), "windows") == 0;
     cudnnctl_err rc = CUDNNCTL_E_OK;
     if (h->env_on) /* the registry changes go into the receipt before the commit, made after */
@@ -238,7 +241,11 @@ static cudnnctl_err prep_commit_plan(cudnnctl_ctx *ctx, cudnnctl_install_handle 
         return rc;
     h->txn->receipt_json = rjson;
     h->txn->receipt_path = cc_strdup(h->rec.file);
-    return h->txn->receipt_path ? CUDNNCTL_E_OK
+    /* the target's ledger gets this install's line with the receipt, after the commit point */
+    h->txn->owners_path = cc_owners_ledger(h->dest.target);
+    h->txn->owners_line = cc_owners_line(h->state, h->rec.id);
+    h->txn->owners_add = 1;
+    return h->txn->receipt_path && h->txn->owners_path && h->txn->owners_line ? CUDNNCTL_E_OK
                                 : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
 }
 

@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "journal.h"
+#include "owners.h"
 #include "json.h"
 
 static const char *const phase_names[] = {"staging", "prepare", "commit", "committed"};
@@ -69,6 +70,8 @@ void cc_txn_free(cc_txn *t)
     free(t->receipt_path);
     free(t->receipt_json);
     free(t->receipt_remove);
+    free(t->owners_path);
+    free(t->owners_line);
     free(t);
 }
 
@@ -141,6 +144,13 @@ static char *to_json(const cc_txn *t)
         cc_json_str(o, "receipt_path", t->receipt_path) ||
         cc_json_str(o, "receipt_remove", t->receipt_remove))
         goto out;
+    if (t->owners_path) {
+        cJSON *ow = cJSON_AddObjectToObject(o, "owners");
+        if (!ow || cc_json_str(ow, "ledger", t->owners_path) ||
+            cc_json_str(ow, "line", t->owners_line) ||
+            !cJSON_AddBoolToObject(ow, "add", t->owners_add))
+            goto out;
+    }
     cJSON *rec = t->receipt_json ? cJSON_Parse(t->receipt_json) : cJSON_CreateNull();
     if (!rec || !cJSON_AddItemToObject(o, "receipt", rec)) {
         cJSON_Delete(rec);
@@ -221,6 +231,14 @@ static cudnnctl_err from_json(cudnnctl_ctx *ctx, const char *path, const char *t
         goto oom;
     if (jstr(o, "receipt_remove") && !(t->receipt_remove = cc_strdup(jstr(o, "receipt_remove"))))
         goto oom;
+    const cJSON *ow = cJSON_GetObjectItemCaseSensitive(o, "owners");
+    if (jstr(ow, "ledger") && jstr(ow, "line")) {
+        t->owners_path = cc_strdup(jstr(ow, "ledger"));
+        t->owners_line = cc_strdup(jstr(ow, "line"));
+        t->owners_add = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ow, "add"));
+        if (!t->owners_path || !t->owners_line)
+            goto oom;
+    }
     const cJSON *rec = cJSON_GetObjectItemCaseSensitive(o, "receipt");
     if (cJSON_IsObject(rec) && !(t->receipt_json = cJSON_Print(rec)))
         goto oom;
@@ -430,6 +448,11 @@ cudnnctl_err cc_txn_finish(cudnnctl_ctx *ctx, cc_txn *t)
     if (t->receipt_remove && cc_tx_kind(t->receipt_remove) != CC_OBJ_NONE &&
         cc_sys_unlink(ctx, t->receipt_remove) != 0)
         return CC_ERR_PF(ctx, "cannot remove the receipt", t->receipt_remove);
+    cudnnctl_err orc;
+    if (t->owners_path && t->owners_line &&
+        (orc = cc_owners_update(ctx, t->owners_path, t->owners_line, t->owners_add)) !=
+            CUDNNCTL_E_OK)
+        return orc;
     for (size_t i = 0; i < t->n_ops; i++) {
         cc_op *op = &t->ops[i];
         if (!op->bak || cc_tx_kind(op->bak) == CC_OBJ_NONE)

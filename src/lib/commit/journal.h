@@ -46,6 +46,9 @@ typedef struct {
     char *receipt_path; /* after the commit point: receipt_json written here */
     char *receipt_json;
     char *receipt_remove; /* after the commit point: this receipt is deleted */
+    char *owners_path;    /* after the commit point: the target's ledger (owners.c) ... */
+    char *owners_line;    /* ... gets this line (owners_add) or loses it */
+    int owners_add;
 } cc_txn;
 
 /* A new transaction whose journal lives at STATE/journal.json. id: unique, used in temp names. */

@@ -41,6 +41,7 @@ typedef struct {
     cudnnctl_target_mode mode;
     char *target_path, *install_dir, *lib_dir, *include_dir, *bin_dir, *doc_dir;
     char *current_link; /* prefix: PREFIX/current, NULL in tree mode */
+    char *target_id;    /* "dev:ino" of the target dir when installed (NULL in old receipts) */
     cc_rentry *entries; /* files and links */
     size_t n_entries, cap_entries;
     cc_rrepl *replaced;
@@ -77,6 +78,9 @@ int cc_receipt_supersedes(const cc_receipt *later, const cc_receipt *earlier);
 const cc_receipt *cc_receipts_superseding(const cc_receipts *rs, const cc_receipt *r);
 /* The newest receipt r supersedes, NULL when none. */
 const cc_receipt *cc_receipts_superseded(const cc_receipts *rs, const cc_receipt *r);
+
+/* "dev:ino" of a path (the identity a receipt records for its target), NULL when absent. */
+char *cc_target_identity(const char *real);
 
 /* Current UTC time as ISO 8601 (malloc'd). */
 char *cc_now_iso(void);

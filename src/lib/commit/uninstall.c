@@ -8,6 +8,7 @@
 #include "install_internal.h"
 #include "journal.h"
 #include "lock.h"
+#include "owners.h"
 #include "receipt.h"
 #include "winenv.h"
 
@@ -343,6 +344,11 @@ static cudnnctl_err undo(cudnnctl_ctx *ctx, const char *state, const cc_receipts
             rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
     if (rc == CUDNNCTL_E_OK) {
+        char *treal = cc_rooted(ctx, r->target_path);
+        u.t->owners_path = treal ? cc_owners_ledger(treal) : NULL;
+        u.t->owners_line = cc_owners_line(state, r->id);
+        u.t->owners_add = 0;
+        free(treal);
         u.t->receipt_remove = cc_strdup(r->file);
         char *bdir = cc_asprintf("backups/%s", r->id);
         char *breal = bdir ? cc_path_join(state, bdir) : NULL;
@@ -516,6 +522,8 @@ static cudnnctl_err undo_loop(cudnnctl_ctx *ctx, const char *state, cc_receipts 
                        "cuDNN %s (receipt %s) on %s: undo that one first ('cudnnctl rollback') "
                        "or remove every install there with --all",
                        r->cudnn_version, r->id, later->cudnn_version, later->id, target);
+        if ((rc = cc_owners_may_undo(ctx, state, r)) != CUDNNCTL_E_OK)
+            return rc;
         const cc_receipt *sup = rollback ? NULL : cc_receipts_superseded(rs, r);
         if (sup && !(next_id = cc_strdup(sup->id)))
             CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
@@ -539,7 +547,7 @@ static cudnnctl_err run_undo(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *o
 {
     cudnnctl_err rc = CUDNNCTL_E_OK;
     undo_acc acc = {{0}, {0}, {0}, {0}, {0}, {0}};
-    cc_lock lock = {-1, NULL};
+    cc_lock lock = {-1, NULL, 0}, tlock = {-1, NULL, 0};
     cc_receipts rs = {0};
     const char *recovered = NULL;
     char *target = NULL;
@@ -550,7 +558,7 @@ static cudnnctl_err run_undo(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *o
         free(state);
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
-    if ((rc = cc_lock_acquire(ctx, state, &lock)) != CUDNNCTL_E_OK)
+    if ((rc = cc_lock_acquire(ctx, state, rollback ? "rollback" : "uninstall", &lock)) != CUDNNCTL_E_OK)
         goto out;
     char *rkind = NULL;
     if ((rc = cc_txn_recover(ctx, state, &recovered, &rkind)) != CUDNNCTL_E_OK)
@@ -571,10 +579,18 @@ static cudnnctl_err run_undo(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *o
         goto out;
     if ((rc = pick_target(ctx, &rs, o->target, state, &target)) != CUDNNCTL_E_OK)
         goto out;
+    char *treal = cc_rooted(ctx, target);
+    rc = treal ? cc_lock_target(ctx, treal, rollback ? "rollback" : "uninstall", &tlock)
+               : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    free(treal);
+    if (rc != CUDNNCTL_E_OK)
+        goto out;
     if ((rc = undo_loop(ctx, state, &rs, target, o, rollback, &acc)) != CUDNNCTL_E_OK)
         goto out;
     cc_ldconfig(ctx, o->no_ldconfig, &res->ldconfig);
 out:
+    if (tlock.fd >= 0)
+        cc_lock_release(ctx, &tlock);
     if (lock.fd >= 0)
         cc_lock_release(ctx, &lock);
     res->target_path = target;
