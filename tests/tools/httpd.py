@@ -22,7 +22,8 @@ MODE:
     redirect  302 to the path without the fault prefix
     norange ignore Range headers (always 200 with the whole file)
     endless 200 without Content-Length (Connection: close): the file, then junk without end
-            (arg: bytes/s, default unpaced) — a body only the client's own limit can stop
+            (arg: bytes/s, default unpaced; junk=1: junk from the first byte) — a body only
+            the client's own limit can stop
 Log (--log): one JSON object per request, written when the status is sent:
     {"method", "path", "range", "status"}
 """
@@ -155,7 +156,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.status(404, body=b"not found\n")
         size = os.path.getsize(full)
         if mode == "endless":
-            return self.send_endless(full, opts.get("arg", 0))
+            return self.send_endless(full, opts.get("arg", 0), opts.get("junk", 0))
         start, end, code = 0, size, 200
         rng = self.headers.get("Range")
         if rng and mode != "norange" and rng.startswith("bytes=") and "," not in rng:
@@ -206,7 +207,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except OSError:
                 pass
 
-    def send_endless(self, full, rate):
+    def send_endless(self, full, rate, junk_only):
         self.server.log(method=self.command, path=self.path,
                         range=self.headers.get("Range"), status=200)
         self.close_connection = True
@@ -218,8 +219,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         junk = bytes(range(256)) * (CHUNK // 256)
         try:
-            with open(full, "rb") as f:
-                self.send_body(f, 0, os.path.getsize(full), rate)
+            if not junk_only:
+                with open(full, "rb") as f:
+                    self.send_body(f, 0, os.path.getsize(full), rate)
             while True:
                 self.wfile.write(junk)
                 if rate:
