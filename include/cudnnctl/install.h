@@ -137,6 +137,15 @@ CUDNNCTL_API cudnnctl_err cudnnctl_install_result_set_validation(cudnnctl_instal
 CUDNNCTL_API cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r,
                                                        char **json);
 
+/**
+ * Settle an interrupted install, uninstall or switch (its journal in the state dir) and do
+ * nothing else: before its commit point it is rolled back, after it finished — the target is
+ * then exactly as before that run or exactly as after it. Every install / uninstall / rollback
+ * does this first anyway. *what: NULL (nothing to settle), "rolled-back" or "finished"; *kind
+ * (may be NULL; free with cudnnctl_free): "install", "uninstall", "switch".
+ */
+CUDNNCTL_API cudnnctl_err cudnnctl_recover(cudnnctl_ctx *ctx, const char **what, char **kind);
+
 /** Which installs to remove. */
 typedef struct {
     const char *target;  /**< CUDA tree or prefix root; NULL: the only target with receipts */

@@ -93,6 +93,7 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_uninstall(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_rollback(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_list(cli_opts *o, cudnnctl_ctx *ctx);
+int cmd_recover(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_use(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_env(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_validate(cli_opts *o, cudnnctl_ctx *ctx);

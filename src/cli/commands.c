@@ -8,6 +8,7 @@ const cli_command cli_commands[] = {
     {"install", cmd_install, "fetch, verify, extract, commit, link, validate", 0},
     {"uninstall", cmd_uninstall, "remove exactly what a receipt lists, restore what it replaced", 0},
     {"rollback", cmd_rollback, "undo the last install on a target", 0},
+    {"recover", cmd_recover, "settle an interrupted run (roll back or finish), nothing else", 0},
     {"list", cmd_list, "installs made by cudnnctl, and foreign copies", 0},
     {"use", cmd_use, "make CUDA toolkit X.Y the active one", 0},
     {"env", cmd_env, "print shell activation for a toolkit / prefix", 0},

@@ -70,9 +70,29 @@ char *cc_owners_line(const char *state, const char *id)
     return line_of(state, id);
 }
 
+/* Temp files of the ledger's atomic writes (LEDGER.tmp-<ms>) a killed run left beside it. */
+static void sweep_tmp(cudnnctl_ctx *ctx, const char *ledger)
+{
+    char *dir = cc_path_dir(ledger);
+    char *prefix = cc_asprintf("%s.tmp-", cc_path_base(ledger));
+    cc_pf_dir *d = dir && prefix ? cc_pf_opendir(dir) : NULL;
+    cc_strv dead = {0};
+    const char *nm;
+    while (d && (nm = cc_pf_readdir(d)) != NULL)
+        if (cc_str_starts(nm, prefix))
+            cc_strv_push_own(&dead, cc_path_join(dir, nm));
+    cc_pf_closedir(d);
+    for (size_t i = 0; i < dead.n; i++)
+        (void)cc_sys_unlink(ctx, dead.v[i]);
+    cc_strv_free(&dead);
+    free(dir);
+    free(prefix);
+}
+
 cudnnctl_err cc_owners_update(cudnnctl_ctx *ctx, const char *ledger, const char *line, int add)
 {
     cc_strv lines = {0}, out = {0};
+    sweep_tmp(ctx, ledger);
     if (ledger_read(ctx, ledger, &lines) != 0)
         return ctx->err.code;
     int had = cc_strv_contains(&lines, line);
