@@ -258,10 +258,12 @@ static int check_journal(cc_doctor_run *run, const char *state)
         char *shown = cc_unrooted(run->ctx, t->path);
         int after = t->phase == CC_PH_COMMITTED;
         cc_doc_add(run, CC_DC_STALE_JOURNAL, shown,
-                   after ? "run `cudnnctl rollback` (or any install or uninstall): it finishes "
-                           "the interrupted change first (only its bookkeeping was left)"
-                         : "run `cudnnctl rollback` (or any install or uninstall): it rolls the "
-                           "interrupted change back first, leaving the target as before",
+                   after ? "run `cudnnctl recover` (any install, uninstall or rollback does "
+                           "it first too): it finishes the interrupted change (only its "
+                           "bookkeeping was left)"
+                         : "run `cudnnctl recover` (any install, uninstall or rollback does it "
+                           "first too): it rolls the interrupted change back, leaving the target "
+                           "as before",
                    "an interrupted %s (phase %s, %zu operations) left %s: the target may hold a "
                    "half-made change until it is %s",
                    t->kind ? t->kind : "transaction", cc_phase_name(t->phase), t->n_ops,
