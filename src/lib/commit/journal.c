@@ -108,10 +108,25 @@ oom:
 
 char *cc_txn_temp_name(const cc_txn *t, const char *dst, const char *what)
 {
-    char *dir = cc_path_dir(dst);
-    char *name = dir ? cc_asprintf(".cudnnctl-%s-%s-%s", t->id, what, cc_path_base(dst)) : NULL;
+    /* next to dst; when dst's dir is one the transaction has yet to create (its mkdirs, made at
+     * the commit), in the nearest dir that exists, the rest of the path folded into the name
+     * with '%', so nothing new is visible in the tree before the commit starts */
+    char *dir = cc_path_dir(dst), *rest = cc_strdup(cc_path_base(dst));
+    while (dir && rest && cc_tx_kind(dir) != CC_OBJ_DIR) {
+        char *up = cc_path_dir(dir);
+        char *folded = up ? cc_asprintf("%s%%%s", cc_path_base(dir), rest) : NULL;
+        int top = up && strcmp(up, dir) == 0;
+        free(dir);
+        free(rest);
+        dir = up;
+        rest = folded;
+        if (top)
+            break;
+    }
+    char *name = dir && rest ? cc_asprintf(".cudnnctl-%s-%s-%s", t->id, what, rest) : NULL;
     char *r = name ? cc_path_join(dir, name) : NULL;
     free(dir);
+    free(rest);
     free(name);
     return r;
 }
@@ -354,13 +369,6 @@ static cudnnctl_err prepare(cudnnctl_ctx *ctx, cc_txn *t)
     t->phase = CC_PH_PREPARE;
     if ((rc = cc_txn_save(ctx, t)) != CUDNNCTL_E_OK)
         return rc;
-    for (size_t i = 0; i < t->mkdirs.n; i++) {
-        const char *d = t->mkdirs.v[i];
-        if (cc_tx_kind(d) == CC_OBJ_DIR)
-            continue;
-        if (cc_sys_mkdir(ctx, d, 0755) != 0)
-            return CC_ERR_PF(ctx, "cannot create directory", d);
-    }
     for (size_t i = 0; i < t->n_ops; i++) {
         cc_op *op = &t->ops[i];
         /* before the commit point a cancel rolls the whole transaction back */
@@ -412,6 +420,13 @@ static cudnnctl_err commit(cudnnctl_ctx *ctx, cc_txn *t)
     t->phase = CC_PH_COMMIT;
     if ((rc = cc_txn_save(ctx, t)) != CUDNNCTL_E_OK)
         return rc;
+    /* new dirs only now (their temp names were made in the nearest existing dir): a crash
+     * before the commit phase leaves no new empty dir in the tree */
+    for (size_t i = 0; i < t->mkdirs.n; i++) {
+        const char *d = t->mkdirs.v[i];
+        if (cc_tx_kind(d) != CC_OBJ_DIR && cc_sys_mkdir(ctx, d, 0755) != 0)
+            return CC_ERR_PF(ctx, "cannot create directory", d);
+    }
     for (size_t i = 0; i < t->n_ops; i++) {
         cc_op *op = &t->ops[i];
         if (op->kind == CC_OP_REMOVE) {

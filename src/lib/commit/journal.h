@@ -40,7 +40,7 @@ typedef struct {
     char *staging; /* removed at the end, whichever way it ends */
     cc_op *ops;
     size_t n_ops, cap_ops;
-    cc_strv mkdirs;     /* created at prepare, parents first; removed again on rollback */
+    cc_strv mkdirs;     /* created when the commit starts, parents first; removed on rollback */
     cc_strv rmdirs;     /* after the commit point: removed when empty (deepest first) */
     cc_strv rm_after;   /* after the commit point: removed (files or trees) */
     char *receipt_path; /* after the commit point: receipt_json written here */
