@@ -77,6 +77,18 @@ static void on_progress(void *user, const cudnnctl_progress *p)
     }
 }
 
+/* Tests only: CUDNNCTL_TEST_STEP_PAUSE="<step prefix>:<ms>" sleeps in the event callback when a
+ * step of that name starts, so a test can send a signal at a known point (the library goes on,
+ * and polls the cancel callback, right after). */
+static void test_pause(const cudnnctl_event *ev)
+{
+    const char *spec = cc_pf_getenv("CUDNNCTL_TEST_STEP_PAUSE");
+    const char *colon = spec ? strrchr(spec, ':') : NULL;
+    if (!colon || !ev->text || strncmp(ev->text, spec, (size_t)(colon - spec)) != 0)
+        return;
+    cc_pf_sleep_ms((unsigned)strtoul(colon + 1, NULL, 10));
+}
+
 static void on_event(void *user, const cudnnctl_event *ev)
 {
     cli_opts *o = user;
@@ -86,6 +98,8 @@ static void on_event(void *user, const cudnnctl_event *ev)
         cli_info(o, "==> %s", ev->text);
     else if (ev->kind == CUDNNCTL_EV_RETRY && ev->text && !o->quiet)
         cli_warn(o, "retrying: %s", ev->text);
+    if (ev->kind == CUDNNCTL_EV_STEP)
+        test_pause(ev); /* after the step was shown: the test sees it, then signals */
 }
 
 void cli_setup_output(cli_opts *o, cudnnctl_ctx *ctx)

@@ -463,11 +463,16 @@ cudnnctl_err cc_txn_finish(cudnnctl_ctx *ctx, cc_txn *t)
     if (t->receipt_remove && cc_tx_kind(t->receipt_remove) != CC_OBJ_NONE &&
         cc_sys_unlink(ctx, t->receipt_remove) != 0)
         return CC_ERR_PF(ctx, "cannot remove the receipt", t->receipt_remove);
-    cudnnctl_err orc;
     if (t->owners_path && t->owners_line &&
-        (orc = cc_owners_update(ctx, t->owners_path, t->owners_line, t->owners_add)) !=
-            CUDNNCTL_E_OK)
-        return orc;
+        cc_owners_update(ctx, t->owners_path, t->owners_line, t->owners_add) != CUDNNCTL_E_OK) {
+        /* advisory (it lets other state dirs see this change): said, never a stuck journal */
+        char *w = cc_asprintf("the target's ledger %s was not updated (%s): uninstalls from "
+                              "other state dirs do not see this change",
+                              t->owners_path, ctx->err.detail ? ctx->err.detail : "?");
+        cc_event(ctx, CUDNNCTL_EV_WARNING, w, t->owners_path);
+        free(w);
+        cc_clear_error(ctx);
+    }
     for (size_t i = 0; i < t->n_ops; i++) {
         cc_op *op = &t->ops[i];
         if (!op->bak || cc_tx_kind(op->bak) == CC_OBJ_NONE)

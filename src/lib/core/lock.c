@@ -149,6 +149,16 @@ cudnnctl_err cc_lock_target(cudnnctl_ctx *ctx, const char *target_real, const ch
     char *what_for = cc_asprintf("in %s", shown ? shown : target_real);
     cudnnctl_err rc = mk != 0 ? CC_ERR_PF(ctx, "cannot create the parent of", target_real)
                               : lock_file(ctx, path, what, what_for ? what_for : "", 1, &out->fd);
+    if (rc == CUDNNCTL_E_PERMISSION && cc_pf_stat(target_real, &st) == 0 && st.is_dir) {
+        /* a tree the user owns inside a dir they cannot write: the lock goes inside the tree
+         * (TREE/.cudnnctl-lock, removed again on release) */
+        char *inside = cc_path_join(target_real, ".cudnnctl-lock");
+        cc_clear_error(ctx);
+        free(path);
+        path = inside;
+        rc = inside ? lock_file(ctx, inside, what, what_for ? what_for : "", 1, &out->fd)
+                    : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
     free(shown);
     free(what_for);
     if (rc != CUDNNCTL_E_OK) {
