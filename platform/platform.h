@@ -56,6 +56,7 @@ typedef intptr_t cc_pf_fd; /* -1 = invalid */
 
 int cc_pf_stat(const char *path, cc_pf_stat_t *st);  /* follows links; st->exists=0 if absent */
 int cc_pf_lstat(const char *path, cc_pf_stat_t *st); /* does not follow the last link */
+int cc_pf_fstat(cc_pf_fd fd, cc_pf_stat_t *st);       /* an open file: exists, size, dev, ino */
 cc_pf_fd cc_pf_open(const char *path, int flags, uint32_t mode);
 long long cc_pf_read(cc_pf_fd fd, void *buf, size_t len);
 long long cc_pf_write(cc_pf_fd fd, const void *buf, size_t len);

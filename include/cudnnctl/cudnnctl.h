@@ -74,6 +74,28 @@ typedef struct {
 
 typedef void (*cudnnctl_event_cb)(void *user, const cudnnctl_event *ev);
 
+/** A decision the library would otherwise take alone. The callback answers 1 (yes) or 0 (no);
+ *  without a callback, or for an answer other than 0/1, @ref default_answer is taken — always
+ *  the safe choice (nothing is replaced or reinstalled that the caller did not ask for). */
+typedef enum {
+    CUDNNCTL_Q_REINSTALL = 0 /**< the same version and SHA-256 is installed there: reinstall? */
+} cudnnctl_question_kind;
+
+typedef struct {
+    cudnnctl_question_kind kind;
+    const char *text; /**< the question, in words */
+    int default_answer;
+} cudnnctl_question;
+
+typedef int (*cudnnctl_question_cb)(void *user, const cudnnctl_question *q);
+
+/** Polled between the steps of an install / uninstall and inside its long loops (download,
+ *  extraction, the prepare half of a commit). Nonzero: stop — the run rolls back what it did
+ *  (staging, journal) and returns CUDNNCTL_E_INTERRUPTED. Never consulted after a commit point
+ *  (the run then finishes). It may be called from the download thread: make it a flag read
+ *  (sig_atomic_t set by a signal handler, an atomic), nothing more. */
+typedef int (*cudnnctl_cancel_cb)(void *user);
+
 /** Details of the last failure on a context. Strings belong to the context. */
 typedef struct {
     cudnnctl_err code;
@@ -105,6 +127,13 @@ CUDNNCTL_API cudnnctl_err cudnnctl_set_proxy(cudnnctl_ctx *ctx, const char *url)
 CUDNNCTL_API void cudnnctl_set_log_cb(cudnnctl_ctx *ctx, cudnnctl_log_cb cb, void *user);
 CUDNNCTL_API void cudnnctl_set_progress_cb(cudnnctl_ctx *ctx, cudnnctl_progress_cb cb, void *user);
 CUDNNCTL_API void cudnnctl_set_event_cb(cudnnctl_ctx *ctx, cudnnctl_event_cb cb, void *user);
+
+CUDNNCTL_API void cudnnctl_set_question_cb(cudnnctl_ctx *ctx, cudnnctl_question_cb cb, void *user);
+CUDNNCTL_API void cudnnctl_set_cancel_cb(cudnnctl_ctx *ctx, cudnnctl_cancel_cb cb, void *user);
+/** How long an install / uninstall / rollback waits for a target or state lock another process
+ *  holds: 0 (default) fails at once with CUDNNCTL_E_LOCKED naming the holder; N > 0 waits up
+ *  to N seconds (polling the cancel callback); -1 waits for as long as it takes. */
+CUDNNCTL_API void cudnnctl_set_lock_wait(cudnnctl_ctx *ctx, int seconds);
 
 CUDNNCTL_API const cudnnctl_error_info *cudnnctl_last_error(const cudnnctl_ctx *ctx);
 CUDNNCTL_API const char *cudnnctl_strerror(cudnnctl_err code);

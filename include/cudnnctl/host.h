@@ -17,6 +17,8 @@ CUDNNCTL_API const char *cudnnctl_host_getenv(const char *name);
 CUDNNCTL_API int cudnnctl_host_isatty(int fd);
 /** A monotonic clock in milliseconds. */
 CUDNNCTL_API uint64_t cudnnctl_host_now_ms(void);
+/** Sleep ms milliseconds. */
+CUDNNCTL_API void cudnnctl_host_sleep_ms(unsigned ms);
 /** Columns of the terminal on fd, 0 when it is none (or unknown). */
 CUDNNCTL_API int cudnnctl_host_term_cols(int fd);
 /** On SIGINT/SIGTERM/SIGHUP (Ctrl-C/Ctrl-Break on Windows): when *pending is set, write "\n"

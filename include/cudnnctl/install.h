@@ -71,7 +71,9 @@ typedef enum {
     CUDNNCTL_INSTALL_DRY_RUN,    /**< "dry-run": planned and reported only */
     /** "switched": that version was installed there already (a prefix) and PREFIX/current now
      *  names it again */
-    CUDNNCTL_INSTALL_SWITCHED
+    CUDNNCTL_INSTALL_SWITCHED,
+    /** "prepared": cudnnctl_install_prepare is done; cudnnctl_install_commit is next */
+    CUDNNCTL_INSTALL_PREPARED
 } cudnnctl_install_outcome;
 
 /** What the GPU validation after an install (cudnnctl_install_opts.validate) means for it. */
@@ -139,6 +141,37 @@ CUDNNCTL_API cudnnctl_err cudnnctl_install(cudnnctl_ctx *ctx, cudnnctl_catalog *
                                            const cudnnctl_install_opts *opts,
                                            cudnnctl_install_result **out);
 CUDNNCTL_API void cudnnctl_install_result_free(cudnnctl_install_result *r);
+/** A prepared install: the archive fetched, verified and extracted into a hidden staging dir on
+ *  the target's filesystem, the commit planned, the target and state dir locked. */
+typedef struct cudnnctl_install_handle cudnnctl_install_handle;
+
+/**
+ * The first half of cudnnctl_install (libalpm's prepare): plan, lock the target and the state
+ * dir, settle an interrupted run, decide "already installed", fetch + verify + extract into
+ * staging, fix the link chain there and plan the commit (conflicts are found here). Nothing in
+ * the target changes that a reader of it could see. *out is always set (the caller frees it,
+ * after cudnnctl_install_release); *h is set on success and must be released. When
+ * (*out)->result is UNCHANGED, SWITCHED or DRY_RUN there is nothing to commit (commit is a
+ * no-op); otherwise it is PREPARED. The cancel callback is polled throughout.
+ */
+CUDNNCTL_API cudnnctl_err cudnnctl_install_prepare(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
+                                                   const cudnnctl_detect_result *det,
+                                                   const cudnnctl_install_opts *opts,
+                                                   cudnnctl_install_handle **h,
+                                                   cudnnctl_install_result **out);
+/**
+ * The second half: the journaled commit (renames into the live tree, links), then the
+ * environment (Windows), ldconfig and the receipt; the result given to prepare is completed.
+ * A cancel before the commit point rolls everything back (CUDNNCTL_E_INTERRUPTED); after it the
+ * install is finished. Call once.
+ */
+CUDNNCTL_API cudnnctl_err cudnnctl_install_commit(cudnnctl_ctx *ctx, cudnnctl_install_handle *h);
+/* (With opts.validate, commit ends with the GPU validation of what is in place — also when
+ *  there was nothing to commit — and sets the result's postcheck.) */
+/** Undo an uncommitted prepare (staging and journal removed), drop the locks, free @p h
+ *  (NULL is fine). The result stays the caller's. */
+CUDNNCTL_API void cudnnctl_install_release(cudnnctl_ctx *ctx, cudnnctl_install_handle *h);
+
 /** Attach the JSON of a validation run separately (embedded under "validation"; without one
  *  the install JSON says "validation": "not run"). opts.validate does this itself. */
 CUDNNCTL_API cudnnctl_err cudnnctl_install_result_set_validation(cudnnctl_install_result *r,
@@ -187,6 +220,15 @@ CUDNNCTL_API cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_re
                                                        char **json);
 /** "installed", "unchanged", "failed", "dry-run": the outcome as install --json names it. */
 CUDNNCTL_API const char *cudnnctl_install_outcome_name(cudnnctl_install_outcome outcome);
+
+/**
+ * Settle an interrupted install, uninstall or switch (its journal in the state dir) and do
+ * nothing else: before its commit point it is rolled back, after it finished — the target is
+ * then exactly as before that run or exactly as after it. Every install / uninstall / rollback
+ * does this first anyway. *what: NULL (nothing to settle), "rolled-back" or "finished"; *kind
+ * (may be NULL; free with cudnnctl_free): "install", "uninstall", "switch".
+ */
+CUDNNCTL_API cudnnctl_err cudnnctl_recover(cudnnctl_ctx *ctx, const char **what, char **kind);
 
 /** Which installs to remove. */
 typedef struct {

@@ -57,6 +57,16 @@ int cc_pf_lstat(const char *path, cc_pf_stat_t *st)
     return do_stat(path, st, 0);
 }
 
+int cc_pf_fstat(cc_pf_fd fd, cc_pf_stat_t *st)
+{
+    struct stat s;
+    memset(st, 0, sizeof(*st));
+    if (fstat((int)fd, &s) != 0)
+        FAIL();
+    fill(&s, st);
+    return 0;
+}
+
 cc_pf_fd cc_pf_open(const char *path, int flags, uint32_t mode)
 {
     int f = O_CLOEXEC;

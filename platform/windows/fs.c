@@ -525,6 +525,24 @@ void cc_pf_closedir(cc_pf_dir *d)
     free(d);
 }
 
+int cc_pf_fstat(cc_pf_fd fd, cc_pf_stat_t *st)
+{
+    BY_HANDLE_FILE_INFORMATION fi;
+    memset(st, 0, sizeof(*st));
+    if (!GetFileInformationByHandle((HANDLE)fd, &fi)) {
+        cc_w_set_error(GetLastError(), "an open file");
+        return -1;
+    }
+    st->exists = 1;
+    st->is_dir = (fi.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0;
+    st->is_reg = !st->is_dir;
+    st->size = ((uint64_t)fi.nFileSizeHigh << 32) | fi.nFileSizeLow;
+    st->mtime = cc_w_filetime_to_unix(&fi.ftLastWriteTime);
+    st->dev = fi.dwVolumeSerialNumber;
+    st->ino = ((uint64_t)fi.nFileIndexHigh << 32) | fi.nFileIndexLow;
+    return 0;
+}
+
 /* ---- locks ------------------------------------------------------------------------------- */
 int cc_pf_lock(const char *path, cc_pf_fd *out, int *busy)
 {

@@ -27,6 +27,7 @@ typedef struct {
     int no_ld_library_path; /* env --no-ld-library-path */
     const char *env_of, *python; /* which --env-of FILE, which/doctor --python EXE */
     const char *dll;             /* which --dll NAME */
+    int lock_wait; /* --wait: 0 fail at once (exit 8), -1 as long as it takes, N seconds */
     const char *version, *shell, *to;
     int device;
     unsigned timeout_s;
@@ -117,6 +118,8 @@ void cli_progress_setup(cli_opts *o, int enabled);
 void cli_progress_attach(cudnnctl_ctx *ctx);
 int cli_progress_on(void);
 void cli_progress_break(void); /* end the live line before other output */
+/* End the live line with a newline, its text kept (an interrupt: the line stays visible). */
+void cli_progress_newline(void);
 void cli_progress_end(void);   /* at exit */
 void cli_progress_step(const char *text);
 
@@ -157,6 +160,11 @@ cudnnctl_selection cli_selection(const cli_opts *o);
 /* manifest-base-url: add BASE/redistrib_X.Y.Z.json for --cudnn X.Y[.Z] when not in the catalog */
 cudnnctl_err cli_add_base_manifest(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog *cat);
 
+/* cancel.c: SIGINT/SIGTERM/SIGHUP cancel the library call through its cancel callback
+ * (install, uninstall, rollback); cli_fail exits 128 + the signal for CUDNNCTL_E_INTERRUPTED. */
+void cli_cancel_on_signals(cudnnctl_ctx *ctx);
+int cli_signal_caught(void); /* the signal number, 0 when none came */
+
 /* commands (one file each) */
 int cmd_detect(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_available(cli_opts *o, cudnnctl_ctx *ctx);
@@ -165,6 +173,7 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_uninstall(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_rollback(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_list(cli_opts *o, cudnnctl_ctx *ctx);
+int cmd_recover(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_use(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_env(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_validate(cli_opts *o, cudnnctl_ctx *ctx);

@@ -118,8 +118,14 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     io.validate_device = o->device;
     io.validate_timeout_ms = o->timeout_s * 1000u;
 
+    /* the two halves: nothing in the target changes until the commit */
+    cudnnctl_install_handle *h = NULL;
+    cli_cancel_on_signals(ctx);
     cli_fault_arm(ctx);
-    e = cudnnctl_install(ctx, cat, det, &io, &r);
+    e = cudnnctl_install_prepare(ctx, cat, det, &io, &h, &r);
+    if (e == CUDNNCTL_E_OK)
+        e = cudnnctl_install_commit(ctx, h);
+    cudnnctl_install_release(ctx, h);
     cli_fault_disarm(ctx);
 
     /* human: the summary, then the validation; --json: one document with the validation in it */

@@ -10,6 +10,7 @@ int cli_undo_report(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_err e, cudnnctl_uni
 int cmd_rollback(cli_opts *o, cudnnctl_ctx *ctx)
 {
     cudnnctl_uninstall_result *r = NULL;
+    cli_cancel_on_signals(ctx);
     cli_fault_arm(ctx);
     cudnnctl_err e = cudnnctl_rollback(ctx, cli_undo_target(o), o->no_ldconfig, &r);
     cli_fault_disarm(ctx);

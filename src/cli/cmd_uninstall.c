@@ -56,6 +56,7 @@ int cmd_uninstall(cli_opts *o, cudnnctl_ctx *ctx)
     }
     cudnnctl_uninstall_opts uo = {cli_undo_target(o), o->version, o->all, o->no_ldconfig};
     cudnnctl_uninstall_result *r = NULL;
+    cli_cancel_on_signals(ctx);
     cli_fault_arm(ctx);
     cudnnctl_err e = cudnnctl_uninstall(ctx, &uo, &r);
     cli_fault_disarm(ctx);

@@ -35,6 +35,11 @@ const cli_command cli_commands[] = {
      CLI_COMP_DIR,
      "Undo the newest install on a target: the tree is then exactly as before it, and an earlier "
      "install there is the active one again."},
+    {"recover", cmd_recover, "settle an interrupted run (roll back or finish), nothing else", 0,
+     "", 0, 0, CLI_COMP_NONE,
+     "Find a run that was interrupted (killed, power lost) in the state dir's journal and settle "
+     "it: roll it back when it stopped before its commit point, finish it after. Does nothing "
+     "else; install, uninstall and rollback do the same before they start."},
     {"list", cmd_list, "installs made by cudnnctl, and foreign copies", 0, "[TARGET]", 0, 1,
      CLI_COMP_DIR, "List the installs made by cudnnctl (from their receipts), on every target or "
                    "on TARGET."},

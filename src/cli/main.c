@@ -15,6 +15,7 @@ int main(int argc, char **argv)
     if (cudnnctl_ctx_new(&ctx) != CUDNNCTL_E_OK)
         return 1;
     cli_setup_output(&o, ctx);
+    cudnnctl_set_lock_wait(ctx, o.lock_wait);
     if (o.root && cudnnctl_set_root(ctx, o.root) != CUDNNCTL_E_OK)
         rc = cli_fail(&o, ctx, cudnnctl_last_error(ctx)->code);
     else if (cmd->name[0] != '_' && (rc = cli_config_apply(&o, cmd, ctx)) != 0)

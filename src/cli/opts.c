@@ -10,7 +10,7 @@ enum {
     O_CUDA, O_PLATFORM, O_FOR, O_ARCHIVE, O_MANIFEST, O_MIRROR, O_SHA256, O_CACERT, O_INSECURE,
     O_CUDA_HOME, O_PREFIX, O_DRY_RUN, O_NO_VALIDATE, O_FORCE, O_NO_LDCONFIG, O_ALL, O_VERSION,
     O_SHELL, O_LDPATH, O_REMOVE, O_SYSTEM, O_PERSIST, O_TO, O_DEVICE, O_TIMEOUT, O_DRIVER, O_HELP,
-    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV, O_ENV_OF, O_PYTHON, O_NO_LDPATH, O_DLL
+    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV, O_ENV_OF, O_PYTHON, O_NO_LDPATH, O_DLL, O_WAIT
 };
 
 static const struct option longopts[] = {
@@ -40,6 +40,7 @@ static const struct option longopts[] = {
     {"no-validate", no_argument, 0, O_NO_VALIDATE},
     {"force", no_argument, 0, O_FORCE},
     {"no-ldconfig", no_argument, 0, O_NO_LDCONFIG},
+    {"wait", optional_argument, 0, O_WAIT},
     {"all", no_argument, 0, O_ALL},
     {"version", required_argument, 0, O_VERSION},
     {"shell", required_argument, 0, O_SHELL},
@@ -305,6 +306,17 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
                 return 2;
             }
             o->timeout_s = (unsigned)t;
+            break;
+        }
+        case O_WAIT: {
+            char *end = NULL;
+            long t = optarg ? strtol(optarg, &end, 10) : -1;
+            if (optarg && (!end || *end || t <= 0 || t > 86400)) {
+                fprintf(stderr, "cudnnctl: --wait takes no value (wait as long as it takes) or "
+                                "=SECONDS (1..86400)\n");
+                return 2;
+            }
+            o->lock_wait = (int)t;
             break;
         }
         case O_DEEP: o->deep = 1; break;

@@ -20,6 +20,18 @@ static void on_log(void *user, cudnnctl_log_level lvl, const char *msg)
     fprintf(stderr, "cudnnctl: %s: %s\n", names[lvl], msg);
 }
 
+/* Tests only: CUDNNCTL_TEST_STEP_PAUSE="<step prefix>:<ms>" sleeps in the event callback when a
+ * step of that name starts, so a test can send a signal at a known point (the library goes on,
+ * and polls the cancel callback, right after). */
+static void test_pause(const cudnnctl_event *ev)
+{
+    const char *spec = cudnnctl_host_getenv("CUDNNCTL_TEST_STEP_PAUSE");
+    const char *colon = spec ? strrchr(spec, ':') : NULL;
+    if (!colon || !ev->text || strncmp(ev->text, spec, (size_t)(colon - spec)) != 0)
+        return;
+    cudnnctl_host_sleep_ms((unsigned)strtoul(colon + 1, NULL, 10));
+}
+
 static void on_event(void *user, const cudnnctl_event *ev)
 {
     cli_opts *o = user;
@@ -31,6 +43,8 @@ static void on_event(void *user, const cudnnctl_event *ev)
         cli_info(o, "==> %s", ev->text);
     else if (ev->kind == CUDNNCTL_EV_RETRY && ev->text && !o->quiet)
         cli_warn(o, "retrying: %s", ev->text);
+    if (ev->kind == CUDNNCTL_EV_STEP)
+        test_pause(ev); /* after the step was shown: the test sees it, then signals */
 }
 
 void cli_setup_output(cli_opts *o, cudnnctl_ctx *ctx)
@@ -45,13 +59,18 @@ void cli_setup_output(cli_opts *o, cudnnctl_ctx *ctx)
 int cli_fail(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_err e)
 {
     const cudnnctl_error_info *ei = cudnnctl_last_error(ctx);
-    cli_progress_break();
+    if (e == CUDNNCTL_E_INTERRUPTED && cli_signal_caught())
+        cli_progress_newline(); /* cancelled by a signal: the line stays, the error below it */
+    else
+        cli_progress_break();
     const char *detail = (ei->code == e && ei->detail && *ei->detail) ? ei->detail
                                                                       : cudnnctl_strerror(e);
     fprintf(stderr, "cudnnctl: error: %s\n", detail);
     if (o->debug && ei->code == e && ei->func)
         fprintf(stderr, "cudnnctl: debug: %s (%s) at %s:%d\n", cudnnctl_err_name(e), ei->func,
                 ei->file, ei->line);
+    if (e == CUDNNCTL_E_INTERRUPTED && cli_signal_caught())
+        return 128 + cli_signal_caught(); /* what a shell reports for a process a signal ended */
     return cudnnctl_err_exit_code(e);
 }
 

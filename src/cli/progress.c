@@ -64,6 +64,17 @@ void cli_progress_break(void)
     }
 }
 
+void cli_progress_newline(void)
+{
+    if (g_line_open) {
+        fputc('\n', stderr); /* the line keeps its text; what follows starts a new one */
+        fflush(stderr);
+        g_line_open = 0;
+        g_line_len = 0;
+        g_last_draw = 0;
+    }
+}
+
 void cli_progress_end(void)
 {
     cli_progress_break();

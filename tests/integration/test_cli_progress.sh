@@ -108,7 +108,7 @@ echo "exec $(run_args c2)" >"$T/c2.sh"
 tsend "sh $T/c2.sh & echo \$! >$T/pid; wait; echo AFTER" Enter
 twait '^download \[.*ETA'
 kill -INT "$(cat "$T/pid")"
-twait 'AFTER'
+twait '^AFTER' # the line echo prints, not the command line that names it
 screen >"$T/int"
 grep -q '^AFTER' "$T/int" || { cat "$T/int" >&2; fail "after SIGINT AFTER does not start a line"; }
 # the progress line ends with its own text: the shell's "[1]+ Interrupt" notice starts a new line

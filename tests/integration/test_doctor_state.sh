@@ -4,7 +4,8 @@
 # is reported and every receipt file is checked; then a file changed in place (same size: only
 # --deep's re-hash sees it; newer than the install: reported as touched without --deep), a file
 # grown, a file removed, a link re-pointed, a receipt that does not parse, and an install
-# killed mid-way (sticky fault injection) that leaves its journal — until `rollback` settles it.
+# killed mid-way (sticky fault injection) that leaves its journal — until `recover` (doctor's fix)
+# settles it.
 # report records the install; compare shows it.
 set -euo pipefail
 . "$SOURCE_DIR/tests/integration/install_lib.sh"
@@ -116,11 +117,15 @@ finding "$T/d4.json" STALE_JOURNAL | grep -q "interrupted install (phase" || fai
 "$CUDNNCTL" --root "$R" report > "$T/r2.json"
 "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["pending_journal"] else 1)' "$T/r2.json" ||
     fail "report does not record the pending journal"
-# rollback settles it; doctor is quiet again
-"$CUDNNCTL" --root "$R" --cache-dir "$T/cache" rollback --cuda-home /usr/local/cuda >/dev/null 2>&1 || true
-[ ! -e "$STATE/journal.json" ] || fail "rollback did not settle the journal"
+# doctor's fix names `cudnnctl recover`; run as written, it settles the journal; doctor is
+# quiet again
+finding "$T/d4.json" STALE_JOURNAL > /dev/null
+python3 -c 'import json,sys; f=[x for x in json.load(open(sys.argv[1]))["findings"] if x["code"]=="STALE_JOURNAL"][0]; sys.exit(0 if "`cudnnctl recover`" in f["fix"] else 1)' "$T/d4.json" \
+  || fail "the journal finding's fix does not name cudnnctl recover"
+"$CUDNNCTL" --root "$R" --cache-dir "$T/cache" recover >/dev/null || fail "cudnnctl recover (doctor's fix) failed"
+[ ! -e "$STATE/journal.json" ] || fail "recover did not settle the journal"
 # (the tree is as before the install: make_tree's foreign, incomplete wheel-style copy -> exit 1)
 doctor "$T/d5.json" 1
-expect_codes "$T/d5.json" "" "after rollback settled the journal"
+expect_codes "$T/d5.json" "" "after recover settled the journal"
 grep -q '"CUDNN_INCOMPLETE"' "$T/d5.json" || fail "the pristine tree's foreign copy is not what fails"
-echo "PASS: doctor state checks: receipts (touched, --deep, grown, missing, link, unreadable), stale journal until rollback; report records installs"
+echo "PASS: doctor state checks: receipts (touched, --deep, grown, missing, link, unreadable), stale journal until recover; report records installs"

@@ -29,6 +29,9 @@ MODE:
             bytes later than asked (default 1): a server that mishandles ranges
     flip    flip the byte at file offset arg in a response that covers it (times: only the
             first K responses covering it)
+    endless 200 without Content-Length (Connection: close): the file, then junk without end
+            (arg: bytes/s, default unpaced; junk=1: junk from the first byte) — a body only
+            the client's own limit can stop
 Log (--log): one JSON object per request, written when the status is sent:
     {"method", "path", "range", "status"}
 """
@@ -163,6 +166,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not full.startswith(self.server.root + os.sep) or not os.path.isfile(full):
             return self.status(404, body=b"not found\n")
         size = os.path.getsize(full)
+        if mode == "endless":
+            return self.send_endless(full, opts.get("arg", 0), opts.get("junk", 0))
         start, end, code = 0, size, 200
         rng = self.headers.get("Range")
         if rng and mode != "norange" and rng.startswith("bytes=") and "," not in rng:
@@ -219,6 +224,28 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+
+    def send_endless(self, full, rate, junk_only):
+        self.server.log(method=self.command, path=self.path,
+                        range=self.headers.get("Range"), status=200)
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        junk = bytes(range(256)) * (CHUNK // 256)
+        try:
+            if not junk_only:
+                with open(full, "rb") as f:
+                    self.send_body(f, 0, os.path.getsize(full), rate)
+            while True:
+                self.wfile.write(junk)
+                if rate:
+                    time.sleep(len(junk) / rate)
+        except OSError:
+            pass  # the client gave up: what this mode is for
 
     def used(self, opts, what):
         """A fault that only some responses get: count this one, 1 while within times=K."""

@@ -5,6 +5,7 @@
  * Locks, cancel, the ring under a stalled consumer and sys-call faults: test_fetch_robust.c.
  * POSIX only (fork/exec of the server; fetch_fixture.h). */
 #include "fetch_fixture.h"
+#include "hash.h"
 
 /* ---- tests ---------------------------------------------------------------------------------- */
 
@@ -100,6 +101,20 @@ static void cut_download_resumes_with_range(void **state)
     cudnnctl_ctx_free(ctx);
 }
 
+/* PART.prefix: "<len> <SHA-256 of the first len bytes>", as an earlier run leaves it. */
+static void write_record(const char *part, const void *data, size_t len)
+{
+    char rec[700], hex[65], text[100];
+    cc_sha256 *h = cc_sha256_new();
+    assert_non_null(h);
+    assert_int_equal(cc_sha256_update(h, data, len), 0);
+    assert_int_equal(cc_sha256_final_hex(h, hex), 0);
+    cc_sha256_free(h);
+    snprintf(rec, sizeof(rec), "%s.prefix", part);
+    snprintf(text, sizeof(text), "%zu %s\n", len, hex);
+    write_file(rec, text, strlen(text));
+}
+
 static void server_ignoring_range_still_resumes(void **state)
 {
     (void)state;
@@ -112,6 +127,7 @@ static void server_ignoring_range_still_resumes(void **state)
     snprintf(dir, sizeof(dir), "%s/blobs/sha256", cache);
     assert_int_equal(mkdir(dir, 0755), 0);
     write_file(part, big_data, 777777); /* as if an earlier run stopped there */
+    write_record(part, big_data, 777777);
     url_of(url, sizeof(url), "/__fault/norange/big.bin?t=norange");
     cc_source_opts o = opts_for(url, big_hex, BIG);
     uint64_t got = 0;
@@ -225,8 +241,45 @@ static void wrong_content_length_stops_before_the_body(void **state)
     snprintf(announced, sizeof(announced), "%u", BIG + 5000);
     assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, announced));
     snprintf(part, sizeof(part), "%s/blobs/sha256/%s.part", cache, big_hex);
-    assert_int_equal(file_size(part), 0); /* nothing of the body was taken */
+    assert_int_equal(file_size(part), -1); /* nothing of the body was taken; the part is gone */
     cudnnctl_ctx_free(ctx);
+}
+
+/* A part whose bytes disagree with its prefix record (or that has none) is not resumed: the
+ * download starts again from byte 0 and succeeds the first time. */
+static void part_without_a_matching_record_starts_again(void **state)
+{
+    (void)state;
+    char cache[400], url[200], hex[65], part[600], dir[500], rec[700];
+    for (int with_record = 0; with_record < 2; with_record++) {
+        seen s;
+        cudnnctl_ctx *ctx = new_ctx(&s, cache);
+        snprintf(part, sizeof(part), "%s/blobs/sha256/%s.part", cache, big_hex);
+        snprintf(dir, sizeof(dir), "%s/blobs", cache);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        snprintf(dir, sizeof(dir), "%s/blobs/sha256", cache);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        unsigned char *junk = malloc(500000);
+        assert_non_null(junk);
+        memcpy(junk, big_data, 500000);
+        junk[123456] ^= 0x5a; /* one byte of the kept prefix is wrong */
+        write_file(part, junk, 500000);
+        if (with_record)
+            write_record(part, big_data, 500000); /* the record of the right bytes */
+        free(junk);
+        char q[64];
+        snprintf(q, sizeof(q), "/big.bin?t=record%d", with_record);
+        url_of(url, sizeof(url), q);
+        cc_source_opts o = opts_for(url, big_hex, BIG);
+        uint64_t got = 0;
+        assert_int_equal(run_source(ctx, &o, big_data, BIG, hex, NULL, &got), CUDNNCTL_E_OK);
+        assert_string_equal(hex, big_hex);
+        assert_int_equal(log_count(q, NULL), 1); /* one GET ... */
+        assert_int_equal(log_count(q, "bytes=500000-"), 0); /* ... from byte 0, not resumed */
+        snprintf(rec, sizeof(rec), "%s.prefix", part);
+        assert_int_equal(file_size(rec), -1); /* the blob is committed, its record gone */
+        cudnnctl_ctx_free(ctx);
+    }
 }
 
 static void redirects_are_bounded(void **state)
@@ -459,6 +512,7 @@ int main(void)
         cmocka_unit_test(reset_mid_body_is_resumed_in_the_same_run),
         cmocka_unit_test(not_found_is_http_status),
         cmocka_unit_test(wrong_content_length_stops_before_the_body),
+        cmocka_unit_test(part_without_a_matching_record_starts_again),
         cmocka_unit_test(redirects_are_bounded),
         cmocka_unit_test(slow_drip_times_out),
         cmocka_unit_test(cache_hit_downloads_nothing_and_rehashes),

@@ -326,7 +326,7 @@ static void lock_held_gives_locked(void **state)
     w.fixture = make_fixture(&w, "fx919", "9.19.0", subs_919);
     cudnnctl_ctx *holder = fx_world_ctx(&w), *ctx = fx_world_ctx(&w);
     cc_lock lk;
-    assert_int_equal(cc_lock_acquire(holder, w.state, &lk), CUDNNCTL_E_OK);
+    assert_int_equal(cc_lock_acquire(holder, w.state, "install", &lk), CUDNNCTL_E_OK);
     /* flock is per open file: a second open in this process conflicts like another process */
     fx_plan fp;
     fx_plan_init(&fp, "9.19.0.56", CUDNNCTL_TARGET_CUDA_TREE, "/usr/local/cuda");

@@ -2,8 +2,10 @@
 #ifndef CC_INSTALL_INTERNAL_H
 #define CC_INSTALL_INTERNAL_H
 
+#include "commit.h"
 #include "extract.h"
 #include "internal.h"
+#include "lock.h"
 
 /* The archive to install and where its bytes come from. */
 typedef struct {
@@ -51,6 +53,58 @@ cudnnctl_err cc_install_validate(cudnnctl_ctx *ctx, const cudnnctl_install_opts 
  * A current that is not a link is left alone (install --force replaces it). switch.c. */
 cudnnctl_err cc_switch_current(cudnnctl_ctx *ctx, const char *state, const char *current,
                                const char *want, int *flipped, cc_strv *steps);
+
+/* The prepared install (cudnnctl_install_prepare → _commit → _release). Everything the two
+ * halves share: the prepare half fills it (nothing visible in the target but the hidden staging
+ * dir), the commit half runs its journal. */
+struct cudnnctl_install_handle {
+    cudnnctl_install_opts opts; /* the caller's (strings borrowed until release) */
+    cc_populate_fn populate;
+    void *user;
+    uint64_t t0;
+    cudnnctl_install_result *res; /* the caller's; kept up to date by every call */
+    cc_strv steps, warnings;
+    cc_source_choice ch;
+    cc_lock lock;  /* STATE/lock */
+    cc_lock tlock; /* the target's lock */
+    cc_txn *txn;   /* planned, not run yet (NULL once run or aborted) */
+    cc_receipts rs;
+    cc_receipt rec;
+    cc_dest dest;
+    cc_tree tree;
+    cc_staging st;
+    char *state, *staging, *target_shown;
+    char digest[65];
+    uint64_t got_size;
+    int env_on;
+    int pending;   /* prepared and not committed yet */
+    int validated; /* opts.validate ran (once) */
+};
+
+/* The prepare half with the staging step replaced (production: fetch_extract). On failure
+ * everything it did is undone and *h is NULL; *out is set either way. */
+cudnnctl_err cc_install_prepare_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
+                                     const cudnnctl_detect_result *det,
+                                     const cudnnctl_install_opts *o, cc_populate_fn populate,
+                                     void *user, cudnnctl_install_handle **h,
+                                     cudnnctl_install_result **out);
+/* Steps / warnings gathered so far, copied into h->res (replacing what it had). */
+void cc_install_publish(cudnnctl_install_handle *h);
+/* *v, *n = a copy of from (what was there freed). install_handle.c */
+void cc_install_copy_strv(char ***v, size_t *n, const cc_strv *from);
+
+/* install_dest.c */
+void cc_install_step(cudnnctl_ctx *ctx, cc_strv *steps, char *text); /* takes text */
+cudnnctl_err cc_install_dest(cudnnctl_ctx *ctx, const cudnnctl_plan *p, const cc_source_choice *c,
+                             cc_dest *d, char **target_shown);
+const cc_receipt *cc_install_already(const cudnnctl_ctx *ctx, const cc_receipts *rs,
+                                     const cc_source_choice *c, cudnnctl_target_mode mode,
+                                     const char *target_shown, const char *install_dir_shown);
+cudnnctl_err cc_install_space_check(cudnnctl_ctx *ctx, const char *where, uint64_t archive_size);
+cudnnctl_err cc_install_perm_hint(cudnnctl_ctx *ctx, cudnnctl_err rc, const char *target);
+cudnnctl_err cc_install_wire_env(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
+                                 const cudnnctl_plan *p, const cc_dest *d, int dry,
+                                 char **env_json, int *n_changed);
 
 /* Refresh the loader cache after a system-wide install on Linux; *what says what happened. */
 void cc_ldconfig(cudnnctl_ctx *ctx, int no_ldconfig, char **what);

@@ -48,6 +48,8 @@ const char *cudnnctl_install_outcome_name(cudnnctl_install_outcome outcome)
         return "dry-run";
     case CUDNNCTL_INSTALL_SWITCHED:
         return "switched";
+    case CUDNNCTL_INSTALL_PREPARED:
+        return "prepared";
     default:
         return "failed";
     }

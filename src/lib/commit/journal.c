@@ -7,6 +7,7 @@
 
 #include "inuse.h"
 #include "journal.h"
+#include "owners.h"
 #include "json.h"
 
 static const char *const phase_names[] = {"staging", "prepare", "commit", "committed"};
@@ -70,6 +71,8 @@ void cc_txn_free(cc_txn *t)
     free(t->receipt_path);
     free(t->receipt_json);
     free(t->receipt_remove);
+    free(t->owners_path);
+    free(t->owners_line);
     free(t);
 }
 
@@ -132,6 +135,13 @@ static char *to_json(const cc_txn *t)
         cc_json_str(o, "receipt_path", t->receipt_path) ||
         cc_json_str(o, "receipt_remove", t->receipt_remove))
         goto out;
+    if (t->owners_path) {
+        cJSON *ow = cJSON_AddObjectToObject(o, "owners");
+        if (!ow || cc_json_str(ow, "ledger", t->owners_path) ||
+            cc_json_str(ow, "line", t->owners_line) ||
+            !cJSON_AddBoolToObject(ow, "add", t->owners_add))
+            goto out;
+    }
     cJSON *rec = t->receipt_json ? cJSON_Parse(t->receipt_json) : cJSON_CreateNull();
     if (!rec || !cJSON_AddItemToObject(o, "receipt", rec)) {
         cJSON_Delete(rec);
@@ -212,6 +222,14 @@ static cudnnctl_err from_json(cudnnctl_ctx *ctx, const char *path, const char *t
         goto oom;
     if (jstr(o, "receipt_remove") && !(t->receipt_remove = cc_strdup(jstr(o, "receipt_remove"))))
         goto oom;
+    const cJSON *ow = cJSON_GetObjectItemCaseSensitive(o, "owners");
+    if (jstr(ow, "ledger") && jstr(ow, "line")) {
+        t->owners_path = cc_strdup(jstr(ow, "ledger"));
+        t->owners_line = cc_strdup(jstr(ow, "line"));
+        t->owners_add = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ow, "add"));
+        if (!t->owners_path || !t->owners_line)
+            goto oom;
+    }
     const cJSON *rec = cJSON_GetObjectItemCaseSensitive(o, "receipt");
     if (cJSON_IsObject(rec) && !(t->receipt_json = cJSON_Print(rec)))
         goto oom;
@@ -346,15 +364,11 @@ static cudnnctl_err prepare(cudnnctl_ctx *ctx, cc_txn *t)
     t->phase = CC_PH_PREPARE;
     if ((rc = cc_txn_save(ctx, t)) != CUDNNCTL_E_OK)
         return rc;
-    for (size_t i = 0; i < t->mkdirs.n; i++) {
-        const char *d = t->mkdirs.v[i];
-        if (cc_tx_kind(d) == CC_OBJ_DIR)
-            continue;
-        if (cc_sys_mkdir(ctx, d, 0755) != 0)
-            return CC_ERR_PF(ctx, "cannot create directory", d);
-    }
     for (size_t i = 0; i < t->n_ops; i++) {
         cc_op *op = &t->ops[i];
+        /* before the commit point a cancel rolls the whole transaction back */
+        if ((rc = cc_cancel_check(ctx, "the commit")) != CUDNNCTL_E_OK)
+            return rc;
         if (op->kind != CC_OP_PLACE)
             continue;
         if (op->type == CC_OBJ_DIR) {
@@ -403,6 +417,13 @@ static cudnnctl_err commit(cudnnctl_ctx *ctx, cc_txn *t)
     t->phase = CC_PH_COMMIT;
     if ((rc = cc_txn_save(ctx, t)) != CUDNNCTL_E_OK)
         return rc;
+    /* new dirs only now (their temp names were made in the nearest existing dir): a crash
+     * before the commit phase leaves no new empty dir in the tree */
+    for (size_t i = 0; i < t->mkdirs.n; i++) {
+        const char *d = t->mkdirs.v[i];
+        if (cc_tx_kind(d) != CC_OBJ_DIR && cc_sys_mkdir(ctx, d, 0755) != 0)
+            return CC_ERR_PF(ctx, "cannot create directory", d);
+    }
     for (size_t i = 0; i < t->n_ops; i++) {
         cc_op *op = &t->ops[i];
         if (op->kind == CC_OP_REMOVE) {
@@ -446,6 +467,16 @@ cudnnctl_err cc_txn_finish(cudnnctl_ctx *ctx, cc_txn *t)
     if (t->receipt_remove && cc_tx_kind(t->receipt_remove) != CC_OBJ_NONE &&
         cc_sys_unlink(ctx, t->receipt_remove) != 0)
         return CC_ERR_PF(ctx, "cannot remove the receipt", t->receipt_remove);
+    if (t->owners_path && t->owners_line &&
+        cc_owners_update(ctx, t->owners_path, t->owners_line, t->owners_add) != CUDNNCTL_E_OK) {
+        /* advisory (it lets other state dirs see this change): said, never a stuck journal */
+        char *w = cc_asprintf("the target's ledger %s was not updated (%s): uninstalls from "
+                              "other state dirs do not see this change",
+                              t->owners_path, ctx->err.detail ? ctx->err.detail : "?");
+        cc_event(ctx, CUDNNCTL_EV_WARNING, w, t->owners_path);
+        free(w);
+        cc_clear_error(ctx);
+    }
     char *state = cc_path_dir(t->path);
     cudnnctl_err rc = finish_files(ctx, t, state);
     free(state);

@@ -40,12 +40,15 @@ typedef struct {
     char *staging; /* removed at the end, whichever way it ends */
     cc_op *ops;
     size_t n_ops, cap_ops;
-    cc_strv mkdirs;     /* created at prepare, parents first; removed again on rollback */
+    cc_strv mkdirs;     /* created when the commit starts, parents first; removed on rollback */
     cc_strv rmdirs;     /* after the commit point: removed when empty (deepest first) */
     cc_strv rm_after;   /* after the commit point: removed (files or trees) */
     char *receipt_path; /* after the commit point: receipt_json written here */
     char *receipt_json;
     char *receipt_remove; /* after the commit point: this receipt is deleted */
+    char *owners_path;    /* after the commit point: the target's ledger (owners.c) ... */
+    char *owners_line;    /* ... gets this line (owners_add) or loses it */
+    int owners_add;
 } cc_txn;
 
 /* A new transaction whose journal lives at STATE/journal.json. id: unique, used in temp names. */

@@ -10,6 +10,8 @@
 static int is_active(const cudnnctl_ctx *ctx, const cc_receipts *rs, size_t i)
 {
     const cc_receipt *r = &rs->v[i];
+    if (cc_receipts_superseding(rs, r))
+        return 0; /* reinstalled over: the later receipt is the live one */
     if (r->mode == CUDNNCTL_TARGET_PREFIX) {
         char *cur = r->current_link ? cc_rooted(ctx, r->current_link) : NULL;
         char *t = cur ? cc_pf_readlink(cur) : NULL;

@@ -36,6 +36,7 @@ void cc_receipt_free(cc_receipt *r)
     free(r->bin_dir);
     free(r->doc_dir);
     free(r->current_link);
+    free(r->target_id);
     for (size_t i = 0; i < r->n_entries; i++) {
         free(r->entries[i].path);
         free(r->entries[i].link_target);
@@ -140,7 +141,7 @@ cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **j
         cc_json_str(t, "path", r->target_path) || cc_json_str(t, "install_dir", r->install_dir) ||
         cc_json_str(t, "lib_dir", r->lib_dir) || cc_json_str(t, "include_dir", r->include_dir) ||
         cc_json_str(t, "bin_dir", r->bin_dir) || cc_json_str(t, "doc_dir", r->doc_dir) ||
-        cc_json_str(t, "current_link", r->current_link))
+        cc_json_str(t, "current_link", r->current_link) || cc_json_str(t, "id", r->target_id))
         goto oom;
     cJSON *files = cJSON_AddArrayToObject(o, "files");
     cJSON *links = cJSON_AddArrayToObject(o, "links");
@@ -257,7 +258,7 @@ cudnnctl_err cc_receipt_parse(cudnnctl_ctx *ctx, const char *json, const char *o
         dup_to(&r->target_path, gs(t, "path")) || dup_to(&r->install_dir, gs(t, "install_dir")) ||
         dup_to(&r->lib_dir, gs(t, "lib_dir")) || dup_to(&r->include_dir, gs(t, "include_dir")) ||
         dup_to(&r->bin_dir, gs(t, "bin_dir")) || dup_to(&r->doc_dir, gs(t, "doc_dir")) ||
-        dup_to(&r->current_link, gs(t, "current_link")))
+        dup_to(&r->current_link, gs(t, "current_link")) || dup_to(&r->target_id, gs(t, "id")))
         goto oom;
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(o, "files"))
     {
@@ -404,6 +405,41 @@ void cc_receipts_free(cc_receipts *rs)
     free(rs->v);
     rs->v = NULL;
     rs->n = 0;
+}
+
+int cc_receipt_supersedes(const cc_receipt *later, const cc_receipt *earlier)
+{
+    return later != earlier && later->seq > earlier->seq && later->mode == earlier->mode &&
+           later->target_path && earlier->target_path &&
+           strcmp(later->target_path, earlier->target_path) == 0 && later->install_dir &&
+           earlier->install_dir && strcmp(later->install_dir, earlier->install_dir) == 0 &&
+           later->cudnn_version && earlier->cudnn_version &&
+           strcmp(later->cudnn_version, earlier->cudnn_version) == 0;
+}
+
+const cc_receipt *cc_receipts_superseding(const cc_receipts *rs, const cc_receipt *r)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        if (cc_receipt_supersedes(&rs->v[i], r))
+            return &rs->v[i];
+    return NULL;
+}
+
+const cc_receipt *cc_receipts_superseded(const cc_receipts *rs, const cc_receipt *r)
+{
+    const cc_receipt *best = NULL;
+    for (size_t i = 0; i < rs->n; i++)
+        if (cc_receipt_supersedes(r, &rs->v[i]) && (!best || rs->v[i].seq > best->seq))
+            best = &rs->v[i];
+    return best;
+}
+
+char *cc_target_identity(const char *real)
+{
+    cc_pf_stat_t st;
+    if (!real || cc_pf_stat(real, &st) != 0 || !st.exists)
+        return NULL;
+    return cc_asprintf("%llu:%llu", (unsigned long long)st.dev, (unsigned long long)st.ino);
 }
 
 long cc_receipts_next_seq(const cc_receipts *rs, const char *state_dir)

@@ -41,6 +41,7 @@ typedef struct {
     cudnnctl_target_mode mode;
     char *target_path, *install_dir, *lib_dir, *include_dir, *bin_dir, *doc_dir;
     char *current_link; /* prefix: PREFIX/current, NULL in tree mode */
+    char *target_id;    /* "dev:ino" of the target dir when installed (NULL in old receipts) */
     cc_rentry *entries; /* files and links */
     size_t n_entries, cap_entries;
     cc_rrepl *replaced;
@@ -67,6 +68,19 @@ typedef struct {
 cudnnctl_err cc_receipts_load(cudnnctl_ctx *ctx, const char *state_dir, cc_receipts *out);
 void cc_receipts_free(cc_receipts *rs);
 long cc_receipts_next_seq(const cc_receipts *rs, const char *state_dir);
+
+/* A reinstall supersedes: `later` put the same cuDNN version into the same target and install
+ * dir as `earlier` (install --force, or a reinstall the caller asked for). The earlier receipt
+ * then describes what the later one's backups hold: it is not active, rollback of the later
+ * one makes it live again, uninstall of the later one removes both (docs/formats.md). */
+int cc_receipt_supersedes(const cc_receipt *later, const cc_receipt *earlier);
+/* Some receipt supersedes r? (any; NULL when none) */
+const cc_receipt *cc_receipts_superseding(const cc_receipts *rs, const cc_receipt *r);
+/* The newest receipt r supersedes, NULL when none. */
+const cc_receipt *cc_receipts_superseded(const cc_receipts *rs, const cc_receipt *r);
+
+/* "dev:ino" of a path (the identity a receipt records for its target), NULL when absent. */
+char *cc_target_identity(const char *real);
 
 /* "0644" etc. */
 char *cc_mode_str(uint32_t mode);

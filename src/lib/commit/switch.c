@@ -183,7 +183,7 @@ cudnnctl_err cudnnctl_switch(cudnnctl_ctx *ctx, const cudnnctl_switch_opts *o,
     char *current = shown ? cc_path_join(shown, "current") : NULL;
     char *current_real = current ? cc_rooted(ctx, current) : NULL;
     char *previous = current_real ? cc_pf_readlink(current_real) : NULL;
-    cc_lock lock = {-1, NULL};
+    cc_lock lock = {-1, NULL, 0}, tlock = {-1, NULL, 0};
     cc_receipts rs = {0};
     cc_strv steps = {0};
     const cc_receipt *r = NULL;
@@ -194,7 +194,14 @@ cudnnctl_err cudnnctl_switch(cudnnctl_ctx *ctx, const cudnnctl_switch_opts *o,
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;
     }
-    if ((rc = cc_lock_acquire(ctx, state, &lock)) != CUDNNCTL_E_OK ||
+    char *prefix_real = cc_rooted(ctx, shown);
+    rc = prefix_real ? CUDNNCTL_E_OK : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (rc == CUDNNCTL_E_OK)
+        rc = cc_lock_acquire(ctx, state, "use", &lock);
+    if (rc == CUDNNCTL_E_OK)
+        rc = cc_lock_target(ctx, prefix_real, "use", &tlock);
+    free(prefix_real);
+    if (rc != CUDNNCTL_E_OK ||
         (rc = cc_txn_recover(ctx, state, &recovered, NULL)) != CUDNNCTL_E_OK ||
         (rc = cc_receipts_load(ctx, state, &rs)) != CUDNNCTL_E_OK ||
         (rc = pick(ctx, &rs, shown, o, &r)) != CUDNNCTL_E_OK)
@@ -231,7 +238,9 @@ out:
     }
     cc_strv_free(&steps);
     cc_receipts_free(&rs);
-    if (lock.path)
+    if (tlock.fd >= 0)
+        cc_lock_release(ctx, &tlock);
+    if (lock.fd >= 0)
         cc_lock_release(ctx, &lock);
     free(state);
     free(abs);

@@ -8,6 +8,7 @@
 #include "install_internal.h"
 #include "journal.h"
 #include "lock.h"
+#include "owners.h"
 #include "receipt.h"
 #include "winenv.h"
 
@@ -65,7 +66,7 @@ static const cc_receipt *superseded_by(const cc_receipts *rs, const cc_receipt *
 {
     for (size_t i = 0; i < rs->n; i++) {
         const cc_receipt *l = &rs->v[i];
-        if (l->seq <= r->seq || !same_target(l, r))
+        if (l->seq <= r->seq || !same_target(l, r) || cc_receipt_supersedes(l, r))
             continue;
         for (size_t k = 0; k < l->n_replaced; k++) {
             const char *p = l->replaced[k].path;
@@ -151,9 +152,11 @@ static void keep_backup(undo_plan *u, const cc_rrepl *rep, const char *why)
     free(b);
 }
 
-/* Prefix install whose version dir holds exactly what the receipt lists? */
+/* Prefix install whose version dir holds exactly what the receipt lists? (A reinstall that
+ * replaced the version dir as a whole created every dir inside it, though it lists none.) */
 static int pristine_dir(cudnnctl_ctx *ctx, const cc_receipt *r, const char *real_dir, size_t *found)
 {
+    int whole = r->install_dir && replaced_at(r, r->install_dir) != NULL;
     cc_pf_dir *d = cc_pf_opendir(real_dir);
     if (!d)
         return 0;
@@ -166,7 +169,8 @@ static int pristine_dir(cudnnctl_ctx *ctx, const cc_receipt *r, const char *real
         if (!shown) {
             ok = 0;
         } else if (k == CC_OBJ_DIR) {
-            ok = cc_strv_contains(&r->dirs_created, shown) && pristine_dir(ctx, r, p, found);
+            ok = (whole || cc_strv_contains(&r->dirs_created, shown)) &&
+                 pristine_dir(ctx, r, p, found);
         } else {
             const cc_rentry *e = NULL;
             for (size_t i = 0; i < r->n_entries && !e; i++)
@@ -211,6 +215,9 @@ static cudnnctl_err plan_current(undo_plan *u, const cc_receipts *rs, const cc_r
     cudnnctl_err rc = CUDNNCTL_E_OK;
     if (!cur) {
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    } else if (target && r->install_dir && strcmp(target, cc_path_base(r->install_dir)) == 0 &&
+               cc_receipts_superseded(rs, r)) {
+        /* undoing a reinstall: the version dir comes back from the backup, current names it */
     } else if (target && r->install_dir && strcmp(target, cc_path_base(r->install_dir)) == 0) {
         const cc_receipt *o = other_in_prefix(ctx, rs, r);
         const cc_rrepl *rep = replaced_at(r, r->current_link);
@@ -337,6 +344,11 @@ static cudnnctl_err undo(cudnnctl_ctx *ctx, const char *state, const cc_receipts
             rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
     if (rc == CUDNNCTL_E_OK) {
+        char *treal = cc_rooted(ctx, r->target_path);
+        u.t->owners_path = treal ? cc_owners_ledger(treal) : NULL;
+        u.t->owners_line = cc_owners_line(state, r->id);
+        u.t->owners_add = 0;
+        free(treal);
         u.t->receipt_remove = cc_strdup(r->file);
         char *bdir = cc_asprintf("backups/%s", r->id);
         char *breal = bdir ? cc_path_join(state, bdir) : NULL;
@@ -454,6 +466,8 @@ static long choose(cudnnctl_ctx *ctx, const cc_receipts *rs, const char *target,
         if (strcmp(r->target_path, target) != 0)
             continue;
         newest = (long)i;
+        if (cc_receipts_superseding(rs, r))
+            continue; /* reinstalled over: undone together with the receipt that superseded it */
         if (want && strcmp(r->cudnn_version, want) == 0) {
             match = (long)i;
             n_match++;
@@ -484,12 +498,69 @@ static long choose(cudnnctl_ctx *ctx, const cc_receipts *rs, const char *target,
     return active >= 0 ? active : newest;
 }
 
+static long find_id(const cc_receipts *rs, const char *id)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        if (strcmp(rs->v[i].id, id) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* Undo the chosen receipt(s): one for rollback; for uninstall also every receipt the undone one
+ * had superseded (a reinstall of the same version: its backups are that earlier install), and
+ * with --all everything on the target. */
+static cudnnctl_err undo_loop(cudnnctl_ctx *ctx, const char *state, cc_receipts *rs,
+                              const char *target, const cudnnctl_uninstall_opts *o, int rollback,
+                              undo_acc *acc)
+{
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    char *next_id = NULL;
+    for (int round = 0;; round++) {
+        long i = next_id ? find_id(rs, next_id) : choose(ctx, rs, target, o, rollback, &rc);
+        free(next_id);
+        next_id = NULL;
+        if (rc != CUDNNCTL_E_OK)
+            return rc;
+        if (i < 0) {
+            if (round == 0)
+                rc = CC_ERR(ctx, CUDNNCTL_E_NO_RECEIPT, "nothing installed by cudnnctl on %s",
+                            target);
+            return rc;
+        }
+        const cc_receipt *r = &rs->v[i];
+        const cc_receipt *later = superseded_by(rs, r);
+        if (later)
+            CC_RET_ERR(ctx, CUDNNCTL_E_CONFLICT,
+                       "cuDNN %s (receipt %s) was partly replaced by the later install of "
+                       "cuDNN %s (receipt %s) on %s: undo that one first ('cudnnctl rollback') "
+                       "or remove every install there with --all",
+                       r->cudnn_version, r->id, later->cudnn_version, later->id, target);
+        if ((rc = cc_owners_may_undo(ctx, state, r)) != CUDNNCTL_E_OK)
+            return rc;
+        const cc_receipt *sup = rollback ? NULL : cc_receipts_superseded(rs, r);
+        if (sup && !(next_id = cc_strdup(sup->id)))
+            CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        cc_event(ctx, CUDNNCTL_EV_STEP, "uninstall", r->install_dir);
+        if ((rc = undo(ctx, state, rs, r, acc)) != CUDNNCTL_E_OK) {
+            free(next_id);
+            return rc;
+        }
+        if (!next_id && (!o->all || rollback))
+            return CUDNNCTL_E_OK;
+        cc_receipts_free(rs);
+        if ((rc = cc_receipts_load(ctx, state, rs)) != CUDNNCTL_E_OK) {
+            free(next_id);
+            return rc;
+        }
+    }
+}
+
 static cudnnctl_err run_undo(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *o, int rollback,
                              cudnnctl_uninstall_result **out)
 {
     cudnnctl_err rc = CUDNNCTL_E_OK;
     undo_acc acc = {{0}, {0}, {0}, {0}, {0}, {0}};
-    cc_lock lock = {-1, NULL};
+    cc_lock lock = {-1, NULL, 0}, tlock = {-1, NULL, 0};
     cc_receipts rs = {0};
     const char *recovered = NULL;
     char *target = NULL;
@@ -500,7 +571,7 @@ static cudnnctl_err run_undo(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *o
         free(state);
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
-    if ((rc = cc_lock_acquire(ctx, state, &lock)) != CUDNNCTL_E_OK)
+    if ((rc = cc_lock_acquire(ctx, state, rollback ? "rollback" : "uninstall", &lock)) != CUDNNCTL_E_OK)
         goto out;
     char *rkind = NULL;
     if ((rc = cc_txn_recover(ctx, state, &recovered, &rkind)) != CUDNNCTL_E_OK)
@@ -521,37 +592,18 @@ static cudnnctl_err run_undo(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *o
         goto out;
     if ((rc = pick_target(ctx, &rs, o->target, state, &target)) != CUDNNCTL_E_OK)
         goto out;
-    for (int round = 0;; round++) {
-        long i = choose(ctx, &rs, target, o, rollback, &rc);
-        if (rc != CUDNNCTL_E_OK)
-            goto out;
-        if (i < 0) {
-            if (round == 0)
-                rc = CC_ERR(ctx, CUDNNCTL_E_NO_RECEIPT, "nothing installed by cudnnctl on %s",
-                            target);
-            break;
-        }
-        const cc_receipt *r = &rs.v[i];
-        const cc_receipt *later = superseded_by(&rs, r);
-        if (later) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_CONFLICT,
-                        "cuDNN %s (receipt %s) was partly replaced by the later install of "
-                        "cuDNN %s (receipt %s) on %s: undo that one first ('cudnnctl rollback') "
-                        "or remove every install there with --all",
-                        r->cudnn_version, r->id, later->cudnn_version, later->id, target);
-            goto out;
-        }
-        cc_event(ctx, CUDNNCTL_EV_STEP, "uninstall", r->install_dir);
-        if ((rc = undo(ctx, state, &rs, r, &acc)) != CUDNNCTL_E_OK)
-            goto out;
-        if (!o->all || rollback)
-            break;
-        cc_receipts_free(&rs);
-        if ((rc = cc_receipts_load(ctx, state, &rs)) != CUDNNCTL_E_OK)
-            goto out;
-    }
+    char *treal = cc_rooted(ctx, target);
+    rc = treal ? cc_lock_target(ctx, treal, rollback ? "rollback" : "uninstall", &tlock)
+               : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    free(treal);
+    if (rc != CUDNNCTL_E_OK)
+        goto out;
+    if ((rc = undo_loop(ctx, state, &rs, target, o, rollback, &acc)) != CUDNNCTL_E_OK)
+        goto out;
     cc_ldconfig(ctx, o->no_ldconfig, &res->ldconfig);
 out:
+    if (tlock.fd >= 0)
+        cc_lock_release(ctx, &tlock);
     if (lock.fd >= 0)
         cc_lock_release(ctx, &lock);
     res->target_path = target;

@@ -125,6 +125,50 @@ void cudnnctl_set_event_cb(cudnnctl_ctx *ctx, cudnnctl_event_cb cb, void *user)
     ctx->event_user = user;
 }
 
+void cudnnctl_set_question_cb(cudnnctl_ctx *ctx, cudnnctl_question_cb cb, void *user)
+{
+    ctx->question_cb = cb;
+    ctx->question_user = user;
+}
+
+void cudnnctl_set_cancel_cb(cudnnctl_ctx *ctx, cudnnctl_cancel_cb cb, void *user)
+{
+    ctx->cancel_cb = cb;
+    ctx->cancel_user = user;
+}
+
+void cudnnctl_set_lock_wait(cudnnctl_ctx *ctx, int seconds)
+{
+    ctx->lock_wait_s = seconds < 0 ? -1 : seconds;
+}
+
+int cc_ask(cudnnctl_ctx *ctx, cudnnctl_question_kind kind, int dflt, const char *fmt, ...)
+{
+    if (!ctx || !ctx->question_cb)
+        return dflt;
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = cc_vasprintf(fmt, ap);
+    va_end(ap);
+    cudnnctl_question q = {kind, text ? text : "", dflt};
+    int a = ctx->question_cb(ctx->question_user, &q);
+    free(text);
+    return a == 0 || a == 1 ? a : dflt;
+}
+
+int cc_cancel_requested(const cudnnctl_ctx *ctx)
+{
+    return ctx && ctx->cancel_cb && ctx->cancel_cb(ctx->cancel_user) != 0;
+}
+
+cudnnctl_err cc_cancel_check(cudnnctl_ctx *ctx, const char *where)
+{
+    if (!cc_cancel_requested(ctx))
+        return CUDNNCTL_E_OK;
+    CC_RET_ERR(ctx, CUDNNCTL_E_INTERRUPTED, "cancelled during %s: what this run did was rolled "
+               "back, the target is as it was", where);
+}
+
 void cudnnctl_set_fault_injection(cudnnctl_ctx *ctx, unsigned long fail_at)
 {
     ctx->fail_at = fail_at;

@@ -46,6 +46,15 @@ int cc_sha256_final_hex(cc_sha256 *h, char hex[65])
     return 0;
 }
 
+int cc_sha256_peek_hex(const cc_sha256 *h, char hex[65])
+{
+    cc_sha256 copy = {EVP_MD_CTX_new()};
+    int rc = copy.md && EVP_MD_CTX_copy_ex(copy.md, h->md) == 1 ? cc_sha256_final_hex(&copy, hex)
+                                                                 : -1;
+    EVP_MD_CTX_free(copy.md);
+    return rc;
+}
+
 int cc_sha256_reset(cc_sha256 *h)
 {
     return EVP_DigestInit_ex(h->md, EVP_sha256(), NULL) == 1 ? 0 : -1;

@@ -12,6 +12,8 @@ int cc_sha256_update(cc_sha256 *h, const void *data, size_t len);
 /* Finish into 64 lowercase hex chars + NUL. The context can be reused after cc_sha256_reset. */
 int cc_sha256_final_hex(cc_sha256 *h, char hex[65]);
 int cc_sha256_reset(cc_sha256 *h);
+/* The digest of what was hashed so far, leaving h as it is (a resumable part's prefix record). */
+int cc_sha256_peek_hex(const cc_sha256 *h, char hex[65]);
 void cc_sha256_free(cc_sha256 *h);
 
 struct cudnnctl_ctx;

@@ -31,3 +31,8 @@ void cudnnctl_host_interrupt_newline(volatile int *pending)
 {
     cc_pf_interrupt_newline(pending);
 }
+
+void cudnnctl_host_sleep_ms(unsigned ms)
+{
+    cc_pf_sleep_ms(ms);
+}

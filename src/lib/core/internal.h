@@ -25,6 +25,11 @@ struct cudnnctl_ctx {
     void *progress_user;
     cudnnctl_event_cb event_cb;
     void *event_user;
+    cudnnctl_question_cb question_cb;
+    void *question_user;
+    cudnnctl_cancel_cb cancel_cb;
+    void *cancel_user;
+    int lock_wait_s; /* 0: fail at once; -1: forever */
     cc_sys_ops sys;  /* file work goes through here (fault-injectable) */
     unsigned long sys_calls;
     unsigned long fail_at;
@@ -71,6 +76,16 @@ void cc_log(cudnnctl_ctx *ctx, cudnnctl_log_level lvl, const char *fmt, ...)
     ;
 void cc_event(cudnnctl_ctx *ctx, cudnnctl_event_kind kind, const char *text, const char *path);
 void cc_progress(cudnnctl_ctx *ctx, const char *stage, uint64_t done, uint64_t total);
+/* The caller's answer to a question (the default without a callback or for a bad answer). */
+int cc_ask(cudnnctl_ctx *ctx, cudnnctl_question_kind kind, int dflt, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* 1 when the caller asked to stop (any thread; sets no error). */
+int cc_cancel_requested(const cudnnctl_ctx *ctx);
+/* Poll the cancel callback: CUDNNCTL_E_INTERRUPTED (error recorded, naming `where`) or OK. */
+cudnnctl_err cc_cancel_check(cudnnctl_ctx *ctx, const char *where);
 
 /* The real path of an absolute path under the context's root (malloc'd). Relative paths are
  * returned unchanged. With a Windows host profile a drive letter maps to a folder under the root:

@@ -1,15 +1,19 @@
-/* lock.c: the state-dir lock (advisory, released by the OS if the holder dies). */
+/* lock.c: the state-dir lock and the target lock (advisory, released by the OS if the holder
+ * dies). The holder writes "pid N (cudnnctl WHAT) since T" into the file so a second run can
+ * name it; with cudnnctl_set_lock_wait a run waits for the holder instead of failing. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lock.h"
 
-/* "pid 1234 since 2025-01-01T00:00:00Z" from the lock file, or NULL. */
+/* "pid 1234 (cudnnctl install) since 2025-01-01T00:00:00Z" from the lock file, or NULL. */
 static char *holder(cudnnctl_ctx *ctx, const char *path)
 {
     char *text = NULL;
-    if (cc_sys_read_file(ctx, path, 4096, &text, NULL) != 0)
+    if (cc_sys_read_file(ctx, path, 4096, &text, NULL) != 0) {
+        cc_clear_error(ctx);
         return NULL;
+    }
     long pid = 0;
     char *p = strstr(text, "pid ");
     if (p)
@@ -22,10 +26,78 @@ static char *holder(cudnnctl_ctx *ctx, const char *path)
     return r;
 }
 
-cudnnctl_err cc_lock_acquire(cudnnctl_ctx *ctx, const char *state_dir, cc_lock *out)
+static cudnnctl_err busy_error(cudnnctl_ctx *ctx, const char *path, const char *what_for)
+{
+    char *who = holder(ctx, path);
+    cudnnctl_err rc = CC_ERR(ctx, CUDNNCTL_E_LOCKED,
+                             "another cudnnctl is installing or removing %s (%s holds %s); wait "
+                             "for it to finish and run again, or pass --wait",
+                             what_for, who ? who : "a process", path);
+    free(who);
+    return rc;
+}
+
+static void write_holder(cudnnctl_ctx *ctx, cc_pf_fd fd, const char *what)
+{
+    char *when = cc_now_iso();
+    char *me = cc_asprintf("pid %ld (cudnnctl %s) since %s\n", cc_pf_getpid(),
+                           what ? what : "run", when ? when : "?");
+    if (me && cc_pf_truncate(fd, 0) == 0 && cc_pf_seek(fd, 0) == 0)
+        (void)cc_sys_write_all(ctx, fd, me, strlen(me));
+    free(me);
+    free(when);
+}
+
+/* The path names the very file fd holds? (A releasing target lock unlinks its file; a run that
+ * opened it just before must then lock the new one.) */
+static int still_there(const char *path, cc_pf_fd fd)
+{
+    cc_pf_stat_t a, b;
+    if (cc_pf_fstat(fd, &a) != 0 || cc_pf_stat(path, &b) != 0)
+        return 1; /* cannot tell (an OS without file ids): the lock stands */
+    return b.exists && a.dev == b.dev && a.ino == b.ino;
+}
+
+/* Lock path, waiting as the context says. verify: the file may be unlinked by its holder. */
+static cudnnctl_err lock_file(cudnnctl_ctx *ctx, const char *path, const char *what,
+                              const char *what_for, int verify, cc_pf_fd *out)
+{
+    uint64_t t0 = cc_pf_now_ms();
+    for (;;) {
+        int busy = 0;
+        cc_pf_fd fd = -1;
+        if (cc_pf_lock(path, &fd, &busy) == 0) {
+            if (verify && !still_there(path, fd)) {
+                cc_pf_unlock(fd);
+                continue;
+            }
+            write_holder(ctx, fd, what);
+            *out = fd;
+            return CUDNNCTL_E_OK;
+        }
+        if (!busy) {
+            cudnnctl_err e = cc_pf_last_error();
+            CC_RET_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
+                       "cannot lock %s: %s. Run as root (sudo) for system locations, or use "
+                       "--state-dir DIR / --prefix DIR you own",
+                       path, cc_pf_last_error_text());
+        }
+        int w = ctx->lock_wait_s;
+        if (w == 0 || (w > 0 && cc_pf_now_ms() - t0 >= (uint64_t)w * 1000u))
+            return busy_error(ctx, path, what_for);
+        cudnnctl_err rc = cc_cancel_check(ctx, "the wait for the lock");
+        if (rc != CUDNNCTL_E_OK)
+            return rc;
+        cc_pf_sleep_ms(50);
+    }
+}
+
+cudnnctl_err cc_lock_acquire(cudnnctl_ctx *ctx, const char *state_dir, const char *what,
+                             cc_lock *out)
 {
     out->fd = -1;
     out->path = NULL;
+    out->unlink = 0;
     if (cc_sys_mkdir_p(ctx, state_dir, 0755) != 0) {
         cudnnctl_err e = cc_pf_last_error();
         return CC_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
@@ -36,35 +108,62 @@ cudnnctl_err cc_lock_acquire(cudnnctl_ctx *ctx, const char *state_dir, cc_lock *
     char *path = cc_path_join(state_dir, "lock");
     if (!path)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    int busy = 0;
-    cc_pf_fd fd = -1;
-    if (cc_pf_lock(path, &fd, &busy) != 0) {
-        cudnnctl_err rc;
-        if (busy) {
-            char *who = holder(ctx, path);
-            rc = CC_ERR(ctx, CUDNNCTL_E_LOCKED,
-                        "another cudnnctl is installing or removing (%s holds %s); wait for it "
-                        "to finish and run again",
-                        who ? who : "a process", path);
-            free(who);
-        } else {
-            cudnnctl_err e = cc_pf_last_error();
-            rc = CC_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
-                        "cannot lock %s: %s. Run as root (sudo) for system locations, or use "
-                        "--state-dir DIR",
-                        path, cc_pf_last_error_text());
-        }
+    cudnnctl_err rc = lock_file(ctx, path, what, "with this state dir", 0, &out->fd);
+    if (rc != CUDNNCTL_E_OK) {
         free(path);
         return rc;
     }
-    /* who holds it, for the message a second run prints (best effort) */
-    char *when = cc_now_iso();
-    char *me = cc_asprintf("pid %ld since %s\n", cc_pf_getpid(), when ? when : "?");
-    if (me && cc_pf_truncate(fd, 0) == 0 && cc_pf_seek(fd, 0) == 0)
-        (void)cc_sys_write_all(ctx, fd, me, strlen(me));
-    free(me);
-    free(when);
-    out->fd = fd;
+    out->path = path;
+    return CUDNNCTL_E_OK;
+}
+
+char *cc_lock_target_path(const char *target_real)
+{
+    char *dir = cc_path_dir(target_real);
+    char *name = cc_asprintf(".%s.cudnnctl-lock", cc_path_base(target_real));
+    char *p = dir && name ? cc_path_join(dir, name) : NULL;
+    free(dir);
+    free(name);
+    return p;
+}
+
+cudnnctl_err cc_lock_target(cudnnctl_ctx *ctx, const char *target_real, const char *what,
+                            cc_lock *out)
+{
+    out->fd = -1;
+    out->path = NULL;
+    out->unlink = 1;
+    char *path = cc_lock_target_path(target_real);
+    char *dir = path ? cc_path_dir(path) : NULL;
+    if (!path || !dir) {
+        free(path);
+        free(dir);
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    /* a prefix may not exist yet: its parent is made as the install would make it */
+    cc_pf_stat_t st;
+    int mk = cc_pf_stat(dir, &st) == 0 && st.is_dir ? 0 : cc_sys_mkdir_p(ctx, dir, 0755);
+    free(dir);
+    char *shown = cc_unrooted(ctx, target_real);
+    char *what_for = cc_asprintf("in %s", shown ? shown : target_real);
+    cudnnctl_err rc = mk != 0 ? CC_ERR_PF(ctx, "cannot create the parent of", target_real)
+                              : lock_file(ctx, path, what, what_for ? what_for : "", 1, &out->fd);
+    if (rc == CUDNNCTL_E_PERMISSION && cc_pf_stat(target_real, &st) == 0 && st.is_dir) {
+        /* a tree the user owns inside a dir they cannot write: the lock goes inside the tree
+         * (TREE/.cudnnctl-lock, removed again on release) */
+        char *inside = cc_path_join(target_real, ".cudnnctl-lock");
+        cc_clear_error(ctx);
+        free(path);
+        path = inside;
+        rc = inside ? lock_file(ctx, inside, what, what_for ? what_for : "", 1, &out->fd)
+                    : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    free(shown);
+    free(what_for);
+    if (rc != CUDNNCTL_E_OK) {
+        free(path);
+        return rc;
+    }
     out->path = path;
     return CUDNNCTL_E_OK;
 }
@@ -73,7 +172,12 @@ void cc_lock_release(cudnnctl_ctx *ctx, cc_lock *l)
 {
     (void)ctx;
     if (l->fd >= 0) {
-        cc_pf_truncate(l->fd, 0);
+        /* a target lock leaves nothing beside the target: unlinked while still held, so a run
+         * waiting on the old file sees it gone (still_there) and locks a fresh one */
+        if (l->unlink && l->path)
+            (void)cc_pf_unlink(l->path); /* Windows refuses while others hold it open: fine */
+        else
+            cc_pf_truncate(l->fd, 0);
         cc_pf_unlock(l->fd);
     }
     l->fd = -1;

@@ -1,5 +1,8 @@
-/* lock.h: the state-dir lock (STATE/lock) that serialises installs, uninstalls and rollbacks.
- * The holder's pid and start time are written into the file so a second run can name it. */
+/* lock.h: the locks that serialise installs, uninstalls and rollbacks.
+ * STATE/lock: one run per state dir. The target lock, a file beside the target
+ * (DIR/.<name>.cudnnctl-lock for the target DIR/<name>, its real path): one run per CUDA tree or
+ * prefix whatever the state dirs; removed again when released. The holder's pid, command and
+ * start time are written into the file so a second run can name it (docs/security.md). */
 #ifndef CC_LOCK_H
 #define CC_LOCK_H
 
@@ -8,10 +11,17 @@
 typedef struct {
     cc_pf_fd fd;
     char *path;
+    int unlink; /* target lock: the file goes on release */
 } cc_lock;
 
-/* Take the lock (creating the state dir). Busy → CUDNNCTL_E_LOCKED naming the holder. */
-cudnnctl_err cc_lock_acquire(cudnnctl_ctx *ctx, const char *state_dir, cc_lock *out);
+/* Take STATE/lock (creating the state dir). Busy → CUDNNCTL_E_LOCKED naming the holder, or a
+ * wait (cudnnctl_set_lock_wait). what: the command ("install") recorded as the holder. */
+cudnnctl_err cc_lock_acquire(cudnnctl_ctx *ctx, const char *state_dir, const char *what,
+                             cc_lock *out);
+/* Lock the target whose real path (under --root) is target_real. */
+cudnnctl_err cc_lock_target(cudnnctl_ctx *ctx, const char *target_real, const char *what,
+                            cc_lock *out);
+char *cc_lock_target_path(const char *target_real); /* malloc'd */
 void cc_lock_release(cudnnctl_ctx *ctx, cc_lock *l);
 
 #endif

@@ -118,15 +118,20 @@ static void flush(cc_doctor_run *run, cc_doctor_code code, const cc_receipt *r, 
                                 "the receipt")
                     : r->archive.in_catalog || !r->archive.url
                     ? cc_asprintf("reinstall it (`cudnnctl install --cudnn %s --cuda %s %s %s "
-                                  "--force`), or remove it (`cudnnctl uninstall --version %s`)",
+                                  "--force`), or remove it (`cudnnctl uninstall %s %s --version "
+                                  "%s`)",
                                   r->cudnn_version, r->cuda_variant ? r->cuda_variant : "?",
+                                  r->mode == CUDNNCTL_TARGET_PREFIX ? "--prefix" : "--cuda-home",
+                                  r->target_path,
                                   r->mode == CUDNNCTL_TARGET_PREFIX ? "--prefix" : "--cuda-home",
                                   r->target_path, r->cudnn_version)
                     : cc_asprintf("reinstall it from the archive it came from, which the "
                                   "catalog does not list (`cudnnctl install --archive %s "
                                   "--sha256 %s %s %s --force`), or remove it (`cudnnctl "
-                                  "uninstall --version %s`)",
+                                  "uninstall %s %s --version %s`)",
                                   r->archive.url, r->archive.sha256 ? r->archive.sha256 : "?",
+                                  r->mode == CUDNNCTL_TARGET_PREFIX ? "--prefix" : "--cuda-home",
+                                  r->target_path,
                                   r->mode == CUDNNCTL_TARGET_PREFIX ? "--prefix" : "--cuda-home",
                                   r->target_path, r->cudnn_version);
     cc_doc_add(run, code, r->install_dir, fix,
@@ -145,6 +150,8 @@ static void check_receipt(cc_doctor_run *run, const cc_receipts *rs, size_t i)
         const cc_rentry *e = &r->entries[k];
         if (owned_by_newer(rs, i, e->path))
             continue;
+        if (r->current_link && strcmp(e->path, r->current_link) == 0)
+            continue; /* PREFIX/current moves between the installs of a prefix by design */
         run->r->n_receipt_files++;
         char *h = cc_rooted(run->ctx, e->path);
         cc_pf_stat_t st = {0};
@@ -261,10 +268,12 @@ static int check_journal(cc_doctor_run *run, const char *state)
         char *shown = cc_unrooted(run->ctx, t->path);
         int after = t->phase == CC_PH_COMMITTED;
         cc_doc_add(run, CC_DC_STALE_JOURNAL, shown,
-                   after ? "run `cudnnctl rollback` (or any install or uninstall): it finishes "
-                           "the interrupted change first (only its bookkeeping was left)"
-                         : "run `cudnnctl rollback` (or any install or uninstall): it rolls the "
-                           "interrupted change back first, leaving the target as before",
+                   after ? "run `cudnnctl recover` (any install, uninstall or rollback does "
+                           "it first too): it finishes the interrupted change (only its "
+                           "bookkeeping was left)"
+                         : "run `cudnnctl recover` (any install, uninstall or rollback does it "
+                           "first too): it rolls the interrupted change back, leaving the target "
+                           "as before",
                    "an interrupted %s (phase %s, %zu operations) left %s: the target may hold a "
                    "half-made change until it is %s",
                    t->kind ? t->kind : "transaction", cc_phase_name(t->phase), t->n_ops,

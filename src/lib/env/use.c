@@ -234,7 +234,7 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
     cudnnctl_cuda_link *info = NULL;
     cudnnctl_env_selection *sel = NULL;
     cudnnctl_use_result *r = NULL;
-    cc_lock lock = {-1, NULL};
+    cc_lock lock = {-1, NULL, 0};
     char *state = NULL;
     cudnnctl_err rc = cc_env_detect(ctx, in, &det, &owned);
     if (rc != CUDNNCTL_E_OK)
@@ -259,7 +259,7 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
     /* installs flip PREFIX/current too: one of us at a time */
     if (!(state = cc_state_dir(ctx)))
         goto oom;
-    if ((rc = cc_lock_acquire(ctx, state, &lock)) != CUDNNCTL_E_OK)
+    if ((rc = cc_lock_acquire(ctx, state, "use", &lock)) != CUDNNCTL_E_OK)
         goto out;
     if ((rc = cudnnctl_cuda_link_info(ctx, &info)) != CUDNNCTL_E_OK)
         goto out;

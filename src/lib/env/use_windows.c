@@ -15,7 +15,7 @@ cudnnctl_err cc_use_windows(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, co
     const cudnnctl_detect_result *det = NULL;
     cudnnctl_detect_result *owned = NULL;
     cudnnctl_use_result *r = NULL;
-    cc_lock lock = {-1, NULL};
+    cc_lock lock = {-1, NULL, 0};
     char *state = NULL, *prev = NULL;
     cJSON *changes = NULL;
     int system = (flags & CUDNNCTL_USE_SYSTEM) != 0, n = 0, type = 0;
@@ -37,7 +37,7 @@ cudnnctl_err cc_use_windows(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, co
     /* installs write the same values: one of us at a time */
     if (!(state = cc_state_dir(ctx)))
         goto oom;
-    if ((rc = cc_lock_acquire(ctx, state, &lock)) != CUDNNCTL_E_OK)
+    if ((rc = cc_lock_acquire(ctx, state, "use", &lock)) != CUDNNCTL_E_OK)
         goto out;
     if (cc_host_reg_get(ctx, key, "CUDA_PATH", &prev, &type) == 0 && prev)
         r->previous = cc_strdup(prev);

@@ -237,6 +237,8 @@ static cudnnctl_err copy_data(pass *p, struct archive *a, const char *name, int6
         }
         pos += len;
         p->bytes += len;
+        if ((rc = cc_cancel_check(p->ctx, "the extraction")) != CUDNNCTL_E_OK)
+            goto out;
         if (p->bytes > MAX_TOTAL_BYTES) {
             rc = CC_ERR(p->ctx, CUDNNCTL_E_UNSAFE_ARCHIVE,
                         "unsafe archive entry '%s': the archive expands to more than 64 GiB "
@@ -354,6 +356,8 @@ static cudnnctl_err run_pass(pass *p)
     while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
         if (r == ARCHIVE_WARN)
             cc_log(p->ctx, CUDNNCTL_LOG_WARN, "extract: %s", archive_error_string(a));
+        if ((rc = cc_cancel_check(p->ctx, "the extraction")) != CUDNNCTL_E_OK)
+            goto out;
         if (index == 0)
             p->is_zip = (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP;
         cc_xentry e = {

@@ -121,6 +121,15 @@ void cc_cache_entry_close(cudnnctl_ctx *ctx, cc_cache_entry *e)
     e->lock_fd = -1;
 }
 
+void cc_cache_drop_record(cudnnctl_ctx *ctx, const char *part)
+{
+    char *rec = part ? cc_asprintf("%s.prefix", part) : NULL;
+    cc_pf_stat_t st;
+    if (rec && cc_pf_lstat(rec, &st) == 0 && st.exists)
+        (void)cc_sys_unlink(ctx, rec);
+    free(rec);
+}
+
 cudnnctl_err cc_cache_commit(cudnnctl_ctx *ctx, cc_cache_entry *e, const char *actual_hex,
                              char **blob_out)
 {
@@ -137,6 +146,7 @@ cudnnctl_err cc_cache_commit(cudnnctl_ctx *ctx, cc_cache_entry *e, const char *a
     }
     /* No fsync of the file or the dir: a blob torn by a crash fails the re-hash on its next use
      * and is quarantined; syncing made ext4 write out the whole file (0.5 s per 300 MB). */
+    cc_cache_drop_record(ctx, e->part);
     *blob_out = blob;
     return CUDNNCTL_E_OK;
 }
@@ -165,6 +175,7 @@ cudnnctl_err cc_cache_quarantine(cudnnctl_ctx *ctx, const char *path, const char
                     qdir, cc_pf_last_error_text());
     } else {
         cc_pf_fsync_dir(qdir);
+        cc_cache_drop_record(ctx, path);
         *qpath = dst;
         dst = NULL;
     }

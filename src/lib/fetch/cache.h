@@ -21,6 +21,9 @@ typedef struct {
 cudnnctl_err cc_cache_entry_open(cudnnctl_ctx *ctx, const char *sha256_hex, cc_cache_entry *e);
 void cc_cache_entry_close(cudnnctl_ctx *ctx, cc_cache_entry *e);
 
+/* Remove PART.prefix, the part's prefix record (fetch.c), if there is one. */
+void cc_cache_drop_record(cudnnctl_ctx *ctx, const char *part);
+
 /* Move a verified part to blobs/sha256/<actual_hex> (fsync'd); *blob_out gets its path. */
 cudnnctl_err cc_cache_commit(cudnnctl_ctx *ctx, cc_cache_entry *e, const char *actual_hex,
                              char **blob_out);

@@ -1,12 +1,15 @@
-/* fetch.c: the download producer thread: re-hash a resumable .part, then GET the rest through
- * the transport with bounded retries and exponential back-off, checking the announced size
- * before the body, hashing and writing the cache part, and handing bytes to the consumer. */
+/* fetch.c: the download producer thread: check a resumable .part against its prefix record and
+ * re-hash it, then GET the rest through the transport with bounded retries and exponential
+ * back-off, checking the announced size before the body, hashing and writing the cache part,
+ * and handing bytes to the consumer. A download refused for its content discards its part. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fetch_ranges.h"
 
 #define MIB (1024u * 1024u)
+#define RECORD_EVERY (8u * MIB) /* the prefix record is rewritten after this many new bytes */
 
 typedef struct {
     cc_source *s;
@@ -14,7 +17,88 @@ typedef struct {
     uint64_t have; /* bytes hashed, written and delivered */
     uint64_t skip; /* body bytes to drop (server ignored our Range) */
     const char *url;
+    int discard;          /* refused for its content: the part must not be resumed */
+    uint64_t recorded_at; /* `have` when the prefix record was last written */
 } dl;
+
+/* ---- the part's prefix record: PART.prefix = "<length> <SHA-256 of the first length bytes>".
+ * A part is resumed only up to a length whose digest its bytes still have; without a record
+ * (a crash before the first one, an old cache) or with a wrong one it starts again. */
+
+static char *record_path(const cc_source *s)
+{
+    return cc_asprintf("%s.prefix", s->path);
+}
+
+static void write_record(dl *d)
+{
+    cc_source *s = d->s;
+    char hex[65], *path = record_path(s), *text = NULL;
+    if (path && cc_sha256_peek_hex(s->sha, hex) == 0 &&
+        (text = cc_asprintf("%llu %s\n", (unsigned long long)d->have, hex)) != NULL) {
+        /* not synced: a torn record fails to parse and the part starts again, never worse */
+        cc_pf_fd fd = cc_sys_open(s->ctx, path, CC_PF_O_WRONLY | CC_PF_O_CREAT, 0644);
+        if (fd >= 0) {
+            if (cc_pf_truncate(fd, 0) == 0)
+                (void)cc_sys_write_all(s->ctx, fd, text, strlen(text));
+            cc_sys_close(s->ctx, fd);
+        }
+        d->recorded_at = d->have;
+    }
+    free(text);
+    free(path);
+}
+
+/* The length of the part's prefix that matches its record (0: none can be trusted). */
+static uint64_t trusted_prefix(cc_source *s, uint64_t part_size)
+{
+    char *path = record_path(s), *text = NULL, hex[65];
+    unsigned long long len = 0;
+    char want[65] = {0};
+    uint64_t ok = 0;
+    if (path && cc_sys_read_file(s->ctx, path, 256, &text, NULL) == 0 &&
+        sscanf(text, "%llu %64s", &len, want) == 2 && len > 0 && len <= part_size &&
+        cc_sha256_is_hex(want)) {
+        cc_sha256 *h = cc_sha256_new();
+        unsigned char *buf = malloc(64 * 1024);
+        cc_pf_fd in = cc_sys_open(s->ctx, s->path, CC_PF_O_RDONLY, 0);
+        uint64_t got = 0;
+        long long n = 0;
+        while (h && buf && in >= 0 && got < len &&
+               (n = cc_sys_read(s->ctx, in, buf,
+                                len - got < 65536 ? (size_t)(len - got) : 65536)) > 0) {
+            cc_sha256_update(h, buf, (size_t)n);
+            got += (uint64_t)n;
+        }
+        if (got == len && h && cc_sha256_final_hex(h, hex) == 0 && strcmp(hex, want) == 0)
+            ok = len;
+        if (in >= 0)
+            cc_sys_close(s->ctx, in);
+        free(buf);
+        cc_sha256_free(h);
+    }
+    cc_clear_error(s->ctx);
+    free(text);
+    free(path);
+    return ok;
+}
+
+/* Drop the part and its record (a download refused for its content). */
+static void discard_part(dl *d)
+{
+    cc_source *s = d->s;
+    char *rec = record_path(s);
+    if (d->fd >= 0) {
+        cc_sys_close(s->ctx, d->fd);
+        d->fd = -1;
+    }
+    if (s->cache.resumable) {
+        cc_sys_unlink(s->ctx, s->path);
+        if (rec)
+            cc_sys_unlink(s->ctx, rec);
+    }
+    free(rec);
+}
 
 static cudnnctl_err on_head(void *user, const cc_transport_head *h, char **why)
 {
@@ -26,6 +110,7 @@ static cudnnctl_err on_head(void *user, const cc_transport_head *h, char **why)
                            "server mishandles ranges — delete %s and run again",
                            h->final_url, (unsigned long long)start, (unsigned long long)d->have,
                            s->path);
+        d->discard = 1;
         return CUDNNCTL_E_NETWORK;
     }
     d->skip = d->have - start;
@@ -35,6 +120,7 @@ static cudnnctl_err on_head(void *user, const cc_transport_head *h, char **why)
                            "not downloading it. The mirror may hold a different build: check it, "
                            "or refresh the manifest (--manifest URL)",
                            h->final_url, (long long)full, (unsigned long long)s->expected_size);
+        d->discard = 1;
         return CUDNNCTL_E_SIZE_MISMATCH;
     }
     return CUDNNCTL_E_OK;
@@ -57,6 +143,7 @@ static cudnnctl_err on_data(void *user, const void *data, size_t len, char **why
         *why = cc_asprintf("%s sent more than the %llu bytes the manifest announces; the mirror "
                            "may hold a different build: check it, or refresh the manifest",
                            d->url, (unsigned long long)s->expected_size);
+        d->discard = 1;
         return CUDNNCTL_E_SIZE_MISMATCH;
     }
     if (cc_sys_write_all(s->ctx, d->fd, p, len) != 0) {
@@ -68,6 +155,8 @@ static cudnnctl_err on_data(void *user, const void *data, size_t len, char **why
         return CUDNNCTL_E_INTERRUPTED;
     }
     d->have += len;
+    if (s->cache.resumable && d->have - d->recorded_at >= RECORD_EVERY)
+        write_record(d);
     return CUDNNCTL_E_OK;
 }
 
@@ -123,8 +212,16 @@ static cudnnctl_err open_part(dl *d, uint64_t *reuse, char **why)
     /* without a known size a complete part could not be told from a partial one (the server
      * would answer 416), so only sized downloads resume across runs */
     if (s->cache.resumable && s->expected_size && cc_pf_stat(s->path, &st) == 0 && st.exists &&
-        st.is_reg && st.size <= s->expected_size)
-        *reuse = st.size;
+        st.is_reg && st.size <= s->expected_size) {
+        *reuse = trusted_prefix(s, st.size);
+        if (*reuse < st.size)
+            cc_src_push_event(s, CUDNNCTL_EV_STEP,
+                              cc_asprintf("the partial download %s: %llu of its %llu bytes "
+                                          "match its prefix record; the rest is downloaded "
+                                          "again",
+                                          s->path, (unsigned long long)*reuse,
+                                          (unsigned long long)st.size));
+    }
     d->fd = cc_sys_open(s->ctx, s->path, CC_PF_O_WRONLY | CC_PF_O_CREAT, 0644);
     /* truncate only a part that has bytes we cannot use: on ext4 a truncated-then-rewritten
      * file is flushed at close (auto_da_alloc), which cost 0.7 s for 300 MB */
@@ -227,7 +324,7 @@ static void finish(cc_source *s, dl *dd, cudnnctl_err rc, char *why);
 void cc_fetch_thread(void *arg)
 {
     cc_source *s = arg;
-    dl d = {s, -1, 0, 0, s->url};
+    dl d = {s, -1, 0, 0, s->url, 0, 0};
     char *why = NULL;
     uint64_t reuse = 0;
     cudnnctl_err rc = CUDNNCTL_E_OK;
@@ -259,6 +356,7 @@ void cc_fetch_thread(void *arg)
                           cc_asprintf("resuming the download of %s after %llu bytes", s->url,
                                       (unsigned long long)reuse));
         rc = replay_part(&d, reuse, &why);
+        d.recorded_at = reuse;
     }
     if (rc == CUDNNCTL_E_OK && !(s->expected_size && d.have == s->expected_size))
         rc = transfer(&d, &why);
@@ -271,6 +369,10 @@ static void finish(cc_source *s, dl *dd, cudnnctl_err rc, char *why)
     dl d = *dd;
     /* No fsync of the cache file: a blob is re-hashed on every hit, so one torn by a crash is
      * caught and quarantined, and syncing 300+ MB would cost seconds on every download. */
+    if (d.discard)
+        discard_part(&d); /* refused for its content: nothing of it may be resumed */
+    else if (s->cache.resumable && d.have > d.recorded_at)
+        write_record(&d);
     if (d.fd >= 0)
         cc_sys_close(s->ctx, d.fd);
     if (rc == CUDNNCTL_E_OK && cc_sha256_final_hex(s->sha, s->hex) != 0) {
@@ -278,7 +380,7 @@ static void finish(cc_source *s, dl *dd, cudnnctl_err rc, char *why)
         why = cc_strdup("SHA-256 finalisation failed");
     }
     if (rc != CUDNNCTL_E_OK) {
-        if (d.have > 0 && s->cache.resumable && rc != CUDNNCTL_E_SIZE_MISMATCH) {
+        if (d.have > 0 && s->cache.resumable && !d.discard) {
             char *t =
                 cc_asprintf("%s; the %llu bytes already downloaded are kept in %s and the "
                             "next run resumes from there",

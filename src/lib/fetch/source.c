@@ -213,6 +213,11 @@ static long long source_read(cc_source *s, void *buf, size_t len, int discard)
     if (len == 0)
         return 0;
     for (;;) {
+        if (cc_cancel_requested(s->ctx)) {
+            s->failed = 1;
+            s->perr = cc_cancel_check(s->ctx, "the download");
+            return -1;
+        }
         uint64_t off = 0, avail = 0;
         long long n = cc_ring_read_ex(s->ring, buf, len, &off, &avail);
         emit_pending(s);

@@ -52,6 +52,8 @@ void cc_src_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned)
 
 int cc_src_deliver(cc_source *s, const void *data, size_t len)
 {
+    if (cc_cancel_requested(s->ctx))
+        return -1; /* the consumer sees the cancel too and stops */
     if (cc_sha256_update(s->sha, data, len) != 0)
         return -1;
     s->produced += len;

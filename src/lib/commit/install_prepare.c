@@ -1,0 +1,336 @@
+/* install_prepare.c: the prepare half of an install (cudnnctl_install_prepare), along the old
+ * pipeline's own sections: plan and source → lock, recovery, "already installed?" → checks →
+ * staging → fetch + verify + extract → links in staging → the commit planned and the receipt
+ * written out (not yet placed). Nothing here changes what a reader of the target sees. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "install_internal.h"
+#include "journal.h"
+#include "links.h"
+#include "owners.h"
+#include "receipt.h"
+
+#define STEP(h, ...) cc_install_step(ctx, &(h)->steps, cc_asprintf(__VA_ARGS__))
+
+/* ---- plan and source (writes nothing) ---- */
+static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
+                              const cudnnctl_detect_result *det, cudnnctl_install_handle *h)
+{
+    cudnnctl_install_result *res = h->res;
+    cc_source_choice *ch = &h->ch;
+    cudnnctl_err rc = cc_install_choose(ctx, cat, det, &h->opts, ch, &h->warnings);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    const cudnnctl_plan *p = ch->plan;
+    res->cudnn_version = cc_strdup(ch->cudnn_version);
+    res->cuda_variant = cc_strdup(ch->cuda_variant);
+    res->platform = cc_strdup(ch->platform);
+    res->archive.relative_path = cc_strdup(ch->relative_path);
+    res->archive.url = strstr(ch->url, "://") ? cc_strdup(ch->url) : cc_unrooted(ctx, ch->url);
+    res->archive.sha256 = ch->sha256 ? cc_strdup(ch->sha256) : NULL;
+    res->archive.size = ch->size;
+    res->archive.in_catalog = ch->in_catalog;
+    res->archive.manifest = ch->manifest ? cc_strdup(ch->manifest) : NULL;
+    res->mode = p->mode;
+    if ((rc = cc_install_dest(ctx, p, ch, &h->dest, &h->target_shown)) != CUDNNCTL_E_OK)
+        return rc;
+    res->target_path = cc_strdup(h->target_shown);
+    res->install_dir = cc_unrooted(ctx, h->dest.install_dir);
+    res->lib_dir = cc_unrooted(ctx, h->dest.lib_dir);
+    res->include_dir = cc_unrooted(ctx, h->dest.include_dir);
+    res->bin_dir = p->bin_dir || strcmp(ch->platform, "windows-x86_64") == 0
+                       ? cc_unrooted(ctx, h->dest.bin_dir)
+                       : NULL;
+    STEP(h, "plan: cuDNN %s for CUDA %s (%s)%s%s", ch->cudnn_version, ch->cuda_variant,
+         ch->platform, p->reason ? ": " : "", p->reason ? p->reason : "");
+    STEP(h, "source: %s (%s)", res->archive.url ? res->archive.url : ch->url,
+         ch->sha256 ? "SHA-256 checked while it streams" : "NOT VERIFIED");
+    if (h->opts.dry_run) {
+        for (size_t i = 0; i < p->n_warnings; i++)
+            cc_strv_push(&h->warnings, p->warnings[i]);
+        STEP(h,
+             "would extract into a staging dir next to %s, commit through a journal, fix the .so "
+             "links, write a receipt",
+             res->install_dir);
+        res->result = CUDNNCTL_INSTALL_DRY_RUN;
+        /* step 5 of a real run, read only (no lock, no recovery): the same install already
+         * there -> "unchanged", so a check mode (Ansible --check) predicts no change */
+        char *state = h->opts.force ? NULL : cc_state_dir(ctx);
+        const cc_receipt *same =
+            state && cc_receipts_load(ctx, state, &h->rs) == CUDNNCTL_E_OK
+                ? cc_install_already(ctx, &h->rs, ch, h->dest.mode, h->target_shown,
+                                     res->install_dir)
+                : NULL;
+        free(state);
+        if (same) {
+            res->result = CUDNNCTL_INSTALL_UNCHANGED;
+            res->receipt_id = cc_strdup(same->id);
+            STEP(h, "unchanged: cuDNN %s (same SHA-256) is already installed in %s (receipt %s); "
+                    "--force reinstalls",
+                 ch->cudnn_version, res->install_dir, same->id);
+        }
+    }
+    return CUDNNCTL_E_OK;
+}
+
+/* ---- lock, recovery, already installed? (*done: nothing left to do) ---- */
+static cudnnctl_err prep_state(cudnnctl_ctx *ctx, cudnnctl_install_handle *h, int *done)
+{
+    cudnnctl_install_result *res = h->res;
+    const char *recovered = NULL;
+    cudnnctl_err rc;
+    *done = 0;
+    if (!(h->state = cc_state_dir(ctx)))
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if ((rc = cc_lock_acquire(ctx, h->state, "install", &h->lock)) != CUDNNCTL_E_OK ||
+        (rc = cc_lock_target(ctx, h->dest.target, "install", &h->tlock)) != CUDNNCTL_E_OK)
+        return rc;
+    if ((rc = cc_txn_recover(ctx, h->state, &recovered, NULL)) != CUDNNCTL_E_OK)
+        return rc;
+    if (recovered) {
+        res->recovered = cc_strdup(recovered);
+        cc_strv_push_own(&h->warnings,
+                         cc_asprintf("an interrupted cudnnctl run was found and %s",
+                                     strcmp(recovered, "finished") == 0 ? "finished"
+                                                                        : "rolled back"));
+    }
+    if ((rc = cc_receipts_load(ctx, h->state, &h->rs)) != CUDNNCTL_E_OK || h->opts.force)
+        return rc;
+    const cc_receipt *same = cc_install_already(ctx, &h->rs, &h->ch, h->dest.mode,
+                                                h->target_shown, res->install_dir);
+    if (!same)
+        return CUDNNCTL_E_OK;
+    if (cc_ask(ctx, CUDNNCTL_Q_REINSTALL, 0,
+               "cuDNN %s (same SHA-256) is already installed in %s (receipt %s): reinstall it?",
+               h->ch.cudnn_version, res->install_dir, same->id))
+        return CUDNNCTL_E_OK;
+    int flipped = 0;
+    if (h->dest.mode == CUDNNCTL_TARGET_PREFIX &&
+        (rc = cc_switch_current(ctx, h->state, h->dest.current,
+                                cc_path_base(h->dest.install_dir), &flipped, &h->steps)) !=
+            CUDNNCTL_E_OK)
+        return rc;
+    /* nothing was downloaded or hashed now: say when it was */
+    res->result = flipped ? CUDNNCTL_INSTALL_SWITCHED : CUDNNCTL_INSTALL_UNCHANGED;
+    res->receipt_id = cc_strdup(same->id);
+    res->receipt_path = cc_unrooted(ctx, same->file);
+    res->archive.verified = same->archive.verified;
+    res->verified_at = same->installed_at ? cc_strdup(same->installed_at) : NULL;
+    STEP(h,
+         "%s: cuDNN %s (same SHA-256) is already installed in %s (receipt %s, verified at "
+         "install %s); --force reinstalls",
+         flipped ? "switched" : "unchanged", h->ch.cudnn_version, res->install_dir, same->id,
+         same->installed_at ? same->installed_at : "?");
+    *done = 1;
+    return CUDNNCTL_E_OK;
+}
+
+/* ---- checks before anything is written, then the transaction's staging dir ---- */
+static cudnnctl_err prep_staging(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
+{
+    cudnnctl_err rc;
+    cc_dest *d = &h->dest;
+    if (d->mode == CUDNNCTL_TARGET_CUDA_TREE && cc_tx_kind(d->target) != CC_OBJ_DIR)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
+                   "no CUDA tree at %s: install the toolkit first, name another with "
+                   "--cuda-home DIR, or install into a prefix with --prefix DIR",
+                   h->target_shown);
+    if ((rc = cc_install_space_check(ctx, d->target, h->ch.size)) != CUDNNCTL_E_OK)
+        return rc;
+    if ((rc = cc_txn_new(ctx, h->state, "install", &h->txn)) != CUDNNCTL_E_OK)
+        return rc;
+    char *sname = cc_asprintf(
+        d->mode == CUDNNCTL_TARGET_PREFIX ? ".staging-%s" : ".cudnnctl-staging-%s", h->txn->id);
+    h->staging = sname ? cc_path_join(d->target, sname) : NULL;
+    free(sname);
+    h->rec.seq = cc_receipts_next_seq(&h->rs, h->state);
+    h->rec.id = cc_asprintf("%06ld", h->rec.seq);
+    h->txn->staging = h->staging ? cc_strdup(h->staging) : NULL;
+    if (!h->staging || !h->rec.id || !h->txn->staging)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (d->mode == CUDNNCTL_TARGET_PREFIX &&
+        (rc = cc_commit_need_dir(ctx, h->txn, &h->rec, d->target)) != CUDNNCTL_E_OK)
+        return rc;
+    if ((rc = cc_txn_save(ctx, h->txn)) != CUDNNCTL_E_OK)
+        return rc;
+    for (size_t i = 0; i < h->txn->mkdirs.n; i++)
+        if (cc_tx_kind(h->txn->mkdirs.v[i]) != CC_OBJ_DIR &&
+            cc_sys_mkdir(ctx, h->txn->mkdirs.v[i], 0755) != 0)
+            return cc_install_perm_hint(ctx, CC_ERR_PF(ctx, "cannot create", h->txn->mkdirs.v[i]),
+                                        h->target_shown);
+    if (cc_sys_mkdir(ctx, h->staging, 0755) != 0)
+        return cc_install_perm_hint(
+            ctx, CC_ERR_PF(ctx, "cannot create the staging dir", h->staging), h->target_shown);
+    return CUDNNCTL_E_OK;
+}
+
+/* ---- fetch → verify → extract, then the link chain and the SONAMEs, in staging ---- */
+static cudnnctl_err prep_populate(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
+{
+    cudnnctl_install_result *res = h->res;
+    cudnnctl_err rc;
+    STEP(h, "fetch + extract: %s", h->ch.file_name);
+    if ((rc = h->populate(ctx, h->user, &h->ch, h->staging, &h->st, h->digest, &h->got_size)) !=
+        CUDNNCTL_E_OK)
+        return rc;
+    if ((rc = cc_cancel_check(ctx, "the extraction")) != CUDNNCTL_E_OK)
+        return rc;
+    res->archive.verified = h->ch.sha256 != NULL;
+    free(res->archive.sha256);
+    res->archive.sha256 = cc_strdup(h->digest);
+    res->archive.size = h->got_size;
+    STEP(h, "verify: sha256 %s, %llu bytes%s", h->digest, (unsigned long long)h->got_size,
+         h->ch.sha256 ? " (matches)" : " (NOT checked against anything)");
+    char *slib = cc_path_join(h->staging, "lib");
+    cc_strv made = {0};
+    rc = slib ? cc_links_fix(ctx, slib, &made) : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    free(slib);
+    if (rc == CUDNNCTL_E_OK && made.n)
+        STEP(h, "links: %zu made or fixed in staging", made.n);
+    cc_strv_free(&made);
+    if (rc != CUDNNCTL_E_OK || (rc = cc_tree_scan(ctx, h->staging, &h->st, &h->tree)) != 0)
+        return rc;
+    char *sl = cc_path_join(h->staging, "lib"), *sb = cc_path_join(h->staging, "bin");
+    int major = cc_links_major(sl, sb);
+    free(sl);
+    free(sb);
+    if (major < 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_BAD_LAYOUT,
+                   "%s holds no cuDNN library (no lib/libcudnn*.so* or bin/cudnn*.dll): not a "
+                   "cuDNN archive",
+                   h->ch.file_name);
+    return CUDNNCTL_E_OK;
+}
+
+/* The receipt's header: what is installed, from where, into what. */
+static cudnnctl_err prep_receipt_head(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
+{
+    cc_receipt *rec = &h->rec;
+    const cc_source_choice *ch = &h->ch;
+    rec->installed_at = cc_now_iso();
+    rec->tool_version = cc_strdup(CUDNNCTL_VERSION_STRING);
+    rec->cudnn_version = cc_strdup(ch->cudnn_version);
+    rec->cuda_variant = cc_strdup(ch->cuda_variant);
+    rec->platform = cc_strdup(ch->platform);
+    rec->archive.relative_path = cc_strdup(ch->relative_path);
+    rec->archive.url = cc_strdup(h->res->archive.url);
+    rec->archive.sha256 = cc_strdup(h->digest);
+    rec->archive.size = h->got_size;
+    rec->archive.verified = ch->sha256 != NULL;
+    rec->archive.in_catalog = ch->in_catalog;
+    rec->archive.manifest = ch->manifest ? cc_strdup(ch->manifest) : NULL;
+    rec->archive.manifest_sha256 = ch->manifest_sha256 ? cc_strdup(ch->manifest_sha256) : NULL;
+    rec->mode = h->dest.mode;
+    rec->target_path = cc_strdup(h->target_shown);
+    rec->install_dir = cc_unrooted(ctx, h->dest.install_dir);
+    rec->lib_dir = cc_unrooted(ctx, h->dest.lib_dir);
+    rec->include_dir = cc_unrooted(ctx, h->dest.include_dir);
+    rec->bin_dir = h->res->bin_dir ? cc_strdup(h->res->bin_dir) : NULL;
+    rec->doc_dir = cc_unrooted(ctx, h->dest.doc_dir);
+    rec->target_id = cc_target_identity(h->dest.target); /* made by now in prefix mode too */
+    h->env_on = !h->opts.no_env && cc_host_is_windows(ctx);
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    if (h->env_on) /* the registry changes go into the receipt before the commit, made after */
+        rc = cc_install_wire_env(ctx, &h->opts, ch->plan, &h->dest, 1, &rec->env_json, NULL);
+    else
+        rec->env_json = cc_strdup("[]");
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    char *rname = cc_asprintf("receipts/%s.json", rec->id);
+    rec->file = rname ? cc_path_join(h->state, rname) : NULL;
+    free(rname);
+    if (!rec->installed_at || !rec->cudnn_version || !rec->target_path || !rec->install_dir ||
+        !rec->file || !rec->env_json)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    return CUDNNCTL_E_OK;
+}
+
+/* ---- plan the commit (conflicts found here, before the live tree is touched) ---- */
+static cudnnctl_err prep_commit_plan(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
+{
+    cudnnctl_err rc = prep_receipt_head(ctx, h);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    cc_commit_in in = {h->staging, &h->tree, h->state, &h->rs, h->opts.force, &h->warnings};
+    rc = h->dest.mode == CUDNNCTL_TARGET_PREFIX
+             ? cc_commit_prefix_plan(ctx, h->txn, &h->dest, &in, &h->rec)
+             : cc_commit_tree_plan(ctx, h->txn, &h->dest, &in, &h->rec);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    char *rjson = NULL;
+    if ((rc = cc_receipt_to_json(ctx, &h->rec, &rjson)) != CUDNNCTL_E_OK)
+        return rc;
+    h->txn->receipt_json = rjson;
+    h->txn->receipt_path = cc_strdup(h->rec.file);
+    /* the target's ledger gets this install's line with the receipt, after the commit point */
+    h->txn->owners_path = cc_owners_ledger(h->dest.target);
+    h->txn->owners_line = cc_owners_line(h->state, h->rec.id);
+    h->txn->owners_add = 1;
+    return h->txn->receipt_path && h->txn->owners_path && h->txn->owners_line ? CUDNNCTL_E_OK
+                                : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+}
+
+static cudnnctl_err prep_all(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
+                             const cudnnctl_detect_result *det, cudnnctl_install_handle *h)
+{
+    int done = 0;
+    cudnnctl_err rc = prep_plan(ctx, cat, det, h);
+    if (rc != CUDNNCTL_E_OK || h->opts.dry_run)
+        return rc;
+    if ((rc = cc_cancel_check(ctx, "the plan")) != CUDNNCTL_E_OK ||
+        (rc = prep_state(ctx, h, &done)) != CUDNNCTL_E_OK || done)
+        return rc;
+    if ((rc = cc_cancel_check(ctx, "the preparation")) != CUDNNCTL_E_OK ||
+        (rc = prep_staging(ctx, h)) != CUDNNCTL_E_OK ||
+        (rc = prep_populate(ctx, h)) != CUDNNCTL_E_OK ||
+        (rc = cc_cancel_check(ctx, "the preparation")) != CUDNNCTL_E_OK ||
+        (rc = prep_commit_plan(ctx, h)) != CUDNNCTL_E_OK)
+        return rc;
+    h->pending = 1;
+    h->res->result = CUDNNCTL_INSTALL_PREPARED;
+    return CUDNNCTL_E_OK;
+}
+
+cudnnctl_err cc_install_prepare_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
+                                     const cudnnctl_detect_result *det,
+                                     const cudnnctl_install_opts *o, cc_populate_fn populate,
+                                     void *user, cudnnctl_install_handle **hp,
+                                     cudnnctl_install_result **out)
+{
+    *hp = NULL;
+    cudnnctl_install_handle *h = calloc(1, sizeof(*h));
+    cudnnctl_install_result *res = calloc(1, sizeof(*res));
+    *out = res;
+    if (!h || !res) {
+        free(h);
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    h->t0 = cc_pf_now_ms();
+    h->opts = *o;
+    h->populate = populate;
+    h->user = user;
+    h->lock.fd = h->tlock.fd = -1;
+    h->res = res;
+    res->result = CUDNNCTL_INSTALL_FAILED;
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    const cudnnctl_selection *sel = &o->selection;
+    if (!o->plan && det && det->platform && sel->platform && *sel->platform &&
+        strcmp(sel->platform, det->platform) != 0 && !(sel->prefix && *sel->prefix))
+        rc = CC_ERR(ctx, CUDNNCTL_E_USAGE,
+                    "installing for %s on this %s host needs --prefix DIR: no local CUDA toolkit "
+                    "is a target for another platform (`cudnnctl plan --platform %s --cuda M` "
+                    "shows the archive; copy the prefix to the %s machine afterwards)",
+                    sel->platform, det->platform, sel->platform, sel->platform);
+    if (rc == CUDNNCTL_E_OK)
+        rc = prep_all(ctx, cat, det, h);
+    if (rc != CUDNNCTL_E_OK) {
+        res->result = CUDNNCTL_INSTALL_FAILED;
+        res->error = rc;
+        cudnnctl_install_release(ctx, h);
+        return rc;
+    }
+    cc_install_publish(h);
+    *hp = h;
+    return CUDNNCTL_E_OK;
+}
