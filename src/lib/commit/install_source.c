@@ -67,7 +67,9 @@ int cc_archive_name_parse(const char *name, char **version, char **platform, cha
     *version = *platform = *cuda = NULL;
     if (!cc_str_starts(name, "cudnn-"))
         return -1;
-    const char *arch = strstr(name, "-archive.");
+    /* after "cudnn-": in "cudnn-archive.x" the '-' of the prefix is not the stem's end (found
+     * by fuzz_platform: a length of -1 copied) */
+    const char *arch = strstr(name + 6, "-archive.");
     if (arch) { /* cudnn-<platform>-<ver4>_cuda<M>-archive.<ext> (8.3 and later) */
         char *core = cc_strndup(name + 6, (size_t)(arch - name - 6));
         char *u = core ? strstr(core, "_cuda") : NULL;
