@@ -50,6 +50,13 @@ typedef struct {
     /** Windows: the machine environment (HKLM\...\Session Manager\Environment) instead of
      *  the user's (HKCU\Environment); needs an elevated process. */
     int system_env;
+    /** Cap on the archive's declared unpacked size in bytes (0: derived from the archive:
+     *  10x its compressed size, at least 256 MiB, at most 6 GiB; docs/security.md). */
+    uint64_t max_unpacked;
+    /** Install even when an added manifest gives an archive another SHA-256 or size than the
+     *  embedded NVIDIA catalog (a repack or tampering: refused by default, exit 3); recorded
+     *  in the receipt. */
+    int allow_manifest_override;
 } cudnnctl_install_opts;
 
 /** What an install did (also filled, as far as known, when it failed). */

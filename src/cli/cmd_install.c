@@ -119,6 +119,8 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     io.system_env = o->system_wide;
     io.force = o->force;
     io.dry_run = o->dry_run;
+    io.max_unpacked = o->max_unpacked;
+    io.allow_manifest_override = o->allow_manifest_override;
 
     cli_fault_arm(ctx);
     e = cudnnctl_install(ctx, cat, det, &io, &r);

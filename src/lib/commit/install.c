@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commit.h"
+#include "content_policy.h"
 #include "extract.h"
 #include "install_internal.h"
 #include "journal.h"
@@ -247,6 +248,11 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
     so.cacert = o->cacert;
     so.insecure_skip_verify = c->sha256 ? 0 : 1;
     so.use_cache = !o->no_cache;
+    /* into a CUDA tree only cuDNN's own files; bombs refused on their headers (extract.h) */
+    cc_extract_opts xo = {.name_hint = c->file_name, .archive_size = c->size,
+                          .max_unpacked = o->max_unpacked,
+                          .content = c->plan->mode == CUDNNCTL_TARGET_CUDA_TREE
+                                         ? CC_CONTENT_CUDA_TREE : CC_CONTENT_ANY};
     if ((rc = cc_source_open(ctx, &so, &src)) != CUDNNCTL_E_OK)
         return rc;
     if (ends_zip(c->file_name)) {
@@ -260,11 +266,14 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
             return rc;
         if (!path)
             CC_RET_ERR(ctx, CUDNNCTL_E_IO, "the downloaded zip has no path on disk");
-        rc = cc_extract_file(ctx, path, c->file_name, staging, st);
+        xo.path = path;
+        rc = cc_extract_ex(ctx, &xo, staging, st);
         free(path);
         return rc;
     }
-    rc = cc_extract(ctx, src, c->file_name, staging, st);
+    xo.read_fn = cc_extract_source_read;
+    xo.user = src;
+    rc = cc_extract_ex(ctx, &xo, staging, st);
     if (rc != CUDNNCTL_E_OK) {
         /* a damaged or tampered download shows first as a bad archive: the digest says which */
         if (c->sha256) {
