@@ -49,8 +49,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FZ_CHECK(cat && cudnnctl_catalog_add_json(ctx, cat, emb, elen, "embedded:seed") ==
                         CUDNNCTL_E_OK);
     size_t before = cudnnctl_catalog_count(cat);
-    if (cudnnctl_catalog_add_json(ctx, cat, (const char *)data, size, "fuzz") != CUDNNCTL_E_OK)
+    /* what the embedded side says, to check the trust scan against */
+    cc_archive_vec emb_v = {0};
+    FZ_CHECK(cc_manifest_parse(ctx, emb, elen, "embedded:seed", NULL, &emb_v) == CUDNNCTL_E_OK);
+    if (cudnnctl_catalog_add_json(ctx, cat, (const char *)data, size, "fuzz") != CUDNNCTL_E_OK) {
         FZ_CHECK(cudnnctl_catalog_count(cat) == before); /* nothing appended on failure */
+    } else {
+        /* manifest trust: any file name both know with another digest or size is a conflict */
+        cc_archive_vec fv = {0};
+        FZ_CHECK(cc_manifest_parse(ctx, (const char *)data, size, "fuzz", NULL, &fv) ==
+                 CUDNNCTL_E_OK);
+        int expect = 0;
+        for (size_t i = 0; i < fv.n; i++)
+            for (size_t k = 0; k < emb_v.n; k++)
+                if (strcmp(cc_path_base(fv.v[i].relative_path),
+                           cc_path_base(emb_v.v[k].relative_path)) == 0 &&
+                    (strcmp(fv.v[i].sha256, emb_v.v[k].sha256) != 0 ||
+                     fv.v[i].size != emb_v.v[k].size))
+                    expect = 1;
+        FZ_CHECK((cudnnctl_catalog_conflict_count(cat) > 0) == expect);
+        cc_archive_vec_free(&fv);
+    }
+    cc_archive_vec_free(&emb_v);
     for (size_t i = 0; i < cudnnctl_catalog_count(cat); i++) {
         const cudnnctl_archive *a = cudnnctl_catalog_get(cat, i);
         FZ_CHECK(cudnnctl_catalog_find_file(cat, a->relative_path) != NULL);

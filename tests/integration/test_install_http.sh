@@ -65,7 +65,7 @@ make_tree "$R"
 TREE=$R/usr/local/cuda-13.0
 snap "$TREE" > "$T/tree.before"
 "${C[@]}" --cache-dir "$T/c1" install "${SEL[@]}" --mirror "$U/" --cuda-home /usr/local/cuda-13.0 \
-  --no-ldconfig --json > "$T/t.json" || fail "install --cuda-home over HTTP"
+  --no-ldconfig --force --json > "$T/t.json" || fail "install --cuda-home over HTTP"
 json_assert "$T/t.json" 'd["result"] == "installed" and d["target"]["mode"] == "cuda-tree"'
 for s in libcudnn libcudnn_graph libcudnn_cnn; do
   [ "$(readlink "$TREE/lib/$s.so.9")" = "$s.so.9.19.0" ] || fail "tree: $s.so.9 link"

@@ -72,7 +72,8 @@ static void setup(torture *t, cudnnctl_target_mode mode)
     t->snap_before = target_snap(t);
     cudnnctl_ctx *ctx = fx_world_ctx(&t->w);
     cudnnctl_install_result *res = NULL;
-    assert_int_equal(fx_install(ctx, &t->w, &t->plan, 0, &res), CUDNNCTL_E_OK);
+    /* force: the fixture tree's foreign cuDNN */
+    assert_int_equal(fx_install(ctx, &t->w, &t->plan, 1, &res), CUDNNCTL_E_OK);
     cudnnctl_install_result_free(res);
     cudnnctl_ctx_free(ctx);
     t->snap_after = target_snap(t);
@@ -139,7 +140,7 @@ static void run_loop(torture *t, int sticky, int uninstall)
             cudnnctl_uninstall_result_free(ur);
         } else {
             cudnnctl_install_result *res = NULL;
-            e = fx_install(ctx, &t->w, &t->plan, 0, &res);
+            e = fx_install(ctx, &t->w, &t->plan, 1, &res);
             cudnnctl_install_result_free(res);
         }
         clean = cudnnctl_sys_calls(ctx) < n; /* the fault was never reached */

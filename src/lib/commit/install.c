@@ -541,6 +541,7 @@ cudnnctl_err cc_install_with(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     rec.archive.in_catalog = ch.in_catalog;
     rec.archive.manifest = ch.manifest ? cc_strdup(ch.manifest) : NULL;
     rec.archive.manifest_sha256 = ch.manifest_sha256 ? cc_strdup(ch.manifest_sha256) : NULL;
+    rec.archive.manifest_override = ch.manifest_override ? cc_strdup(ch.manifest_override) : NULL;
     rec.mode = dest.mode;
     rec.target_path = cc_strdup(target_shown);
     rec.install_dir = cc_unrooted(ctx, dest.install_dir);

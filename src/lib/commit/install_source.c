@@ -18,6 +18,7 @@ void cc_source_choice_free(cc_source_choice *c)
     free(c->sha256);
     free(c->manifest);
     free(c->manifest_sha256);
+    free(c->manifest_override);
     free(c->cudnn_version);
     free(c->cuda_variant);
     free(c->platform);
@@ -158,6 +159,37 @@ static void warn(cudnnctl_ctx *ctx, cc_strv *warnings, char *msg)
         free(msg);
 }
 
+/* Manifest trust (docs/security.md): an added manifest that contradicts the embedded NVIDIA
+ * catalog fails closed unless --allow-manifest-override; accepted, it is warned about (an event:
+ * -q does not hide it) and recorded in c->manifest_override for the receipt. */
+static cudnnctl_err manifest_trust(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
+                                   const cudnnctl_install_opts *o, cc_source_choice *c,
+                                   cc_strv *warnings)
+{
+    size_t n = cudnnctl_catalog_conflict_count(cat);
+    if (!n)
+        return CUDNNCTL_E_OK;
+    if (!o->allow_manifest_override)
+        CC_RET_ERR(ctx, CUDNNCTL_E_MANIFEST_CONFLICT,
+                   "%s%s. A manifest that contradicts NVIDIA's own is tampered with or describes "
+                   "repacked archives: nothing was installed. Use NVIDIA's manifest (or none), or "
+                   "install from this one knowingly with --allow-manifest-override (recorded in "
+                   "the receipt)",
+                   cudnnctl_catalog_conflict(cat, 0),
+                   n > 1 ? " (and more: see the warnings above)" : "");
+    cc_buf b = {0};
+    for (size_t i = 0; i < n; i++) {
+        const char *t = cudnnctl_catalog_conflict(cat, i);
+        warn(ctx, warnings, cc_asprintf("--allow-manifest-override: %s", t));
+        if (cc_buf_printf(&b, "%s%s", i ? "; " : "", t) != 0) {
+            cc_buf_free(&b);
+            CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        }
+    }
+    c->manifest_override = b.data;
+    return CUDNNCTL_E_OK;
+}
+
 cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
                                const cudnnctl_detect_result *det, const cudnnctl_install_opts *o,
                                cc_source_choice *c, cc_strv *warnings)
@@ -171,6 +203,8 @@ cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
         sel.mirror = o->mirror;
     if (o->sha256 && !cc_sha256_is_hex(o->sha256))
         CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "--sha256 takes 64 hex digits, not '%s'", o->sha256);
+    if ((rc = manifest_trust(ctx, cat, o, c, warnings)) != CUDNNCTL_E_OK)
+        return rc;
 
     if (o->archive) {
         c->file_name = url_base(o->archive);
