@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
+#include "content_policy.h"
 #include "extract.h"
 #include "extract_write.h"
 #include "hash.h"
@@ -193,11 +194,12 @@ static long long read_file(void *user, void *buf, size_t len)
 }
 
 enum { VIA_FILE, VIA_STREAM, VIA_STREAM_INLINE, VIA_FILE_INLINE };
+static int g_content; /* cc_content_mode every extraction here uses */
 
 static cudnnctl_err extract_via(cudnnctl_ctx *ctx, int via, const char *archive, const char *name,
                                 const char *staging, cc_staging *st)
 {
-    cc_extract_opts o = {.name_hint = name};
+    cc_extract_opts o = {.name_hint = name, .content = g_content};
     file_reader r = {.fd = -1, .ctx = ctx, .fail_after = -1, .max_chunk = 7777};
     o.no_writer_thread = via == VIA_STREAM_INLINE || via == VIA_FILE_INLINE;
     if (via == VIA_FILE || via == VIA_FILE_INLINE) {
@@ -359,6 +361,17 @@ static void eras_from_file(void **state)
 {
     (void)state;
     run_eras(VIA_FILE);
+}
+
+/* Every era's real layout (Linux tar and tgz, the Windows zips) passes the CUDA-tree content
+ * policy unchanged: the allowlist holds all of NVIDIA's files (content_policy.c). */
+static void eras_into_a_cuda_tree(void **state)
+{
+    (void)state;
+    g_content = CC_CONTENT_CUDA_TREE;
+    run_eras(VIA_FILE);
+    run_eras(VIA_STREAM);
+    g_content = CC_CONTENT_ANY;
 }
 
 static void eras_from_file_inline(void **state)
@@ -786,6 +799,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(eras_from_file),
         cmocka_unit_test(eras_from_file_inline),
+        cmocka_unit_test(eras_into_a_cuda_tree),
         cmocka_unit_test(eras_from_stream),
         cmocka_unit_test(eras_from_stream_inline),
         cmocka_unit_test(hostile_from_file),

@@ -253,6 +253,9 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
                           .max_unpacked = o->max_unpacked,
                           .content = c->plan->mode == CUDNNCTL_TARGET_CUDA_TREE
                                          ? CC_CONTENT_CUDA_TREE : CC_CONTENT_ANY};
+    cc_pf_stat_t ast; /* a local archive the catalog does not size: its size on disk */
+    if (!xo.archive_size && !strstr(c->url, "://") && cc_pf_stat(c->url, &ast) == 0 && ast.is_reg)
+        xo.archive_size = ast.size;
     if ((rc = cc_source_open(ctx, &so, &src)) != CUDNNCTL_E_OK)
         return rc;
     if (ends_zip(c->file_name)) {

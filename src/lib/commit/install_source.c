@@ -79,11 +79,14 @@ int cc_archive_name_parse(const char *name, char **version, char **platform, cha
             *u = '\0';
             dash = strrchr(core, '-');
         }
-        if (u && dash && dash != core && valid_version(dash + 1) && u[5]) {
+        /* the CUDA variant ends at a '-': a repack may tag its name ("_cuda13-local-repack") */
+        size_t vl = u ? strspn(u + 5, "0123456789.") : 0;
+        if (u && dash && dash != core && valid_version(dash + 1) && vl &&
+            (u[5 + vl] == '\0' || u[5 + vl] == '-')) {
             *dash = '\0';
             *version = cc_strdup(dash + 1);
             *platform = cc_strdup(core);
-            *cuda = cc_strdup(u + 5);
+            *cuda = cc_strndup(u + 5, vl);
         }
         free(core);
     } else { /* cudnn-<cuda X.Y>-<os>-<arch>-v<ver4>.tgz|.zip (8.2 and earlier) */

@@ -91,8 +91,10 @@ int cc_content_allowed(const char *staged, cc_xentry_type type, const char *link
 {
     *why = NULL;
     if (type == CC_XE_DIR) {
+        /* the three dirs themselves (whatever the platform: what lands in them is judged by
+         * name, so a bin/nvcc is refused as itself, not as its directory) */
         if (strcmp(staged, "include") == 0 || strcmp(staged, "lib") == 0 ||
-            (is_zip && strcmp(staged, "bin") == 0))
+            strcmp(staged, "bin") == 0)
             return 0;
         *why = "a directory that is not part of cuDNN's layout";
         return -1;

@@ -15,7 +15,7 @@ typedef enum {
  * symlink's target as staged, else NULL). is_zip: a Windows archive. Allowed in a CUDA tree:
  *   Linux (tar, every era): include/cudnn*.h, lib/libcudnn*.so[.N...], lib/libcudnn*.a, LICENSE
  *   Windows (zip):          include/cudnn*.h, bin/cudnn*.dll, lib/cudnn*.lib, LICENSE
- * and the directories include, lib, bin themselves; a symlink only when what it points at is
+ * and the directories include, lib and bin themselves; a symlink only when what it points at is
  * allowed too. (The layout already mapped cuda/lib64, targets/<arch>/lib, lib/x64 and bin/x64
  * onto lib and bin, and NVIDIA_SLA_cuDNN_Support.txt onto LICENSE.) 0 = allowed; -1 = refused
  * with *why (static text) naming the rule. */
