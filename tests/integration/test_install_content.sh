@@ -6,14 +6,13 @@
 #    refused (exit 4) naming the entry, the tree untouched; the same archive into a prefix keeps
 #    its own tree;
 #  - bombs refused before their bytes are written: a ~200-byte archive declaring a 100 GiB sparse
-#    file, 10 GiB of zeros (xz, ~1.5 MB), an archive over --max-unpacked, an entry larger than the
-#    staging filesystem's free space (a 64 MiB tmpfs), each exit 4 with its own message and
-#    nothing written; an entry whose data ends early is a truncated bad archive (exit 4).
+#    file, 10 GiB of zeros (xz, 2.5 MB), an archive over --max-unpacked, each exit 4 with its own
+#    message and nothing written; an entry whose data ends early is a truncated bad archive
+#    (exit 4). The free-space rule: test_install_freespace.sh.
 set -euo pipefail
 . "$SOURCE_DIR/tests/integration/install_lib.sh"
 T=$(mktemp -d)
-cleanup() { mountpoint -q "$T/small" 2>/dev/null && umount "$T/small"; rm -rf "$T"; }
-trap cleanup EXIT
+trap 'rm -rf "$T"' EXIT
 C=("$CUDNNCTL" --root "$T/root" --cache-dir "$T/cache")
 S="$T/root/srv"
 mkdir -p "$S"
@@ -147,25 +146,4 @@ expect_refused 4 "[Tt]runcated" "truncated entry" -- \
 grep -qi "write:\|unknown error" "$T/err" && { cat "$T/err"; fail "a truncated entry reported as a write error"; }
 nothing_written "truncated"
 
-# free space: a 64 MiB tmpfs as the prefix, an entry of 100 MiB (zeros: 15 KB of xz)
-mkdir -p "$T/small"
-if ! mount -t tmpfs -o size=64m tmpfs "$T/small" 2>/dev/null; then
-  echo "SKIP-PART: cannot mount a tmpfs here (not root): the free-space rule is checked in test_content_policy" >&2
-  echo "ok: content policy and bombs (free-space part skipped)"
-  exit 0
-fi
-A=$(variant space 'head -c 100M /dev/zero > lib/libcudnn_fat.so.9.19.0')
-mkdir -p "$T/root/small"
-mount --bind "$T/small" "$T/root/small"
-set +e
-"${C[@]}" install --prefix /small/p --archive "$A" --sha256 "$(sha256sum "$A" | cut -d' ' -f1)" \
-  --no-validate > "$T/out" 2> "$T/err"
-rc=$?
-set -e
-used=$(find "$T/small" -mindepth 1 -not -type d | wc -l)
-umount "$T/root/small"
-[ $rc -eq 4 ] || { cat "$T/err"; fail "an entry larger than the free space: exit $rc, want 4"; }
-grep -q "archive too large for the free space: entry '$(vtop space)/lib/libcudnn_fat.so.9.19.0'" "$T/err" \
-  || { cat "$T/err"; fail "the free-space refusal does not name the entry"; }
-[ "$used" -eq 0 ] || fail "the free-space refusal left $used files on the tmpfs"
-echo "ok: content policy and bombs"
+echo "ok: content policy and bombs (the free-space rule: test_install_freespace.sh)"
