@@ -434,13 +434,17 @@ static cudnnctl_err check_staging(cudnnctl_ctx *ctx, const char *dir, char **rea
     cc_pf_dir *d = cc_pf_opendir(dir);
     if (!d)
         return CC_ERR_PF(ctx, "cannot open the staging directory", dir);
-    const char *name = cc_pf_readdir(d);
+    const char *n = cc_pf_readdir(d);
+    char *name = n ? cc_strdup(n) : NULL; /* readdir's buffer goes with closedir (valgrind) */
     cc_pf_closedir(d);
-    if (name)
-        return CC_ERR(ctx, CUDNNCTL_E_EXISTS,
-                      "staging directory %s is not empty (it holds '%s'); remove its contents or "
-                      "use a new one",
-                      dir, name);
+    if (n) {
+        cudnnctl_err rc = CC_ERR(ctx, CUDNNCTL_E_EXISTS,
+                                 "staging directory %s is not empty (it holds '%s'); remove its "
+                                 "contents or use a new one",
+                                 dir, name ? name : "?");
+        free(name);
+        return rc;
+    }
     if (!(*real = cc_pf_realpath(dir)))
         return CC_ERR_PF(ctx, "cannot resolve the staging directory", dir);
     return CUDNNCTL_E_OK;
