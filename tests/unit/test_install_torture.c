@@ -149,9 +149,13 @@ static void run_loop(torture *t, int sticky, int uninstall)
             fail_msg("%s without a fault failed (%d)", what, e);
         if (sticky || e == CUDNNCTL_E_JOURNAL)
             recover(t);
-        else if (e != CUDNNCTL_E_OK && fx_exists(t->w.state) &&
-                 cc_tx_kind(cc_path_join(t->w.state, "journal.json")) != CC_OBJ_NONE)
-            fail_msg("%s, one fault at %lu: the run did not roll itself back", what, n);
+        else if (e != CUDNNCTL_E_OK && fx_exists(t->w.state)) {
+            char *j = cc_path_join(t->w.state, "journal.json"); /* (freed: the ASan stage) */
+            int left = cc_tx_kind(j) != CC_OBJ_NONE;
+            free(j);
+            if (left)
+                fail_msg("%s, one fault at %lu: the run did not roll itself back", what, n);
+        }
         int after = check_settled(t, n, what);
         seen_after |= after;
         seen_before |= !after;
