@@ -45,6 +45,12 @@ CUDNNCTL_API const cudnnctl_archive *cudnnctl_catalog_get(const cudnnctl_catalog
 CUDNNCTL_API const cudnnctl_archive *cudnnctl_catalog_find_file(const cudnnctl_catalog *cat,
                                                                 const char *file_name);
 CUDNNCTL_API void cudnnctl_catalog_free(cudnnctl_catalog *cat);
+/** Manifest trust: disagreements between an added manifest and the embedded NVIDIA catalog
+ *  about the SHA-256 or size of one archive file name, each a sentence with both values and
+ *  both sources (also sent as warning events when found). cudnnctl_install refuses a catalog
+ *  with any (CUDNNCTL_E_MANIFEST_CONFLICT, exit 3) unless allow_manifest_override is set. */
+CUDNNCTL_API size_t cudnnctl_catalog_conflict_count(const cudnnctl_catalog *cat);
+CUDNNCTL_API const char *cudnnctl_catalog_conflict(const cudnnctl_catalog *cat, size_t i);
 
 /** A filter over the catalog (the `available` command). NULL fields match everything. */
 typedef struct {

@@ -61,6 +61,13 @@ typedef struct {
      *  from the first connection's measured rate (1–8, archives from 16 MiB), 1 = one stream,
      *  N = N (at most 16). */
     unsigned connections;
+    /** Cap on the archive's declared unpacked size in bytes (0: derived from the archive:
+     *  10x its compressed size, at least 256 MiB, at most 6 GiB; docs/security.md). */
+    uint64_t max_unpacked;
+    /** Install even when an added manifest gives an archive another SHA-256 or size than the
+     *  embedded NVIDIA catalog (a repack or tampering: refused by default, exit 3); recorded
+     *  in the receipt. */
+    int allow_manifest_override;
 } cudnnctl_install_opts;
 
 /** The outcome of an install (cudnnctl_install_outcome_name gives its JSON string). */

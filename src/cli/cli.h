@@ -3,6 +3,7 @@
 #ifndef CC_CLI_H
 #define CC_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cudnnctl/cudnnctl.h"
@@ -19,6 +20,8 @@ typedef struct {
     const char *manifests[16];
     int n_manifests;
     int insecure_skip_verify;
+    int allow_manifest_override; /* install: a --manifest may contradict the embedded catalog */
+    uint64_t max_unpacked;       /* install: --max-unpacked (0: derived from the archive) */
     /* target */
     const char *cuda_home, *prefix;
     /* behaviour */

@@ -117,6 +117,8 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     io.validate = !o->no_validate;
     io.validate_device = o->device;
     io.validate_timeout_ms = o->timeout_s * 1000u;
+    io.max_unpacked = o->max_unpacked;
+    io.allow_manifest_override = o->allow_manifest_override;
 
     /* the two halves: nothing in the target changes until the commit */
     cudnnctl_install_handle *h = NULL;

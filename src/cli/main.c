@@ -9,11 +9,15 @@ int main(int argc, char **argv)
     const cli_command *cmd = NULL;
     argv = cudnnctl_host_args_utf8(argc, argv); /* Windows: UTF-8 from the wide command line */
     int rc = cli_parse(argc, argv, &o, &cmd);
-    if (rc >= 0)
+    if (rc >= 0) {
+        free(o.args);
         return rc;
+    }
     cudnnctl_ctx *ctx = NULL;
-    if (cudnnctl_ctx_new(&ctx) != CUDNNCTL_E_OK)
+    if (cudnnctl_ctx_new(&ctx) != CUDNNCTL_E_OK) {
+        free(o.args);
         return 1;
+    }
     cli_setup_output(&o, ctx);
     cudnnctl_set_lock_wait(ctx, o.lock_wait);
     if (o.root && cudnnctl_set_root(ctx, o.root) != CUDNNCTL_E_OK)
@@ -28,5 +32,6 @@ int main(int argc, char **argv)
     cli_progress_end();
     cli_config_free();
     cudnnctl_ctx_free(ctx);
+    free(o.args); /* the positional arguments (the ASan stage's leak check) */
     return rc;
 }

@@ -1,5 +1,6 @@
 /* opts.c: the one option table of the cudnnctl front end (global, selection, source, target). */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +11,7 @@ enum {
     O_CUDA, O_PLATFORM, O_FOR, O_ARCHIVE, O_MANIFEST, O_MIRROR, O_SHA256, O_CACERT, O_INSECURE,
     O_CUDA_HOME, O_PREFIX, O_DRY_RUN, O_NO_VALIDATE, O_FORCE, O_NO_LDCONFIG, O_ALL, O_VERSION,
     O_SHELL, O_LDPATH, O_REMOVE, O_SYSTEM, O_PERSIST, O_TO, O_DEVICE, O_TIMEOUT, O_DRIVER, O_HELP,
-    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV, O_ENV_OF, O_PYTHON, O_NO_LDPATH, O_DLL, O_WAIT
+    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV, O_ENV_OF, O_PYTHON, O_NO_LDPATH, O_DLL, O_WAIT, O_MAX_UNPACKED, O_ALLOW_MANIFEST_OVERRIDE
 };
 
 static const struct option longopts[] = {
@@ -34,6 +35,8 @@ static const struct option longopts[] = {
     {"sha256", required_argument, 0, O_SHA256},
     {"cacert", required_argument, 0, O_CACERT},
     {"insecure-skip-verify", no_argument, 0, O_INSECURE},
+    {"max-unpacked", required_argument, 0, O_MAX_UNPACKED},
+    {"allow-manifest-override", no_argument, 0, O_ALLOW_MANIFEST_OVERRIDE},
     {"cuda-home", required_argument, 0, O_CUDA_HOME},
     {"prefix", required_argument, 0, O_PREFIX},
     {"dry-run", no_argument, 0, O_DRY_RUN},
@@ -207,6 +210,30 @@ static int positional(int argc, char **argv, cli_opts *o, const cli_command **cm
     return -1;
 }
 
+/* "8G", "512M", "1048576" -> bytes (K/M/G/T binary); 0 ok, -1 not a size or 0. */
+static int cli_parse_size(const char *s, uint64_t *out)
+{
+    char *end = NULL;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!end || end == s || *s == '-')
+        return -1;
+    int shift = 0;
+    switch (*end) {
+    case '\0': break;
+    case 'K': case 'k': shift = 10; break;
+    case 'M': case 'm': shift = 20; break;
+    case 'G': case 'g': shift = 30; break;
+    case 'T': case 't': shift = 40; break;
+    default: return -1;
+    }
+    if (*end && end[1] && strcmp(end + 1, "iB") != 0 && strcmp(end + 1, "B") != 0)
+        return -1;
+    if (v == 0 || v > (UINT64_MAX >> shift))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
 /* Returns -1 to go on and run *cmd, else the exit code to end with. */
 int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
 {
@@ -279,6 +306,14 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
         case O_SHA256: o->sha256 = optarg; break;
         case O_CACERT: o->cacert = optarg; break;
         case O_INSECURE: o->insecure_skip_verify = 1; break;
+        case O_ALLOW_MANIFEST_OVERRIDE: o->allow_manifest_override = 1; break;
+        case O_MAX_UNPACKED:
+            if (cli_parse_size(optarg, &o->max_unpacked) != 0) {
+                fprintf(stderr, "cudnnctl: --max-unpacked takes a size: bytes or a number with "
+                                "K, M, G or T (binary units), e.g. 8G\n");
+                return 2;
+            }
+            break;
         case O_CUDA_HOME: o->cuda_home = optarg; break;
         case O_PREFIX: o->prefix = optarg; break;
         case O_DRY_RUN: o->dry_run = 1; break;

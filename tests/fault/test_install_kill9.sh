@@ -40,7 +40,7 @@ PIDS+=($!)
 for _ in $(seq 200); do [ -s "$T/port" ] && break; sleep 0.05; done
 [ -s "$T/port" ] || fail "httpd.py did not start"
 U="http://127.0.0.1:$(cat "$T/port")"
-make_tree "$R"
+make_tree "$R" clean
 C=("$CUDNNCTL" --root "$R" --no-progress)
 "${C[@]}" --cache-dir "$T/c0" install --prefix /opt/cudnn --archive "$B" \
   --sha256 "$(sha256sum "$B" | cut -c1-64)" --no-validate > /dev/null 2>&1 || fail "the prefix's first install"
@@ -55,7 +55,7 @@ manifest() {
 dir_of() { [ "$1" = tree ] && echo "$R/usr/local/cuda-13.0" || echo "$R/opt/cudnn"; }
 tgt_of() { [ "$1" = tree ] && echo "--cuda-home /usr/local/cuda-13.0" || echo "--prefix /opt/cudnn"; }
 SRC_LOCAL=(--archive "/srv/$NAME" --sha256 "$SHA")
-SRC_HTTP=(--manifest /srv/manifest.json --cudnn "$VER" --cuda 13 --platform linux-x86_64)
+SRC_HTTP=(--manifest /srv/manifest.json --allow-manifest-override --cudnn "$VER" --cuda 13 --platform linux-x86_64)
 
 # old and new manifests of each mode, from clean runs (and the time a clean install takes)
 for m in tree prefix; do

@@ -48,9 +48,10 @@ make_archive() {
   echo "$out/$name.tar.xz"
 }
 
-# make_tree ROOT: a fake CUDA 13.0 toolkit under ROOT/usr/local/cuda-13.0 that already holds a
-# foreign wheel-style cuDNN (libcudnn.so.9 and libcudnn_adv.so.9 regular files, .so links, an
-# old cudnn.h), like the machines this project runs on.
+# make_tree ROOT [clean]: a fake CUDA 13.0 toolkit under ROOT/usr/local/cuda-13.0 that already
+# holds a foreign wheel-style cuDNN (libcudnn.so.9 and libcudnn_adv.so.9 regular files, .so
+# links, an old cudnn.h), like the machines this project runs on — replacing those needs --force
+# (files no receipt owns); with "clean", the toolkit alone.
 make_tree() {
   local t="$1/usr/local/cuda-13.0"
   mkdir -p "$t/include" "$t/lib" "$t/bin"
@@ -58,9 +59,10 @@ make_tree() {
   ln -s /usr/local/cuda-13.0 "$1/usr/local/cuda"
   printf '{"cuda": {"name": "CUDA SDK", "version": "13.0.88"}}\n' > "$t/version.json"
   printf '/* the toolkit header */\n' > "$t/include/cuda.h"
-  printf '/* an older cuDNN header that was here before */\n' > "$t/include/cudnn.h"
   elf_double "$t/lib/libcudart.so.13" libcudart.so.13
   ln -s libcudart.so.13 "$t/lib/libcudart.so"
+  [ "${2:-}" = clean ] && return 0
+  printf '/* an older cuDNN header that was here before */\n' > "$t/include/cudnn.h"
   elf_double "$t/lib/libcudnn.so.9" libcudnn.so.9
   elf_double "$t/lib/libcudnn_adv.so.9" libcudnn_adv.so.9
   ln -s libcudnn.so.9 "$t/lib/libcudnn.so"

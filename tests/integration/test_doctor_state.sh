@@ -24,7 +24,7 @@ STATE=$R/var/lib/cudnnctl
 
 install_it() {
     "$CUDNNCTL" --root "$R" --cache-dir "$T/cache" install --cuda-home /usr/local/cuda \
-        --archive "$A" --sha256 "$SHA" --no-validate --json "$@"
+        --archive "$A" --sha256 "$SHA" --no-validate --force --json "$@" # make_tree's foreign cuDNN
 }
 doctor() { # OUT WANT_RC [args]
     local out=$1 want=$2 rc=0

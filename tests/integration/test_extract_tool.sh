@@ -10,7 +10,11 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "test_extract_tool: $*" >&2; exit 1; }
 
 tool="$tmp/extract_tool"
-cc -O1 -I"$SOURCE_DIR/include" $(for d in "$SOURCE_DIR"/src/lib/*/; do printf -- "-I%s " "$d"; done) -I"$SOURCE_DIR/platform" \
+# the library's own compile flags (the asan preset builds it with -fsanitize=...: link the same)
+# shellcheck disable=SC2046
+cflags=$(sed -n 's/^CMAKE_C_FLAGS:STRING=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null || true)
+# shellcheck disable=SC2086
+cc -O1 $cflags -I"$SOURCE_DIR/include" $(for d in "$SOURCE_DIR"/src/lib/*/; do printf -- "-I%s " "$d"; done) -I"$SOURCE_DIR/platform" \
    "$SOURCE_DIR/bench/extract_tool.c" "$BUILD_DIR/libcudnnctl.a" \
    $(pkg-config --libs libarchive libcurl libcrypto libcjson) -lpthread -ldl -o "$tool" \
    || fail "cannot build the extract tool"

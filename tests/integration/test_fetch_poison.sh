@@ -34,7 +34,7 @@ PIDS+=($!)
 for _ in $(seq 200); do [ -s "$T/port" ] && break; sleep 0.05; done
 [ -s "$T/port" ] || fail "httpd.py did not start"
 U="http://127.0.0.1:$(cat "$T/port")"
-SEL=(--manifest /srv/manifest.json --cudnn "$VER" --cuda 13 --platform linux-x86_64 --no-validate)
+SEL=(--manifest /srv/manifest.json --allow-manifest-override --cudnn "$VER" --cuda 13 --platform linux-x86_64 --no-validate)
 PART=$T/cache/blobs/sha256/$SHA.part
 
 round() { # round NAME BAD-MIRROR WANT-TEXT

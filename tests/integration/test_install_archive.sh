@@ -29,9 +29,25 @@ set -e
 snap "$TREE" > "$T/now"; same_snap "$T/before" "$T/now" "tree changed by a failed verify"
 no_leftovers "$TREE"
 
-# ---- CUDA-tree install with the right --sha256 ----
+# ---- the tree holds a cuDNN no receipt owns: replacing it needs --force, and lists it ----
+set +e
 "${C[@]}" install --cuda-home /usr/local/cuda --archive "$A" --sha256 "$SHA" --no-validate \
-  --json > "$T/inst.json" 2> "$T/err" || { cat "$T/err"; fail "install into the tree"; }
+  2> "$T/err"
+rc=$?
+set -e
+[ $rc -eq 1 ] || { cat "$T/err"; fail "foreign cuDNN files without --force: exit $rc, want 1"; }
+for f in include/cudnn.h lib/libcudnn.so.9 lib/libcudnn.so lib/libcudnn_adv.so.9 lib/libcudnn_adv.so; do
+  grep -q "/usr/local/cuda-13.0/$f" "$T/err" || { cat "$T/err"; fail "the refusal does not list $f"; }
+done
+grep -q -- "--force" "$T/err" || fail "the refusal does not name --force"
+snap "$TREE" > "$T/now"; same_snap "$T/before" "$T/now" "a refused foreign replace changed the tree"
+no_leftovers "$TREE"
+
+# ---- CUDA-tree install with the right --sha256 (and --force for the foreign cuDNN) ----
+"${C[@]}" install --cuda-home /usr/local/cuda --archive "$A" --sha256 "$SHA" --no-validate \
+  --force --json > "$T/inst.json" 2> "$T/err" || { cat "$T/err"; fail "install into the tree"; }
+json_assert "$T/inst.json" 'sum("no cudnnctl receipt owns" in w for w in d["warnings"]) == 5'
+json_assert "$T/inst.json" 'len(d["files_replaced"]) == 5' 
 json_assert "$T/inst.json" 'd["result"] == "installed"'
 json_assert "$T/inst.json" 'd["cudnn_version"] == "9.19.0.56" and d["cuda_variant"] == "13"'
 json_assert "$T/inst.json" 'd["platform"] == "linux-x86_64"'

@@ -14,7 +14,7 @@ R=$T/root
 mkdir -p "$R/srv"
 A=$(make_archive "$R/srv" 9.19.0.56 "libcudnn libcudnn_graph" tiny)
 SHA=$(sha256sum "$A" | cut -c1-64)
-make_tree "$R"
+make_tree "$R" clean
 TREE=$R/usr/local/cuda-13.0
 LOCK=$R/usr/local/.cuda-13.0.cudnnctl-lock
 LEDGER=$R/usr/local/.cuda-13.0.cudnnctl-owners

@@ -44,9 +44,28 @@ make_tree "$T/root"
 TREE="$T/root/usr/local/cuda-13.0"
 snap "$TREE" > "$T/before"
 
+# ---- manifest trust: MF1 gives the rebuilt archive NVIDIA's file name but its own SHA-256 and
+# size: refused (exit 3) with both values and both sources, even under -q; nothing written ----
+NV_SHA=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["cudnn"]["linux-x86_64"]["cuda13"]["sha256"])' \
+  "$SOURCE_DIR/data/manifests/cudnn/redistrib_9.19.0.json")
+set +e
+"${C[@]}" -q install --cuda 13 --cudnn 9.19.0.56 --cuda-home /usr/local/cuda --mirror "$M" \
+  --manifest "$MF1" --no-validate --force 2> "$T/err"
+rc=$?
+set -e
+[ $rc -eq 3 ] || { cat "$T/err"; fail "a manifest contradicting NVIDIA's: exit $rc, want 3"; }
+SHA1=$(sha256sum "$M/cudnn/linux-x86_64/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz" | cut -d' ' -f1)
+grep "error:" "$T/err" | grep -q "$SHA1" || { cat "$T/err"; fail "the refusal does not give the manifest's SHA-256"; }
+grep "error:" "$T/err" | grep -q "$NV_SHA" || { cat "$T/err"; fail "the refusal does not give NVIDIA's SHA-256"; }
+grep "error:" "$T/err" | grep -q "manifest-0.json" && grep "error:" "$T/err" | grep -q "redistrib_9.19.0.json" \
+  || { cat "$T/err"; fail "the refusal does not name both sources"; }
+grep -q -- "--allow-manifest-override" "$T/err" || fail "the refusal does not name the override"
+grep -q "warning: manifest .*manifest-0.json gives" "$T/err" || { cat "$T/err"; fail "-q hid the integrity warning"; }
+snap "$TREE" > "$T/now"; same_snap "$T/before" "$T/now" "a refused manifest changed the tree"
+
 # ---- dry-run: the plan, nothing written ----
 "${C[@]}" install --cuda 13 --cudnn 9.19.0.56 --cuda-home /usr/local/cuda --mirror "$M" \
-  --manifest "$MF1" --dry-run --json > "$T/dry.json"
+  --manifest "$MF1" --allow-manifest-override --dry-run --json > "$T/dry.json"
 json_assert "$T/dry.json" 'd["result"] == "dry-run" and d["archive"]["url"] == "/srv/mirror/" + d["archive"]["relative_path"]'
 snap "$TREE" > "$T/now"; same_snap "$T/before" "$T/now" "dry-run changed the tree"
 [ ! -e "$T/root/var/lib/cudnnctl" ] || fail "dry-run created the state dir"
@@ -58,7 +77,7 @@ flock -n 9 || fail "could not take the lock for the test"
 echo "pid $$ since test" >&9
 set +e
 "${C[@]}" install --cuda 13 --cudnn 9.19.0.56 --cuda-home /usr/local/cuda --mirror "$M" \
-  --manifest "$MF1" --no-validate 2> "$T/err"
+  --manifest "$MF1" --allow-manifest-override --no-validate 2> "$T/err"
 rc=$?
 set -e
 exec 9>&-
@@ -68,9 +87,11 @@ snap "$TREE" > "$T/now"; same_snap "$T/before" "$T/now" "a locked install change
 
 # ---- from the mirror into the tree, then an upgrade that adds a sub-library ----
 "${C[@]}" install --cuda 13 --cudnn 9.19.0.56 --cuda-home /usr/local/cuda --mirror "$M" \
-  --manifest "$MF1" --no-validate --json > "$T/i1.json" 2> "$T/err" || { cat "$T/err"; fail "mirror install"; }
+  --manifest "$MF1" --allow-manifest-override --no-validate --force --json > "$T/i1.json" 2> "$T/err" || { cat "$T/err"; fail "mirror install"; }
 json_assert "$T/i1.json" 'd["result"] == "installed" and d["archive"]["verified"] and d["cudnn_version"] == "9.19.0.56"'
 json_assert "$T/i1.json" 'd["archive"]["manifest"] is not None'
+json_assert "$T/i1.json" 'any(w.startswith("--allow-manifest-override: manifest ") for w in d["warnings"])'
+json_assert "$T/root/var/lib/cudnnctl/receipts/000001.json" '"'"$NV_SHA"'" in d["manifest"]["override"]' 
 [ "$(readlink "$TREE/lib/libcudnn_graph.so.9")" = "libcudnn_graph.so.9.19.0" ] || fail "graph link"
 snap "$TREE" > "$T/after1"
 "${C[@]}" install --cuda 13 --cudnn 9.19.1.3 --cuda-home /usr/local/cuda --mirror "$M" \
@@ -97,25 +118,25 @@ no_leftovers "$TREE"
 
 # ---- from the mirror into a prefix ----
 mkdir -p "$T/root/opt"
-"${C[@]}" install --cuda 13 --cudnn 9.19.0.56 --prefix /opt/cudnn --mirror "$M" --manifest "$MF1" \
+"${C[@]}" install --cuda 13 --cudnn 9.19.0.56 --prefix /opt/cudnn --mirror "$M" --manifest "$MF1" --allow-manifest-override \
   --no-validate --json > "$T/p.json" 2>/dev/null
 json_assert "$T/p.json" 'd["result"] == "installed" and d["target"]["mode"] == "prefix"'
 P="$T/root/opt/cudnn"
 [ "$(readlink "$P/current")" = "cudnn-9.19.0.56-cuda13" ] || fail "prefix current"
 [ "$(readlink "$P/cudnn-9.19.0.56-cuda13/lib/libcudnn.so")" = "libcudnn.so.9" ] || fail "prefix links"
 # a second install of the same: unchanged, from the cache
-"${C[@]}" install --cuda 13 --cudnn 9.19.0.56 --prefix /opt/cudnn --mirror "$M" --manifest "$MF1" \
+"${C[@]}" install --cuda 13 --cudnn 9.19.0.56 --prefix /opt/cudnn --mirror "$M" --manifest "$MF1" --allow-manifest-override \
   --no-validate --json > "$T/p2.json" 2>/dev/null
 json_assert "$T/p2.json" 'd["result"] == "unchanged"'
 # --dry-run of an install that is there says so (Ansible's check mode predicts no change) ...
 snap "$P" > "$T/pbefore"
 "${C[@]}" install --cuda 13 --cudnn 9.19.0.56 --prefix /opt/cudnn --mirror "$M" --manifest "$MF1" \
-  --dry-run --json > "$T/p3.json" 2>/dev/null
+  --allow-manifest-override --dry-run --json > "$T/p3.json" 2>/dev/null
 json_assert "$T/p3.json" 'd["result"] == "unchanged" and d["steps"][-1].startswith("unchanged: cuDNN 9.19.0.56")'
 snap "$P" > "$T/pnow"; same_snap "$T/pbefore" "$T/pnow" "dry-run of an installed version changed the prefix"
 # ... and with --force it would reinstall
 "${C[@]}" install --cuda 13 --cudnn 9.19.0.56 --prefix /opt/cudnn --mirror "$M" --manifest "$MF1" \
-  --dry-run --force --json > "$T/p4.json" 2>/dev/null
+  --allow-manifest-override --dry-run --force --json > "$T/p4.json" 2>/dev/null
 json_assert "$T/p4.json" 'd["result"] == "dry-run"'
 "${C[@]}" uninstall --prefix /opt/cudnn > /dev/null
 [ ! -e "$P" ] || fail "the prefix we created is still there: $(ls -la "$P")"
@@ -128,7 +149,7 @@ if [ "$(id -u)" -eq 0 ]; then
   set +e
   setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T/nstate" \
     "$CUDNNCTL" --root "$T/root" --cache-dir "$T/ncache" --state-dir "$T/nstate" install --cuda 13 \
-    --cudnn 9.19.0.56 --cuda-home /usr/local/cuda --mirror "$M" --manifest "$MF1" --no-validate \
+    --cudnn 9.19.0.56 --cuda-home /usr/local/cuda --mirror "$M" --manifest "$MF1" --allow-manifest-override --no-validate \
     2> "$T/err"
   rc=$?
   set -e
@@ -136,7 +157,7 @@ else
   chmod a-w "$TREE" "$TREE/lib" "$TREE/include"
   set +e
   "${C[@]}" install --cuda 13 --cudnn 9.19.0.56 --cuda-home /usr/local/cuda --mirror "$M" \
-    --manifest "$MF1" --no-validate 2> "$T/err"
+    --manifest "$MF1" --allow-manifest-override --no-validate 2> "$T/err"
   rc=$?
   set -e
   chmod u+w "$TREE" "$TREE/lib" "$TREE/include"

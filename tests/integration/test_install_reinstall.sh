@@ -16,7 +16,7 @@ A=$(make_archive "$R/srv" 9.19.0.56 "libcudnn libcudnn_graph" tiny)
 B=$(make_archive "$R/srv" 9.18.1.3 "libcudnn libcudnn_graph" tiny)
 SA=$(sha256sum "$A" | cut -c1-64)
 SB=$(sha256sum "$B" | cut -c1-64)
-make_tree "$R"
+make_tree "$R" clean
 
 one_active() { # every target in list --json has exactly one active install (when it has any)
   "${C[@]}" list --json > "$T/list.json" || fail "list"

@@ -49,7 +49,7 @@ for _ in $(seq 200); do [ -s "$T/port" ] && break; sleep 0.05; done
 [ -s "$T/port" ] || fail "httpd.py did not start"
 U="http://127.0.0.1:$(cat "$T/port")"
 
-make_tree "$R"
+make_tree "$R" clean
 TREE=$R/usr/local/cuda-13.0
 STATE=$R/var/lib/cudnnctl
 snap "$TREE" > "$T/before"
@@ -62,7 +62,7 @@ run() {
   local cmd=("$CUDNNCTL" --root "$R" --cache-dir "$T/cache" -v --json --no-progress install
              --cuda-home /usr/local/cuda-13.0 --no-validate --no-ldconfig)
   case $point in
-    download) cmd+=(--manifest /srv/manifest.json --cudnn "$VER" --cuda 13 --platform linux-x86_64
+    download) cmd+=(--manifest /srv/manifest.json --allow-manifest-override --cudnn "$VER" --cuda 13 --platform linux-x86_64
                     --mirror "$U/__fault/throttle,arg=150000/"); pat="==> fetch + extract"; delay=1 ;;
     extract) cmd+=(--archive "/srv/$NAME.tar.xz" --sha256 "$BSHA"); pat="==> fetch + extract"; delay=0.1 ;;
     # the commit: the CLI's test knob holds the run 400 ms as the commit step starts; the signal
@@ -105,7 +105,7 @@ done
 if command -v script > /dev/null; then
   rm -rf "$T/cache"
   script -qfec "'$CUDNNCTL' --root '$R' --cache-dir '$T/cache' install --cuda-home /usr/local/cuda-13.0 \
-    --no-validate --no-ldconfig --manifest /srv/manifest.json --cudnn $VER --cuda 13 \
+    --no-validate --no-ldconfig --manifest /srv/manifest.json --allow-manifest-override --cudnn $VER --cuda 13 \
     --platform linux-x86_64 --mirror '$U/__fault/throttle,arg=150000/'" "$T/tty" > /dev/null &
   spid=$!
   PIDS+=($spid)

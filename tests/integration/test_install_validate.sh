@@ -8,7 +8,7 @@ set -euo pipefail
 . "$SOURCE_DIR/tests/integration/install_lib.sh"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/root/srv"
-make_tree "$T/root"
+make_tree "$T/root" clean
 A=$(make_archive "$T/root/srv" 9.18.0.10 "libcudnn libcudnn_ops" tiny 2>/dev/null) # doubles
 SHA=$(sha256sum "$A" | cut -d' ' -f1)
 TREE="$T/root/usr/local/cuda-13.0"

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
+#include "content_policy.h"
 #include "extract.h"
 #include "extract_write.h"
 #include "hash.h"
@@ -26,6 +27,7 @@
 
 static char *g_root; /* temporary root of this run */
 static char *g_fx;   /* fixtures: eras/ and hostile/ */
+static int g_content; /* cc_content_mode every extraction here uses */
 static int g_fx_ours;
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -201,7 +203,7 @@ enum { VIA_FILE, VIA_STREAM, VIA_STREAM_INLINE, VIA_FILE_INLINE };
 static inline cudnnctl_err extract_via(cudnnctl_ctx *ctx, int via, const char *archive,
                                        const char *name, const char *staging, cc_staging *st)
 {
-    cc_extract_opts o = {.name_hint = name};
+    cc_extract_opts o = {.name_hint = name, .content = g_content};
     file_reader r = {.fd = -1, .ctx = ctx, .fail_after = -1, .max_chunk = 7777};
     o.no_writer_thread = via == VIA_STREAM_INLINE || via == VIA_FILE_INLINE;
     if (via == VIA_FILE || via == VIA_FILE_INLINE) {

@@ -178,6 +178,17 @@ static void hostile_from_stream_inline(void **state)
     run_hostile(VIA_STREAM_INLINE);
 }
 
+/* Every era's real layout (Linux tar and tgz, the Windows zips) passes the CUDA-tree content
+ * policy unchanged: the allowlist holds all of NVIDIA's files (content_policy.c). */
+static void eras_into_a_cuda_tree(void **state)
+{
+    (void)state;
+    g_content = CC_CONTENT_CUDA_TREE;
+    run_eras(VIA_FILE);
+    run_eras(VIA_STREAM);
+    g_content = CC_CONTENT_ANY;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +196,7 @@ int main(void)
         cmocka_unit_test(eras_from_file_inline),
         cmocka_unit_test(eras_from_stream),
         cmocka_unit_test(eras_from_stream_inline),
+        cmocka_unit_test(eras_into_a_cuda_tree),
         cmocka_unit_test(hostile_from_file),
         cmocka_unit_test(hostile_from_stream),
         cmocka_unit_test(hostile_from_stream_inline),

@@ -9,14 +9,25 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <unistd.h>
+
 #include "commit_fixture.h"
 #include "lock.h"
 
 static const char *subs[] = {"libcudnn", "libcudnn_graph", NULL};
 
+/* The fixture's tree without its foreign cuDNN (files no receipt owns need --force: policy
+ * tests cover those), so a plain install goes through and --force keeps its reinstall meaning. */
 static void world(fx_world *w)
 {
     assert_int_equal(fx_world_make(w), 0);
+    static const char *const foreign[] = {"include/cudnn.h", "lib/libcudnn.so.9", "lib/libcudnn.so",
+                                          "lib/libcudnn_adv.so", "lib/libcudnn_adv.so.9"};
+    for (size_t i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
+        char *p = cc_path_join(w->tree, foreign[i]);
+        unlink(p);
+        free(p);
+    }
     w->fixture = cc_path_join(w->tmp, "fx");
     assert_int_equal(fx_staging(w->fixture, "9.19.0", subs, 0), 0);
 }

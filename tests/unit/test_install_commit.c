@@ -79,10 +79,24 @@ static void tree_install_then_uninstall_is_byte_exact(void **state)
     fx_plan fp;
     fx_plan_init(&fp, "9.19.0.56", CUDNNCTL_TARGET_CUDA_TREE, "/usr/local/cuda");
     cudnnctl_install_result *res = NULL;
-    cudnnctl_err e = fx_install(ctx, &w, &fp, 0, &res);
+    /* the tree's foreign (wheel-style) cuDNN is replaced only with force, and listed */
+    assert_int_equal(fx_install(ctx, &w, &fp, 0, &res), CUDNNCTL_E_CONFLICT);
+    assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, "/usr/local/cuda-13.0/lib/libcudnn.so.9"));
+    assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, "--force"));
+    cudnnctl_install_result_free(res);
+    res = NULL;
+    char *refused = fx_snapshot(w.tree);
+    assert_string_equal(before, refused);
+    free(refused);
+    cudnnctl_err e = fx_install(ctx, &w, &fp, 1, &res);
     if (e != CUDNNCTL_E_OK)
         fail_msg("install: %s", cudnnctl_last_error(ctx)->detail);
     assert_int_equal(res->result, CUDNNCTL_INSTALL_INSTALLED);
+    int foreign = 0;
+    for (size_t i = 0; i < res->n_warnings; i++)
+        foreign += strstr(res->warnings[i], "no cudnnctl receipt owns") != NULL;
+    assert_int_equal(foreign, (int)res->n_files_replaced);
+    assert_true(foreign > 0);
     /* the target was resolved inside --root: /usr/local/cuda -> /usr/local/cuda-13.0 */
     assert_string_equal(res->target_path, "/usr/local/cuda-13.0");
     assert_string_equal(res->lib_dir, "/usr/local/cuda-13.0/lib");
@@ -203,7 +217,7 @@ static void modified_file_is_kept(void **state)
     fx_plan fp;
     fx_plan_init(&fp, "9.19.0.56", CUDNNCTL_TARGET_CUDA_TREE, "/usr/local/cuda");
     cudnnctl_install_result *res = NULL;
-    assert_int_equal(fx_install(ctx, &w, &fp, 0, &res), CUDNNCTL_E_OK);
+    assert_int_equal(fx_install(ctx, &w, &fp, 1, &res), CUDNNCTL_E_OK); /* foreign cuDNN */
     cudnnctl_install_result_free(res);
     char *h = cc_path_join(w.tree, "include/cudnn.h");
     assert_int_equal(fx_sh("echo '/* my local edit */' >> '%s'", h), 0);
@@ -223,8 +237,9 @@ static void modified_file_is_kept(void **state)
     assert_file(lib, "libcudnn_adv.so.9");
     assert_file(lib, "libcudnn.so.9");
     assert_absent(lib, "libcudnn.so.9.19.0");
-    /* the next install does not reuse the id whose backups are still there */
-    assert_int_equal(fx_install(ctx, &w, &fp, 0, &res), CUDNNCTL_E_OK);
+    /* the next install does not reuse the id whose backups are still there (force: the
+     * foreign cuDNN is back) */
+    assert_int_equal(fx_install(ctx, &w, &fp, 1, &res), CUDNNCTL_E_OK);
     assert_string_equal(res->receipt_id, "000002");
     cudnnctl_install_result_free(res);
     free(mine), free(h), free(lib);
@@ -246,7 +261,7 @@ static void upgrade_downgrade_leave_no_mix_and_roll_back(void **state)
     fx_plan_init(&b, "9.19.0.56", CUDNNCTL_TARGET_CUDA_TREE, "/usr/local/cuda-13.0");
     cudnnctl_install_result *res = NULL;
     w.fixture = strdup(fx921);
-    assert_int_equal(fx_install(ctx, &w, &a, 0, &res), CUDNNCTL_E_OK);
+    assert_int_equal(fx_install(ctx, &w, &a, 1, &res), CUDNNCTL_E_OK); /* foreign cuDNN */
     cudnnctl_install_result_free(res);
     char *lib = cc_path_join(w.tree, "lib");
     assert_link(lib, "libcudnn_engines_tensor_ir.so.9", "libcudnn_engines_tensor_ir.so.9.21.0");
@@ -339,7 +354,7 @@ static void lock_held_gives_locked(void **state)
     free(pid);
     cudnnctl_install_result_free(res);
     cc_lock_release(holder, &lk);
-    assert_int_equal(fx_install(ctx, &w, &fp, 0, &res), CUDNNCTL_E_OK);
+    assert_int_equal(fx_install(ctx, &w, &fp, 1, &res), CUDNNCTL_E_OK); /* foreign cuDNN */
     cudnnctl_install_result_free(res);
     cudnnctl_ctx_free(holder);
     cudnnctl_ctx_free(ctx);
@@ -514,7 +529,7 @@ static void rollback_after_a_crashed_upgrade_only_settles_it(void **state)
     fx_plan_init(&b, "9.21.0.10", CUDNNCTL_TARGET_CUDA_TREE, "/usr/local/cuda-13.0");
     cudnnctl_install_result *res = NULL;
     w.fixture = strdup(fx919);
-    assert_int_equal(fx_install(ctx, &w, &a, 0, &res), CUDNNCTL_E_OK);
+    assert_int_equal(fx_install(ctx, &w, &a, 1, &res), CUDNNCTL_E_OK); /* foreign cuDNN */
     cudnnctl_install_result_free(res);
     char *after_a = fx_snapshot(w.tree);
     char *saved = cc_path_join(w.tmp, "saved");

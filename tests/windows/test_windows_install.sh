@@ -79,10 +79,16 @@ grep -q 'CUDA_PATH    REG_SZ    C:\\old\\cuda' "$TMP/reg.before" || fail "reg ad
 
 install() {
   "$WINE" "$CUDNNCTL" install --json --no-validate --archive "C:\\cudnnctl-insttest\\$TOP.zip" \
-    --sha256 "$SHA" --cuda-home "$WTREE" 2>"$TMP/err" | tr -d '\r' >"$TMP/install.json" ||
+    --sha256 "$SHA" --cuda-home "$WTREE" "$@" 2>"$TMP/err" | tr -d '\r' >"$TMP/install.json" ||
     fail "install: $(cat "$TMP/err")"
 }
-install
+# the foreign cudnn.h is no cudnnctl receipt's: replacing it needs --force (docs/security.md)
+if "$WINE" "$CUDNNCTL" install --json --no-validate --archive "C:\\cudnnctl-insttest\\$TOP.zip" \
+     --sha256 "$SHA" --cuda-home "$WTREE" >/dev/null 2>"$TMP/err"; then
+  fail "the foreign cudnn.h was replaced without --force"
+fi
+grep -q -- "--force" "$TMP/err" || fail "the refusal does not name --force: $(cat "$TMP/err")"
+install --force
 python3 - "$TMP/install.json" <<'PY' || exit 1
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -146,7 +152,7 @@ regq >"$TMP/reg.after"
 diff "$TMP/reg.before" "$TMP/reg.after" >&2 || fail "uninstall did not restore the registry (above)"
 echo "ok: uninstall restored the tree (foreign cudnn.h back) and CUDA_PATH / CUDA_PATH_V12_4 / Path"
 
-install
+install --force # the foreign cudnn.h is back
 check_reg
 "$WINE" "$CUDNNCTL" use 13.0 --json 2>"$TMP/err" | tr -d '\r' >"$TMP/use.json" || fail "use 13.0: $(cat "$TMP/err")"
 python3 -c 'import json,sys; u=json.load(open(sys.argv[1])); assert u["changed"] and u["mechanism"] == "registry" and u["toolkit"]["version"].startswith("13.0"), u' "$TMP/use.json" ||

@@ -11,6 +11,7 @@
 struct cudnnctl_catalog {
     cc_archive_vec all;
     size_t n_manifests;
+    cc_strv conflicts; /* an added manifest vs the embedded catalog (catalog_trust.c) */
 };
 
 /* ---- ordering and de-duplication ----------------------------------------------------------- */
@@ -52,6 +53,8 @@ static cudnnctl_err normalise(cudnnctl_ctx *ctx, cudnnctl_catalog *cat)
     cc_archive_vec *v = &cat->all;
     if (v->n == 0)
         return CUDNNCTL_E_OK;
+    if (cc_catalog_trust_scan(ctx, v, &cat->conflicts) != 0)
+        return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     path_ref *r = malloc(v->n * sizeof(*r));
     char *drop = calloc(v->n, 1);
     if (!r || !drop) {
@@ -73,10 +76,15 @@ static cudnnctl_err normalise(cudnnctl_ctx *ctx, cudnnctl_catalog *cat)
                 new->release_date = old->release_date;
                 old->release_date = NULL;
             }
-        } else {
-            cc_log(ctx, CUDNNCTL_LOG_WARN,
-                   "%s gives %s a different SHA-256 / size than %s; using %s's (%s)", new->manifest,
-                   new->relative_path, old->manifest, new->manifest, new->sha256);
+        } else if (cc_str_starts(old->manifest, "embedded:") ==
+                   cc_str_starts(new->manifest, "embedded:")) {
+            /* (added vs embedded: catalog_trust.c has warned already, with both values) */
+            /* integrity: an event, which -q does not hide (a log warning would be) */
+            char *msg = cc_asprintf("%s gives %s a different SHA-256 / size than %s; using %s's (%s)",
+                                    new->manifest, new->relative_path, old->manifest,
+                                    new->manifest, new->sha256);
+            cc_event(ctx, CUDNNCTL_EV_WARNING, msg ? msg : "conflicting manifests", NULL);
+            free(msg);
         }
         drop[r[i].pos] = 1;
     }
@@ -254,10 +262,21 @@ const cudnnctl_archive *cudnnctl_catalog_find_file(const cudnnctl_catalog *cat,
     return NULL;
 }
 
+size_t cudnnctl_catalog_conflict_count(const cudnnctl_catalog *cat)
+{
+    return cat ? cat->conflicts.n : 0;
+}
+
+const char *cudnnctl_catalog_conflict(const cudnnctl_catalog *cat, size_t i)
+{
+    return cat && i < cat->conflicts.n ? cat->conflicts.v[i] : NULL;
+}
+
 void cudnnctl_catalog_free(cudnnctl_catalog *cat)
 {
     if (!cat)
         return;
+    cc_strv_free(&cat->conflicts);
     cc_archive_vec_free(&cat->all);
     free(cat);
 }

@@ -37,6 +37,11 @@ cudnnctl_err cc_manifest_parse(cudnnctl_ctx *ctx, const char *json, size_t len, 
 cudnnctl_err cc_manifest_fetch(cudnnctl_ctx *ctx, const char *url, char **data, size_t *len,
                                char hex[65]);
 
+/* Manifest trust: every disagreement (SHA-256 or size of one archive file name) between an
+ * embedded entry and an added manifest's entry in v is appended to *found (once, with both
+ * values and both sources) and warned about as an event. 0, or -1 out of memory. */
+int cc_catalog_trust_scan(cudnnctl_ctx *ctx, const cc_archive_vec *v, cc_strv *found);
+
 /* An empty catalog (tests and tools build one from chosen manifests with add_json). */
 cudnnctl_catalog *cc_catalog_new(void);
 

@@ -106,7 +106,11 @@ static int recall(cudnnctl_ctx *ctx, const char *dir, const char *ref, char **da
     if (!copy || cc_sys_read_file(ctx, copy, CC_MANIFEST_MAX, data, len) != 0)
         goto out;
     if (sha_hex(*data, *len, hex) != 0 || strcmp(hex, line) != 0) {
-        cc_log(ctx, CUDNNCTL_LOG_WARN, "the cached copy %s is damaged (SHA-256 %s)", copy, hex);
+        /* integrity: an event, which -q does not hide */
+        char *msg = cc_asprintf("the cached copy %s of a manifest is damaged (SHA-256 %s): not "
+                                "used", copy, hex);
+        cc_event(ctx, CUDNNCTL_EV_WARNING, msg ? msg : "a cached manifest is damaged", copy);
+        free(msg);
         free(*data);
         *data = NULL;
         goto out;
@@ -142,9 +146,10 @@ cudnnctl_err cc_manifest_fetch(cudnnctl_ctx *ctx, const char *url, char **data, 
                e == CUDNNCTL_E_TIMEOUT) {
         char *why = cc_strdup(cudnnctl_last_error(ctx)->detail);
         if (recall(ctx, dir, ref, data, len, hex) == 0) {
-            cc_log(ctx, CUDNNCTL_LOG_WARN,
-                   "%s: %s; using the copy cached when it last worked (sha256 %s)", url,
-                   why ? why : "unreachable", hex);
+            char *msg = cc_asprintf("%s: %s; using the copy cached when it last worked "
+                                    "(sha256 %s)", url, why ? why : "unreachable", hex);
+            cc_event(ctx, CUDNNCTL_EV_WARNING, msg ? msg : "using a cached manifest", NULL);
+            free(msg);
             cc_clear_error(ctx);
             e = CUDNNCTL_E_OK;
         } else if (why) {

@@ -178,6 +178,12 @@ static int better(const rules *r, const prefs *p, const cudnnctl_archive *a,
         return nearest ? -c : c;
     if (a->cuda_minor != b->cuda_minor)
         return a->cuda_minor > b->cuda_minor ? 1 : -1;
+    /* a tie: the archive of a manifest the user added wins over the embedded catalog's (a
+     * mirror's own build of that release, e.g. scripts/local-mirror's *-local-repack-archive) */
+    int ea = a->manifest && cc_str_starts(a->manifest, "embedded:");
+    int eb = b->manifest && cc_str_starts(b->manifest, "embedded:");
+    if (ea != eb)
+        return ea ? -1 : 1;
     return 0;
 }
 

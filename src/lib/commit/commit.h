@@ -57,6 +57,9 @@ typedef struct {
  * r->id must be set (backups go to STATE/backups/<id>/). Conflicts → CUDNNCTL_E_CONFLICT. */
 cudnnctl_err cc_commit_tree_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
                                  const cc_commit_in *in, cc_receipt *r);
+/* Files the plan replaces or moves out that no tree receipt in in->receipts owns: without
+ * in->force CUDNNCTL_E_CONFLICT listing them; with it, one warning each (foreign.c). */
+cudnnctl_err cc_commit_foreign_check(cudnnctl_ctx *ctx, const cc_commit_in *in, const cc_receipt *r);
 /* The same for a prefix install (t->staging is the staged tree, renamed in one step). */
 cudnnctl_err cc_commit_prefix_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
                                    const cc_commit_in *in, cc_receipt *r);

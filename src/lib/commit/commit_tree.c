@@ -314,5 +314,5 @@ cudnnctl_err cc_commit_tree_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
             (!d->lib_dir || strcmp(d->bin_dir, d->lib_dir) != 0))
             rc = plan_stale(ctx, t, r, in, d->bin_dir, major, &n_backup);
     }
-    return rc;
+    return rc == CUDNNCTL_E_OK ? cc_commit_foreign_check(ctx, in, r) : rc;
 }

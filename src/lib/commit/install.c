@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commit.h"
+#include "content_policy.h"
 #include "install_internal.h"
 #include "journal.h"
 #include "receipt.h"
@@ -33,6 +35,14 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
     so.insecure_skip_verify = c->sha256 ? 0 : 1;
     so.use_cache = !o->no_cache;
     so.connections = o->connections;
+    /* into a CUDA tree only cuDNN's own files; bombs refused on their headers (extract.h) */
+    cc_extract_opts xo = {.name_hint = c->file_name, .archive_size = c->size,
+                          .max_unpacked = o->max_unpacked,
+                          .content = c->plan->mode == CUDNNCTL_TARGET_CUDA_TREE
+                                         ? CC_CONTENT_CUDA_TREE : CC_CONTENT_ANY};
+    cc_pf_stat_t ast; /* a local archive the catalog does not size: its size on disk */
+    if (!xo.archive_size && !strstr(c->url, "://") && cc_pf_stat(c->url, &ast) == 0 && ast.is_reg)
+        xo.archive_size = ast.size;
     if ((rc = cc_source_open(ctx, &so, &src)) != CUDNNCTL_E_OK)
         return rc;
     if (ends_zip(c->file_name)) {
@@ -46,11 +56,14 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
             return rc;
         if (!path)
             CC_RET_ERR(ctx, CUDNNCTL_E_IO, "the downloaded zip has no path on disk");
-        rc = cc_extract_file(ctx, path, c->file_name, staging, st);
+        xo.path = path;
+        rc = cc_extract_ex(ctx, &xo, staging, st);
         free(path);
         return rc;
     }
-    rc = cc_extract(ctx, src, c->file_name, staging, st);
+    xo.read_fn = cc_extract_source_read;
+    xo.user = src;
+    rc = cc_extract_ex(ctx, &xo, staging, st);
     if (rc != CUDNNCTL_E_OK) {
         /* a damaged or tampered download shows first as a bad archive: the digest says which */
         if (c->sha256) {

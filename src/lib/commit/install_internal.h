@@ -19,6 +19,7 @@ typedef struct {
     int in_catalog;
     char *manifest;        /* origin of the catalog entry */
     char *manifest_sha256; /* SHA-256 of that manifest's bytes, NULL when unknown */
+    char *manifest_override; /* what --allow-manifest-override accepted (for the receipt) */
     char *cudnn_version, *cuda_variant, *platform;
 } cc_source_choice;
 

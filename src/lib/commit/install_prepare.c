@@ -221,6 +221,7 @@ static cudnnctl_err prep_receipt_head(cudnnctl_ctx *ctx, cudnnctl_install_handle
     rec->archive.in_catalog = ch->in_catalog;
     rec->archive.manifest = ch->manifest ? cc_strdup(ch->manifest) : NULL;
     rec->archive.manifest_sha256 = ch->manifest_sha256 ? cc_strdup(ch->manifest_sha256) : NULL;
+    rec->archive.manifest_override = ch->manifest_override ? cc_strdup(ch->manifest_override) : NULL;
     rec->mode = h->dest.mode;
     rec->target_path = cc_strdup(h->target_shown);
     rec->install_dir = cc_unrooted(ctx, h->dest.install_dir);

@@ -18,6 +18,7 @@ void cc_source_choice_free(cc_source_choice *c)
     free(c->sha256);
     free(c->manifest);
     free(c->manifest_sha256);
+    free(c->manifest_override);
     free(c->cudnn_version);
     free(c->cuda_variant);
     free(c->platform);
@@ -67,7 +68,9 @@ int cc_archive_name_parse(const char *name, char **version, char **platform, cha
     *version = *platform = *cuda = NULL;
     if (!cc_str_starts(name, "cudnn-"))
         return -1;
-    const char *arch = strstr(name, "-archive.");
+    /* after "cudnn-": in "cudnn-archive.x" the '-' of the prefix is not the stem's end (found
+     * by fuzz_platform: a length of -1 copied) */
+    const char *arch = strstr(name + 6, "-archive.");
     if (arch) { /* cudnn-<platform>-<ver4>_cuda<M>-archive.<ext> (8.3 and later) */
         char *core = cc_strndup(name + 6, (size_t)(arch - name - 6));
         char *u = core ? strstr(core, "_cuda") : NULL;
@@ -76,11 +79,14 @@ int cc_archive_name_parse(const char *name, char **version, char **platform, cha
             *u = '\0';
             dash = strrchr(core, '-');
         }
-        if (u && dash && dash != core && valid_version(dash + 1) && u[5]) {
+        /* the CUDA variant ends at a '-': a repack may tag its name ("_cuda13-local-repack") */
+        size_t vl = u ? strspn(u + 5, "0123456789.") : 0;
+        if (u && dash && dash != core && valid_version(dash + 1) && vl &&
+            (u[5 + vl] == '\0' || u[5 + vl] == '-')) {
             *dash = '\0';
             *version = cc_strdup(dash + 1);
             *platform = cc_strdup(core);
-            *cuda = cc_strdup(u + 5);
+            *cuda = cc_strndup(u + 5, vl);
         }
         free(core);
     } else { /* cudnn-<cuda X.Y>-<os>-<arch>-v<ver4>.tgz|.zip (8.2 and earlier) */
@@ -156,6 +162,37 @@ static void warn(cudnnctl_ctx *ctx, cc_strv *warnings, char *msg)
         free(msg);
 }
 
+/* Manifest trust (docs/security.md): an added manifest that contradicts the embedded NVIDIA
+ * catalog fails closed unless --allow-manifest-override; accepted, it is warned about (an event:
+ * -q does not hide it) and recorded in c->manifest_override for the receipt. */
+static cudnnctl_err manifest_trust(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
+                                   const cudnnctl_install_opts *o, cc_source_choice *c,
+                                   cc_strv *warnings)
+{
+    size_t n = cudnnctl_catalog_conflict_count(cat);
+    if (!n)
+        return CUDNNCTL_E_OK;
+    if (!o->allow_manifest_override)
+        CC_RET_ERR(ctx, CUDNNCTL_E_MANIFEST_CONFLICT,
+                   "%s%s. A manifest that contradicts NVIDIA's own is tampered with or describes "
+                   "repacked archives: nothing was installed. Use NVIDIA's manifest (or none), or "
+                   "install from this one knowingly with --allow-manifest-override (recorded in "
+                   "the receipt)",
+                   cudnnctl_catalog_conflict(cat, 0),
+                   n > 1 ? " (and more: see the warnings above)" : "");
+    cc_buf b = {0};
+    for (size_t i = 0; i < n; i++) {
+        const char *t = cudnnctl_catalog_conflict(cat, i);
+        warn(ctx, warnings, cc_asprintf("--allow-manifest-override: %s", t));
+        if (cc_buf_printf(&b, "%s%s", i ? "; " : "", t) != 0) {
+            cc_buf_free(&b);
+            CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        }
+    }
+    c->manifest_override = b.data;
+    return CUDNNCTL_E_OK;
+}
+
 cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
                                const cudnnctl_detect_result *det, const cudnnctl_install_opts *o,
                                cc_source_choice *c, cc_strv *warnings)
@@ -169,6 +206,8 @@ cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
         sel.mirror = o->mirror;
     if (o->sha256 && !cc_sha256_is_hex(o->sha256))
         CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "--sha256 takes 64 hex digits, not '%s'", o->sha256);
+    if ((rc = manifest_trust(ctx, cat, o, c, warnings)) != CUDNNCTL_E_OK)
+        return rc;
 
     if (o->archive) {
         c->file_name = url_base(o->archive);

@@ -207,3 +207,25 @@ cudnnctl_err cc_owners_may_undo(cudnnctl_ctx *ctx, const char *state, const cc_r
     free(now);
     return rc;
 }
+
+int cc_owners_owns(cudnnctl_ctx *ctx, const char *target_real, const char *path)
+{
+    char *ledger = ledger_path(target_real);
+    cc_strv lines = {0};
+    int owns = 0;
+    if (ledger && ledger_read(ctx, ledger, &lines) == 0) {
+        for (size_t i = 0; i < lines.n && !owns; i++) {
+            cc_receipt r = {0};
+            char *lstate = NULL;
+            if (load_line(ctx, lines.v[i], &r, &lstate) == 0)
+                for (size_t k = 0; k < r.n_entries && !owns; k++)
+                    owns = strcmp(r.entries[k].path, path) == 0;
+            cc_receipt_free(&r);
+            free(lstate);
+        }
+    }
+    cc_clear_error(ctx);
+    cc_strv_free(&lines);
+    free(ledger);
+    return owns;
+}

@@ -29,6 +29,7 @@ void cc_receipt_free(cc_receipt *r)
     free(r->archive.sha256);
     free(r->archive.manifest);
     free(r->archive.manifest_sha256);
+    free(r->archive.manifest_override);
     free(r->target_path);
     free(r->install_dir);
     free(r->lib_dir);
@@ -136,6 +137,9 @@ cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **j
     cJSON *m = cJSON_AddObjectToObject(o, "manifest");
     if (!m || cc_json_str(m, "origin", r->archive.manifest) || cc_json_str(m, "sha256", r->archive.manifest_sha256))
         goto oom;
+    /* what --allow-manifest-override accepted (docs/security.md, "Manifest trust") */
+    if (r->archive.manifest_override && cc_json_str(m, "override", r->archive.manifest_override))
+        goto oom;
     cJSON *t = cJSON_AddObjectToObject(o, "target");
     if (!t || cc_json_str(t, "mode", r->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree") ||
         cc_json_str(t, "path", r->target_path) || cc_json_str(t, "install_dir", r->install_dir) ||
@@ -204,10 +208,14 @@ static const char *gs(const cJSON *o, const char *k)
     return cJSON_IsString(x) ? x->valuestring : NULL;
 }
 
+/* Receipt numbers are counts, sizes and sequence numbers: a value outside 0..2^53 (or NaN) reads
+ * as 0 instead of being converted out of range (fuzz_receipt: a size of 4.8e75 was undefined
+ * behaviour in the uint64_t cast). */
 static double gn(const cJSON *o, const char *k)
 {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(x) ? x->valuedouble : 0;
+    double v = cJSON_IsNumber(x) ? x->valuedouble : 0;
+    return v >= 0 && v <= 9007199254740992.0 ? v : 0;
 }
 
 static int dup_to(char **dst, const char *s)
@@ -255,6 +263,7 @@ cudnnctl_err cc_receipt_parse(cudnnctl_ctx *ctx, const char *json, const char *o
         dup_to(&r->archive.url, gs(a, "url")) || dup_to(&r->archive.sha256, gs(a, "sha256")) ||
         dup_to(&r->archive.manifest, gs(m, "origin")) ||
         dup_to(&r->archive.manifest_sha256, gs(m, "sha256")) ||
+        dup_to(&r->archive.manifest_override, gs(m, "override")) ||
         dup_to(&r->target_path, gs(t, "path")) || dup_to(&r->install_dir, gs(t, "install_dir")) ||
         dup_to(&r->lib_dir, gs(t, "lib_dir")) || dup_to(&r->include_dir, gs(t, "include_dir")) ||
         dup_to(&r->bin_dir, gs(t, "bin_dir")) || dup_to(&r->doc_dir, gs(t, "doc_dir")) ||

@@ -35,6 +35,7 @@ typedef struct {
     char *cudnn_version, *cuda_variant, *platform;
     struct {
         char *relative_path, *url, *sha256, *manifest, *manifest_sha256;
+        char *manifest_override; /* what --allow-manifest-override accepted, NULL when none */
         uint64_t size;
         int verified, in_catalog;
     } archive;

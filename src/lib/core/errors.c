@@ -42,14 +42,17 @@ cudnnctl_err cc_set_error(cudnnctl_ctx *ctx, cudnnctl_err code, const char *func
 {
     if (!ctx)
         return code;
-    free(ctx->err_detail);
-    ctx->err_detail = NULL;
+    /* format first, free after: an argument may be the current detail ("... failed (%s)",
+     * ctx->err.detail), which was read after free before (found by the ASan stage) */
+    char *detail = NULL;
     if (fmt) {
         va_list ap;
         va_start(ap, fmt);
-        ctx->err_detail = cc_vasprintf(fmt, ap);
+        detail = cc_vasprintf(fmt, ap);
         va_end(ap);
     }
+    free(ctx->err_detail);
+    ctx->err_detail = detail;
     ctx->err.code = code;
     ctx->err.detail = ctx->err_detail ? ctx->err_detail : cudnnctl_strerror(code);
     ctx->err.func = func;

@@ -3,6 +3,7 @@
  * under a managed dir (or under a dir a previous activation exported in CUDNNCTL_ENV) are
  * dropped, the user's own entries keep their order, the selection's dirs go in front. So
  * evaluating it twice changes nothing, and switching versions leaves no stale entries. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,8 +140,12 @@ static void q_cmd(ob *b, const char *s)
 /* A managed dir without trailing separators (so "dir" and "dir/..." patterns line up). */
 static char *trimmed(const char *s)
 {
+    /* a trailing '\\' is a separator only in a Windows path (drive letter or UNC); in a POSIX
+     * path it is part of the name (fuzz_env: a root ending in '\\' lost it in CUDNNCTL_ENV but
+     * not in the PATH entries under it, so a second activation prepended them again) */
+    int win = (isalpha((unsigned char)s[0]) && s[1] == ':') || (s[0] == '\\' && s[1] == '\\');
     size_t n = strlen(s);
-    while (n > 1 && (s[n - 1] == '/' || s[n - 1] == '\\'))
+    while (n > 1 && (s[n - 1] == '/' || (win && s[n - 1] == '\\')))
         n--;
     return cc_strndup(s, n);
 }

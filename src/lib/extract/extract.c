@@ -11,16 +11,15 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "content_policy.h"
 #include "extract_check.h"
+#include "extract_limits.h"
 #include "extract_write.h"
 #include "internal.h"
 #include "layout.h"
 
 #define READ_BLOCK (1u << 20)
 #define PROGRESS_STEP (1ull << 20) /* the CLI redraws its line at most 10 times a second */
-/* Far beyond any cuDNN archive (the 9.x Linux payload is ~1 GiB unpacked with static libs):
- * a bound against decompression bombs filling the disk. */
-#define MAX_TOTAL_BYTES (64ull << 30)
 
 /* ---- reading: a pull stream or a seekable file --------------------------------------------- */
 typedef struct {
@@ -143,6 +142,7 @@ typedef struct {
     recs rs;
     uint64_t bytes, next_progress;
     int is_zip;
+    cc_xlimits limits; /* declared sizes against the caps and the free space */
 } pass;
 
 static cc_xentry_type entry_type(struct archive_entry *ae)
@@ -239,13 +239,8 @@ static cudnnctl_err copy_data(pass *p, struct archive *a, const char *name, int6
         p->bytes += len;
         if ((rc = cc_cancel_check(p->ctx, "the extraction")) != CUDNNCTL_E_OK)
             goto out;
-        if (p->bytes > MAX_TOTAL_BYTES) {
-            rc = CC_ERR(p->ctx, CUDNNCTL_E_UNSAFE_ARCHIVE,
-                        "unsafe archive entry '%s': the archive expands to more than 64 GiB "
-                        "(a decompression bomb?); NVIDIA's archives are far smaller",
-                        name);
+        if ((rc = cc_xlimits_produced(p->ctx, &p->limits, name, p->bytes)) != CUDNNCTL_E_OK)
             goto out;
-        }
         if (p->bytes >= p->next_progress) {
             /* once per PROGRESS_STEP crossed, then a final report with the total */
             cc_progress(p->ctx, "extract", p->bytes, 0);
@@ -253,14 +248,12 @@ static cudnnctl_err copy_data(pass *p, struct archive *a, const char *name, int6
                 p->next_progress += PROGRESS_STEP;
         }
     }
-    while (size > 0 && pos < (uint64_t)size) { /* trailing hole */
-        size_t n = (uint64_t)size - pos > sizeof(zeros) ? sizeof(zeros) : (size_t)(size - pos);
-        if (cc_xwriter_data(p->writer, zeros, n) != 0) {
-            rc = writer_error(p);
-            goto out;
-        }
-        pos += n;
-    }
+    if (size > 0 && pos < (uint64_t)size) /* sparse entries are refused: no trailing hole */
+        rc = CC_ERR(p->ctx, CUDNNCTL_E_BAD_ARCHIVE,
+                    "bad archive: the data of '%s' is truncated (%llu of the %lld bytes its "
+                    "header declares); the file is damaged or incomplete: delete it (or the "
+                    "cached copy) and download it again",
+                    name, (unsigned long long)pos, (long long)size);
 out:
     free(where);
     return rc;
@@ -343,6 +336,27 @@ static cudnnctl_err open_archive(pass *p, struct archive **out)
     return CUDNNCTL_E_OK;
 }
 
+/* Content policy (CUDA tree) and bomb limits, judged on the header before any byte of the entry
+ * is written. */
+static cudnnctl_err entry_policy(pass *p, struct archive_entry *ae, const cc_xentry *e)
+{
+    const char *why = NULL;
+    if (p->o->content == CC_CONTENT_CUDA_TREE && e->mapped &&
+        cc_content_allowed(e->mapped, e->type, e->type == CC_XE_SYMLINK ? e->link_text : NULL,
+                           p->is_zip, &why) != 0)
+        CC_RET_ERR(p->ctx, CUDNNCTL_E_UNSAFE_ARCHIVE,
+                   "refused archive entry '%s' (it would land as %s in the CUDA tree): %s. Into a "
+                   "CUDA tree a cuDNN archive may only bring %s; nothing was installed. An "
+                   "archive with other files is not NVIDIA's cuDNN archive: use NVIDIA's, or "
+                   "install it into a prefix of its own with --prefix DIR",
+                   e->name, e->mapped, why, cc_content_allowlist_text(p->is_zip));
+    if (e->type != CC_XE_FILE)
+        return CUDNNCTL_E_OK;
+    int64_t declared = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : -1;
+    return cc_xlimits_entry(p->ctx, &p->limits, e->name, declared,
+                            archive_entry_sparse_count(ae) > 0);
+}
+
 /* Read every header; check each entry; stage it unless this is a check-only pass. */
 static cudnnctl_err run_pass(pass *p)
 {
@@ -353,6 +367,8 @@ static cudnnctl_err run_pass(pass *p)
     cudnnctl_err rc = open_archive(p, &a);
     if (rc)
         goto out;
+    cc_xlimits_init(&p->limits, p->o->archive_size ? p->o->archive_size : p->rd.size,
+                    p->o->max_unpacked, p->root);
     while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
         if (r == ARCHIVE_WARN)
             cc_log(p->ctx, CUDNNCTL_LOG_WARN, "extract: %s", archive_error_string(a));
@@ -375,6 +391,10 @@ static cudnnctl_err run_pass(pass *p)
         if (c) {
             rc = CC_ERR(p->ctx, c, "%s", detail ? detail : "out of memory");
             free(detail);
+            cc_xentry_clear(&e);
+            goto out;
+        }
+        if ((rc = entry_policy(p, ae, &e)) != CUDNNCTL_E_OK) {
             cc_xentry_clear(&e);
             goto out;
         }
@@ -418,13 +438,17 @@ static cudnnctl_err check_staging(cudnnctl_ctx *ctx, const char *dir, char **rea
     cc_pf_dir *d = cc_pf_opendir(dir);
     if (!d)
         return CC_ERR_PF(ctx, "cannot open the staging directory", dir);
-    const char *name = cc_pf_readdir(d);
+    const char *n = cc_pf_readdir(d);
+    char *name = n ? cc_strdup(n) : NULL; /* readdir's buffer goes with closedir (valgrind) */
     cc_pf_closedir(d);
-    if (name)
-        return CC_ERR(ctx, CUDNNCTL_E_EXISTS,
-                      "staging directory %s is not empty (it holds '%s'); remove its contents or "
-                      "use a new one",
-                      dir, name);
+    if (n) {
+        cudnnctl_err rc = CC_ERR(ctx, CUDNNCTL_E_EXISTS,
+                                 "staging directory %s is not empty (it holds '%s'); remove its "
+                                 "contents or use a new one",
+                                 dir, name ? name : "?");
+        free(name);
+        return rc;
+    }
     if (!(*real = cc_pf_realpath(dir)))
         return CC_ERR_PF(ctx, "cannot resolve the staging directory", dir);
     return CUDNNCTL_E_OK;

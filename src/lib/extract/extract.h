@@ -61,6 +61,9 @@ void cc_staging_free(cc_staging *st);
  * already recorded on the ctx passed to cc_extract_* (as cc_source_read does). */
 typedef long long (*cc_read_fn)(void *user, void *buf, size_t len);
 
+/* A cc_read_fn over a cc_source (user = the cc_source *), for cc_extract_opts.read_fn. */
+long long cc_extract_source_read(void *user, void *buf, size_t len);
+
 /* The same from any reader (cc_extract is this over cc_source_read). */
 cudnnctl_err cc_extract_reader(cudnnctl_ctx *ctx, cc_read_fn read_fn, void *user,
                                const char *name_hint, const char *staging_dir, cc_staging *out);
@@ -79,6 +82,10 @@ typedef struct {
     const char *expected_top; /* NULL: NVIDIA's top dir for name_hint (the file stem for 8.3+,
                                * "cuda" for <= 8.2), or any such-looking dir when unknown */
     int no_writer_thread;     /* 1: write in the caller's thread (no overlap with decoding) */
+    int content;              /* cc_content_mode: CC_CONTENT_CUDA_TREE = only cuDNN's own files
+                               * (content_policy.h); 0 = any (a prefix keeps the archive's tree) */
+    uint64_t archive_size;    /* compressed size for the bomb cap (0: the file's size, or unknown) */
+    uint64_t max_unpacked;    /* cap on the declared unpacked total (0: derived, extract_limits.h) */
 } cc_extract_opts;
 
 cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *opts, const char *staging_dir,

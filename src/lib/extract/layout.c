@@ -25,7 +25,8 @@ char *cc_layout_expected_top(const char *name_hint)
     static const char *const modern_ext[] = {"-archive.tar.xz", "-archive.zip"};
     for (size_t i = 0; i < 2; i++) {
         size_t n = strlen(b), e = strlen(modern_ext[i]);
-        if (cc_str_starts(b, "cudnn-") && n > e && cc_str_ends(b, modern_ext[i]))
+        /* something between "cudnn-" and "-archive" (fuzz_platform: "cudnn-archive.zip") */
+        if (cc_str_starts(b, "cudnn-") && n > e + 6 && cc_str_ends(b, modern_ext[i]))
             return cc_strndup(b, n - e + strlen("-archive"));
     }
     /* ≤ 8.2: cudnn-<cuda X.Y>-<platform>-v<ver>.tgz / .zip, always packed under cuda/ */
