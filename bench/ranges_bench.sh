@@ -58,9 +58,9 @@ run_install() { # $1 = port; prints seconds and peak RSS KiB
   echo "$(since "$t0") $(awk -F': ' '/Maximum resident/ {print $2}' "$tmp/time.txt")"
 }
 run_stream() { # one connection, streamed into tar
-  rm -rf "$tmp/s"; mkdir "$tmp/s"; sync
+  rm -rf "$tmp/sx"; mkdir "$tmp/sx"; sync
   local t0; t0=$(now)
-  curl -sf "http://127.0.0.1:$lport/$rel" | tar -xJ -C "$tmp/s"
+  curl -sf "http://127.0.0.1:$lport/$rel" | tar -xJ -C "$tmp/sx"
   since "$t0"
 }
 run_decode() { local t0; t0=$(now); xz -dc "$archive" > /dev/null; since "$t0"; }
