@@ -82,7 +82,7 @@ for i in $(seq "$ROUNDS"); do
   [ "$SKIP_PARSE_REDIST" = 1 ] || run_parse_redist >> "$tmp/res.p"
   read -r t r < <(run_install "$lport"); echo "$t" >> "$tmp/res.c"; echo "$r" >> "$tmp/res.rss"
   echo "link round $i: curl|tar $(tail -1 "$tmp/res.s") s, xz -dc $(tail -1 "$tmp/res.d") s," \
-       "parse_redist $(tail -1 "$tmp/p" 2>/dev/null || echo -) s, cudnnctl $t s, rss $r KiB" >&2
+       "parse_redist $(tail -1 "$tmp/res.p" 2>/dev/null || echo -) s, cudnnctl $t s, rss $r KiB" >&2
 done
 for i in $(seq "$ROUNDS"); do
   run_tar >> "$tmp/res.t"
