@@ -58,9 +58,9 @@ run_install() { # $1 = port; prints seconds and peak RSS KiB
   echo "$(since "$t0") $(awk -F': ' '/Maximum resident/ {print $2}' "$tmp/time.txt")"
 }
 run_stream() { # one connection, streamed into tar
-  rm -rf "$tmp/s"; mkdir "$tmp/s"; sync
+  rm -rf "$tmp/sx"; mkdir "$tmp/sx"; sync
   local t0; t0=$(now)
-  curl -sf "http://127.0.0.1:$lport/$rel" | tar -xJ -C "$tmp/s"
+  curl -sf "http://127.0.0.1:$lport/$rel" | tar -xJ -C "$tmp/sx"
   since "$t0"
 }
 run_decode() { local t0; t0=$(now); xz -dc "$archive" > /dev/null; since "$t0"; }
@@ -75,25 +75,25 @@ run_parse_redist() {
 run_tar() { rm -rf "$tmp/t"; mkdir "$tmp/t"; sync; local t0; t0=$(now); tar -xJf "$archive" -C "$tmp/t"; since "$t0"; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-for f in s d p c t l rss; do : > "$tmp/$f"; done
+for f in s d p c t l rss; do : > "$tmp/res.$f"; done
 for i in $(seq "$ROUNDS"); do
-  run_stream >> "$tmp/s"
-  run_decode >> "$tmp/d"
-  [ "$SKIP_PARSE_REDIST" = 1 ] || run_parse_redist >> "$tmp/p"
-  read -r t r < <(run_install "$lport"); echo "$t" >> "$tmp/c"; echo "$r" >> "$tmp/rss"
-  echo "link round $i: curl|tar $(tail -1 "$tmp/s") s, xz -dc $(tail -1 "$tmp/d") s," \
-       "parse_redist $(tail -1 "$tmp/p" 2>/dev/null || echo -) s, cudnnctl $t s, rss $r KiB" >&2
+  run_stream >> "$tmp/res.s"
+  run_decode >> "$tmp/res.d"
+  [ "$SKIP_PARSE_REDIST" = 1 ] || run_parse_redist >> "$tmp/res.p"
+  read -r t r < <(run_install "$lport"); echo "$t" >> "$tmp/res.c"; echo "$r" >> "$tmp/res.rss"
+  echo "link round $i: curl|tar $(tail -1 "$tmp/res.s") s, xz -dc $(tail -1 "$tmp/res.d") s," \
+       "parse_redist $(tail -1 "$tmp/res.p" 2>/dev/null || echo -) s, cudnnctl $t s, rss $r KiB" >&2
 done
 for i in $(seq "$ROUNDS"); do
-  run_tar >> "$tmp/t"
-  read -r t r < <(run_install "$fport"); echo "$t" >> "$tmp/l"; echo "$r" >> "$tmp/rss"
-  echo "loopback round $i: tar -xJf $(tail -1 "$tmp/t") s, cudnnctl $t s, rss $r KiB" >&2
+  run_tar >> "$tmp/res.t"
+  read -r t r < <(run_install "$fport"); echo "$t" >> "$tmp/res.l"; echo "$r" >> "$tmp/res.rss"
+  echo "loopback round $i: tar -xJf $(tail -1 "$tmp/res.t") s, cudnnctl $t s, rss $r KiB" >&2
 done
 python3 - "$tmp" "$size" "$ROUNDS" "$CONN_RATE" "$LINK_RATE" <<'PY'
 import statistics, sys
 tmp, size, rounds, conn, link = sys.argv[1:]
 def col(n):
-    try: return [float(x) for x in open(f"{tmp}/{n}").read().split()]
+    try: return [float(x) for x in open(f"{tmp}/res.{n}").read().split()]
     except FileNotFoundError: return []
 m = lambda n: statistics.median(col(n)) if col(n) else float("nan")
 S, D, P, C, T, L = (m(x) for x in "sdpctl")
