@@ -224,9 +224,9 @@ cudnnctl_err cudnnctl_report(cudnnctl_ctx *ctx, const cudnnctl_detect_result *de
                              : cJSON_AddNullToObject(root, "driver");
     if (!ok || !drv)
         goto oom;
-    if (det->driver && (!cc_json_str(drv, "version", det->driver->version) == 0 ||
+    if (det->driver && (cc_json_str(drv, "version", det->driver->version) != 0 ||
                         !cJSON_AddNumberToObject(drv, "cuda_version", det->driver->cuda_version) ||
-                        !cc_json_str(drv, "source", det->driver->source) == 0))
+                        cc_json_str(drv, "source", det->driver->source) != 0))
         goto oom;
     if (cudnnctl_detect_result_json(det, &text) != CUDNNCTL_E_OK ||
         !add_json_text(root, "detect", text))
