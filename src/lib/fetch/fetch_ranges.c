@@ -273,6 +273,7 @@ static void decide(rf *r, piece *probe)
     }
     r->b.max_parallel = n;
     probe->end = at;
+    uint64_t probe_got = probe->attempt_got; /* push_gap may move the array probe points into */
     if (push_gap(r, at, r->size) != 0) {
         fail(r, CUDNNCTL_E_NOMEM, cc_strdup("out of memory"));
         return;
@@ -282,7 +283,7 @@ static void decide(rf *r, piece *probe)
     cc_src_push_event(r->s, CUDNNCTL_EV_STEP,
                       cc_asprintf("downloading %s over %u connections (%.1f MB/s on the first)",
                                   r->s->url, n,
-                                  (double)probe->attempt_got / 1000.0 /
+                                  (double)probe_got / 1000.0 /
                                       (double)(cc_pf_now_ms() - r->probe_t0 + 1)));
 }
 
