@@ -14,14 +14,6 @@
 #include "lock.h"
 #include "receipt.h"
 
-static void step(cudnnctl_ctx *ctx, cc_strv *steps, char *text)
-{
-    if (!text)
-        return;
-    cc_event(ctx, CUDNNCTL_EV_STEP, text, NULL);
-    cc_strv_push_own(steps, text);
-}
-
 cudnnctl_err cc_switch_current(cudnnctl_ctx *ctx, const char *state, const char *current,
                                const char *want, int *flipped, cc_strv *steps)
 {
@@ -56,24 +48,13 @@ cudnnctl_err cc_switch_current(cudnnctl_ctx *ctx, const char *state, const char 
     if (rc == CUDNNCTL_E_OK) {
         *flipped = 1;
         char *shown = cc_unrooted(ctx, current);
-        step(ctx, steps, cc_asprintf("switch: %s -> %s", shown ? shown : current, want));
+        cc_install_step(ctx, steps, cc_asprintf("switch: %s -> %s", shown ? shown : current, want));
         free(shown);
     }
     free(op.tmp);
     free(op.bak);
     cc_txn_free(t);
     return rc;
-}
-
-/* "/a/b/" and "/a/b" are one prefix. */
-static int same_path(const char *a, const char *b)
-{
-    size_t na = strlen(a), nb = strlen(b);
-    while (na > 1 && a[na - 1] == '/')
-        na--;
-    while (nb > 1 && b[nb - 1] == '/')
-        nb--;
-    return na == nb && strncmp(a, b, na) == 0;
 }
 
 /* The receipt to switch to: the newest install in this prefix matching version and variant.
@@ -92,7 +73,7 @@ static cudnnctl_err pick(cudnnctl_ctx *ctx, const cc_receipts *rs, const char *p
         const cc_receipt *r = &rs->v[i];
         cc_version have;
         if (r->mode != CUDNNCTL_TARGET_PREFIX || !r->target_path ||
-            !same_path(r->target_path, prefix_shown) || !r->cudnn_version ||
+            !cc_host_same_path(ctx, r->target_path, prefix_shown) || !r->cudnn_version ||
             cc_version_parse(r->cudnn_version, &have) != 0 ||
             !cc_version_prefix_match(&want, &have) ||
             (o->cuda_variant && (!r->cuda_variant || strcmp(r->cuda_variant, o->cuda_variant))))
@@ -213,7 +194,7 @@ cudnnctl_err cudnnctl_switch(cudnnctl_ctx *ctx, const cudnnctl_switch_opts *o,
     res->deep = o->deep;
     if ((rc = check_files(ctx, r, o->deep, &res->n_checked)) != CUDNNCTL_E_OK)
         goto out;
-    step(ctx, &steps,
+    cc_install_step(ctx, &steps,
          o->deep ? cc_asprintf("re-verified: %zu files of cuDNN %s match receipt %s",
                                res->n_checked, r->cudnn_version, r->id)
                  : cc_asprintf("verified at install %s (receipt %s); %zu files present",

@@ -236,14 +236,6 @@ static cudnnctl_err open_part(dl *d, uint64_t *reuse, char **why)
     return CUDNNCTL_E_OK;
 }
 
-static unsigned backoff_ms(const cc_source *s, unsigned failures)
-{
-    uint64_t ms = s->retry_delay_ms;
-    for (unsigned i = 1; i < failures && ms < 30000; i++)
-        ms *= 2;
-    return ms > 30000 ? 30000 : (unsigned)ms;
-}
-
 /* GET until the whole file is there, the failure is permanent, or the tries are used up. */
 static cudnnctl_err transfer(dl *d, char **why)
 {
@@ -302,7 +294,7 @@ static cudnnctl_err transfer(dl *d, char **why)
             free(res.detail);
             break;
         }
-        unsigned ms = backoff_ms(s, failures);
+        unsigned ms = cc_src_backoff_ms(s, failures);
         cc_src_push_event(s, CUDNNCTL_EV_RETRY,
                           cc_asprintf("%s; retrying in %.1f s (try %u of %u), resuming at byte "
                                       "%llu",

@@ -416,14 +416,6 @@ static int next_req(void *user, cc_transport_req *req)
     return waiting ? 0 : -1;
 }
 
-static unsigned backoff_ms(const cc_source *s, unsigned failures)
-{
-    uint64_t ms = s->retry_delay_ms;
-    for (unsigned i = 1; i < failures && ms < 30000; i++)
-        ms *= 2;
-    return ms > 30000 ? 30000 : (unsigned)ms;
-}
-
 static void done_req(void *user, const cc_transport_req *req, cc_transport_res *res)
 {
     rf *r = user;
@@ -465,7 +457,7 @@ static void done_req(void *user, const cc_transport_req *req, cc_transport_res *
         fail(r, res->code, d);
         return;
     }
-    unsigned ms = backoff_ms(r->s, p->failures);
+    unsigned ms = cc_src_backoff_ms(r->s, p->failures);
     p->not_before = cc_pf_now_ms() + ms;
     cc_src_push_event(r->s, CUDNNCTL_EV_RETRY,
                       cc_asprintf("%s; retrying that range in %.1f s (try %u of %u) from byte %llu",

@@ -63,3 +63,11 @@ int cc_src_deliver(cc_source *s, const void *data, size_t len)
     }
     return cc_ring_write(s->ring, data, len);
 }
+
+unsigned cc_src_backoff_ms(const cc_source *s, unsigned failures)
+{
+    uint64_t ms = s->retry_delay_ms;
+    for (unsigned i = 1; i < failures && ms < 30000; i++)
+        ms *= 2;
+    return ms > 30000 ? 30000 : (unsigned)ms;
+}

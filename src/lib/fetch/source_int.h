@@ -70,6 +70,10 @@ void cc_src_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned)
 /* Hash, count and hand bytes to the consumer; -1 when the consumer has gone. */
 int cc_src_deliver(cc_source *s, const void *data, size_t len);
 
+/* The wait before retry number `failures` of a download or one of its ranges: retry_delay_ms,
+ * doubled per consecutive failure, capped at 30 s. */
+unsigned cc_src_backoff_ms(const cc_source *s, unsigned failures);
+
 /* The download producer (fetch.c), run on the source's thread. */
 void cc_fetch_thread(void *arg);
 
