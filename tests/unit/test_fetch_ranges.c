@@ -4,80 +4,17 @@
  * no range support, a wrong Content-Range, a range cut mid-way, resume across runs with the
  * ranges kept, a flipped byte in one range (refused, the range fetched again by the next run),
  * and a side file left for a one-stream run. POSIX only (fork/exec of the server). */
-#define _GNU_SOURCE
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
+#include "fetch_fixture.h" /* tmp, www, logpath, write_file, sha256sum, start_server, new_ctx */
 
 #include <glob.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include "internal.h"
-#include "source.h"
 
 #define SIZE (6u * 1024u * 1024u + 777u)
 #define PIECE (512u * 1024u)
 
-static char tmp[256], www[300], logpath[300];
 static char data_hex[65];
 static unsigned char *data;
 static pid_t slow_pid = -1, fast_pid = -1;
 static int slow_port, fast_port;
-static int cache_seq;
-
-static void write_file(const char *path, const void *buf, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
-}
-
-static void sha256sum(const char *path, char hex[65])
-{
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "sha256sum '%s'", path);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    assert_int_equal(fscanf(p, "%64s", hex), 1);
-    assert_int_equal(pclose(p), 0);
-}
-
-static pid_t start_server(const char *port_file, const char *throttle, int *port_out)
-{
-    unlink(port_file);
-    char script[512];
-    snprintf(script, sizeof(script), "%s/tests/tools/httpd.py", CUDNNCTL_SOURCE_DIR);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        execlp("python3", "python3", script, "--root", www, "--port-file", port_file, "--log",
-               logpath, "--max-lifetime", "300", throttle ? "--throttle" : NULL, throttle,
-               (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 200; i++) {
-        FILE *f = fopen(port_file, "r");
-        if (f) {
-            int ok = fscanf(f, "%d", port_out) == 1;
-            fclose(f);
-            if (ok)
-                return pid;
-        }
-        usleep(50 * 1000);
-    }
-    fail_msg("tests/tools/httpd.py did not write its port within 10 s");
-    return -1;
-}
 
 /* The requests of the log from line `from` on for this path: count, bytes asked for by bounded
  * ranges, and how many asked for a bounded range at all. */
@@ -123,20 +60,7 @@ static log_stats read_log(int from, const char *path, unsigned long long at)
     return st;
 }
 
-static cudnnctl_ctx *new_ctx(char *cache_out)
-{
-    cudnnctl_ctx *ctx = NULL;
-    assert_int_equal(cudnnctl_ctx_new(&ctx), CUDNNCTL_E_OK);
-    char dir[400];
-    snprintf(dir, sizeof(dir), "%s/cache-%d", tmp, ++cache_seq);
-    assert_int_equal(mkdir(dir, 0755), 0);
-    assert_int_equal(cudnnctl_set_cache_dir(ctx, dir), CUDNNCTL_E_OK);
-    if (cache_out)
-        strcpy(cache_out, dir);
-    return ctx;
-}
-
-static cc_source_opts opts_for(const char *url, unsigned connections)
+static cc_source_opts ranged_opts(const char *url, unsigned connections)
 {
     cc_source_opts o;
     memset(&o, 0, sizeof(o));
@@ -201,9 +125,9 @@ static int count_glob(const char *cache, const char *pattern)
     return n;
 }
 
-static void url_of(char *out, size_t n, int port, const char *path)
+static void url_at(char *out, size_t n, int at_port, const char *path)
 {
-    snprintf(out, n, "http://127.0.0.1:%d%s", port, path);
+    snprintf(out, n, "http://127.0.0.1:%d%s", at_port, path);
 }
 
 /* ---- tests ------------------------------------------------------------------------------------ */
@@ -212,10 +136,10 @@ static void parallel_download_is_in_order_and_verified(void **state)
 {
     (void)state;
     char url[300], cache[400];
-    url_of(url, sizeof(url), slow_port, "/payload.bin?t=parallel");
-    cudnnctl_ctx *ctx = new_ctx(cache);
+    url_at(url, sizeof(url), slow_port, "/payload.bin?t=parallel");
+    cudnnctl_ctx *ctx = new_ctx(NULL, cache);
     int from = log_lines();
-    cc_source_opts o = opts_for(url, 4);
+    cc_source_opts o = ranged_opts(url, 4);
     assert_int_equal(run(ctx, &o, 0), CUDNNCTL_E_OK);
     log_stats st = read_log(from, "/payload.bin?t=parallel", 0);
     print_message("parallel: %d requests, %d bounded ranges (%llu bytes)\n", st.requests,
@@ -233,10 +157,10 @@ static void auto_choice_on_a_fast_link_keeps_one_stream(void **state)
 {
     (void)state;
     char url[300];
-    url_of(url, sizeof(url), fast_port, "/payload.bin?t=auto");
-    cudnnctl_ctx *ctx = new_ctx(NULL);
+    url_at(url, sizeof(url), fast_port, "/payload.bin?t=auto");
+    cudnnctl_ctx *ctx = new_ctx(NULL, NULL);
     int from = log_lines();
-    cc_source_opts o = opts_for(url, 0);
+    cc_source_opts o = ranged_opts(url, 0);
     o.piece_bytes = 1024 * 1024; /* 6 MiB: eligible under auto only with small pieces... */
     assert_int_equal(run(ctx, &o, 0), CUDNNCTL_E_OK);
     log_stats st = read_log(from, "/payload.bin?t=auto", 0);
@@ -250,10 +174,10 @@ static void no_range_support_falls_back_to_one_stream(void **state)
 {
     (void)state;
     char url[300];
-    url_of(url, sizeof(url), slow_port, "/__fault/norange/payload.bin");
-    cudnnctl_ctx *ctx = new_ctx(NULL);
+    url_at(url, sizeof(url), slow_port, "/__fault/norange/payload.bin");
+    cudnnctl_ctx *ctx = new_ctx(NULL, NULL);
     int from = log_lines();
-    cc_source_opts o = opts_for(url, 4);
+    cc_source_opts o = ranged_opts(url, 4);
     assert_int_equal(run(ctx, &o, 0), CUDNNCTL_E_OK);
     log_stats st = read_log(from, "/__fault/norange/payload.bin", 0);
     assert_true(st.status200 >= 1);
@@ -266,9 +190,9 @@ static void wrong_content_range_falls_back_without_corruption(void **state)
     (void)state;
     char url[300], cache[400];
     /* the probe is answered right; the 2nd and 3rd ranged answers start 4096 bytes late */
-    url_of(url, sizeof(url), slow_port, "/__fault/badrange,arg=4096,skip=1,times=2/payload.bin");
-    cudnnctl_ctx *ctx = new_ctx(cache);
-    cc_source_opts o = opts_for(url, 4);
+    url_at(url, sizeof(url), slow_port, "/__fault/badrange,arg=4096,skip=1,times=2/payload.bin");
+    cudnnctl_ctx *ctx = new_ctx(NULL, cache);
+    cc_source_opts o = ranged_opts(url, 4);
     assert_int_equal(run(ctx, &o, 0), CUDNNCTL_E_OK); /* every byte checked in order by run() */
     assert_int_equal(count_glob(cache, "blobs/sha256/*.ranges"), 0);
     cudnnctl_ctx_free(ctx);
@@ -278,10 +202,10 @@ static void a_range_cut_mid_way_is_fetched_again_from_where_it_stopped(void **st
 {
     (void)state;
     char url[300];
-    url_of(url, sizeof(url), slow_port, "/__fault/cut,arg=100000,times=2/payload.bin");
-    cudnnctl_ctx *ctx = new_ctx(NULL);
+    url_at(url, sizeof(url), slow_port, "/__fault/cut,arg=100000,times=2/payload.bin");
+    cudnnctl_ctx *ctx = new_ctx(NULL, NULL);
     int from = log_lines();
-    cc_source_opts o = opts_for(url, 4);
+    cc_source_opts o = ranged_opts(url, 4);
     assert_int_equal(run(ctx, &o, 0), CUDNNCTL_E_OK);
     /* the probe was cut after 100000 bytes: its rest was asked for from there */
     FILE *f = fopen(logpath, "r");
@@ -299,20 +223,20 @@ static void resume_across_runs_keeps_every_range(void **state)
 {
     (void)state;
     char url[300], cache[400];
-    url_of(url, sizeof(url), slow_port, "/payload.bin?t=resume");
-    cudnnctl_ctx *ctx = new_ctx(cache);
-    cc_source_opts o = opts_for(url, 4);
+    url_at(url, sizeof(url), slow_port, "/payload.bin?t=resume");
+    cudnnctl_ctx *ctx = new_ctx(NULL, cache);
+    cc_source_opts o = ranged_opts(url, 4);
     /* run 1: cancelled once the consumer saw 2 MiB; other connections were ahead */
     assert_int_equal(run(ctx, &o, 2u * 1024u * 1024u), CUDNNCTL_E_INTERRUPTED);
     assert_int_equal(count_glob(cache, "blobs/sha256/*.ranges"), 1);
     cudnnctl_ctx_free(ctx);
     /* run 2, same cache, through the fast server */
     char url2[300];
-    url_of(url2, sizeof(url2), fast_port, "/payload.bin?t=resume");
-    ctx = new_ctx(NULL);
+    url_at(url2, sizeof(url2), fast_port, "/payload.bin?t=resume");
+    ctx = new_ctx(NULL, NULL);
     assert_int_equal(cudnnctl_set_cache_dir(ctx, cache), CUDNNCTL_E_OK);
     int from = log_lines();
-    o = opts_for(url2, 4);
+    o = ranged_opts(url2, 4);
     assert_int_equal(run(ctx, &o, 0), CUDNNCTL_E_OK);
     log_stats st = read_log(from, "/payload.bin?t=resume", 0);
     print_message("resume: run 2 asked for %llu of %u bytes in %d ranges\n", st.bounded_bytes,
@@ -331,9 +255,9 @@ static void a_flipped_byte_in_one_range_is_refused_then_fetched_again(void **sta
     unsigned long long at = SIZE - 300000; /* in a late piece, not the probe's part */
     char path[200];
     snprintf(path, sizeof(path), "/__fault/flip,arg=%llu,times=1/payload.bin", at);
-    url_of(url, sizeof(url), slow_port, path);
-    cudnnctl_ctx *ctx = new_ctx(cache);
-    cc_source_opts o = opts_for(url, 4);
+    url_at(url, sizeof(url), slow_port, path);
+    cudnnctl_ctx *ctx = new_ctx(NULL, cache);
+    cc_source_opts o = ranged_opts(url, 4);
     check_bytes = 0;
     assert_int_equal(run(ctx, &o, 0), CUDNNCTL_E_HASH_MISMATCH);
     check_bytes = 1;
@@ -351,12 +275,12 @@ static void a_one_stream_run_after_ranges_keeps_only_the_prefix(void **state)
 {
     (void)state;
     char url[300], cache[400];
-    url_of(url, sizeof(url), slow_port, "/payload.bin?t=settle");
-    cudnnctl_ctx *ctx = new_ctx(cache);
-    cc_source_opts o = opts_for(url, 4);
+    url_at(url, sizeof(url), slow_port, "/payload.bin?t=settle");
+    cudnnctl_ctx *ctx = new_ctx(NULL, cache);
+    cc_source_opts o = ranged_opts(url, 4);
     assert_int_equal(run(ctx, &o, 1024u * 1024u), CUDNNCTL_E_INTERRUPTED);
     assert_int_equal(count_glob(cache, "blobs/sha256/*.ranges"), 1);
-    o = opts_for(url, 1); /* now one connection: the holes must not be taken as data */
+    o = ranged_opts(url, 1); /* now one connection: the holes must not be taken as data */
     int from = log_lines();
     assert_int_equal(run(ctx, &o, 0), CUDNNCTL_E_OK);
     log_stats st = read_log(from, "/payload.bin?t=settle", 0);
@@ -367,7 +291,7 @@ static void a_one_stream_run_after_ranges_keeps_only_the_prefix(void **state)
 
 /* ---- setup ------------------------------------------------------------------------------------ */
 
-static int group_setup(void **state)
+static int ranges_setup(void **state)
 {
     (void)state;
     const char *proxies[] = {"http_proxy", "https_proxy", "HTTPS_PROXY", "HTTP_PROXY",
@@ -394,19 +318,17 @@ static int group_setup(void **state)
     char pf[400];
     snprintf(pf, sizeof(pf), "%s/slow-port", tmp);
     /* 4 MB/s a connection: the probe lasts past its 300 ms, and 4 connections beat one */
-    slow_pid = start_server(pf, "4000000", &slow_port);
+    slow_pid = start_server(pf, "--throttle", "4000000", NULL, NULL, &slow_port);
     snprintf(pf, sizeof(pf), "%s/fast-port", tmp);
-    fast_pid = start_server(pf, NULL, &fast_port);
+    fast_pid = start_server(pf, NULL, NULL, NULL, NULL, &fast_port);
     return 0;
 }
 
-static int group_teardown(void **state)
+static int ranges_teardown(void **state)
 {
     (void)state;
-    for (pid_t *p = (pid_t[]){slow_pid, fast_pid, 0}; *p; p++) {
-        kill(*p, SIGTERM);
-        waitpid(*p, NULL, 0);
-    }
+    stop_server(slow_pid);
+    stop_server(fast_pid);
     char cmd[400];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
     if (system(cmd) != 0)
@@ -427,5 +349,5 @@ int main(void)
         cmocka_unit_test(a_flipped_byte_in_one_range_is_refused_then_fetched_again),
         cmocka_unit_test(a_one_stream_run_after_ranges_keeps_only_the_prefix),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, ranges_setup, ranges_teardown);
 }
