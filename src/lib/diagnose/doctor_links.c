@@ -237,6 +237,20 @@ static int loader_dirs(cc_doctor_run *run, cc_strv *dirs, cc_strv *cache)
 
 /* The first place name resolves to an existing file: first dir (the copy's own) first, then
  * the ld.so.cache entries with that exact base name, then dirs. malloc'd or NULL. */
+/* "ln -s SRC DIR/NAME" with the link named by its (quoted) host path; NULL when there is no SRC. */
+static char *private_link_cmd(cc_doctor_run *run, const char *dir, const char *name,
+                              const char *src)
+{
+    if (!src)
+        return NULL;
+    char *lk = cc_path_join(dir, name);
+    char *q = lk ? cc_doc_qhost(run, lk) : NULL;
+    char *cmd = q ? cc_asprintf("ln -s %s %s", src, q) : NULL;
+    free(lk);
+    free(q);
+    return cmd;
+}
+
 static char *find_lib(cc_doctor_run *run, const char *own, const cc_strv *dirs,
                       const cc_strv *cache, const char *name)
 {
@@ -298,11 +312,7 @@ int cc_doc_check_loader(cc_doctor_run *run)
                                           one, c->path)
                             : cc_strdup("install the NVIDIA driver, then link libcuda.so -> "
                                         "libcuda.so.1 beside cuDNN");
-            char *lk = cc_path_join(c->path, "libcuda.so");
-            char *q = lk ? cc_doc_qhost(run, lk) : NULL;
-            char *cmd = one && q ? cc_asprintf("ln -s %s %s", one, q) : NULL;
-            free(lk);
-            free(q);
+            char *cmd = private_link_cmd(run, c->path, "libcuda.so", one);
             cc_doc_add_cmd(run, CC_DC_CUDNN8_NO_LIBCUDA_SO, c->path, fix, cmd,
                        "cuDNN %s in %s dlopens the unversioned libcuda.so, which the loader "
                        "cannot find%s: \"Could not load library libcudnn_cnn_infer.so.8. Error: "
@@ -326,11 +336,7 @@ int cc_doc_check_loader(cc_doctor_run *run)
                                           src, c->path)
                             : cc_strdup("install the CUDA toolkit's nvrtc and link libnvrtc.so "
                                         "-> libnvrtc.so.<major> beside cuDNN");
-            char *lk = cc_path_join(c->path, "libnvrtc.so");
-            char *q = lk ? cc_doc_qhost(run, lk) : NULL;
-            char *cmd = src && q ? cc_asprintf("ln -s %s %s", src, q) : NULL;
-            free(lk);
-            free(q);
+            char *cmd = private_link_cmd(run, c->path, "libnvrtc.so", src);
             cc_doc_add_cmd(run, CC_DC_CUDNN8_NO_LIBNVRTC_SO, c->path, fix, cmd,
                        "cuDNN %s in %s dlopens the unversioned libnvrtc.so for runtime-compiled "
                        "kernels, which the loader cannot find: \"Error: libnvrtc.so: cannot "
