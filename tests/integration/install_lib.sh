@@ -95,3 +95,25 @@ no_leftovers() {
   local l; l=$(find "$1" \( -name '.cudnnctl-*' -o -name '.staging-*' \) -print)
   [ -z "$l" ] || fail "leftovers in $1: $l"
 }
+
+# write_manifest FILE VER REL SHA SIZE: a redistrib manifest in NVIDIA's shape naming one
+# linux-x86_64 / cuda13 archive.
+write_manifest() {
+  cat > "$1" <<JSON
+{"release_date": "2026-02-03", "release_label": "9.19.0", "release_product": "cudnn",
+ "cudnn": {"name": "NVIDIA CUDA Deep Neural Network library", "license": "cudnn", "version": "$2",
+   "linux-x86_64": {"cuda13": {"relative_path": "$3", "sha256": "$4", "size": "$5"}},
+   "cuda_variant": ["13"]}}
+JSON
+}
+
+# start_httpd ROOT [httpd.py options...]: serve ROOT on 127.0.0.1 (tests/tools/httpd.py, port file
+# $T/port); sets U to its base URL and adds its pid to PIDS (the caller's trap stops it).
+start_httpd() {
+  local root=$1; shift
+  python3 "$SOURCE_DIR/tests/tools/httpd.py" --root "$root" --port-file "$T/port" --parent $$ "$@" &
+  PIDS+=($!)
+  for _ in $(seq 200); do [ -s "$T/port" ] && break; sleep 0.05; done
+  [ -s "$T/port" ] || fail "httpd.py did not start"
+  U="http://127.0.0.1:$(cat "$T/port")"
+}

@@ -25,18 +25,8 @@ import sys
 p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[len(b) // 2] ^= 0x01; open(p, "wb").write(b)
 PY
 SHA=$(sha256sum "$A" | cut -c1-64); SIZE=$(stat -c %s "$A")
-cat > "$R/srv/manifest.json" <<JSON
-{"release_date": "2026-02-03", "release_label": "9.19.0", "release_product": "cudnn",
- "cudnn": {"name": "NVIDIA CUDA Deep Neural Network library", "license": "cudnn", "version": "$VER",
-   "linux-x86_64": {"cuda13": {"relative_path": "$REL", "sha256": "$SHA", "size": "$SIZE"}},
-   "cuda_variant": ["13"]}}
-JSON
-python3 "$SOURCE_DIR/tests/tools/httpd.py" --root "$T/www" --port-file "$T/port" --log "$T/http.log" \
-  --parent $$ &
-PIDS+=($!)
-for _ in $(seq 200); do [ -s "$T/port" ] && break; sleep 0.05; done
-[ -s "$T/port" ] || fail "httpd.py did not start"
-U="http://127.0.0.1:$(cat "$T/port")"
+write_manifest "$R/srv/manifest.json" "$VER" "$REL" "$SHA" "$SIZE"
+start_httpd "$T/www" --log "$T/http.log"
 # the archive is rebuilt under NVIDIA's name: its manifest contradicts the embedded catalog, which
 # is refused unless accepted knowingly (docs/security.md "Manifest trust")
 SEL=(--manifest /srv/manifest.json --allow-manifest-override --cudnn "$VER" --cuda 13

@@ -26,12 +26,7 @@ mkdir -p "$T/www/cudnn/linux-x86_64" "$R/srv" "$R/opt"
 A=$(make_archive "$T/small" "$VER" "libcudnn libcudnn_graph libcudnn_cnn")
 cp "$A" "$T/www/$REL"
 SHA=$(sha256sum "$A" | cut -c1-64); SIZE=$(stat -c %s "$A")
-cat > "$R/srv/manifest.json" <<JSON
-{"release_date": "2026-02-03", "release_label": "9.19.0", "release_product": "cudnn",
- "cudnn": {"name": "NVIDIA CUDA Deep Neural Network library", "license": "cudnn", "version": "$VER",
-   "linux-x86_64": {"cuda13": {"relative_path": "$REL", "sha256": "$SHA", "size": "$SIZE"}},
-   "cuda_variant": ["13"]}}
-JSON
+write_manifest "$R/srv/manifest.json" "$VER" "$REL" "$SHA" "$SIZE"
 B=$T/big/$NAME
 mkdir -p "$B/include" "$B/lib"
 cp "$REAL/include/cudnn_version.h" "$REAL/include/cudnn.h" "$B/include/"
@@ -43,11 +38,7 @@ done
 tar -C "$T/big" -cf - "$NAME" | gzip -1 > "$R/srv/$NAME.tar.xz"
 BSHA=$(sha256sum "$R/srv/$NAME.tar.xz" | cut -c1-64)
 
-python3 "$SOURCE_DIR/tests/tools/httpd.py" --root "$T/www" --port-file "$T/port" --parent $$ &
-PIDS+=($!)
-for _ in $(seq 200); do [ -s "$T/port" ] && break; sleep 0.05; done
-[ -s "$T/port" ] || fail "httpd.py did not start"
-U="http://127.0.0.1:$(cat "$T/port")"
+start_httpd "$T/www"
 
 make_tree "$R" clean
 TREE=$R/usr/local/cuda-13.0
