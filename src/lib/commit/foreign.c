@@ -40,14 +40,20 @@ static int owned(const cc_receipts *rs, const char *path)
 cudnnctl_err cc_commit_foreign_check(cudnnctl_ctx *ctx, const cc_commit_in *in, const cc_receipt *r)
 {
     cc_strv foreign = {0};
-    char *treal = r->target_path ? cc_rooted(ctx, r->target_path) : NULL;
+    cc_receipts ledger = {0}; /* installs into this target from other state dirs too */
+    char *treal = r->n_replaced && r->target_path ? cc_rooted(ctx, r->target_path) : NULL;
+    if (treal && cc_owners_receipts(ctx, treal, &ledger) != CUDNNCTL_E_OK) {
+        free(treal);
+        return ctx->err.code;
+    }
     for (size_t i = 0; i < r->n_replaced; i++) {
         const cc_rrepl *e = &r->replaced[i];
         /* ours: a receipt of this state dir, or of another one in the target's ledger */
         if (e->type != CC_OBJ_DIR && !owned(in->receipts, e->path) &&
-            !(treal && cc_owners_owns(ctx, treal, e->path)) &&
+            !owned(&ledger, e->path) &&
             cc_strv_push(&foreign, e->path) != 0) {
             cc_strv_free(&foreign);
+            cc_receipts_free(&ledger);
             free(treal);
             CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         }
@@ -70,6 +76,7 @@ cudnnctl_err cc_commit_foreign_check(cudnnctl_ctx *ctx, const cc_commit_in *in, 
                                          foreign.v[i]));
     }
     cc_strv_free(&foreign);
+    cc_receipts_free(&ledger);
     free(treal);
     return rc;
 }

@@ -208,24 +208,34 @@ cudnnctl_err cc_owners_may_undo(cudnnctl_ctx *ctx, const char *state, const cc_r
     return rc;
 }
 
-int cc_owners_owns(cudnnctl_ctx *ctx, const char *target_real, const char *path)
+cudnnctl_err cc_owners_receipts(cudnnctl_ctx *ctx, const char *target_real, cc_receipts *out)
 {
     char *ledger = ledger_path(target_real);
     cc_strv lines = {0};
-    int owns = 0;
-    if (ledger && ledger_read(ctx, ledger, &lines) == 0) {
-        for (size_t i = 0; i < lines.n && !owns; i++) {
-            cc_receipt r = {0};
-            char *lstate = NULL;
-            if (load_line(ctx, lines.v[i], &r, &lstate) == 0)
-                for (size_t k = 0; k < r.n_entries && !owns; k++)
-                    owns = strcmp(r.entries[k].path, path) == 0;
-            cc_receipt_free(&r);
-            free(lstate);
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    memset(out, 0, sizeof(*out));
+    if (!ledger)
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    else if (ledger_read(ctx, ledger, &lines) != 0)
+        cc_clear_error(ctx); /* advisory: an unreadable ledger names nobody */
+    for (size_t i = 0; rc == CUDNNCTL_E_OK && i < lines.n; i++) {
+        cc_receipt r = {0};
+        char *lstate = NULL;
+        if (load_line(ctx, lines.v[i], &r, &lstate) == 0) {
+            cc_receipt *nv = realloc(out->v, (out->n + 1) * sizeof(*nv));
+            if (!nv) {
+                cc_receipt_free(&r);
+                rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            } else {
+                out->v = nv;
+                out->v[out->n++] = r;
+            }
         }
+        free(lstate);
     }
-    cc_clear_error(ctx);
     cc_strv_free(&lines);
     free(ledger);
-    return owns;
+    if (rc != CUDNNCTL_E_OK)
+        cc_receipts_free(out);
+    return rc;
 }

@@ -16,8 +16,8 @@ cudnnctl_err cc_owners_check(cudnnctl_ctx *ctx, const char *target_real, const c
 /* Before undoing r: cc_owners_check, and a warning when the target's dev:ino is not the one r
  * recorded. */
 cudnnctl_err cc_owners_may_undo(cudnnctl_ctx *ctx, const char *state, const cc_receipt *r);
-/* 1 when an install in the target's ledger (from any state dir) lists path (as the user sees
- * it) among its files: a file cudnnctl put there, not a foreign one. */
-int cc_owners_owns(cudnnctl_ctx *ctx, const char *target_real, const char *path);
+/* The receipts of every install in the target's ledger, from any state dir (those that can still
+ * be read): the files cudnnctl put there. */
+cudnnctl_err cc_owners_receipts(cudnnctl_ctx *ctx, const char *target_real, cc_receipts *out);
 
 #endif
