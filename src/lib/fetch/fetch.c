@@ -116,10 +116,7 @@ static cudnnctl_err on_head(void *user, const cc_transport_head *h, char **why)
     d->skip = d->have - start;
     int64_t full = h->status == 206 ? h->total_size : h->content_length;
     if (s->expected_size && full >= 0 && (uint64_t)full != s->expected_size) {
-        *why = cc_asprintf("%s is %lld bytes according to the server, but the manifest says %llu; "
-                           "not downloading it. The mirror may hold a different build: check it, "
-                           "or refresh the manifest (--manifest URL)",
-                           h->final_url, (long long)full, (unsigned long long)s->expected_size);
+        *why = cc_src_size_refused(h->final_url, full, s->expected_size);
         d->discard = 1;
         return CUDNNCTL_E_SIZE_MISMATCH;
     }

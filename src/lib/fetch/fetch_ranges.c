@@ -296,10 +296,7 @@ static cudnnctl_err on_head(void *user, const cc_transport_head *h, char **why)
     piece *p = &r->p[q->i];
     uint64_t asked = p->start + p->got;
     if (h->status == 206 && h->total_size >= 0 && (uint64_t)h->total_size != r->size) {
-        *why = cc_asprintf("%s is %lld bytes according to the server, but the manifest says %llu; "
-                           "not downloading it. The mirror may hold a different build: check it, "
-                           "or refresh the manifest (--manifest URL)",
-                           h->final_url, (long long)h->total_size, (unsigned long long)r->size);
+        *why = cc_src_size_refused(h->final_url, h->total_size, r->size);
         return CUDNNCTL_E_SIZE_MISMATCH;
     }
     if (h->status != 206 || (uint64_t)h->range_start != asked) {

@@ -71,3 +71,11 @@ unsigned cc_src_backoff_ms(const cc_source *s, unsigned failures)
         ms *= 2;
     return ms > 30000 ? 30000 : (unsigned)ms;
 }
+
+char *cc_src_size_refused(const char *url, int64_t server_size, uint64_t manifest_size)
+{
+    return cc_asprintf("%s is %lld bytes according to the server, but the manifest says %llu; "
+                       "not downloading it. The mirror may hold a different build: check it, or "
+                       "refresh the manifest (--manifest URL)",
+                       url, (long long)server_size, (unsigned long long)manifest_size);
+}

@@ -73,6 +73,8 @@ int cc_src_deliver(cc_source *s, const void *data, size_t len);
 /* The wait before retry number `failures` of a download or one of its ranges: retry_delay_ms,
  * doubled per consecutive failure, capped at 30 s. */
 unsigned cc_src_backoff_ms(const cc_source *s, unsigned failures);
+/* Why a download whose announced size is not the manifest's is refused (malloc'd). */
+char *cc_src_size_refused(const char *url, int64_t server_size, uint64_t manifest_size);
 
 /* The download producer (fetch.c), run on the source's thread. */
 void cc_fetch_thread(void *arg);
