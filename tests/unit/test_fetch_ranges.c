@@ -289,6 +289,21 @@ static void a_one_stream_run_after_ranges_keeps_only_the_prefix(void **state)
     cudnnctl_ctx_free(ctx);
 }
 
+static void a_size_the_manifest_does_not_give_discards_the_part(void **state)
+{
+    (void)state;
+    char url[300], cache[400];
+    url_at(url, sizeof(url), slow_port, "/payload.bin?t=size");
+    cudnnctl_ctx *ctx = new_ctx(NULL, cache);
+    cc_source_opts o = ranged_opts(url, 4);
+    o.expected_size = SIZE - 1000; /* the manifest says otherwise than the server's range total */
+    assert_int_equal(run(ctx, &o, 0), CUDNNCTL_E_SIZE_MISMATCH);
+    /* refused for its content: nothing kept to resume, as for one stream */
+    assert_int_equal(count_glob(cache, "blobs/sha256/*.part"), 0);
+    assert_int_equal(count_glob(cache, "blobs/sha256/*.ranges"), 0);
+    cudnnctl_ctx_free(ctx);
+}
+
 /* ---- setup ------------------------------------------------------------------------------------ */
 
 static int ranges_setup(void **state)
@@ -348,6 +363,7 @@ int main(void)
         cmocka_unit_test(resume_across_runs_keeps_every_range),
         cmocka_unit_test(a_flipped_byte_in_one_range_is_refused_then_fetched_again),
         cmocka_unit_test(a_one_stream_run_after_ranges_keeps_only_the_prefix),
+        cmocka_unit_test(a_size_the_manifest_does_not_give_discards_the_part),
     };
     return cmocka_run_group_tests(tests, ranges_setup, ranges_teardown);
 }

@@ -93,9 +93,13 @@ static void discard_part(dl *d)
         d->fd = -1;
     }
     if (s->cache.resumable) {
+        char *side = cc_ranges_side_path(s->path); /* what a ranged download kept, too */
         cc_sys_unlink(s->ctx, s->path);
         if (rec)
             cc_sys_unlink(s->ctx, rec);
+        if (side)
+            cc_sys_unlink(s->ctx, side);
+        free(side);
     }
     free(rec);
 }
@@ -321,6 +325,9 @@ void cc_fetch_thread(void *arg)
     if (cc_ranges_eligible(s)) {
         rc = cc_fetch_ranges(s, &d.have, &fallback, &why);
         if (!fallback) {
+            /* refused for its content (the size the server gives is not the manifest's), as
+             * on_head does for one stream */
+            d.discard = rc == CUDNNCTL_E_SIZE_MISMATCH;
             finish(s, &d, rc, why);
             return;
         }
