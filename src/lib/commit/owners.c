@@ -221,7 +221,9 @@ cudnnctl_err cc_owners_receipts(cudnnctl_ctx *ctx, const char *target_real, cc_r
     for (size_t i = 0; rc == CUDNNCTL_E_OK && i < lines.n; i++) {
         cc_receipt r = {0};
         char *lstate = NULL;
-        if (load_line(ctx, lines.v[i], &r, &lstate) == 0) {
+        if (load_line(ctx, lines.v[i], &r, &lstate) != 0) {
+            cc_receipt_free(&r); /* whatever a partial parse left */
+        } else {
             cc_receipt *nv = realloc(out->v, (out->n + 1) * sizeof(*nv));
             if (!nv) {
                 cc_receipt_free(&r);
