@@ -102,8 +102,27 @@ if command -v script > /dev/null; then
   PIDS+=($spid)
   for _ in $(seq 1000); do grep -q "download" "$T/tty" 2>/dev/null && break; sleep 0.01; done
   sleep 0.5
-  cpid=$(pgrep -P "$spid" -x cudnnctl || true)
-  [ -n "$cpid" ] || fail "no cudnnctl under script(1)"
+  # script(1) runs the command through $SHELL -c, which may exec it or fork it: the cudnnctl
+  # is found among all descendants of script, not only its children
+  cpid=
+  for _ in $(seq 500); do
+    todo=$spid
+    while [ -n "$todo" ] && [ -z "$cpid" ]; do
+      next=
+      for p in $todo; do
+        for c in $(pgrep -P "$p" || true); do
+          [ "$(cat /proc/$c/comm 2>/dev/null)" = cudnnctl ] && { cpid=$c; break; }
+          next="$next $c"
+        done
+        [ -n "$cpid" ] && break
+      done
+      todo=$next
+    done
+    [ -n "$cpid" ] && break
+    kill -0 "$spid" 2>/dev/null || break
+    sleep 0.01
+  done
+  [ -n "$cpid" ] || { cat "$T/tty" 2>/dev/null; fail "no cudnnctl under script(1)"; }
   kill -INT "$cpid"
   wait "$spid" || true
   python3 - "$T/tty" <<'PY' || fail "the progress line was not ended before the error"
