@@ -48,7 +48,7 @@ start_server link --throttle "$CONN_RATE" --link-rate "$LINK_RATE"; lport=$(cat 
 start_server fast; fport=$(cat "$tmp/port.fast")
 
 now() { date +%s.%N; }
-since() { echo "$(now) - $1" | bc; }
+since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.3f\n", a - b }'; } # no bc: not on every machine
 run_install() { # $1 = port; prints seconds and peak RSS KiB
   rm -rf "$tmp/p" "$tmp/cache" "$tmp/state"; mkdir -p "$tmp/p"; sync
   local t0; t0=$(now)
