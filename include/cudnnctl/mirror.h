@@ -31,6 +31,10 @@ typedef struct {
     const char *cacert;
     /** Connections for each archive's download (as cudnnctl_install_opts.connections). */
     unsigned connections;
+    /** Mirror even when an added manifest contradicts NVIDIA's embedded one (the SHA-256 or size
+     *  of an archive file name it knows); without it that fails closed with
+     *  CUDNNCTL_E_MANIFEST_CONFLICT before anything is written (as install does). */
+    int allow_manifest_override;
 } cudnnctl_mirror_opts;
 
 /** One archive of a mirror run. */

@@ -70,6 +70,7 @@ const cli_optspec cli_optspecs[] = {
     {"wait", 0, "[SECONDS]", "install uninstall rollback use recover", CLI_COMP_NONE, "wait for another run on the same target or state dir (at most SECONDS) instead of exiting 8"},
     {"max-unpacked", 0, "SIZE", "install", CLI_COMP_NONE, "cap on the archive's declared unpacked size (bytes, or with K/M/G/T; default: 10x the archive, 256 MiB to 6 GiB)"},
     {"allow-manifest-override", 0, NULL, "install", CLI_COMP_NONE, "install even when a --manifest contradicts NVIDIA's embedded manifest (recorded in the receipt)"},
+    {"allow-manifest-override", 0, NULL, "mirror", CLI_COMP_NONE, "mirror even when a --manifest contradicts NVIDIA's embedded manifest"},
     {"connections", 0, "N", "install mirror", CLI_COMP_NONE, "download over N connections when the server serves byte ranges (0 = automatic from the measured rate, 1 = one stream; at most 16)"},
     {"validate", 0, NULL, "report", CLI_COMP_NONE, "also validate the active cuDNN (or TARGET)"},
     {NULL, 0, NULL, NULL, CLI_COMP_NONE, NULL},

@@ -134,6 +134,35 @@ cmp -s "$SOURCE_DIR/data/manifests/cudnn/redistrib_9.13.0.json" "$T/emb/redistri
     fail "the embedded manifest is not mirrored byte for byte"
 [ -z "$(find "$T/emb" -name '*.tar.xz*')" ] || fail "a failed download left files"
 
+# ---- manifest trust: a manifest that gives NVIDIA's archive name another SHA-256 fails closed -------------
+# (docs/security.md "Manifest trust"): the x86_64 test double served under the file name of
+# NVIDIA's cuDNN 9.13.0.50 CUDA 13 archive, which the embedded catalog knows with another digest
+NV=cudnn/linux-x86_64/cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz
+cp "$T/www/$X86" "$T/www/$NV"
+MT=$T/m/redistrib_9.13.0.json
+"$PY" - "$T/www/$NV" "$MT" "$NV" <<'PY'
+import hashlib, json, sys
+p, out, rel = sys.argv[1:4]
+b = open(p, "rb").read()
+m = {"release_date": "2099-01-01", "release_label": "9.13.0", "release_product": "cudnn",
+     "cudnn": {"name": "NVIDIA CUDA Deep Neural Network library", "license": "cudnn",
+               "license_path": "cudnn/LICENSE.txt", "version": "9.13.0.50", "cuda_variant": ["13"],
+               "linux-x86_64": {"cuda13": {"relative_path": rel, "sha256": hashlib.sha256(b).hexdigest(),
+                                           "md5": hashlib.md5(b).hexdigest(), "size": str(len(b))}}}}
+open(out, "w").write(json.dumps(m, indent=4) + "\n")
+PY
+DT=$T/mirror-trust
+run "$T/t.txt" 3 mirror --to "$DT" --manifest "$MT" --cudnn 9.13.0.50 --cuda 13 --platform linux-x86_64 --mirror "$U"
+grep -q "NVIDIA's manifest redistrib_9.13.0.json (embedded) gives SHA-256 02f47d94" "$T/t.txt.err" &&
+    grep -q "nothing was mirrored" "$T/t.txt.err" && grep -q -- "--allow-manifest-override" "$T/t.txt.err" ||
+    fail "the conflict error does not name both sources and the way out: $(cat "$T/t.txt.err")"
+[ ! -e "$DT" ] || fail "a refused mirror wrote $DT"
+# the way out the error names, run as printed: mirrored knowingly, then installed knowingly
+run "$T/t2.json" 0 --json mirror --to "$DT" --manifest "$MT" --cudnn 9.13.0.50 --cuda 13 --platform linux-x86_64 --mirror "$U" --allow-manifest-override
+jcheck "$T/t2.json" "d['archives'][0]['result'] in ('downloaded', 'present')" "mirrored with --allow-manifest-override"
+cmp -s "$T/www/$NV" "$DT/$NV" || fail "the overridden archive is not in the mirror byte-exact"
+run "$T/t3.txt" 3 install --mirror "$DT" --manifest "$DT/redistrib_9.13.0.json" --cudnn 9.13.0.50 --cuda 13 --platform linux-x86_64 --prefix "$T/pt" --no-validate
+
 # ---- offline: the server is gone; the mirror serves plan (and install) -----------------------------------------
 kill "${PIDS[0]}"; wait "${PIDS[0]}" 2>/dev/null || true; PIDS=()
 run "$T/p.json" 0 --json plan --mirror "$D" --manifest "$D/redistrib_9.99.0.json" --cudnn 9.99 --cuda 13 --platform linux-x86_64 --prefix "$T/px"
@@ -144,4 +173,4 @@ run "$T/i.json" 0 --json install --mirror "$D" --manifest "$D/redistrib_9.99.0.j
 jcheck "$T/i.json" "d['result'] == 'installed' and d['archive']['sha256'] and d['archive']['verified']" "offline install from the mirror"
 cmp -s "$T/build/cudnn-linux-x86_64-${VER}_cuda13-archive/lib/libcudnn.so.9.99.0" "$T/px/cudnn-$VER-cuda13/lib/libcudnn.so.9.99.0" ||
     fail "the offline install did not place the mirrored libcudnn"
-echo "PASS: mirror (selection, byte-exact manifest and archives, idempotent, corrupt refused, embedded, offline plan and install)"
+echo "PASS: mirror (selection, byte-exact manifest and archives, idempotent, corrupt refused, embedded, offline plan and install, manifest trust)"
