@@ -43,6 +43,21 @@ grep -q -- "--force" "$T/err" || fail "the refusal does not name --force"
 snap "$TREE" > "$T/now"; same_snap "$T/before" "$T/now" "a refused foreign replace changed the tree"
 no_leftovers "$TREE"
 
+# ---- a dry run names the same files (exit 0, nothing written), so a check mode does not
+# promise a change that then stops; with --force it says they would be replaced ----
+"${C[@]}" install --cuda-home /usr/local/cuda --archive "$A" --sha256 "$SHA" --no-validate \
+  --dry-run --json > "$T/dry.json" 2> "$T/err" || { cat "$T/err"; fail "dry run with foreign files"; }
+json_assert "$T/dry.json" 'd["result"] == "dry-run"'
+for f in include/cudnn.h lib/libcudnn.so.9 lib/libcudnn.so lib/libcudnn_adv.so.9 lib/libcudnn_adv.so; do
+  json_assert "$T/dry.json" "any(w.startswith('a real install would stop at /usr/local/cuda-13.0/$f:') for w in d['warnings'])"
+done
+json_assert "$T/dry.json" 'sum("a real install would stop at" in w and "--force" in w for w in d["warnings"]) == 5'
+"${C[@]}" install --cuda-home /usr/local/cuda --archive "$A" --sha256 "$SHA" --no-validate \
+  --dry-run --force --json > "$T/dryf.json" 2> "$T/err" || { cat "$T/err"; fail "dry run --force"; }
+json_assert "$T/dryf.json" 'sum(w.startswith("--force: would replace /usr/local/cuda-13.0/") for w in d["warnings"]) == 5'
+snap "$TREE" > "$T/now"; same_snap "$T/before" "$T/now" "a dry run changed the tree"
+no_leftovers "$TREE"
+
 # ---- CUDA-tree install with the right --sha256 (and --force for the foreign cuDNN) ----
 "${C[@]}" install --cuda-home /usr/local/cuda --archive "$A" --sha256 "$SHA" --no-validate \
   --force --json > "$T/inst.json" 2> "$T/err" || { cat "$T/err"; fail "install into the tree"; }

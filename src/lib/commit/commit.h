@@ -60,6 +60,12 @@ cudnnctl_err cc_commit_tree_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
 /* Files the plan replaces or moves out that no tree receipt in in->receipts owns: without
  * in->force CUDNNCTL_E_CONFLICT listing them; with it, one warning each (foreign.c). */
 cudnnctl_err cc_commit_foreign_check(cudnnctl_ctx *ctx, const cc_commit_in *in, const cc_receipt *r);
+/* For a dry run, which reads no archive: the cuDNN files (libcudnn*, cudnn*.h, cudnn*.dll,
+ * cudnn*.lib) already in d's lib, include and bin dirs that neither `mine` (this state dir's
+ * receipts) nor the target's ledger owns — what a real install would refuse without --force
+ * (it replaces them, or moves them out as stale). Paths as the user sees them, into *out. */
+cudnnctl_err cc_commit_foreign_predict(cudnnctl_ctx *ctx, const cc_receipts *mine,
+                                       const cc_dest *d, cc_strv *out);
 /* The same for a prefix install (t->staging is the staged tree, renamed in one step). */
 cudnnctl_err cc_commit_prefix_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
                                    const cc_commit_in *in, cc_receipt *r);

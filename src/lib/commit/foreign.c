@@ -80,3 +80,44 @@ cudnnctl_err cc_commit_foreign_check(cudnnctl_ctx *ctx, const cc_commit_in *in, 
     free(treal);
     return rc;
 }
+
+static int cudnn_name(const char *n)
+{
+    return cc_str_starts(n, "libcudnn") || cc_str_starts(n, "cudnn");
+}
+
+cudnnctl_err cc_commit_foreign_predict(cudnnctl_ctx *ctx, const cc_receipts *mine,
+                                       const cc_dest *d, cc_strv *out)
+{
+    cc_receipts ledger = {0};
+    if (cc_owners_receipts(ctx, d->target, &ledger) != CUDNNCTL_E_OK)
+        return ctx->err.code;
+    const char *dirs[] = {d->lib_dir, d->include_dir, d->bin_dir};
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && rc == CUDNNCTL_E_OK; i++) {
+        if (!dirs[i] || (i == 2 && d->bin_dir && d->lib_dir && strcmp(d->bin_dir, d->lib_dir) == 0))
+            continue;
+        cc_pf_dir *dh = cc_pf_opendir(dirs[i]);
+        const char *n;
+        while (dh && rc == CUDNNCTL_E_OK && (n = cc_pf_readdir(dh)) != NULL) {
+            if (!cudnn_name(n))
+                continue;
+            char *real = cc_path_join(dirs[i], n);
+            char *shown = real ? cc_unrooted(ctx, real) : NULL;
+            cc_pf_stat_t st;
+            if (!shown)
+                rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            else if (cc_pf_lstat(real, &st) == 0 && !st.is_dir && !owned(mine, shown) &&
+                     !owned(&ledger, shown) && !cc_strv_contains(out, shown) &&
+                     cc_strv_push(out, shown) != 0)
+                rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            free(real);
+            free(shown);
+        }
+        if (dh)
+            cc_pf_closedir(dh);
+    }
+    cc_receipts_free(&ledger);
+    cc_strv_sort(out);
+    return rc;
+}

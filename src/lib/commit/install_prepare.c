@@ -14,6 +14,41 @@
 #define STEP(h, ...) cc_install_step(ctx, &(h)->steps, cc_asprintf(__VA_ARGS__))
 
 /* ---- plan and source (writes nothing) ---- */
+/* A dry run into a CUDA tree names the cuDNN files there that no receipt owns: the real run
+ * would stop at them without --force (foreign.c), and a check mode must not promise a change
+ * that then fails. A warning each way: with --force they would be replaced knowingly. */
+static cudnnctl_err dry_run_foreign(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
+{
+    cc_strv found = {0};
+    if (h->opts.force) { /* the receipts were not read above: --force skips "unchanged" */
+        char *state = cc_state_dir(ctx);
+        cudnnctl_err rc = state ? cc_receipts_load(ctx, state, &h->rs) : ctx->err.code;
+        free(state);
+        if (rc != CUDNNCTL_E_OK)
+            return rc;
+    }
+    if (cc_commit_foreign_predict(ctx, &h->rs, &h->dest, &found) != CUDNNCTL_E_OK) {
+        cc_strv_free(&found);
+        return ctx->err.code;
+    }
+    for (size_t i = 0; i < found.n; i++) {
+        char *w = h->opts.force
+                      ? cc_asprintf("--force: would replace %s, which no cudnnctl receipt owns "
+                                    "(kept as a backup; uninstall puts it back)",
+                                    found.v[i])
+                      : cc_asprintf("a real install would stop at %s: no cudnnctl receipt owns "
+                                    "it (a distro package's or a manual copy?); remove it (or "
+                                    "its package) first, or replace it knowingly with --force",
+                                    found.v[i]);
+        if (!w || cc_strv_push_own(&h->warnings, w) != 0) {
+            cc_strv_free(&found);
+            CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        }
+    }
+    cc_strv_free(&found);
+    return CUDNNCTL_E_OK;
+}
+
 static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
                               const cudnnctl_detect_result *det, cudnnctl_install_handle *h)
 {
@@ -69,6 +104,8 @@ static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
             STEP(h, "unchanged: cuDNN %s (same SHA-256) is already installed in %s (receipt %s); "
                     "--force reinstalls",
                  ch->cudnn_version, res->install_dir, same->id);
+        } else if (h->dest.mode == CUDNNCTL_TARGET_CUDA_TREE) {
+            return dry_run_foreign(ctx, h);
         }
     }
     return CUDNNCTL_E_OK;
