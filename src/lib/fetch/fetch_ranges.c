@@ -247,22 +247,6 @@ static cudnnctl_err advance(rf *r)
     return CUDNNCTL_E_OK;
 }
 
-/* The first round after the probe: n-1 pieces growing from piece/n to piece (n = connections),
- * then full pieces. All n connections start together at the same rate, so the small ones finish
- * first and the in-order prefix grows from the start instead of waiting a whole piece's time
- * (8 MiB at 10 MB/s: 0.84 s of an idle decoder, measured on the H200 host). */
-static int push_ramp(rf *r, uint64_t a, uint64_t b, unsigned n)
-{
-    for (unsigned j = 1; j < n && a < b; j++) {
-        uint64_t len = r->piece_bytes * j / n;
-        uint64_t e = len && b - a > len ? a + len : b;
-        if (push_piece(r, a, e, 0) != 0)
-            return -1;
-        a = e;
-    }
-    return push_gap(r, a, b);
-}
-
 /* ---- the first request decides how many connections ----------------------------------------- */
 
 static unsigned choose_connections(rf *r, const piece *probe)
@@ -282,7 +266,7 @@ static void decide(rf *r, piece *probe)
 {
     r->probing = 0;
     unsigned n = choose_connections(r, probe);
-    uint64_t at = probe->start + probe->got + (n > 1 ? r->piece_bytes / n : r->piece_bytes);
+    uint64_t at = probe->start + probe->got + r->piece_bytes;
     if (n <= 1 || at + r->piece_bytes >= r->size) {
         r->b.max_parallel = 1; /* one stream to the end: the probe goes on */
         return;
@@ -290,7 +274,7 @@ static void decide(rf *r, piece *probe)
     r->b.max_parallel = n;
     probe->end = at;
     uint64_t probe_got = probe->attempt_got; /* push_gap may move the array probe points into */
-    if (push_ramp(r, at, r->size, n) != 0) {
+    if (push_gap(r, at, r->size) != 0) {
         fail(r, CUDNNCTL_E_NOMEM, cc_strdup("out of memory"));
         return;
     }
