@@ -1,7 +1,10 @@
 /* fetch_bench.c: drives cc_source and cc_sha256 for bench/fetch.py — one download (or local
  * read) through the real pipeline with its bytes discarded, or one file hashed through EVP.
- *   fetch_bench fetch URL SHA256 SIZE CACHE_DIR
+ *   fetch_bench fetch URL SHA256 SIZE CACHE_DIR [CONSUME_RATE]
  *   fetch_bench hash FILE
+ * CONSUME_RATE (bytes/s): the reader takes the bytes no faster than that, as a decoder of that
+ * speed would (sleeping, so a busy machine does not change it): the time over SIZE/RATE is then
+ * what the download made the decoder wait (bench/ranges_bench.sh's schedule, measured alone).
  * Prints one JSON line: {"bytes":..,"seconds":..,"sha256":".."}. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +30,9 @@ int main(int argc, char **argv)
     char hex[65] = {0};
     uint64_t size = 0;
     uint64_t t0 = cc_pf_now_ms();
-    if (argc == 6 && strcmp(argv[1], "fetch") == 0) {
+    double paced = 0; /* the paced reader's own end (s), 0 when not paced */
+    if ((argc == 6 || argc == 7) && strcmp(argv[1], "fetch") == 0) {
+        double rate = argc == 7 ? strtod(argv[6], NULL) : 0;
         if (cudnnctl_set_cache_dir(ctx, argv[5]) != CUDNNCTL_E_OK)
             return fail(ctx, "cache dir");
         cc_source_opts o;
@@ -41,8 +46,28 @@ int main(int argc, char **argv)
             return fail(ctx, "open");
         static unsigned char buf[256 * 1024];
         long long n;
-        while ((n = cc_source_read(src, buf, sizeof(buf))) > 0) {
+        /* paced: a chunk is consumed from when it was there (the read waited for it: its
+         * arrival; else the previous chunk's end) for n/rate. The reader's own clock, `done`,
+         * does not count the sleeps' overshoot, so a busy machine does not change the result */
+        double done = (double)t0;
+        uint64_t got = 0;
+        for (;;) {
+            double before = (double)cc_pf_now_ms();
+            if ((n = cc_source_read(src, buf, sizeof(buf))) <= 0)
+                break;
+            got += (uint64_t)n;
+            if (rate <= 0)
+                continue;
+            double now = (double)cc_pf_now_ms();
+            double start = now - before > 1.0 && now > done ? now : done;
+            if (start > done + 20 && getenv("FETCH_BENCH_WAITS"))
+                fprintf(stderr, "waited %.0f ms at %.2f s, byte %llu\n", start - done,
+                        (start - (double)t0) / 1000.0, (unsigned long long)got);
+            done = start + (double)n * 1000.0 / rate;
+            if (done > now + 1)
+                cc_pf_sleep_ms((unsigned)(done - now));
         }
+        paced = rate > 0 ? (done - (double)t0) / 1000.0 : 0;
         if (n < 0 || cc_source_finish(src, hex, &size) != CUDNNCTL_E_OK)
             return fail(ctx, "read");
         cc_source_close(src);
@@ -50,12 +75,13 @@ int main(int argc, char **argv)
         if (cc_sha256_file(ctx, argv[2], hex, &size) != 0)
             return fail(ctx, "hash");
     } else {
-        fprintf(stderr, "usage: fetch_bench fetch URL SHA256 SIZE CACHE_DIR | hash FILE\n");
+        fprintf(stderr,
+                "usage: fetch_bench fetch URL SHA256 SIZE CACHE_DIR [CONSUME_RATE] | hash FILE\n");
         return 2;
     }
     double s = (double)(cc_pf_now_ms() - t0) / 1000.0;
-    printf("{\"bytes\":%llu,\"seconds\":%.3f,\"sha256\":\"%s\"}\n", (unsigned long long)size, s,
-           hex);
+    printf("{\"bytes\":%llu,\"seconds\":%.3f,\"paced_seconds\":%.3f,\"sha256\":\"%s\"}\n",
+           (unsigned long long)size, s, paced, hex);
     cudnnctl_ctx_free(ctx);
     return 0;
 }
