@@ -76,7 +76,7 @@ D=$T/mirror
 run() { # OUT WANT_RC args...
     local out=$1 want=$2 rc=0
     shift 2
-    "$CUDNNCTL" --cache-dir "$T/cache" --no-progress "$@" >"$out" 2>"$out.err" || rc=$?
+    "$CUDNNCTL" --cache-dir "$T/cache" --state-dir "$T/state" --no-progress "$@" >"$out" 2>"$out.err" || rc=$?
     [ "$rc" -eq "$want" ] || { cat "$out" "$out.err" >&2; fail "cudnnctl $* exited $rc (expected $want)"; }
 }
 jcheck() { # JSON EXPR WHAT
@@ -173,4 +173,7 @@ run "$T/i.json" 0 --json install --mirror "$D" --manifest "$D/redistrib_9.99.0.j
 jcheck "$T/i.json" "d['result'] == 'installed' and d['archive']['sha256'] and d['archive']['verified']" "offline install from the mirror"
 cmp -s "$T/build/cudnn-linux-x86_64-${VER}_cuda13-archive/lib/libcudnn.so.9.99.0" "$T/px/cudnn-$VER-cuda13/lib/libcudnn.so.9.99.0" ||
     fail "the offline install did not place the mirrored libcudnn"
+# the installs above went to the temp state dir, not this machine's (they once left a receipt
+# in /var/lib/cudnnctl for every run, pointing into a removed temp dir)
+[ -d "$T/state/receipts" ] || fail "the installs did not use the test's state dir"
 echo "PASS: mirror (selection, byte-exact manifest and archives, idempotent, corrupt refused, embedded, offline plan and install, manifest trust)"
