@@ -34,7 +34,8 @@ start_httpd "$T/www"
 make_tree "$R" clean
 C=("$CUDNNCTL" --root "$R" --no-progress)
 "${C[@]}" --cache-dir "$T/c0" install --prefix /opt/cudnn --archive "$B" \
-  --sha256 "$(sha256sum "$B" | cut -c1-64)" --no-validate > /dev/null 2>&1 || fail "the prefix's first install"
+  --sha256 "$(sha256sum "$B" | cut -c1-64)" --no-validate > "$T/first.out" 2>&1 ||
+  { cat "$T/first.out" >&2; fail "the prefix's first install"; }
 
 # manifest DIR: the tree without cudnnctl's hidden work names
 manifest() {
