@@ -598,22 +598,6 @@ static int build_copy(cc_detect_run *run, dir_list *d, const lib_dir *l, lib_fil
     return 0;
 }
 
-static cudnnctl_cudnn_copy *new_copy(cc_detect_run *run)
-{
-    cudnnctl_detect_result *r = run->r;
-    if (r->n_cudnn == run->cap_cudnn) {
-        size_t nc = run->cap_cudnn ? run->cap_cudnn * 2 : 4;
-        cudnnctl_cudnn_copy *nv = realloc(r->cudnn, nc * sizeof(*nv));
-        if (!nv)
-            return NULL;
-        r->cudnn = nv;
-        run->cap_cudnn = nc;
-    }
-    cudnnctl_cudnn_copy *c = &r->cudnn[r->n_cudnn++];
-    memset(c, 0, sizeof(*c));
-    return c;
-}
-
 static int scan_dir(cc_detect_run *run, dir_list *d, const lib_dir *l)
 {
     lib_file *f = NULL;
@@ -633,7 +617,7 @@ static int scan_dir(cc_detect_run *run, dir_list *d, const lib_dir *l)
             majors[nm++] = f[i].major;
     }
     for (int k = 0; k < nm && rc == 0; k++) {
-        cudnnctl_cudnn_copy *c = new_copy(run);
+        cudnnctl_cudnn_copy *c = cc_dt_cudnn_slot(run);
         if (!c) {
             rc = -1;
             break;
@@ -677,7 +661,7 @@ static int header_only(cc_detect_run *run, dir_list *d)
                 cc_dt_note(run, "%s has no readable CUDNN_MAJOR/MINOR/PATCHLEVEL: ignored", p);
             } else {
                 cc_strv_push(&d->claimed_headers, real);
-                cudnnctl_cudnn_copy *c = new_copy(run);
+                cudnnctl_cudnn_copy *c = cc_dt_cudnn_slot(run);
                 const char *origin = "system";
                 for (size_t t = 0; t < run->r->n_toolkits; t++)
                     if (cc_str_starts(incs.v[i], run->r->toolkits[t].path))
