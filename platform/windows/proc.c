@@ -102,7 +102,7 @@ static HANDLE open_nul(DWORD access, SECURITY_ATTRIBUTES *sa)
     return CreateFileW(L"NUL", access, FILE_SHARE_READ | FILE_SHARE_WRITE, sa, OPEN_EXISTING, 0, NULL);
 }
 
-/* ---- one run --------------------------------------------------------------------------------------- */
+/* ---- one run ------------------------------------------------------------------------------ */
 typedef struct {
     wbuf cmd, envb;
     HANDLE out_r, out_w, in_r, in_w, err_w, job, thread;
@@ -192,7 +192,8 @@ static BOOL spawn(run_state *st, const char *const *env, int merge_stderr)
         si.StartupInfo.cb = sizeof(si);
         si.lpAttributeList = st->attrs;
         cflags |= EXTENDED_STARTUPINFO_PRESENT;
-    } else if (st->attrs) { /* without the list every inheritable handle is inherited: still correct */
+    } else if (st->attrs) {
+        /* without the list every inheritable handle is inherited: still correct */
         HeapFree(GetProcessHeap(), 0, st->attrs);
         st->attrs = NULL;
     }

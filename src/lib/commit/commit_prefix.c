@@ -78,9 +78,9 @@ static cudnnctl_err place_version_dir(cudnnctl_ctx *ctx, cc_txn *t, const char *
     step st = {0};
     if (old != CC_OBJ_NONE && old != CC_OBJ_DIR) {
         st.s = cc_unrooted(ctx, V);
-        return step_done(&st, CC_ERR(ctx, CUDNNCTL_E_CONFLICT,
-                                     "%s exists and is not a directory; move it away",
-                                     st.s ? st.s : V));
+        return step_done(&st,
+                         CC_ERR(ctx, CUDNNCTL_E_CONFLICT,
+                                "%s exists and is not a directory; move it away", st.s ? st.s : V));
     }
     st.op.kind = CC_OP_PLACE;
     st.op.type = CC_OBJ_DIR;

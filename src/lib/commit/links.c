@@ -134,8 +134,7 @@ static cudnnctl_err group_sublibs(cudnnctl_ctx *ctx, const char *dir, const cc_s
 }
 
 /* libX.so.M -> the full-version file, libX.so -> libX.so.M. */
-static cudnnctl_err link_sublib(cudnnctl_ctx *ctx, const char *dir, const sublib *s,
-                                cc_strv *made)
+static cudnnctl_err link_sublib(cudnnctl_ctx *ctx, const char *dir, const sublib *s, cc_strv *made)
 {
     cudnnctl_err rc;
     char *soM = cc_asprintf("%s.so.%d", s->stem, s->major);

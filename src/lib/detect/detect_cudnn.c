@@ -486,8 +486,8 @@ static void report_mixed(cudnnctl_cudnn_copy *c, const lib_dir *l, const lib_fil
 
 /* Lists the copy's libraries of this major and sets its version from their file names
  * (3-part on NVIDIA tarballs and debs; wheels have .so.9 only). */
-static int version_from_files(cudnnctl_cudnn_copy *c, const lib_dir *l, const lib_file *f,
-                              size_t n, int major)
+static int version_from_files(cudnnctl_cudnn_copy *c, const lib_dir *l, const lib_file *f, size_t n,
+                              int major)
 {
     unsigned hm = host_machine();
     cc_version best = {{-1, -1, -1, -1}, 0};
@@ -554,8 +554,7 @@ static int apply_header(cc_detect_run *run, dir_list *d, const lib_dir *l, int m
 }
 
 /* Wheel metadata: the package version, and the version where nothing else gave one. */
-static int apply_dist_info(cc_detect_run *run, const lib_dir *l, int major,
-                           cudnnctl_cudnn_copy *c)
+static int apply_dist_info(cc_detect_run *run, const lib_dir *l, int major, cudnnctl_cudnn_copy *c)
 {
     cc_version pv;
     c->package_version = dist_version(run, l->dist_dir, major, &pv);

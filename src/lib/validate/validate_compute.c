@@ -148,7 +148,8 @@ static char *conv_descriptors(cc_val_child *c, const conv_case *cs, const conv_h
                                                 &dw));
     if (dn != cs->n || dc != cs->k || dh != b->oh || dw != b->ow) {
         err = cc_asprintf("cudnnGetConvolution2dForwardOutputDim gave %dx%dx%dx%d, expected "
-                          "%dx%dx%dx%d", dn, dc, dh, dw, cs->n, cs->k, b->oh, b->ow);
+                          "%dx%dx%dx%d",
+                          dn, dc, dh, dw, cs->n, cs->k, b->oh, b->ow);
         goto out;
     }
     DNN("cudnnSetTensor4dDescriptor",
@@ -216,11 +217,10 @@ static void conv_check(cc_val_child *c, void *handle, const conv_case *cs)
                           "(1 + |ref|): cuDNN computes wrong results on this GPU (driver/cuDNN "
                           "mismatch or a faulty GPU)", max_abs, tol);
     }
-    char *detail =
-        cc_asprintf("%dx%dx%dx%d * %dx%dx%dx%d pad %d stride %d -> %dx%dx%dx%d, %s, algo %d%s",
-                    cs->n, cs->c, cs->h, cs->w, cs->k, cs->c, cs->r, cs->s, cs->pad, cs->stride,
-                    cs->n, cs->k, b.oh, b.ow, cs->half ? "fp16" : "fp32", algo,
-                    cs->half ? ", tensor-op math" : "");
+    char *detail = cc_asprintf(
+        "%dx%dx%dx%d * %dx%dx%dx%d pad %d stride %d -> %dx%dx%dx%d, %s, algo %d%s", cs->n, cs->c,
+        cs->h, cs->w, cs->k, cs->c, cs->r, cs->s, cs->pad, cs->stride, cs->n, cs->k, b.oh, b.ow,
+        cs->half ? "fp16" : "fp32", algo, cs->half ? ", tensor-op math" : "");
     res_free(c, &r);
     cc_val_check(c, cs->name, err == NULL, 0, cc_val_now() - t0, max_abs, tol, err, detail);
     free(err);
