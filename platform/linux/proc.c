@@ -70,14 +70,12 @@ static void child_exec(const char *const *argv, const char *const *env, int in_f
     _exit(127);
 }
 
-int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin_data,
-              unsigned timeout_ms, int merge_stderr, char **out, size_t *out_len, int *status)
+/* Fork the child in its own process group with pipes for its input and output; the parent's ends
+ * in *in_w and *out_r. -1 when it cannot. */
+static pid_t spawn_child(const char *const *argv, const char *const *env, int merge_stderr,
+                         int *in_w, int *out_r)
 {
     int op[2], ip[2];
-    if (out)
-        *out = NULL;
-    if (out_len)
-        *out_len = 0;
     if (pipe2(op, O_CLOEXEC) != 0) {
         cc_pf_errno_();
         return -1;
@@ -102,20 +100,32 @@ int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin
     setpgid(pid, pid);
     close(op[1]);
     close(ip[0]);
+    *in_w = ip[1];
+    *out_r = op[0];
+    return pid;
+}
+
+/* Write the input and close it: small inputs only (scripts, JSON requests), a pipe buffer holds
+ * them. */
+static void feed_stdin(int fd, const char *stdin_data)
+{
     if (stdin_data) {
-        /* small inputs only (scripts, JSON requests): a pipe buffer holds them */
         size_t n = strlen(stdin_data);
         signal(SIGPIPE, SIG_IGN);
         while (n > 0) {
-            ssize_t w = write(ip[1], stdin_data, n);
+            ssize_t w = write(fd, stdin_data, n);
             if (w <= 0)
                 break;
             stdin_data += w;
             n -= (size_t)w;
         }
     }
-    close(ip[1]);
+    close(fd);
+}
 
+/* Read the output until EOF or the timeout (0: none); 1 when it timed out. */
+static int read_output(int fd, unsigned timeout_ms, char **bufp, size_t *lenp)
+{
     char *buf = NULL;
     size_t len = 0, cap = 0;
     uint64_t deadline = cc_pf_now_ms() + timeout_ms;
@@ -126,7 +136,7 @@ int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin
             timed_out = 1;
             break;
         }
-        struct pollfd p = {op[0], POLLIN, 0};
+        struct pollfd p = {fd, POLLIN, 0};
         int pr = poll(&p, 1, timeout_ms ? (int)left : -1);
         if (pr < 0 && errno == EINTR)
             continue;
@@ -142,14 +152,34 @@ int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin
             buf = nb;
             cap = nc;
         }
-        ssize_t r = read(op[0], buf + len, cap - len);
+        ssize_t r = read(fd, buf + len, cap - len);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
             break;
         len += (size_t)r;
     }
-    close(op[0]);
+    *bufp = buf;
+    *lenp = len;
+    return timed_out;
+}
+
+int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin_data,
+              unsigned timeout_ms, int merge_stderr, char **out, size_t *out_len, int *status)
+{
+    int in_w = -1, out_r = -1;
+    if (out)
+        *out = NULL;
+    if (out_len)
+        *out_len = 0;
+    pid_t pid = spawn_child(argv, env, merge_stderr, &in_w, &out_r);
+    if (pid < 0)
+        return -1;
+    feed_stdin(in_w, stdin_data);
+    char *buf = NULL;
+    size_t len = 0;
+    int timed_out = read_output(out_r, timeout_ms, &buf, &len);
+    close(out_r);
     if (timed_out)
         kill(-pid, SIGKILL);
     int ws = 0;

@@ -36,29 +36,41 @@ static void reg_error(LONG rc, const char *key)
     cc_w_set_error((DWORD)rc, key);
 }
 
-int cc_pf_reg_get(const char *key, const char *name, char **value, int *type)
+/* Open key with access and make the value name UTF-16: 1 when open, 0 when the key does not
+ * exist, -1 on error (recorded). The caller closes *k and frees *wname. */
+static int open_value(const char *key, const char *name, REGSAM access, HKEY *k, wchar_t **wname)
 {
-    int rc = -1;
-    HKEY root, k = NULL;
-    BYTE *data = NULL;
-    wchar_t *wname = NULL;
-    *value = NULL;
-    *type = CC_PF_REG_NONE;
+    HKEY root;
+    *k = NULL;
+    *wname = NULL;
     wchar_t *sub = split_key(key, &root);
     if (!sub)
         return -1;
-    LONG r = RegOpenKeyExW(root, sub, 0, KEY_QUERY_VALUE | KEY_WOW64_64KEY, &k);
-    if (r == ERROR_FILE_NOT_FOUND) {
-        rc = 0;
-        goto out;
-    }
+    LONG r = RegOpenKeyExW(root, sub, 0, access | KEY_WOW64_64KEY, k);
+    free(sub);
     if (r != ERROR_SUCCESS) {
+        *k = NULL;
+        if (r == ERROR_FILE_NOT_FOUND)
+            return 0;
         reg_error(r, key);
-        goto out;
+        return -1;
     }
-    wname = cc_w_from_utf8(name ? name : "");
-    if (!wname)
+    *wname = cc_w_from_utf8(name ? name : "");
+    return *wname ? 1 : -1;
+}
+
+int cc_pf_reg_get(const char *key, const char *name, char **value, int *type)
+{
+    HKEY k;
+    BYTE *data = NULL;
+    wchar_t *wname;
+    *value = NULL;
+    *type = CC_PF_REG_NONE;
+    int rc = open_value(key, name, KEY_QUERY_VALUE, &k, &wname);
+    if (rc <= 0)
         goto out;
+    rc = -1;
+    LONG r;
     DWORD t = 0, size = 0;
     for (;;) {
         r = RegQueryValueExW(k, wname, NULL, &t, data, &size);
@@ -105,7 +117,6 @@ out:
         RegCloseKey(k);
     free(data);
     free(wname);
-    free(sub);
     return rc;
 }
 
@@ -161,35 +172,20 @@ out:
 
 int cc_pf_reg_delete(const char *key, const char *name)
 {
-    int rc = -1;
-    HKEY root, k = NULL;
-    wchar_t *wname = NULL;
-    wchar_t *sub = split_key(key, &root);
-    if (!sub)
-        return -1;
-    LONG r = RegOpenKeyExW(root, sub, 0, KEY_SET_VALUE | KEY_WOW64_64KEY, &k);
-    if (r == ERROR_FILE_NOT_FOUND) {
+    HKEY k;
+    wchar_t *wname;
+    int rc = open_value(key, name, KEY_SET_VALUE, &k, &wname);
+    if (rc == 1) {
+        LONG r = RegDeleteValueW(k, wname);
         rc = 0;
-        goto out;
+        if (r != ERROR_SUCCESS && r != ERROR_FILE_NOT_FOUND) {
+            reg_error(r, key);
+            rc = -1;
+        }
     }
-    if (r != ERROR_SUCCESS) {
-        reg_error(r, key);
-        goto out;
-    }
-    wname = cc_w_from_utf8(name ? name : "");
-    if (!wname)
-        goto out;
-    r = RegDeleteValueW(k, wname);
-    if (r != ERROR_SUCCESS && r != ERROR_FILE_NOT_FOUND) {
-        reg_error(r, key);
-        goto out;
-    }
-    rc = 0;
-out:
     if (k)
         RegCloseKey(k);
     free(wname);
-    free(sub);
     return rc;
 }
 

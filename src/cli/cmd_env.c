@@ -64,15 +64,10 @@ static int cudnn_needs_ldpath(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_env
     return !cudnnctl_loader_default_finds(ctx, soname, lib);
 }
 
-int cmd_env(cli_opts *o, cudnnctl_ctx *ctx)
+/* The option combinations env refuses: 2 after saying why, else 0. */
+static int env_usage(const cli_opts *o, cudnnctl_shell *sh)
 {
-    cudnnctl_shell sh = cudnnctl_shell_default();
-    cudnnctl_env_selection *sel = NULL;
-    cudnnctl_changes ch = {0};
-    char *text = NULL;
-    int rc = 0;
-    cudnnctl_err e;
-    if (o->shell && cudnnctl_shell_parse(o->shell, &sh) != CUDNNCTL_E_OK) {
+    if (o->shell && cudnnctl_shell_parse(o->shell, sh) != CUDNNCTL_E_OK) {
         fprintf(stderr, "cudnnctl: --shell takes sh, bash, zsh, fish, pwsh or cmd\n");
         return 2;
     }
@@ -100,55 +95,58 @@ int cmd_env(cli_opts *o, cudnnctl_ctx *ctx)
         fprintf(stderr, "cudnnctl: --system goes with --persist or --remove\n");
         return 2;
     }
-    const char *target = o->n_args ? o->args[0] : o->cuda;
-    const char *prefixes[1] = {o->prefix};
-    cudnnctl_env_inputs in = {NULL, prefixes, o->prefix ? 1 : 0};
-    cudnnctl_persist_opts po = {0, 0};
-    if (o->system_wide)
-        po.flags |= CUDNNCTL_PERSIST_SYSTEM;
-    if (o->no_ldconfig)
-        po.flags |= CUDNNCTL_PERSIST_NO_LDCONFIG;
-    if (o->shell)
-        po.shells = 1u << sh;
+    return 0;
+}
 
-    if (o->remove) {
-        if (target) {
-            fprintf(stderr, "cudnnctl: env --remove takes no target\n");
-            return 2;
-        }
-        if ((e = cudnnctl_env_unpersist(ctx, &po, &ch)) != CUDNNCTL_E_OK)
-            rc = cli_fail(o, ctx, e);
-        else if ((rc = print_changes(o, &ch, NULL)) == 0 && ch.n == 0)
-            cli_info(o, "nothing to remove: no cudnnctl wiring found");
-        goto out;
-    }
-    /* persistent wiring of the default target follows later `use` switches */
-    unsigned sflags = (o->persist && !target) ? CUDNNCTL_SELECT_FOLLOW : 0;
-    if ((e = cudnnctl_env_select(ctx, &in, target, sflags, &sel)) != CUDNNCTL_E_OK) {
+/* env --remove: drop the persistent wiring. */
+static int env_remove(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_persist_opts *po)
+{
+    cudnnctl_changes ch = {0};
+    int rc;
+    cudnnctl_err e = cudnnctl_env_unpersist(ctx, po, &ch);
+    if (e != CUDNNCTL_E_OK)
         rc = cli_fail(o, ctx, e);
-        goto out;
-    }
-    for (size_t i = 0; i < sel->n_notes && !o->quiet; i++)
-        cli_warn(o, "%s", sel->notes[i]);
-    if (o->persist) {
-        if ((e = cudnnctl_env_persist(ctx, sel, &po, &ch)) != CUDNNCTL_E_OK) {
-            rc = cli_fail(o, ctx, e);
-            goto out;
-        }
+    else if ((rc = print_changes(o, &ch, NULL)) == 0 && ch.n == 0)
+        cli_info(o, "nothing to remove: no cudnnctl wiring found");
+    cudnnctl_changes_free(&ch);
+    return rc;
+}
+
+/* env --persist: wire the selection into shell startup files (or system-wide). */
+static int env_persist(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_env_selection *sel,
+                       const cudnnctl_persist_opts *po)
+{
+    cudnnctl_changes ch = {0};
+    int rc;
+    cudnnctl_err e = cudnnctl_env_persist(ctx, sel, po, &ch);
+    if (e != CUDNNCTL_E_OK) {
+        rc = cli_fail(o, ctx, e);
+    } else {
         char *eff = effective_after_persist(o, ctx, sel);
         rc = print_changes(o, &ch, eff);
         cudnnctl_free(eff);
         if (rc == 0 && !o->system_wide)
             cli_info(o, "new shells pick up PATH and CUDA_HOME (libraries: see the effective check "
                         "above); this one: eval \"$(cudnnctl env)\"");
-        goto out;
     }
+    cudnnctl_changes_free(&ch);
+    return rc;
+}
+
+/* env: the selection as JSON, or as the shell's commands. */
+static int env_print(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_env_selection *sel,
+                     cudnnctl_shell sh)
+{
+    char *text = NULL;
+    int rc = 0;
+    cudnnctl_err e;
     if (o->json) {
         if ((e = cudnnctl_env_selection_json(sel, &text)) != CUDNNCTL_E_OK)
             rc = cli_fail(o, ctx, e);
         else
             cli_print_json(text);
-        goto out;
+        cudnnctl_free(text);
+        return rc;
     }
     unsigned rflags = o->ld_library_path ? CUDNNCTL_ENV_LD_LIBRARY_PATH : 0;
     cudnnctl_env_selection only_cudnn = *sel;
@@ -164,13 +162,46 @@ int cmd_env(cli_opts *o, cudnnctl_ctx *ctx)
     }
     if ((e = cudnnctl_env_render(ctx, render, sh, rflags, &text)) != CUDNNCTL_E_OK) {
         rc = cli_fail(o, ctx, e);
-        goto out;
+    } else {
+        fputs(text, stdout);
+        fflush(stdout);
     }
-    fputs(text, stdout);
-    fflush(stdout);
-out:
     cudnnctl_free(text);
-    cudnnctl_changes_free(&ch);
+    return rc;
+}
+
+int cmd_env(cli_opts *o, cudnnctl_ctx *ctx)
+{
+    cudnnctl_shell sh = cudnnctl_shell_default();
+    cudnnctl_env_selection *sel = NULL;
+    int rc = env_usage(o, &sh);
+    if (rc != 0)
+        return rc;
+    const char *target = o->n_args ? o->args[0] : o->cuda;
+    const char *prefixes[1] = {o->prefix};
+    cudnnctl_env_inputs in = {NULL, prefixes, o->prefix ? 1 : 0};
+    cudnnctl_persist_opts po = {0, 0};
+    if (o->system_wide)
+        po.flags |= CUDNNCTL_PERSIST_SYSTEM;
+    if (o->no_ldconfig)
+        po.flags |= CUDNNCTL_PERSIST_NO_LDCONFIG;
+    if (o->shell)
+        po.shells = 1u << sh;
+    if (o->remove) {
+        if (target) {
+            fprintf(stderr, "cudnnctl: env --remove takes no target\n");
+            return 2;
+        }
+        return env_remove(o, ctx, &po);
+    }
+    /* persistent wiring of the default target follows later `use` switches */
+    unsigned sflags = (o->persist && !target) ? CUDNNCTL_SELECT_FOLLOW : 0;
+    cudnnctl_err e = cudnnctl_env_select(ctx, &in, target, sflags, &sel);
+    if (e != CUDNNCTL_E_OK)
+        return cli_fail(o, ctx, e);
+    for (size_t i = 0; i < sel->n_notes && !o->quiet; i++)
+        cli_warn(o, "%s", sel->notes[i]);
+    rc = o->persist ? env_persist(o, ctx, sel, &po) : env_print(o, ctx, sel, sh);
     cudnnctl_env_selection_free(sel);
     return rc;
 }

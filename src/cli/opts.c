@@ -235,6 +235,129 @@ static int cli_parse_size(const char *s, uint64_t *out)
 }
 
 /* Returns -1 to go on and run *cmd, else the exit code to end with. */
+/* An option whose value is checked: -1 when it is set, 2 after saying what is wrong, -2 for an
+ * option that is not one of these. */
+static int apply_valued(int c, cli_opts *o)
+{
+    switch (c) {
+    case O_COLOR:
+        if (strcmp(optarg, "never") == 0)
+            o->color = 0;
+        else if (strcmp(optarg, "always") == 0)
+            o->color = 1;
+        else if (strcmp(optarg, "auto") == 0)
+            o->color = 2;
+        else {
+            fprintf(stderr, "cudnnctl: --color takes auto, always or never\n");
+            return 2;
+        }
+        break;
+    case O_MANIFEST:
+        if (o->n_manifests >= (int)(sizeof(o->manifests) / sizeof(o->manifests[0]))) {
+            fprintf(stderr, "cudnnctl: too many --manifest options\n");
+            return 2;
+        }
+        o->manifests[o->n_manifests++] = optarg;
+        break;
+    case O_MAX_UNPACKED:
+        if (cli_parse_size(optarg, &o->max_unpacked) != 0) {
+            fprintf(stderr, "cudnnctl: --max-unpacked takes a size: bytes or a number with "
+                            "K, M, G or T (binary units), e.g. 8G\n");
+            return 2;
+        }
+        break;
+    case O_TIMEOUT: {
+        char *end = NULL;
+        long t = strtol(optarg, &end, 10);
+        if (!end || *end || t <= 0 || t > 86400) {
+            fprintf(stderr, "cudnnctl: --timeout takes seconds (1..86400)\n");
+            return 2;
+        }
+        o->timeout_s = (unsigned)t;
+        break;
+    }
+    case O_WAIT: {
+        char *end = NULL;
+        long t = optarg ? strtol(optarg, &end, 10) : -1;
+        if (optarg && (!end || *end || t <= 0 || t > 86400)) {
+            fprintf(stderr, "cudnnctl: --wait takes no value (wait as long as it takes) or "
+                            "=SECONDS (1..86400)\n");
+            return 2;
+        }
+        o->lock_wait = (int)t;
+        break;
+    }
+    case O_CONNECTIONS: {
+        char *end = NULL;
+        unsigned long n = strtoul(optarg, &end, 10);
+        if (!end || *end || end == optarg || n > 16) {
+            fprintf(stderr, "cudnnctl: --connections takes a number from 0 (automatic) to "
+                            "16, not '%s'\n",
+                    optarg);
+            return 2;
+        }
+        o->connections = (unsigned)n;
+        break;
+    }
+    default: return -2;
+    }
+    return -1;
+}
+
+/* One option into *o: -1 when it is set, 0 or 2 to return, -2 for an unknown one. */
+static int apply_option(int c, cli_opts *o, int *help)
+{
+    switch (c) {
+    case O_ROOT: o->root = optarg; break;
+    case O_JSON: o->json = 1; break;
+    case 'q': o->quiet = 1; break;
+    case 'v': o->verbose++; break;
+    case O_DEBUG: o->debug = 1; break;
+    case O_NO_PROGRESS: o->no_progress = 1; break;
+    case O_CACHE_DIR: o->cache_dir = optarg; break;
+    case O_STATE_DIR: o->state_dir = optarg; break;
+    case O_CUDNN: o->cudnn = optarg; break;
+    case O_CUDA: o->cuda = optarg; break;
+    case O_PLATFORM: o->platform = optarg; break;
+    case O_FOR: o->for_pkg = optarg; break;
+    case O_DRIVER: o->driver_version = optarg; break;
+    case O_ARCHIVE: o->archive = optarg; break;
+    case O_MIRROR: o->mirror = optarg; break;
+    case O_SHA256: o->sha256 = optarg; break;
+    case O_CACERT: o->cacert = optarg; break;
+    case O_INSECURE: o->insecure_skip_verify = 1; break;
+    case O_ALLOW_MANIFEST_OVERRIDE: o->allow_manifest_override = 1; break;
+    case O_CUDA_HOME: o->cuda_home = optarg; break;
+    case O_PREFIX: o->prefix = optarg; break;
+    case O_DRY_RUN: o->dry_run = 1; break;
+    case O_NO_VALIDATE: o->no_validate = 1; break;
+    case O_FORCE: o->force = 1; break;
+    case O_NO_LDCONFIG: o->no_ldconfig = 1; break;
+    case O_ALL: o->all = 1; break;
+    case O_VERSION: o->version = optarg; break;
+    case O_SHELL: o->shell = optarg; break;
+    case O_LDPATH: o->ld_library_path = 1; break;
+    case O_NO_LDPATH: o->no_ld_library_path = 1; break;
+    case O_ENV_OF: o->env_of = optarg; break;
+    case O_PYTHON: o->python = optarg; break;
+    case O_DLL: o->dll = optarg; break;
+    case O_REMOVE: o->remove = 1; break;
+    case O_SYSTEM: o->system_wide = 1; break;
+    case O_PERSIST: o->persist = 1; break;
+    case O_TO: o->to = optarg; break;
+    case O_DEVICE: o->device = atoi(optarg); break;
+    case O_DEEP: o->deep = 1; break;
+    case O_VALIDATE: o->validate = 1; break;
+    case O_ALL_PLATFORMS: o->all_platforms = 1; break;
+    case O_WINDOWS_ENV: o->windows_env = optarg; break;
+    case 'h':
+    case O_HELP: *help = 1; break;
+    case O_PRINT_VERSION: printf("cudnnctl %s\n", CUDNNCTL_VERSION_STRING); return 0;
+    default: return apply_valued(c, o);
+    }
+    return -1;
+}
+
 int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
 {
     memset(o, 0, sizeof(*o));
@@ -268,113 +391,11 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
             return missing_value(longopts[li].name); /* "--cudnn --cuda 13": no value */
         if (n_seen < (int)(sizeof(seen) / sizeof(seen[0])))
             seen[n_seen++] = (char *)seen_name(c, li);
-        switch (c) {
-        case O_ROOT: o->root = optarg; break;
-        case O_JSON: o->json = 1; break;
-        case 'q': o->quiet = 1; break;
-        case 'v': o->verbose++; break;
-        case O_DEBUG: o->debug = 1; break;
-        case O_NO_PROGRESS: o->no_progress = 1; break;
-        case O_COLOR:
-            if (strcmp(optarg, "never") == 0)
-                o->color = 0;
-            else if (strcmp(optarg, "always") == 0)
-                o->color = 1;
-            else if (strcmp(optarg, "auto") == 0)
-                o->color = 2;
-            else {
-                fprintf(stderr, "cudnnctl: --color takes auto, always or never\n");
-                return 2;
-            }
-            break;
-        case O_CACHE_DIR: o->cache_dir = optarg; break;
-        case O_STATE_DIR: o->state_dir = optarg; break;
-        case O_CUDNN: o->cudnn = optarg; break;
-        case O_CUDA: o->cuda = optarg; break;
-        case O_PLATFORM: o->platform = optarg; break;
-        case O_FOR: o->for_pkg = optarg; break;
-        case O_DRIVER: o->driver_version = optarg; break;
-        case O_ARCHIVE: o->archive = optarg; break;
-        case O_MANIFEST:
-            if (o->n_manifests >= (int)(sizeof(o->manifests) / sizeof(o->manifests[0]))) {
-                fprintf(stderr, "cudnnctl: too many --manifest options\n");
-                return 2;
-            }
-            o->manifests[o->n_manifests++] = optarg;
-            break;
-        case O_MIRROR: o->mirror = optarg; break;
-        case O_SHA256: o->sha256 = optarg; break;
-        case O_CACERT: o->cacert = optarg; break;
-        case O_INSECURE: o->insecure_skip_verify = 1; break;
-        case O_ALLOW_MANIFEST_OVERRIDE: o->allow_manifest_override = 1; break;
-        case O_MAX_UNPACKED:
-            if (cli_parse_size(optarg, &o->max_unpacked) != 0) {
-                fprintf(stderr, "cudnnctl: --max-unpacked takes a size: bytes or a number with "
-                                "K, M, G or T (binary units), e.g. 8G\n");
-                return 2;
-            }
-            break;
-        case O_CUDA_HOME: o->cuda_home = optarg; break;
-        case O_PREFIX: o->prefix = optarg; break;
-        case O_DRY_RUN: o->dry_run = 1; break;
-        case O_NO_VALIDATE: o->no_validate = 1; break;
-        case O_FORCE: o->force = 1; break;
-        case O_NO_LDCONFIG: o->no_ldconfig = 1; break;
-        case O_ALL: o->all = 1; break;
-        case O_VERSION: o->version = optarg; break;
-        case O_SHELL: o->shell = optarg; break;
-        case O_LDPATH: o->ld_library_path = 1; break;
-        case O_NO_LDPATH: o->no_ld_library_path = 1; break;
-        case O_ENV_OF: o->env_of = optarg; break;
-        case O_PYTHON: o->python = optarg; break;
-        case O_DLL: o->dll = optarg; break;
-        case O_REMOVE: o->remove = 1; break;
-        case O_SYSTEM: o->system_wide = 1; break;
-        case O_PERSIST: o->persist = 1; break;
-        case O_TO: o->to = optarg; break;
-        case O_DEVICE: o->device = atoi(optarg); break;
-        case O_TIMEOUT: {
-            char *end = NULL;
-            long t = strtol(optarg, &end, 10);
-            if (!end || *end || t <= 0 || t > 86400) {
-                fprintf(stderr, "cudnnctl: --timeout takes seconds (1..86400)\n");
-                return 2;
-            }
-            o->timeout_s = (unsigned)t;
-            break;
-        }
-        case O_WAIT: {
-            char *end = NULL;
-            long t = optarg ? strtol(optarg, &end, 10) : -1;
-            if (optarg && (!end || *end || t <= 0 || t > 86400)) {
-                fprintf(stderr, "cudnnctl: --wait takes no value (wait as long as it takes) or "
-                                "=SECONDS (1..86400)\n");
-                return 2;
-            }
-            o->lock_wait = (int)t;
-            break;
-        }
-        case O_DEEP: o->deep = 1; break;
-        case O_VALIDATE: o->validate = 1; break;
-        case O_ALL_PLATFORMS: o->all_platforms = 1; break;
-        case O_CONNECTIONS: {
-            char *end = NULL;
-            unsigned long n = strtoul(optarg, &end, 10);
-            if (!end || *end || end == optarg || n > 16) {
-                fprintf(stderr, "cudnnctl: --connections takes a number from 0 (automatic) to "
-                                "16, not '%s'\n",
-                        optarg);
-                return 2;
-            }
-            o->connections = (unsigned)n;
-            break;
-        }
-        case O_WINDOWS_ENV: o->windows_env = optarg; break;
-        case 'h':
-        case O_HELP: help = 1; break;
-        case O_PRINT_VERSION: printf("cudnnctl %s\n", CUDNNCTL_VERSION_STRING); return 0;
-        default: return unknown_option(argv[optind - 1], *cmd);
-        }
+        int rc = apply_option(c, o, &help);
+        if (rc == -2)
+            return unknown_option(argv[optind - 1], *cmd);
+        if (rc >= 0)
+            return rc;
     }
     if (help) {
         if (*cmd)

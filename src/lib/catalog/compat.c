@@ -115,6 +115,84 @@ static char *list_releases(const char *pkg)
     return b.data ? b.data : cc_strdup("");
 }
 
+/* A --for request: framework, release and the CUDA build tag it asks for (0 / -1: none). */
+typedef struct {
+    char *name, *ver;
+    int want_M, want_m;
+    cc_version v;
+} for_req;
+
+/* Parse "torch==2.9.1+cu130" in place (spec is a copy of for_pkg). */
+static cudnnctl_err parse_for(cudnnctl_ctx *ctx, const char *for_pkg, char *spec, for_req *q)
+{
+    char *eq = strstr(spec, "==");
+    if (!eq || eq == spec || !eq[2])
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                   "--for %s: give a framework release as torch==2.9.1 (optionally +cu130) or "
+                   "tensorflow==2.18.0",
+                   for_pkg);
+    *eq = '\0';
+    q->name = spec;
+    q->ver = eq + 2;
+    char *bracket = strchr(q->name, '['); /* tensorflow[and-cuda]==2.18.0 */
+    if (bracket)
+        *bracket = '\0';
+    for (char *c = q->name; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    if (strcmp(q->name, "pytorch") == 0)
+        q->name = "torch";
+    if (strcmp(q->name, "tensorflow-gpu") == 0 || strcmp(q->name, "tf") == 0)
+        q->name = "tensorflow";
+    if (strcmp(q->name, "torch") != 0 && strcmp(q->name, "tensorflow") != 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                   "--for %s: known frameworks are torch and tensorflow; for anything else pass "
+                   "the cuDNN it needs with --cudnn",
+                   for_pkg);
+    q->want_M = 0;
+    q->want_m = -1;
+    char *plus = strchr(q->ver, '+');
+    if (plus) {
+        *plus = '\0';
+        if (parse_cu_tag(plus + 1, &q->want_M, &q->want_m) != 0)
+            CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                       "--for %s: the build tag after '+' must look like cu130 or cu128", for_pkg);
+    }
+    if (cc_version_parse(q->ver, &q->v) != 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "--for %s: '%s' is not a release number", for_pkg,
+                   q->ver);
+    return CUDNNCTL_E_OK;
+}
+
+/* Pick the framework build: the one asked for, else the one for the toolkit's CUDA. */
+static const cc_consumer_pin *pick_build(const cc_consumer_pin **rows, size_t n, const for_req *q,
+                                         int tk_major, int tk_minor, int *bM, int *bm)
+{
+    const cc_consumer_pin *best = NULL;
+    *bM = *bm = 0;
+    for (size_t i = 0; i < n; i++) {
+        int M, m;
+        cuda_of(rows[i], &M, &m);
+        int take = 0;
+        if (q->want_M)
+            take = M == q->want_M && m == q->want_m;
+        else if (tk_major && M != tk_major)
+            take = 0;
+        else if (!best)
+            take = 1;
+        else if (tk_major && tk_minor >= 0)
+            /* the newest build not newer than the toolkit; else the oldest */
+            take = (m <= tk_minor && (*bm > tk_minor || m > *bm)) || (*bm > tk_minor && m < *bm);
+        else
+            take = M > *bM || (M == *bM && m > *bm);
+        if (take) {
+            best = rows[i];
+            *bM = M;
+            *bm = m;
+        }
+    }
+    return best;
+}
+
 cudnnctl_err cc_compat_consumer(cudnnctl_ctx *ctx, const char *for_pkg, int tk_major, int tk_minor,
                                 cc_consumer *out)
 {
@@ -122,49 +200,12 @@ cudnnctl_err cc_compat_consumer(cudnnctl_ctx *ctx, const char *for_pkg, int tk_m
     cudnnctl_err e = CUDNNCTL_E_OK;
     char *spec = cc_strdup(for_pkg), *msg = NULL;
     const cc_consumer_pin **rows = NULL;
+    for_req q;
     if (!spec)
         return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    char *eq = strstr(spec, "==");
-    if (!eq || eq == spec || !eq[2]) {
-        e = CC_ERR(ctx, CUDNNCTL_E_USAGE,
-                   "--for %s: give a framework release as torch==2.9.1 (optionally +cu130) or "
-                   "tensorflow==2.18.0",
-                   for_pkg);
+    if ((e = parse_for(ctx, for_pkg, spec, &q)) != CUDNNCTL_E_OK)
         goto out;
-    }
-    *eq = '\0';
-    char *name = spec, *ver = eq + 2;
-    char *bracket = strchr(name, '['); /* tensorflow[and-cuda]==2.18.0 */
-    if (bracket)
-        *bracket = '\0';
-    for (char *c = name; *c; c++)
-        *c = (char)tolower((unsigned char)*c);
-    if (strcmp(name, "pytorch") == 0)
-        name = "torch";
-    if (strcmp(name, "tensorflow-gpu") == 0 || strcmp(name, "tf") == 0)
-        name = "tensorflow";
-    if (strcmp(name, "torch") != 0 && strcmp(name, "tensorflow") != 0) {
-        e = CC_ERR(ctx, CUDNNCTL_E_USAGE,
-                   "--for %s: known frameworks are torch and tensorflow; for anything else pass "
-                   "the cuDNN it needs with --cudnn",
-                   for_pkg);
-        goto out;
-    }
-    int want_M = 0, want_m = -1;
-    char *plus = strchr(ver, '+');
-    if (plus) {
-        *plus = '\0';
-        if (parse_cu_tag(plus + 1, &want_M, &want_m) != 0) {
-            e = CC_ERR(ctx, CUDNNCTL_E_USAGE,
-                       "--for %s: the build tag after '+' must look like cu130 or cu128", for_pkg);
-            goto out;
-        }
-    }
-    cc_version v;
-    if (cc_version_parse(ver, &v) != 0) {
-        e = CC_ERR(ctx, CUDNNCTL_E_USAGE, "--for %s: '%s' is not a release number", for_pkg, ver);
-        goto out;
-    }
+    const char *name = q.name, *ver = q.ver;
     rows = malloc(cc_consumer_pin_count * sizeof(*rows));
     if (!rows) {
         e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
@@ -173,7 +214,7 @@ cudnnctl_err cc_compat_consumer(cudnnctl_ctx *ctx, const char *for_pkg, int tk_m
     size_t n = 0;
     for (size_t i = 0; i < cc_consumer_pin_count; i++) {
         const cc_consumer_pin *p = &cc_consumer_pins[i];
-        if (strcmp(p->pkg, name) == 0 && in_range(&v, p->ver_lo, p->ver_hi))
+        if (strcmp(p->pkg, name) == 0 && in_range(&q.v, p->ver_lo, p->ver_hi))
             rows[n++] = p;
     }
     if (n == 0) {
@@ -184,37 +225,15 @@ cudnnctl_err cc_compat_consumer(cudnnctl_ctx *ctx, const char *for_pkg, int tk_m
                    name, ver, msg ? msg : "");
         goto out;
     }
-    /* Pick the framework build: the one asked for, else the one for the toolkit's CUDA. */
-    const cc_consumer_pin *best = NULL;
-    int bM = 0, bm = 0;
-    for (size_t i = 0; i < n; i++) {
-        int M, m;
-        cuda_of(rows[i], &M, &m);
-        int take = 0;
-        if (want_M)
-            take = M == want_M && m == want_m;
-        else if (tk_major && M != tk_major)
-            take = 0;
-        else if (!best)
-            take = 1;
-        else if (tk_major && tk_minor >= 0)
-            /* the newest build not newer than the toolkit; else the oldest */
-            take = (m <= tk_minor && (bm > tk_minor || m > bm)) || (bm > tk_minor && m < bm);
-        else
-            take = M > bM || (M == bM && m > bm);
-        if (take) {
-            best = rows[i];
-            bM = M;
-            bm = m;
-        }
-    }
+    int bM, bm;
+    const cc_consumer_pin *best = pick_build(rows, n, &q, tk_major, tk_minor, &bM, &bm);
     if (!best) {
         msg = list_builds(rows, n);
-        if (want_M)
+        if (q.want_M)
             e = CC_ERR(ctx, CUDNNCTL_E_NO_PIN,
                        "no cu%d%d build of %s %s is recorded (known builds: %s): drop the +cu tag "
                        "or pass --cudnn",
-                       want_M, want_m, name, ver, msg ? msg : "");
+                       q.want_M, q.want_m, name, ver, msg ? msg : "");
         else
             e = CC_ERR(ctx, CUDNNCTL_E_NO_MATCH,
                        "%s %s is built for %s, and the toolkit is CUDA %d: use a toolkit of one of "

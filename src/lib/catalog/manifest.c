@@ -55,53 +55,44 @@ typedef struct {
 /* One archive object: {relative_path, sha256, md5, size}. key_variant is the variant named by
  * the object's key ("13" from "cuda13"), NULL for a bare archive whose variant the file name
  * carries. */
-static cudnnctl_err parse_archive(parse_state *ps, const cJSON *obj, const char *where,
-                                  const char *key_variant, cc_archive_vec *out)
+/* relative_path (safe), sha256 (64 hex digits) and size (a byte count) of an archive entry. */
+static cudnnctl_err check_fields(parse_state *ps, const char *where, const cJSON *rp,
+                                 const cJSON *sha, const cJSON *size, uint64_t *bytes)
 {
     cudnnctl_ctx *ctx = ps->ctx;
-    cudnnctl_archive a;
-    memset(&a, 0, sizeof(a));
-    cudnnctl_err e = CUDNNCTL_E_OK;
-    const cJSON *rp = cJSON_GetObjectItemCaseSensitive(obj, "relative_path");
-    const cJSON *sha = cJSON_GetObjectItemCaseSensitive(obj, "sha256");
-    const cJSON *md5 = cJSON_GetObjectItemCaseSensitive(obj, "md5");
-    const cJSON *size = cJSON_GetObjectItemCaseSensitive(obj, "size");
     const char *why = NULL;
-
-    if (!cJSON_IsString(rp)) {
-        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+    if (!cJSON_IsString(rp))
+        CC_RET_ERR(ctx, CUDNNCTL_E_MANIFEST,
                    "manifest %s: %s.relative_path is missing or not a string: the manifest is "
                    "damaged; fetch it again from NVIDIA",
                    ps->origin, where);
-        goto out;
-    }
-    if (cc_relative_path_check(rp->valuestring, &why) != 0) {
-        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+    if (cc_relative_path_check(rp->valuestring, &why) != 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_MANIFEST,
                    "manifest %s: %s.relative_path \"%s\" %s: refusing a path that could leave the "
                    "mirror; use NVIDIA's own manifest",
                    ps->origin, where, rp->valuestring, why);
-        goto out;
-    }
-    if (!cJSON_IsString(sha) || !cc_sha256_is_hex(sha->valuestring)) {
-        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+    if (!cJSON_IsString(sha) || !cc_sha256_is_hex(sha->valuestring))
+        CC_RET_ERR(ctx, CUDNNCTL_E_MANIFEST,
                    "manifest %s: %s.sha256 %s%s%s is not 64 hex digits: the manifest is damaged; "
                    "fetch it again from NVIDIA",
                    ps->origin, where, cJSON_IsString(sha) ? "\"" : "(",
                    cJSON_IsString(sha) ? sha->valuestring : (sha ? "not a string" : "missing"),
                    cJSON_IsString(sha) ? "\"" : ")");
-        goto out;
-    }
-    if (!size || parse_size(size, &a.size) != 0) {
-        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+    if (!size || parse_size(size, bytes) != 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_MANIFEST,
                    "manifest %s: %s.size %s%s%s is not a decimal byte count: the manifest is "
                    "damaged; fetch it again from NVIDIA",
                    ps->origin, where, cJSON_IsString(size) ? "\"" : "(",
                    cJSON_IsString(size) ? size->valuestring : (size ? "wrong type" : "missing"),
                    cJSON_IsString(size) ? "\"" : ")");
-        goto out;
-    }
+    return CUDNNCTL_E_OK;
+}
 
-    char *name_variant = cc_cuda_variant_from_name(rp->valuestring);
+/* The CUDA variant of an archive: from its file name, else from its key; they must agree. */
+static cudnnctl_err archive_cuda(parse_state *ps, const char *where, const char *rel,
+                                 const char *key_variant, cudnnctl_archive *a)
+{
+    char *name_variant = cc_cuda_variant_from_name(rel);
     int nM = 0, nm = -1, kM = 0, km = -1;
     if (name_variant && cc_cuda_variant_parse(name_variant, &nM, &nm) != 0) {
         free(name_variant);
@@ -110,29 +101,47 @@ static cudnnctl_err parse_archive(parse_state *ps, const cJSON *obj, const char 
     if (key_variant && cc_cuda_variant_parse(key_variant, &kM, &km) != 0)
         key_variant = NULL;
     if (key_variant && name_variant && kM != nM) {
-        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+        cudnnctl_err e =
+            CC_ERR(ps->ctx, CUDNNCTL_E_MANIFEST,
                    "manifest %s: %s is keyed CUDA %s but its file %s is built for CUDA %s: the "
                    "manifest is inconsistent; fetch it again from NVIDIA",
-                   ps->origin, where, key_variant, cc_path_base(rp->valuestring), name_variant);
+                   ps->origin, where, key_variant, cc_path_base(rel), name_variant);
         free(name_variant);
-        goto out;
+        return e;
     }
     if (name_variant) {
         /* the file name is the more precise of the two ("13.4" under a bare entry) */
-        a.cuda_variant = name_variant;
-        a.cuda_major = nM;
-        a.cuda_minor = nm;
+        a->cuda_variant = name_variant;
+        a->cuda_major = nM;
+        a->cuda_minor = nm;
     } else if (key_variant) {
-        a.cuda_variant = cc_strdup(key_variant);
-        a.cuda_major = kM;
-        a.cuda_minor = km;
+        a->cuda_variant = cc_strdup(key_variant);
+        a->cuda_major = kM;
+        a->cuda_minor = km;
     } else {
-        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+        CC_RET_ERR(ps->ctx, CUDNNCTL_E_MANIFEST,
                    "manifest %s: %s: cannot tell which CUDA the archive %s is for (no cudaN key, "
                    "no _cudaN in the file name)",
-                   ps->origin, where, rp->valuestring);
-        goto out;
+                   ps->origin, where, rel);
     }
+    return CUDNNCTL_E_OK;
+}
+
+static cudnnctl_err parse_archive(parse_state *ps, const cJSON *obj, const char *where,
+                                  const char *key_variant, cc_archive_vec *out)
+{
+    cudnnctl_ctx *ctx = ps->ctx;
+    cudnnctl_archive a;
+    memset(&a, 0, sizeof(a));
+    const cJSON *rp = cJSON_GetObjectItemCaseSensitive(obj, "relative_path");
+    const cJSON *sha = cJSON_GetObjectItemCaseSensitive(obj, "sha256");
+    const cJSON *md5 = cJSON_GetObjectItemCaseSensitive(obj, "md5");
+    const cJSON *size = cJSON_GetObjectItemCaseSensitive(obj, "size");
+    cudnnctl_err e = check_fields(ps, where, rp, sha, size, &a.size);
+    if (e == CUDNNCTL_E_OK)
+        e = archive_cuda(ps, where, rp->valuestring, key_variant, &a);
+    if (e != CUDNNCTL_E_OK)
+        goto out;
 
     /* The file name's version wins: 9.15.0's manifest says 9.15.0.57 while its cuda13 archives
      * are 9.15.0.58 (the receipt and the prefix name must say what is really installed). */

@@ -318,6 +318,54 @@ static int add_step(cc_strv *names, cc_strv *steps, const char *name, char *deta
     return cc_strv_push_own(steps, detail);
 }
 
+/* download: from the cache, the mirror directory, or the URL into the cache. */
+static int download_step(inputs *in, const cudnnctl_plan *p, int mirror_dir, const char *sz,
+                         cc_strv *names, cc_strv *steps)
+{
+    cudnnctl_ctx *ctx = in->ctx;
+    char *cache = cc_cache_dir(ctx);
+    char *blob = cache ? cc_asprintf("%s/blobs/sha256/%s", cache, p->archive.sha256) : NULL;
+    cc_pf_stat_t st;
+    int cached = blob && cc_pf_stat(blob, &st) == 0 && st.exists && st.is_reg;
+    char *blob_u = blob ? cc_unrooted(ctx, blob) : NULL;
+    int rc;
+    if (cached)
+        rc = add_step(names, steps, "download",
+                      cc_asprintf("already in the cache: %s (nothing to download)", blob_u));
+    else if (mirror_dir)
+        rc = add_step(names, steps, "download",
+                      cc_asprintf("read %s (%s) from the mirror directory", p->url, sz));
+    else
+        rc = add_step(
+            names, steps, "download",
+            cc_asprintf("fetch %s (%s) into the cache %s", p->url, sz, blob_u ? blob_u : "?"));
+    free(cache);
+    free(blob);
+    free(blob_u);
+    return rc;
+}
+
+/* links and ldconfig (not on Windows): the SONAME chain, and whether the loader cache is
+ * refreshed. */
+static int link_steps(inputs *in, const cudnnctl_plan *p, int major, const char *ver3,
+                      cc_strv *names, cc_strv *steps)
+{
+    int rc = add_step(names, steps, "links",
+                      cc_asprintf("libcudnn*.so -> libcudnn*.so.%d -> libcudnn*.so.%s in %s; "
+                                  "stale cuDNN %d sub-libraries from an earlier install removed",
+                                  major, ver3, p->lib_dir, major));
+    if (p->mode != CUDNNCTL_TARGET_CUDA_TREE)
+        rc |= add_step(names, steps, "ldconfig",
+                       cc_strdup("none: a prefix is not in the loader's path (see `cudnnctl "
+                                 "env`)"));
+    else if (in->ctx->root)
+        rc |= add_step(names, steps, "ldconfig", cc_strdup("skipped under --root"));
+    else
+        rc |= add_step(names, steps, "ldconfig",
+                       cc_asprintf("ldconfig %s (--no-ldconfig skips it)", p->lib_dir));
+    return rc;
+}
+
 static cudnnctl_err make_steps(inputs *in, cudnnctl_plan *p, int mirror_dir)
 {
     cudnnctl_ctx *ctx = in->ctx;
@@ -329,26 +377,10 @@ static cudnnctl_err make_steps(inputs *in, cudnnctl_plan *p, int mirror_dir)
     cc_version_parse(a->cudnn_version, &v);
     snprintf(ver3, sizeof(ver3), "%d.%d.%d", v.part[0], v.part[1], v.part[2] < 0 ? 0 : v.part[2]);
     const char *file = cc_path_base(a->relative_path);
-    char *cache = cc_cache_dir(ctx);
-    char *blob = cache ? cc_asprintf("%s/blobs/sha256/%s", cache, a->sha256) : NULL;
-    cc_pf_stat_t st;
-    int cached = blob && cc_pf_stat(blob, &st) == 0 && st.exists && st.is_reg;
-    char *blob_u = blob ? cc_unrooted(ctx, blob) : NULL;
     char *state = cc_state_dir(ctx);
     char *state_u = state ? cc_unrooted(ctx, state) : NULL;
-    int rc = 0;
     int tree = p->mode == CUDNNCTL_TARGET_CUDA_TREE;
-
-    if (cached)
-        rc |= add_step(&names, &steps, "download",
-                       cc_asprintf("already in the cache: %s (nothing to download)", blob_u));
-    else if (mirror_dir)
-        rc |= add_step(&names, &steps, "download",
-                       cc_asprintf("read %s (%s) from the mirror directory", p->url, sz));
-    else
-        rc |= add_step(
-            &names, &steps, "download",
-            cc_asprintf("fetch %s (%s) into the cache %s", p->url, sz, blob_u ? blob_u : "?"));
+    int rc = download_step(in, p, mirror_dir, sz, &names, &steps);
     rc |= add_step(&names, &steps, "verify",
                    cc_asprintf("SHA-256 must be %s and the size %llu bytes; a mismatch stops "
                                "before anything is written",
@@ -369,21 +401,8 @@ static cudnnctl_err make_steps(inputs *in, cudnnctl_plan *p, int mirror_dir)
                        cc_asprintf("rename the staged tree to %s in one step and point %s/current "
                                    "at it",
                                    p->install_dir, p->target_path));
-    if (!in->windows) {
-        rc |= add_step(&names, &steps, "links",
-                       cc_asprintf("libcudnn*.so -> libcudnn*.so.%d -> libcudnn*.so.%s in %s; "
-                                   "stale cuDNN %d sub-libraries from an earlier install removed",
-                                   v.part[0], ver3, p->lib_dir, v.part[0]));
-        if (!tree)
-            rc |= add_step(&names, &steps, "ldconfig",
-                           cc_strdup("none: a prefix is not in the loader's path (see `cudnnctl "
-                                     "env`)"));
-        else if (ctx->root)
-            rc |= add_step(&names, &steps, "ldconfig", cc_strdup("skipped under --root"));
-        else
-            rc |= add_step(&names, &steps, "ldconfig",
-                           cc_asprintf("ldconfig %s (--no-ldconfig skips it)", p->lib_dir));
-    }
+    if (!in->windows)
+        rc |= link_steps(in, p, v.part[0], ver3, &names, &steps);
     rc |= add_step(&names, &steps, "receipt",
                    cc_asprintf("record every file with its SHA-256 in a receipt under %s",
                                state_u ? state_u : "the state directory"));
@@ -397,9 +416,6 @@ static cudnnctl_err make_steps(inputs *in, cudnnctl_plan *p, int mirror_dir)
                        cc_asprintf("load %s/libcudnn.so.%d in a child process, check versions and "
                                    "run a convolution (--no-validate skips it)",
                                    p->lib_dir, v.part[0]));
-    free(cache);
-    free(blob);
-    free(blob_u);
     free(state);
     free(state_u);
     if (rc != 0) {

@@ -508,6 +508,37 @@ static void add_warnings(const rules *r, const prefs *p, const cudnnctl_archive 
     free(pin);
 }
 
+/* The best of the fitting archives by the preferences; every other one rejected with why it
+ * was not chosen, *newer_patch the newest fit of the same CUDA with a newer cuDNN. -1 on OOM. */
+static int pick_best(const rules *r, prefs *p, const cudnnctl_archive **fits, size_t n_fits,
+                     cc_select_out *out, size_t *cap, const cudnnctl_archive **bestp,
+                     const cudnnctl_archive **newer_patch)
+{
+    for (size_t i = 0; i < n_fits; i++) {
+        p->exact_any |= is_exact(r, fits[i]);
+        p->release_any |= is_release(r, fits[i]);
+    }
+    const cudnnctl_archive *best = NULL;
+    for (size_t i = 0; i < n_fits; i++)
+        if (better(r, p, fits[i], best) > 0)
+            best = fits[i];
+    *bestp = best;
+    *newer_patch = NULL;
+    for (size_t i = 0; i < n_fits; i++) {
+        const cudnnctl_archive *a = fits[i];
+        if (a == best)
+            continue;
+        const char *kind = NULL;
+        char *why = why_not_chosen(r, p, a, best, &kind);
+        if (!*newer_patch && cc_version_cmp_str(a->cudnn_version, best->cudnn_version) > 0 &&
+            a->cuda_major == best->cuda_major && a->cuda_minor == best->cuda_minor)
+            *newer_patch = a; /* fits[] is newest first: the newest such one */
+        if (push_rej(out, cap, a, why, kind, 1) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 cudnnctl_err cc_select(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat, const cc_select_in *in,
                        cc_select_out *out)
 {
@@ -558,27 +589,10 @@ cudnnctl_err cc_select(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat, const cc_
     }
 
     prefs p = {0, 0};
-    for (size_t i = 0; i < n_fits; i++) {
-        p.exact_any |= is_exact(&r, fits[i]);
-        p.release_any |= is_release(&r, fits[i]);
-    }
     const cudnnctl_archive *best = NULL, *newer_patch = NULL;
-    for (size_t i = 0; i < n_fits; i++)
-        if (better(&r, &p, fits[i], best) > 0)
-            best = fits[i];
-    for (size_t i = 0; i < n_fits; i++) {
-        const cudnnctl_archive *a = fits[i];
-        if (a == best)
-            continue;
-        const char *kind = NULL;
-        char *why = why_not_chosen(&r, &p, a, best, &kind);
-        if (!newer_patch && cc_version_cmp_str(a->cudnn_version, best->cudnn_version) > 0 &&
-            a->cuda_major == best->cuda_major && a->cuda_minor == best->cuda_minor)
-            newer_patch = a; /* fits[] is newest first: the newest such one */
-        if (push_rej(out, &cap, a, why, kind, 1) != 0) {
-            e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-            goto out;
-        }
+    if (pick_best(&r, &p, fits, n_fits, out, &cap, &best, &newer_patch) != 0) {
+        e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        goto out;
     }
     if (reject_other_platforms(cat, in->platform, out, &cap) != 0 || order_rejections(out) != 0) {
         e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");

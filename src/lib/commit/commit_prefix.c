@@ -27,47 +27,76 @@ static int ours(const cudnnctl_ctx *ctx, const cc_commit_in *in, const char *pre
     return yes;
 }
 
-cudnnctl_err cc_commit_prefix_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
-                                   const cc_commit_in *in, cc_receipt *r)
-{
-    cudnnctl_err rc = CUDNNCTL_E_OK;
-    size_t n_backup = 0;
-    char *keep_rel = NULL, *s = NULL, *old_target = NULL;
-    cc_op op = {0};
-    const char *V = d->install_dir;
+/* What a planning step holds until it hands its op to the transaction. */
+typedef struct {
+    cc_op op;
+    char *keep_rel, *s;
+} step;
 
-    /* 1. the version dir, in one rename */
-    cc_obj_type old = cc_tx_kind(V);
+static cudnnctl_err step_done(step *st, cudnnctl_err rc)
+{
+    free(st->op.tmp);
+    free(st->op.bak);
+    free(st->op.keep);
+    free(st->keep_rel);
+    free(st->s);
+    memset(st, 0, sizeof(*st));
+    return rc;
+}
+
+static cudnnctl_err step_oom(cudnnctl_ctx *ctx, step *st)
+{
+    return step_done(st, CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory"));
+}
+
+/* The receipt's record of what the step's op overwrites (kept as st->keep_rel). */
+static cudnnctl_err add_replaced(cudnnctl_ctx *ctx, step *st, cc_receipt *r, cc_obj_type type,
+                                 uint32_t mode, char *link_target)
+{
+    cc_rrepl e = {0};
+    e.path = st->s = cc_unrooted(ctx, st->op.dst);
+    e.type = type;
+    e.mode = mode;
+    e.link_target = link_target;
+    e.backup = st->keep_rel;
+    e.reason = "overwritten";
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    if (!st->s || (rc = cc_receipt_add_replaced(ctx, r, &e)) != CUDNNCTL_E_OK)
+        return rc == CUDNNCTL_E_OK ? CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory") : rc;
+    free(st->s);
+    st->s = NULL;
+    return CUDNNCTL_E_OK;
+}
+
+/* 1. the version dir, in one rename; one there already (a forced reinstall, or a dir we did not
+ * make) is kept whole, uninstall puts it back. */
+static cudnnctl_err place_version_dir(cudnnctl_ctx *ctx, cc_txn *t, const char *V,
+                                      const cc_commit_in *in, cc_receipt *r, cc_obj_type old,
+                                      size_t *n_backup)
+{
+    cudnnctl_err rc;
+    step st = {0};
     if (old != CC_OBJ_NONE && old != CC_OBJ_DIR) {
-        s = cc_unrooted(ctx, V);
-        rc = CC_ERR(ctx, CUDNNCTL_E_CONFLICT, "%s exists and is not a directory; move it away",
-                    s ? s : V);
-        goto out;
+        st.s = cc_unrooted(ctx, V);
+        return step_done(&st,
+                         CC_ERR(ctx, CUDNNCTL_E_CONFLICT,
+                                "%s exists and is not a directory; move it away", st.s ? st.s : V));
     }
-    op.kind = CC_OP_PLACE;
-    op.type = CC_OBJ_DIR;
-    op.dst = (char *)V;
-    op.tmp = in->staging ? cc_strdup(in->staging) : NULL;
-    if (!op.tmp)
-        goto oom;
+    st.op.kind = CC_OP_PLACE;
+    st.op.type = CC_OBJ_DIR;
+    st.op.dst = (char *)V;
+    st.op.tmp = in->staging ? cc_strdup(in->staging) : NULL;
+    if (!st.op.tmp)
+        return step_oom(ctx, &st);
     if (old == CC_OBJ_DIR) {
-        /* a forced reinstall (or a dir we did not make): kept whole, uninstall puts it back */
-        op.had_old = 1;
-        op.old_type = CC_OBJ_DIR;
-        op.bak = cc_txn_temp_name(t, V, "bak");
-        op.keep = cc_commit_backup_path(in->state_dir, r->id, n_backup++, &keep_rel);
-        if (!op.bak || !op.keep || !keep_rel)
-            goto oom;
-        cc_rrepl e = {0};
-        e.path = s = cc_unrooted(ctx, V);
-        e.type = CC_OBJ_DIR;
-        e.mode = 0755;
-        e.backup = keep_rel;
-        e.reason = "overwritten";
-        if (!s || (rc = cc_receipt_add_replaced(ctx, r, &e)) != CUDNNCTL_E_OK)
-            goto out_rc;
-        free(s);
-        s = NULL;
+        st.op.had_old = 1;
+        st.op.old_type = CC_OBJ_DIR;
+        st.op.bak = cc_txn_temp_name(t, V, "bak");
+        st.op.keep = cc_commit_backup_path(in->state_dir, r->id, (*n_backup)++, &st.keep_rel);
+        if (!st.op.bak || !st.op.keep || !st.keep_rel)
+            return step_oom(ctx, &st);
+        if ((rc = add_replaced(ctx, &st, r, CC_OBJ_DIR, 0755, NULL)) != CUDNNCTL_E_OK)
+            return step_done(&st, rc);
         if (in->warnings) {
             char *w = cc_unrooted(ctx, V);
             cc_strv_push_own(in->warnings,
@@ -79,28 +108,25 @@ cudnnctl_err cc_commit_prefix_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *
     } else {
         char *sv = cc_unrooted(ctx, V);
         if (!sv || cc_strv_push_own(&r->dirs_created, sv) != 0)
-            goto oom;
+            return step_oom(ctx, &st);
     }
-    if ((rc = cc_txn_add(ctx, t, &op)) != CUDNNCTL_E_OK)
-        goto out;
-    free(op.tmp);
-    free(op.bak);
-    free(op.keep);
-    free(keep_rel);
-    memset(&op, 0, sizeof(op));
-    keep_rel = NULL;
+    return step_done(&st, cc_txn_add(ctx, t, &st.op));
+}
 
-    /* the receipt lists every file and link inside, with its final path */
+/* The receipt lists every file and link inside, with its final path. */
+static cudnnctl_err list_tree(cudnnctl_ctx *ctx, const char *V, const cc_commit_in *in,
+                              cc_receipt *r, cc_obj_type old)
+{
     for (size_t i = 0; i < in->tree->n; i++) {
         const cc_item *it = &in->tree->v[i];
         char *real = cc_path_join(V, it->rel);
         char *sh = real ? cc_unrooted(ctx, real) : NULL;
         free(real);
         if (!sh)
-            goto oom;
+            CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         if (it->type == CC_OBJ_DIR) {
             if (old == CC_OBJ_NONE && cc_strv_push_own(&r->dirs_created, sh) != 0)
-                goto oom;
+                CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
             if (old != CC_OBJ_NONE)
                 free(sh);
             continue;
@@ -112,14 +138,23 @@ cudnnctl_err cc_commit_prefix_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *
         e.size = it->size;
         memcpy(e.sha256, it->sha256, 65);
         e.link_target = it->link_target;
-        rc = cc_receipt_add_entry(ctx, r, &e);
+        cudnnctl_err rc = cc_receipt_add_entry(ctx, r, &e);
         free(sh);
         if (rc != CUDNNCTL_E_OK)
-            goto out;
+            return rc;
     }
+    return CUDNNCTL_E_OK;
+}
 
-    /* 2. PREFIX/current → cudnn-<ver>-cuda<M>, flipped atomically */
-    const char *cur = d->current;
+/* 2. PREFIX/current → cudnn-<ver>-cuda<M>, flipped atomically; a link or file we did not make is
+ * replaced only with --force (and kept as a backup), a dir never. */
+static cudnnctl_err flip_current(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
+                                 const cc_commit_in *in, cc_receipt *r, size_t *n_backup)
+{
+    cudnnctl_err rc;
+    step st = {0};
+    const char *cur = d->current, *V = d->install_dir;
+    char *old_target = NULL;
     cc_obj_type cold = cc_tx_kind(cur);
     int foreign = 0;
     if (cold == CC_OBJ_LINK) {
@@ -129,72 +164,65 @@ cudnnctl_err cc_commit_prefix_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *
         foreign = 1;
     }
     if (foreign && (!in->force || cold == CC_OBJ_DIR)) {
-        s = cc_unrooted(ctx, cur);
+        st.s = cc_unrooted(ctx, cur);
         char *what = old_target ? cc_asprintf(" (-> %s)", old_target) : NULL;
         rc = CC_ERR(ctx, CUDNNCTL_E_CONFLICT,
-                    "%s exists and was not made by cudnnctl%s; move it away%s", s ? s : cur,
+                    "%s exists and was not made by cudnnctl%s; move it away%s", st.s ? st.s : cur,
                     what ? what : "", cold == CC_OBJ_DIR ? "" : " or run again with --force");
         free(what);
         goto out;
     }
-    op.kind = CC_OP_PLACE;
-    op.type = CC_OBJ_LINK;
-    op.dst = (char *)cur;
-    op.tmp = cc_txn_temp_name(t, cur, "new");
-    op.link_target = (char *)cc_path_base(V);
-    if (!op.tmp)
+    st.op.kind = CC_OP_PLACE;
+    st.op.type = CC_OBJ_LINK;
+    st.op.dst = (char *)cur;
+    st.op.tmp = cc_txn_temp_name(t, cur, "new");
+    if (!st.op.tmp)
         goto oom;
     if (cold != CC_OBJ_NONE) {
-        op.had_old = 1;
-        op.old_type = cold;
-        op.bak = cc_txn_temp_name(t, cur, "bak");
-        if (!op.bak)
+        st.op.had_old = 1;
+        st.op.old_type = cold;
+        st.op.bak = cc_txn_temp_name(t, cur, "bak");
+        if (!st.op.bak)
             goto oom;
         if (foreign) {
-            op.keep = cc_commit_backup_path(in->state_dir, r->id, n_backup++, &keep_rel);
-            if (!op.keep || !keep_rel)
+            st.op.keep = cc_commit_backup_path(in->state_dir, r->id, (*n_backup)++, &st.keep_rel);
+            if (!st.op.keep || !st.keep_rel)
                 goto oom;
-            cc_rrepl e = {0};
-            e.path = s = cc_unrooted(ctx, cur);
-            e.type = cold;
-            e.link_target = old_target;
-            e.backup = keep_rel;
-            e.reason = "overwritten";
-            if (!s || (rc = cc_receipt_add_replaced(ctx, r, &e)) != CUDNNCTL_E_OK)
-                goto out_rc;
-            free(s);
-            s = NULL;
+            if ((rc = add_replaced(ctx, &st, r, cold, 0, old_target)) != CUDNNCTL_E_OK)
+                goto out;
         }
     }
-    op.link_target = NULL; /* not owned */
-    {
-        cc_op add = op;
-        add.link_target = (char *)cc_path_base(V);
-        if ((rc = cc_txn_add(ctx, t, &add)) != CUDNNCTL_E_OK)
-            goto out;
-    }
+    st.op.link_target = (char *)cc_path_base(V); /* not owned: cleared before step_done */
+    rc = cc_txn_add(ctx, t, &st.op);
+    st.op.link_target = NULL;
+    if (rc != CUDNNCTL_E_OK)
+        goto out;
     cc_rentry e = {0};
-    e.path = s = cc_unrooted(ctx, cur);
+    e.path = st.s = cc_unrooted(ctx, cur);
     e.type = CC_OBJ_LINK;
     e.link_target = (char *)cc_path_base(V);
-    if (!s)
+    if (!st.s)
         goto oom;
     rc = cc_receipt_add_entry(ctx, r, &e);
     free(r->current_link);
-    r->current_link = cc_strdup(s);
+    r->current_link = cc_strdup(st.s);
     goto out;
 oom:
     rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    goto out;
-out_rc:
-    if (rc == CUDNNCTL_E_OK)
-        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
 out:
-    free(op.tmp);
-    free(op.bak);
-    free(op.keep);
-    free(keep_rel);
-    free(s);
     free(old_target);
+    return step_done(&st, rc);
+}
+
+cudnnctl_err cc_commit_prefix_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
+                                   const cc_commit_in *in, cc_receipt *r)
+{
+    size_t n_backup = 0;
+    cc_obj_type old = cc_tx_kind(d->install_dir);
+    cudnnctl_err rc = place_version_dir(ctx, t, d->install_dir, in, r, old, &n_backup);
+    if (rc == CUDNNCTL_E_OK)
+        rc = list_tree(ctx, d->install_dir, in, r, old);
+    if (rc == CUDNNCTL_E_OK)
+        rc = flip_current(ctx, t, d, in, r, &n_backup);
     return rc;
 }

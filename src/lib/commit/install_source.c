@@ -193,138 +193,136 @@ static cudnnctl_err manifest_trust(cudnnctl_ctx *ctx, const cudnnctl_catalog *ca
     return CUDNNCTL_E_OK;
 }
 
-cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
-                               const cudnnctl_detect_result *det, const cudnnctl_install_opts *o,
-                               cc_source_choice *c, cc_strv *warnings)
+/* A local --archive: say plainly when it is not there or is a directory. */
+static cudnnctl_err check_local_archive(cudnnctl_ctx *ctx, const char *archive)
+{
+    cc_pf_stat_t ast;
+    char *aabs = cc_tx_absolute(archive);
+    char *areal = aabs ? cc_rooted(ctx, aabs) : NULL;
+    int st_ok = areal && cc_pf_stat(areal, &ast) == 0 && ast.exists;
+    free(aabs);
+    free(areal);
+    if (!st_ok)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                   "--archive %s: no such file (give the path of a downloaded "
+                   "cudnn-*-archive.tar.xz or .zip, or a URL)",
+                   archive);
+    if (ast.is_dir)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                   "--archive %s is a directory, not an archive file (for a directory "
+                   "of archives use --mirror DIR)",
+                   archive);
+    return CUDNNCTL_E_OK;
+}
+
+/* The parts of a name that a selection left open. */
+typedef struct {
+    char *ver, *plat, *cuda;
+} name_parts;
+
+/* An --archive the catalog does not list: its SHA-256 must come from --sha256 (or be skipped);
+ * the selection is completed from its file name, and a one-entry manifest joins the catalog. */
+static cudnnctl_err archive_off_catalog(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
+                                        const cudnnctl_install_opts *o, cc_source_choice *c,
+                                        cudnnctl_selection *sel, name_parts *np)
 {
     cudnnctl_err rc = CUDNNCTL_E_OK;
-    cudnnctl_selection sel = o->selection;
-    char *pver = NULL, *pplat = NULL, *pcuda = NULL;
-    const cudnnctl_archive *entry = NULL;
-    memset(c, 0, sizeof(*c));
-    if (o->mirror)
-        sel.mirror = o->mirror;
-    if (o->sha256 && !cc_sha256_is_hex(o->sha256))
-        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "--sha256 takes 64 hex digits, not '%s'", o->sha256);
-    if ((rc = manifest_trust(ctx, cat, o, c, warnings)) != CUDNNCTL_E_OK)
-        return rc;
+    if (!o->sha256 && !o->insecure_skip_verify)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NO_HASH,
+                   "the archive %s matches no entry of the catalog, so its SHA-256 is "
+                   "unknown: give it with --sha256 HEX (from NVIDIA's redistrib JSON), "
+                   "add that manifest with --manifest FILE|URL, or accept the risk with "
+                   "--insecure-skip-verify",
+                   c->file_name);
+    if (cc_archive_name_parse(c->file_name, &np->ver, &np->plat, &np->cuda) != 0 &&
+        (!sel->cudnn || !sel->cuda || !sel->platform))
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                   "cannot tell the cuDNN version, platform and CUDA variant from the "
+                   "file name %s: give --cudnn V --cuda M --platform P",
+                   c->file_name);
+    if (!sel->cudnn)
+        sel->cudnn = np->ver;
+    if (!sel->platform)
+        sel->platform = np->plat;
+    if (!sel->cuda)
+        sel->cuda = np->cuda;
+    cc_pf_stat_t st;
+    char *abs = is_url(o->archive) ? NULL : cc_tx_absolute(o->archive);
+    char *real = abs ? cc_rooted(ctx, abs) : NULL;
+    uint64_t fsize = real && cc_pf_stat(real, &st) == 0 ? st.size : 0;
+    free(abs);
+    free(real);
+    char *rel = cc_asprintf("cudnn/%s/%s", sel->platform, c->file_name);
+    char *js =
+        rel ? synthetic_manifest(
+                  sel->cudnn, sel->platform, sel->cuda, rel,
+                  o->sha256 ? o->sha256
+                            : "0000000000000000000000000000000000000000000000000000000000000000",
+                  fsize)
+            : NULL;
+    char *origin = cc_asprintf("archive:%s", c->file_name);
+    if (!js || !origin)
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    else if (cat)
+        rc = cudnnctl_catalog_add_json(ctx, cat, js, strlen(js), origin);
+    free(rel);
+    free(js);
+    free(origin);
+    return rc;
+}
 
-    if (o->archive) {
-        c->file_name = url_base(o->archive);
-        if (!c->file_name || !*c->file_name)
-            CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "--archive '%s' names no file", o->archive);
-        if (!is_url(o->archive)) { /* a file at hand: say plainly when it is not there */
-            cc_pf_stat_t ast;
-            char *aabs = cc_tx_absolute(o->archive);
-            char *areal = aabs ? cc_rooted(ctx, aabs) : NULL;
-            int st_ok = areal && cc_pf_stat(areal, &ast) == 0 && ast.exists;
-            free(aabs);
-            free(areal);
-            if (!st_ok)
-                CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
-                           "--archive %s: no such file (give the path of a downloaded "
-                           "cudnn-*-archive.tar.xz or .zip, or a URL)",
-                           o->archive);
-            if (ast.is_dir)
-                CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
-                           "--archive %s is a directory, not an archive file (for a directory "
-                           "of archives use --mirror DIR)",
-                           o->archive);
-        }
-        entry = cat ? cudnnctl_catalog_find_file(cat, c->file_name) : NULL;
-        if (entry) {
-            sel.cudnn = entry->cudnn_version;
-            sel.platform = entry->platform;
-            sel.cuda = entry->cuda_variant;
-            c->in_catalog = 1;
-        } else {
-            if (!o->sha256 && !o->insecure_skip_verify)
-                CC_RET_ERR(ctx, CUDNNCTL_E_NO_HASH,
-                           "the archive %s matches no entry of the catalog, so its SHA-256 is "
-                           "unknown: give it with --sha256 HEX (from NVIDIA's redistrib JSON), "
-                           "add that manifest with --manifest FILE|URL, or accept the risk with "
-                           "--insecure-skip-verify",
-                           c->file_name);
-            if (cc_archive_name_parse(c->file_name, &pver, &pplat, &pcuda) != 0 &&
-                (!sel.cudnn || !sel.cuda || !sel.platform)) {
-                rc = CC_ERR(ctx, CUDNNCTL_E_USAGE,
-                            "cannot tell the cuDNN version, platform and CUDA variant from the "
-                            "file name %s: give --cudnn V --cuda M --platform P",
-                            c->file_name);
-                goto out;
-            }
-            if (!sel.cudnn)
-                sel.cudnn = pver;
-            if (!sel.platform)
-                sel.platform = pplat;
-            if (!sel.cuda)
-                sel.cuda = pcuda;
-            cc_pf_stat_t st;
-            char *abs = is_url(o->archive) ? NULL : cc_tx_absolute(o->archive);
-            char *real = abs ? cc_rooted(ctx, abs) : NULL;
-            uint64_t fsize = real && cc_pf_stat(real, &st) == 0 ? st.size : 0;
-            free(abs);
-            free(real);
-            char *rel = cc_asprintf("cudnn/%s/%s", sel.platform, c->file_name);
-            char *js =
-                rel ? synthetic_manifest(
-                          sel.cudnn, sel.platform, sel.cuda, rel,
-                          o->sha256
-                              ? o->sha256
-                              : "0000000000000000000000000000000000000000000000000000000000000000",
-                          fsize)
-                    : NULL;
-            char *origin = cc_asprintf("archive:%s", c->file_name);
-            if (!js || !origin)
-                rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-            else if (cat)
-                rc = cudnnctl_catalog_add_json(ctx, cat, js, strlen(js), origin);
-            free(rel);
-            free(js);
-            free(origin);
-            if (rc != CUDNNCTL_E_OK)
-                goto out;
-        }
-    }
-
-    if (o->plan) {
-        c->plan = o->plan;
-    } else {
-        if (!cat) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_USAGE, "install needs a catalog or a plan");
-            goto out;
-        }
-        rc = cudnnctl_plan_make(ctx, cat, det, &sel, &c->owned_plan);
+/* --archive: a catalog entry fixes the selection; another file is described from its name. */
+static cudnnctl_err choose_archive(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
+                                   const cudnnctl_install_opts *o, cc_source_choice *c,
+                                   cudnnctl_selection *sel, name_parts *np)
+{
+    c->file_name = url_base(o->archive);
+    if (!c->file_name || !*c->file_name)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "--archive '%s' names no file", o->archive);
+    if (!is_url(o->archive)) {
+        cudnnctl_err rc = check_local_archive(ctx, o->archive);
         if (rc != CUDNNCTL_E_OK)
-            goto out;
-        c->plan = c->owned_plan;
+            return rc;
     }
-    const cudnnctl_plan *p = c->plan;
+    const cudnnctl_archive *entry = cat ? cudnnctl_catalog_find_file(cat, c->file_name) : NULL;
+    if (!entry)
+        return archive_off_catalog(ctx, cat, o, c, sel, np);
+    sel->cudnn = entry->cudnn_version;
+    sel->platform = entry->platform;
+    sel->cuda = entry->cuda_variant;
+    c->in_catalog = 1;
+    return CUDNNCTL_E_OK;
+}
 
-    /* what is installed */
+/* What is installed: the selection for an archive off the catalog, else the plan's archive. */
+static void choose_what(const cudnnctl_install_opts *o, const cudnnctl_selection *sel,
+                        const cudnnctl_plan *p, cc_source_choice *c)
+{
     if (o->archive && !c->in_catalog) {
-        c->cudnn_version = cc_strdup(sel.cudnn);
-        c->cuda_variant = cc_strdup(sel.cuda);
-        c->platform = cc_strdup(sel.platform);
+        c->cudnn_version = cc_strdup(sel->cudnn);
+        c->cuda_variant = cc_strdup(sel->cuda);
+        c->platform = cc_strdup(sel->platform);
         c->relative_path = cc_strdup(c->file_name);
         c->manifest = NULL;
         c->size = 0;
-    } else {
-        c->cudnn_version = cc_strdup(p->archive.cudnn_version);
-        c->cuda_variant = cc_strdup(p->archive.cuda_variant);
-        c->platform = cc_strdup(p->archive.platform);
-        c->relative_path = cc_strdup(p->archive.relative_path);
-        c->manifest = p->archive.manifest ? cc_strdup(p->archive.manifest) : NULL;
-        c->manifest_sha256 =
-            p->archive.manifest_sha256 ? cc_strdup(p->archive.manifest_sha256) : NULL;
-        c->size = p->archive.size;
-        c->in_catalog = 1;
-        if (!c->file_name)
-            c->file_name = url_base(p->archive.relative_path);
+        return;
     }
+    c->cudnn_version = cc_strdup(p->archive.cudnn_version);
+    c->cuda_variant = cc_strdup(p->archive.cuda_variant);
+    c->platform = cc_strdup(p->archive.platform);
+    c->relative_path = cc_strdup(p->archive.relative_path);
+    c->manifest = p->archive.manifest ? cc_strdup(p->archive.manifest) : NULL;
+    c->manifest_sha256 = p->archive.manifest_sha256 ? cc_strdup(p->archive.manifest_sha256) : NULL;
+    c->size = p->archive.size;
+    c->in_catalog = 1;
+    if (!c->file_name)
+        c->file_name = url_base(p->archive.relative_path);
+}
 
-    /* where the bytes come from */
-    const char *mirror = sel.mirror;
+/* Where the bytes come from: --archive, the mirror (URL or dir), else the plan's URL. */
+static void choose_url(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o, const char *mirror,
+                       const cudnnctl_plan *p, cc_source_choice *c)
+{
     if (o->archive) {
         /* a local path is read under --root like every other path (one already under the root
          * stays as it is), as --manifest FILE is */
@@ -347,8 +345,13 @@ cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     } else {
         c->url = cc_strdup(p->url);
     }
+}
 
-    /* what the bytes must hash to */
+/* What the bytes must hash to: --sha256 over the catalog's (with a warning), none only with
+ * --insecure-skip-verify. */
+static void choose_hash(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o, const cudnnctl_plan *p,
+                        cc_source_choice *c, cc_strv *warnings)
+{
     if (o->sha256) {
         c->sha256 = lower_hex(o->sha256);
         if (c->in_catalog && p->archive.sha256 && !hex_eq(p->archive.sha256, o->sha256)) {
@@ -368,13 +371,46 @@ cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     else if (o->insecure_skip_verify)
         cc_log(ctx, CUDNNCTL_LOG_INFO, "a SHA-256 is known for %s: it is verified anyway",
                c->file_name);
+}
+
+cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
+                               const cudnnctl_detect_result *det, const cudnnctl_install_opts *o,
+                               cc_source_choice *c, cc_strv *warnings)
+{
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    cudnnctl_selection sel = o->selection;
+    name_parts np = {NULL, NULL, NULL};
+    memset(c, 0, sizeof(*c));
+    if (o->mirror)
+        sel.mirror = o->mirror;
+    if (o->sha256 && !cc_sha256_is_hex(o->sha256))
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "--sha256 takes 64 hex digits, not '%s'", o->sha256);
+    if ((rc = manifest_trust(ctx, cat, o, c, warnings)) != CUDNNCTL_E_OK)
+        return rc;
+    if (o->archive && (rc = choose_archive(ctx, cat, o, c, &sel, &np)) != CUDNNCTL_E_OK)
+        goto out;
+    if (o->plan) {
+        c->plan = o->plan;
+    } else {
+        if (!cat) {
+            rc = CC_ERR(ctx, CUDNNCTL_E_USAGE, "install needs a catalog or a plan");
+            goto out;
+        }
+        rc = cudnnctl_plan_make(ctx, cat, det, &sel, &c->owned_plan);
+        if (rc != CUDNNCTL_E_OK)
+            goto out;
+        c->plan = c->owned_plan;
+    }
+    choose_what(o, &sel, c->plan, c);
+    choose_url(ctx, o, sel.mirror, c->plan, c);
+    choose_hash(ctx, o, c->plan, c, warnings);
     if (!c->cudnn_version || !c->cuda_variant || !c->platform || !c->relative_path || !c->url ||
         !c->file_name)
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
 out:
-    free(pver);
-    free(pplat);
-    free(pcuda);
+    free(np.ver);
+    free(np.plat);
+    free(np.cuda);
     if (rc != CUDNNCTL_E_OK)
         cc_source_choice_free(c);
     return rc;

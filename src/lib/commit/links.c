@@ -85,11 +85,86 @@ static cudnnctl_err check_soname(cudnnctl_ctx *ctx, const char *dir, const char 
     return rc;
 }
 
+/* The real files of the dir grouped per sub-library (libcudnn_ops, ...): one major, at most one
+ * full version each. The names stay in names; subs point into it. */
+static cudnnctl_err group_sublibs(cudnnctl_ctx *ctx, const char *dir, const cc_strv *names,
+                                  sublib **subs, size_t *n)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < names->n; i++) {
+        cc_libname ln;
+        if (!cc_lib_classify(names->v[i], &ln) ||
+            (ln.kind != CC_LIB_SO_FULL && ln.kind != CC_LIB_SO_MAJOR))
+            continue;
+        char *path = cc_path_join(dir, names->v[i]);
+        cc_obj_type k = path ? cc_tx_kind(path) : CC_OBJ_NONE;
+        free(path);
+        if (k != CC_OBJ_FILE)
+            continue; /* links are (re)made below from the real files */
+        sublib *s = find_sub(*subs, *n, ln.stem);
+        if (!s) {
+            if (*n == cap) {
+                cap = cap ? cap * 2 : 16;
+                sublib *nv = realloc(*subs, cap * sizeof(*nv));
+                if (!nv)
+                    CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+                *subs = nv;
+            }
+            s = &(*subs)[(*n)++];
+            memset(s, 0, sizeof(*s));
+            memcpy(s->stem, ln.stem, sizeof(s->stem));
+            s->major = ln.major;
+        }
+        if (ln.major != s->major)
+            CC_RET_ERR(ctx, CUDNNCTL_E_BAD_LAYOUT,
+                       "the archive carries %s of two majors (%d and %d): it is not one cuDNN "
+                       "release; use NVIDIA's archive",
+                       ln.stem, s->major, ln.major);
+        if (ln.kind == CC_LIB_SO_MAJOR)
+            s->major_is_file = 1;
+        else if (s->full)
+            CC_RET_ERR(ctx, CUDNNCTL_E_BAD_LAYOUT,
+                       "the archive carries two versions of %s (%s and %s): it is not one cuDNN "
+                       "release; use NVIDIA's archive",
+                       ln.stem, s->full, names->v[i]);
+        else
+            s->full = names->v[i];
+    }
+    return CUDNNCTL_E_OK;
+}
+
+/* libX.so.M -> the full-version file, libX.so -> libX.so.M. */
+static cudnnctl_err link_sublib(cudnnctl_ctx *ctx, const char *dir, const sublib *s, cc_strv *made)
+{
+    cudnnctl_err rc;
+    char *soM = cc_asprintf("%s.so.%d", s->stem, s->major);
+    char *dev = cc_asprintf("%s.so", s->stem);
+    if (!soM || !dev) {
+        free(soM);
+        free(dev);
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    if (s->full) {
+        /* the real file carries the version; .so.M must be a link to it (a regular .so.M
+         * next to it would be a second copy that ldconfig could pick instead) */
+        rc = check_soname(ctx, dir, s->full, soM);
+        if (rc == CUDNNCTL_E_OK)
+            rc = ensure_link(ctx, dir, soM, s->full, made);
+    } else {
+        rc = check_soname(ctx, dir, soM, soM); /* wheel style: keep the file as it is */
+    }
+    if (rc == CUDNNCTL_E_OK)
+        rc = ensure_link(ctx, dir, dev, soM, made);
+    free(soM);
+    free(dev);
+    return rc;
+}
+
 cudnnctl_err cc_links_fix(cudnnctl_ctx *ctx, const char *dir, cc_strv *made)
 {
     cudnnctl_err rc = CUDNNCTL_E_OK;
     sublib *subs = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0;
     cc_strv names = {0};
     if (cc_tx_kind(dir) != CC_OBJ_DIR)
         return CUDNNCTL_E_OK; /* no lib dir: nothing to link */
@@ -105,77 +180,9 @@ cudnnctl_err cc_links_fix(cudnnctl_ctx *ctx, const char *dir, cc_strv *made)
         }
     cc_pf_closedir(d);
     cc_strv_sort(&names);
-    for (size_t i = 0; i < names.n; i++) {
-        cc_libname ln;
-        if (!cc_lib_classify(names.v[i], &ln) ||
-            (ln.kind != CC_LIB_SO_FULL && ln.kind != CC_LIB_SO_MAJOR))
-            continue;
-        char *path = cc_path_join(dir, names.v[i]);
-        cc_obj_type k = path ? cc_tx_kind(path) : CC_OBJ_NONE;
-        free(path);
-        if (k != CC_OBJ_FILE)
-            continue; /* links are (re)made below from the real files */
-        sublib *s = find_sub(subs, n, ln.stem);
-        if (!s) {
-            if (n == cap) {
-                cap = cap ? cap * 2 : 16;
-                sublib *nv = realloc(subs, cap * sizeof(*nv));
-                if (!nv) {
-                    rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-                    goto out;
-                }
-                subs = nv;
-            }
-            s = &subs[n++];
-            memset(s, 0, sizeof(*s));
-            memcpy(s->stem, ln.stem, sizeof(s->stem));
-            s->major = ln.major;
-        }
-        if (ln.major != s->major) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_BAD_LAYOUT,
-                        "the archive carries %s of two majors (%d and %d): it is not one cuDNN "
-                        "release; use NVIDIA's archive",
-                        ln.stem, s->major, ln.major);
-            goto out;
-        }
-        if (ln.kind == CC_LIB_SO_MAJOR) {
-            s->major_is_file = 1;
-        } else if (s->full) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_BAD_LAYOUT,
-                        "the archive carries two versions of %s (%s and %s): it is not one cuDNN "
-                        "release; use NVIDIA's archive",
-                        ln.stem, s->full, names.v[i]);
-            goto out;
-        } else {
-            s->full = names.v[i];
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        sublib *s = &subs[i];
-        char *soM = cc_asprintf("%s.so.%d", s->stem, s->major);
-        char *dev = cc_asprintf("%s.so", s->stem);
-        if (!soM || !dev) {
-            free(soM);
-            free(dev);
-            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-            goto out;
-        }
-        if (s->full) {
-            /* the real file carries the version; .so.M must be a link to it (a regular .so.M
-             * next to it would be a second copy that ldconfig could pick instead) */
-            rc = check_soname(ctx, dir, s->full, soM);
-            if (rc == CUDNNCTL_E_OK)
-                rc = ensure_link(ctx, dir, soM, s->full, made);
-        } else {
-            rc = check_soname(ctx, dir, soM, soM); /* wheel style: keep the file as it is */
-        }
-        if (rc == CUDNNCTL_E_OK)
-            rc = ensure_link(ctx, dir, dev, soM, made);
-        free(soM);
-        free(dev);
-        if (rc != CUDNNCTL_E_OK)
-            goto out;
-    }
+    rc = group_sublibs(ctx, dir, &names, &subs, &n);
+    for (size_t i = 0; rc == CUDNNCTL_E_OK && i < n; i++)
+        rc = link_sublib(ctx, dir, &subs[i], made);
 out:
     free(subs);
     cc_strv_free(&names);

@@ -232,22 +232,11 @@ static uint32_t parse_mode(const char *s)
     return s ? (uint32_t)strtoul(s, NULL, 8) & 07777 : 0644;
 }
 
-cudnnctl_err cc_receipt_parse(cudnnctl_ctx *ctx, const char *json, const char *origin,
-                              cc_receipt *r)
+/* The receipt's scalar fields: what was installed, from which archive, where. -1 on OOM. */
+static int parse_fields(const cJSON *o, const cJSON *t, cc_receipt *r)
 {
-    memset(r, 0, sizeof(*r));
-    cudnnctl_err rc = CUDNNCTL_E_OK;
-    cJSON *o = cJSON_Parse(json);
-    const cJSON *a, *m, *t, *x;
-    if (!o || !cJSON_IsObject(o) || gn(o, "format") != 1 || !gs(o, "id") ||
-        !gs(o, "cudnn_version") ||
-        !cJSON_IsObject(t = cJSON_GetObjectItemCaseSensitive(o, "target")) || !gs(t, "mode") ||
-        !gs(t, "path")) {
-        rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s is not a cudnnctl receipt (format 1)", origin);
-        goto out;
-    }
-    a = cJSON_GetObjectItemCaseSensitive(o, "archive");
-    m = cJSON_GetObjectItemCaseSensitive(o, "manifest");
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "archive");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "manifest");
     r->seq = (long)gn(o, "seq");
     r->mode =
         strcmp(gs(t, "mode"), "prefix") == 0 ? CUDNNCTL_TARGET_PREFIX : CUDNNCTL_TARGET_CUDA_TREE;
@@ -268,22 +257,29 @@ cudnnctl_err cc_receipt_parse(cudnnctl_ctx *ctx, const char *json, const char *o
         dup_to(&r->lib_dir, gs(t, "lib_dir")) || dup_to(&r->include_dir, gs(t, "include_dir")) ||
         dup_to(&r->bin_dir, gs(t, "bin_dir")) || dup_to(&r->doc_dir, gs(t, "doc_dir")) ||
         dup_to(&r->current_link, gs(t, "current_link")) || dup_to(&r->target_id, gs(t, "id")))
-        goto oom;
+        return -1;
+    return 0;
+}
+
+/* The files and links the install wrote. */
+static cudnnctl_err parse_entries(cudnnctl_ctx *ctx, const cJSON *o, const char *origin,
+                                  cc_receipt *r)
+{
+    const cJSON *x;
+    cudnnctl_err rc;
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(o, "files"))
     {
         cc_rentry e = {0};
         e.type = CC_OBJ_FILE;
         e.path = (char *)gs(x, "path");
         const char *h = gs(x, "sha256");
-        if (!e.path || !h || strlen(h) != 64) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s: a file entry lacks path or sha256", origin);
-            goto out;
-        }
+        if (!e.path || !h || strlen(h) != 64)
+            CC_RET_ERR(ctx, CUDNNCTL_E_PARSE, "%s: a file entry lacks path or sha256", origin);
         memcpy(e.sha256, h, 65);
         e.size = (uint64_t)gn(x, "size");
         e.mode = parse_mode(gs(x, "mode"));
         if ((rc = cc_receipt_add_entry(ctx, r, &e)) != CUDNNCTL_E_OK)
-            goto out;
+            return rc;
     }
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(o, "links"))
     {
@@ -291,13 +287,19 @@ cudnnctl_err cc_receipt_parse(cudnnctl_ctx *ctx, const char *json, const char *o
         e.type = CC_OBJ_LINK;
         e.path = (char *)gs(x, "path");
         e.link_target = (char *)gs(x, "target");
-        if (!e.path || !e.link_target) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s: a link entry lacks path or target", origin);
-            goto out;
-        }
+        if (!e.path || !e.link_target)
+            CC_RET_ERR(ctx, CUDNNCTL_E_PARSE, "%s: a link entry lacks path or target", origin);
         if ((rc = cc_receipt_add_entry(ctx, r, &e)) != CUDNNCTL_E_OK)
-            goto out;
+            return rc;
     }
+    return CUDNNCTL_E_OK;
+}
+
+/* What the install replaced (kept as backups). */
+static cudnnctl_err parse_replaced(cudnnctl_ctx *ctx, const cJSON *o, const char *origin,
+                                   cc_receipt *r)
+{
+    const cJSON *x;
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(o, "replaced"))
     {
         cc_rrepl e = {0};
@@ -308,14 +310,35 @@ cudnnctl_err cc_receipt_parse(cudnnctl_ctx *ctx, const char *json, const char *o
         e.link_target = (char *)gs(x, "target");
         e.size = (uint64_t)gn(x, "size");
         e.mode = parse_mode(gs(x, "mode"));
-        if (!e.path || !e.backup || e.type == CC_OBJ_NONE) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s: a replaced entry lacks path, type or backup",
-                        origin);
-            goto out;
-        }
-        if ((rc = cc_receipt_add_replaced(ctx, r, &e)) != CUDNNCTL_E_OK)
-            goto out;
+        if (!e.path || !e.backup || e.type == CC_OBJ_NONE)
+            CC_RET_ERR(ctx, CUDNNCTL_E_PARSE, "%s: a replaced entry lacks path, type or backup",
+                       origin);
+        cudnnctl_err rc = cc_receipt_add_replaced(ctx, r, &e);
+        if (rc != CUDNNCTL_E_OK)
+            return rc;
     }
+    return CUDNNCTL_E_OK;
+}
+
+cudnnctl_err cc_receipt_parse(cudnnctl_ctx *ctx, const char *json, const char *origin,
+                              cc_receipt *r)
+{
+    memset(r, 0, sizeof(*r));
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    cJSON *o = cJSON_Parse(json);
+    const cJSON *t, *x;
+    if (!o || !cJSON_IsObject(o) || gn(o, "format") != 1 || !gs(o, "id") ||
+        !gs(o, "cudnn_version") ||
+        !cJSON_IsObject(t = cJSON_GetObjectItemCaseSensitive(o, "target")) || !gs(t, "mode") ||
+        !gs(t, "path")) {
+        rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s is not a cudnnctl receipt (format 1)", origin);
+        goto out;
+    }
+    if (parse_fields(o, t, r) != 0)
+        goto oom;
+    if ((rc = parse_entries(ctx, o, origin, r)) != CUDNNCTL_E_OK ||
+        (rc = parse_replaced(ctx, o, origin, r)) != CUDNNCTL_E_OK)
+        goto out;
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(o, "dirs_created"))
     {
         if (cJSON_IsString(x) && cc_strv_push(&r->dirs_created, x->valuestring) != 0)

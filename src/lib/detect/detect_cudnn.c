@@ -431,44 +431,74 @@ static int set_version(cudnnctl_cudnn_copy *c, int ma, int mi, int pa, const cha
 }
 
 /* Build the copy of one major from its files; fills version, libs, problems, headers. */
-static int build_copy(cc_detect_run *run, dir_list *d, const lib_dir *l, lib_file *f, size_t n,
-                      int major, int majors_in_dir, cudnnctl_cudnn_copy *c)
+/* The problems one library file of a copy shows: unreadable, not ELF, a SONAME that does not
+ * match its name, another architecture. */
+static void check_lib_file(cudnnctl_cudnn_copy *c, const lib_dir *l, const lib_file *f, int major,
+                           unsigned hm)
+{
+    if (f->not_elf == 2)
+        add_problem(c, cc_asprintf("%s/%s cannot be read: permission denied", l->real, f->name));
+    else if (f->not_elf)
+        add_problem(c, cc_asprintf("%s/%s is not an ELF shared library", l->real, f->name));
+    else if (!f->soname)
+        add_problem(c, cc_asprintf("%s/%s has no SONAME", l->real, f->name));
+    else {
+        char *ss = NULL;
+        cc_version sv;
+        if (cc_dt_parse_libname(f->soname, &ss, &sv) != 0 || strcmp(ss, f->stem) != 0 ||
+            (sv.n >= 1 && sv.part[0] != major))
+            add_problem(c, cc_asprintf("%s/%s has SONAME %s, which does not match its name",
+                                       l->real, f->name, f->soname));
+        free(ss);
+    }
+    if (hm && f->machine && f->machine != hm)
+        add_problem(c, cc_asprintf("%s/%s is built for another architecture (ELF machine %u)",
+                                   l->real, f->name, f->machine));
+}
+
+/* Sub-libraries of several releases: the files grouped by version ("9.14.0: libcudnn.so.9.14.0,
+ * ...; 9.19.0: libcudnn_ops...") in one problem. */
+static void report_mixed(cudnnctl_cudnn_copy *c, const lib_dir *l, const lib_file *f, size_t n,
+                         int major)
+{
+    cc_buf mixed = {0};
+    cc_strv seen = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (f[i].major != major || f[i].v.n < 3)
+            continue;
+        char *vs = cc_version_str(&f[i].v);
+        if (!vs || cc_strv_contains(&seen, vs)) {
+            free(vs);
+            continue;
+        }
+        cc_buf_printf(&mixed, "%s%s:", mixed.len ? "; " : "", vs);
+        for (size_t k = 0; k < n; k++)
+            if (f[k].major == major && f[k].v.n >= 3 && cc_version_cmp(&f[k].v, &f[i].v) == 0)
+                cc_buf_printf(&mixed, " %s", f[k].name);
+        cc_strv_push_own(&seen, vs);
+    }
+    cc_strv_free(&seen);
+    add_problem(c, cc_asprintf("sub-libraries in %s disagree in version (%s); a cuDNN copy "
+                               "must be one release: reinstall it whole",
+                               l->real, mixed.data ? mixed.data : ""));
+    cc_buf_free(&mixed);
+}
+
+/* Lists the copy's libraries of this major and sets its version from their file names
+ * (3-part on NVIDIA tarballs and debs; wheels have .so.9 only). */
+static int version_from_files(cudnnctl_cudnn_copy *c, const lib_dir *l, const lib_file *f, size_t n,
+                              int major)
 {
     unsigned hm = host_machine();
-    c->path = cc_strdup(l->real);
-    c->origin = cc_strdup(l->origin);
-    c->minor = c->patch = -1;
-    if (!c->path || !c->origin)
-        return -1;
-    /* versions in the file names (3-part on NVIDIA tarballs and debs; wheels have .so.9 only) */
     cc_version best = {{-1, -1, -1, -1}, 0};
     const lib_file *shim = NULL;
-    cc_buf mixed = {0};
     int distinct = 0;
     for (size_t i = 0; i < n; i++) {
         if (f[i].major != major)
             continue;
         if (cc_dt_list_push(&c->libs, &c->n_libs, cc_strdup(f[i].name)) != 0)
             return -1;
-        if (f[i].not_elf == 2)
-            add_problem(c, cc_asprintf("%s/%s cannot be read: permission denied", l->real,
-                                       f[i].name));
-        else if (f[i].not_elf)
-            add_problem(c, cc_asprintf("%s/%s is not an ELF shared library", l->real, f[i].name));
-        else if (!f[i].soname)
-            add_problem(c, cc_asprintf("%s/%s has no SONAME", l->real, f[i].name));
-        else {
-            char *ss = NULL;
-            cc_version sv;
-            if (cc_dt_parse_libname(f[i].soname, &ss, &sv) != 0 || strcmp(ss, f[i].stem) != 0 ||
-                (sv.n >= 1 && sv.part[0] != major))
-                add_problem(c, cc_asprintf("%s/%s has SONAME %s, which does not match its name",
-                                           l->real, f[i].name, f[i].soname));
-            free(ss);
-        }
-        if (hm && f[i].machine && f[i].machine != hm)
-            add_problem(c, cc_asprintf("%s/%s is built for another architecture (ELF machine %u)",
-                                       l->real, f[i].name, f[i].machine));
+        check_lib_file(c, l, &f[i], major, hm);
         if (f[i].v.n >= 3) {
             if (strcmp(f[i].stem, "libcudnn") == 0)
                 shim = &f[i];
@@ -481,77 +511,75 @@ static int build_copy(cc_detect_run *run, dir_list *d, const lib_dir *l, lib_fil
         }
     }
     if (distinct > 1) {
-        /* group the files by version: "9.14.0: libcudnn.so.9.14.0, ...; 9.19.0: libcudnn_ops..." */
-        cc_strv seen = {0};
-        for (size_t i = 0; i < n; i++) {
-            if (f[i].major != major || f[i].v.n < 3)
-                continue;
-            char *vs = cc_version_str(&f[i].v);
-            if (!vs || cc_strv_contains(&seen, vs)) {
-                free(vs);
-                continue;
-            }
-            cc_buf_printf(&mixed, "%s%s:", mixed.len ? "; " : "", vs);
-            for (size_t k = 0; k < n; k++)
-                if (f[k].major == major && f[k].v.n >= 3 && cc_version_cmp(&f[k].v, &f[i].v) == 0)
-                    cc_buf_printf(&mixed, " %s", f[k].name);
-            cc_strv_push_own(&seen, vs);
-        }
-        cc_strv_free(&seen);
-        add_problem(c, cc_asprintf("sub-libraries in %s disagree in version (%s); a cuDNN copy "
-                                   "must be one release: reinstall it whole",
-                                   l->real, mixed.data ? mixed.data : ""));
-        cc_buf_free(&mixed);
+        report_mixed(c, l, f, n, major);
         if (shim)
             best = shim->v;
     }
-    int rc;
     if (best.n >= 3)
-        rc = set_version(c, best.part[0], best.part[1], best.part[2], "file-name");
-    else
-        rc = set_version(c, major, -1, -1, "soname");
-    if (rc != 0)
-        return -1;
-    /* headers beside the libraries */
+        return set_version(c, best.part[0], best.part[1], best.part[2], "file-name");
+    return set_version(c, major, -1, -1, "soname");
+}
+
+/* Headers beside the libraries: the include dir, and the version where the names had none. */
+static int apply_header(cc_detect_run *run, dir_list *d, const lib_dir *l, int major,
+                        int majors_in_dir, cudnnctl_cudnn_copy *c)
+{
     header_info h;
-    if (find_header(run, l, major, &h) == 0) {
-        char hv[64];
-        snprintf(hv, sizeof(hv), "%d.%d.%d", h.v.major, h.v.minor, h.v.patch);
-        if (h.v.major == major) {
-            c->include_dir = h.inc;
-            h.inc = NULL;
-            c->header_version = cc_strdup(hv);
-            if (h.file && !cc_strv_contains(&d->claimed_headers, h.file))
-                cc_strv_push(&d->claimed_headers, h.file);
-            if (c->minor < 0) {
-                rc = set_version(c, h.v.major, h.v.minor, h.v.patch, "header");
-            } else if (h.v.minor != c->minor || h.v.patch != c->patch) {
-                add_problem(c, cc_asprintf("headers in %s say cuDNN %s but the libraries in %s "
-                                           "are %s: builds and runtime will disagree",
-                                           c->include_dir, hv, l->real, c->version));
-            }
-        } else if (majors_in_dir == 1) {
-            add_problem(c, cc_asprintf("headers in %s are cuDNN %s but the libraries in %s are "
-                                       "cuDNN %d",
-                                       h.inc, hv, l->real, major));
+    int rc = 0;
+    if (find_header(run, l, major, &h) != 0)
+        return 0;
+    char hv[64];
+    snprintf(hv, sizeof(hv), "%d.%d.%d", h.v.major, h.v.minor, h.v.patch);
+    if (h.v.major == major) {
+        c->include_dir = h.inc;
+        h.inc = NULL;
+        c->header_version = cc_strdup(hv);
+        if (h.file && !cc_strv_contains(&d->claimed_headers, h.file))
+            cc_strv_push(&d->claimed_headers, h.file);
+        if (c->minor < 0) {
+            rc = set_version(c, h.v.major, h.v.minor, h.v.patch, "header");
+        } else if (h.v.minor != c->minor || h.v.patch != c->patch) {
+            add_problem(c, cc_asprintf("headers in %s say cuDNN %s but the libraries in %s "
+                                       "are %s: builds and runtime will disagree",
+                                       c->include_dir, hv, l->real, c->version));
         }
-        free(h.file);
-        free(h.inc);
-        if (rc != 0)
-            return -1;
+    } else if (majors_in_dir == 1) {
+        add_problem(c, cc_asprintf("headers in %s are cuDNN %s but the libraries in %s are "
+                                   "cuDNN %d",
+                                   h.inc, hv, l->real, major));
     }
-    /* wheel metadata */
+    free(h.file);
+    free(h.inc);
+    return rc;
+}
+
+/* Wheel metadata: the package version, and the version where nothing else gave one. */
+static int apply_dist_info(cc_detect_run *run, const lib_dir *l, int major, cudnnctl_cudnn_copy *c)
+{
     cc_version pv;
     c->package_version = dist_version(run, l->dist_dir, major, &pv);
-    if (c->package_version) {
-        if (c->minor < 0) {
-            if (set_version(c, pv.part[0], pv.part[1], pv.n >= 3 ? pv.part[2] : 0, "dist-info"))
-                return -1;
-        } else if (pv.part[1] != c->minor || (pv.n >= 3 && pv.part[2] != c->patch)) {
-            add_problem(c, cc_asprintf("dist-info in %s says cuDNN %s but the copy in %s is %s",
-                                       l->dist_dir, c->package_version, l->real, c->version));
-        }
-    }
+    if (!c->package_version)
+        return 0;
+    if (c->minor < 0)
+        return set_version(c, pv.part[0], pv.part[1], pv.n >= 3 ? pv.part[2] : 0, "dist-info");
+    if (pv.part[1] != c->minor || (pv.n >= 3 && pv.part[2] != c->patch))
+        add_problem(c, cc_asprintf("dist-info in %s says cuDNN %s but the copy in %s is %s",
+                                   l->dist_dir, c->package_version, l->real, c->version));
+    return 0;
+}
+
+static int build_copy(cc_detect_run *run, dir_list *d, const lib_dir *l, lib_file *f, size_t n,
+                      int major, int majors_in_dir, cudnnctl_cudnn_copy *c)
+{
+    c->path = cc_strdup(l->real);
+    c->origin = cc_strdup(l->origin);
+    c->minor = c->patch = -1;
+    if (!c->path || !c->origin)
+        return -1;
+    if (version_from_files(c, l, f, n, major) != 0 ||
+        apply_header(run, d, l, major, majors_in_dir, c) != 0 ||
+        apply_dist_info(run, l, major, c) != 0)
+        return -1;
     if (c->minor < 0)
         add_problem(c, cc_asprintf("only the major version of %s is known (no versioned file "
                                    "names, headers or dist-info)",
@@ -567,22 +595,6 @@ static int build_copy(cc_detect_run *run, dir_list *d, const lib_dir *l, lib_fil
                                        !has_shim ? "libcudnn.so.*" : "libcudnn_graph.so.*"));
     }
     return 0;
-}
-
-static cudnnctl_cudnn_copy *new_copy(cc_detect_run *run)
-{
-    cudnnctl_detect_result *r = run->r;
-    if (r->n_cudnn == run->cap_cudnn) {
-        size_t nc = run->cap_cudnn ? run->cap_cudnn * 2 : 4;
-        cudnnctl_cudnn_copy *nv = realloc(r->cudnn, nc * sizeof(*nv));
-        if (!nv)
-            return NULL;
-        r->cudnn = nv;
-        run->cap_cudnn = nc;
-    }
-    cudnnctl_cudnn_copy *c = &r->cudnn[r->n_cudnn++];
-    memset(c, 0, sizeof(*c));
-    return c;
 }
 
 static int scan_dir(cc_detect_run *run, dir_list *d, const lib_dir *l)
@@ -604,7 +616,7 @@ static int scan_dir(cc_detect_run *run, dir_list *d, const lib_dir *l)
             majors[nm++] = f[i].major;
     }
     for (int k = 0; k < nm && rc == 0; k++) {
-        cudnnctl_cudnn_copy *c = new_copy(run);
+        cudnnctl_cudnn_copy *c = cc_dt_cudnn_slot(run);
         if (!c) {
             rc = -1;
             break;
@@ -648,7 +660,7 @@ static int header_only(cc_detect_run *run, dir_list *d)
                 cc_dt_note(run, "%s has no readable CUDNN_MAJOR/MINOR/PATCHLEVEL: ignored", p);
             } else {
                 cc_strv_push(&d->claimed_headers, real);
-                cudnnctl_cudnn_copy *c = new_copy(run);
+                cudnnctl_cudnn_copy *c = cc_dt_cudnn_slot(run);
                 const char *origin = "system";
                 for (size_t t = 0; t < run->r->n_toolkits; t++)
                     if (cc_str_starts(incs.v[i], run->r->toolkits[t].path))

@@ -24,6 +24,8 @@ typedef struct {
 /* A zeroed toolkit slot at r->toolkits[r->n_toolkits] (patch = -1), growing the array;
  * NULL when out of memory. The caller fills it and then counts it (r->n_toolkits++). */
 cudnnctl_toolkit *cc_dt_toolkit_slot(cc_detect_run *run, cudnnctl_detect_result *r);
+/* A zeroed cuDNN copy, already counted in run->r->n_cudnn; NULL when out of memory. */
+cudnnctl_cudnn_copy *cc_dt_cudnn_slot(cc_detect_run *run);
 
 int cc_dt_note(cc_detect_run *run, const char *fmt, ...)
 #if defined(__GNUC__)

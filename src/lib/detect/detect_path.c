@@ -355,6 +355,22 @@ cudnnctl_toolkit *cc_dt_toolkit_slot(cc_detect_run *run, cudnnctl_detect_result 
     return t;
 }
 
+cudnnctl_cudnn_copy *cc_dt_cudnn_slot(cc_detect_run *run)
+{
+    cudnnctl_detect_result *r = run->r;
+    if (r->n_cudnn == run->cap_cudnn) {
+        size_t nc = run->cap_cudnn ? run->cap_cudnn * 2 : 4;
+        cudnnctl_cudnn_copy *nv = realloc(r->cudnn, nc * sizeof(*nv));
+        if (!nv)
+            return NULL;
+        r->cudnn = nv;
+        run->cap_cudnn = nc;
+    }
+    cudnnctl_cudnn_copy *c = &r->cudnn[r->n_cudnn++];
+    memset(c, 0, sizeof(*c));
+    return c;
+}
+
 int cc_dt_note(cc_detect_run *run, const char *fmt, ...)
 {
     va_list ap;

@@ -95,6 +95,64 @@ static char *home_dir(cc_detect_run *run)
     return h ? h : cc_strdup("/root");
 }
 
+/* Virtualenvs whose bin/ is on PATH (an activated venv, or an image that puts one there). */
+static void venvs_on_path(cudnnctl_ctx *ctx, cc_strv *bases)
+{
+    const char *s = cc_pf_getenv("PATH");
+    while (s && *s) {
+        const char *e2 = strchr(s, ':');
+        size_t n = e2 ? (size_t)(e2 - s) : strlen(s);
+        char *dir = cc_strndup(s, n);
+        char *p = dir ? cc_dt_env_path(ctx, dir) : NULL;
+        free(dir);
+        if (p && cc_str_ends(p, "/bin")) {
+            char *base = cc_path_dir(p);
+            char *cfg = base ? cc_path_join(base, "pyvenv.cfg") : NULL;
+            cc_pf_stat_t st;
+            if (cfg)
+                cc_dt_stat(ctx, cfg, &st);
+            if (cfg && st.is_reg && !cc_strv_contains(bases, base))
+                cc_strv_push(bases, base);
+            free(base);
+            free(cfg);
+        }
+        free(p);
+        s += n;
+        if (*s == ':')
+            s++;
+    }
+}
+
+/* /opt/<name>, /opt/<name>/.venv, /opt/<name>/venv (e.g. /opt/torch/.venv), and the pyenv
+ * interpreters. -1 on OOM. */
+static int opt_and_pyenv_bases(cudnnctl_ctx *ctx, const char *home, cc_strv *bases)
+{
+    cc_strv ents = {0};
+    int rc = 0;
+    if (cc_dt_list(ctx, "/opt", NULL, &ents) == 0) {
+        for (size_t i = 0; i < ents.n && rc == 0; i++) {
+            char *b = cc_path_join("/opt", ents.v[i]);
+            if (!b || cc_strv_push(bases, b) != 0 ||
+                cc_strv_push_own(bases, cc_path_join(b, ".venv")) != 0 ||
+                cc_strv_push_own(bases, cc_path_join(b, "venv")) != 0)
+                rc = -1;
+            free(b);
+        }
+        cc_strv_free(&ents);
+    }
+    char *pyenv = rc == 0 ? cc_path_join(home, ".pyenv/versions") : NULL;
+    if (!pyenv)
+        return -1;
+    if (cc_dt_list(ctx, pyenv, NULL, &ents) == 0) {
+        for (size_t i = 0; i < ents.n && rc == 0; i++)
+            if (cc_strv_push_own(bases, cc_path_join(pyenv, ents.v[i])) != 0)
+                rc = -1;
+    }
+    cc_strv_free(&ents);
+    free(pyenv);
+    return rc;
+}
+
 cudnnctl_err cc_dt_find_sites(cc_detect_run *run)
 {
     cudnnctl_ctx *ctx = run->ctx;
@@ -102,7 +160,7 @@ cudnnctl_err cc_dt_find_sites(cc_detect_run *run)
     char *home = home_dir(run);
     char *venv = cc_dt_env_path(ctx, cc_pf_getenv("VIRTUAL_ENV"));
     char *conda = cc_dt_env_path(ctx, cc_pf_getenv("CONDA_PREFIX"));
-    cc_strv bases = {0}, condas = {0}, ents = {0};
+    cc_strv bases = {0}, condas = {0};
     if (!home)
         goto oom;
     /* the active environments first, so their copies are listed first */
@@ -118,60 +176,9 @@ cudnnctl_err cc_dt_find_sites(cc_detect_run *run)
         cc_strv_push_own(&condas, cc_path_join(home, "anaconda3")) != 0 ||
         cc_strv_push_own(&condas, cc_path_join(home, "miniforge3")) != 0)
         goto oom;
-    /* virtualenvs whose bin/ is on PATH (an activated venv, or an image that puts one there) */
-    const char *path = cc_pf_getenv("PATH");
-    if (path) {
-        const char *s = path;
-        while (*s) {
-            const char *e2 = strchr(s, ':');
-            size_t n = e2 ? (size_t)(e2 - s) : strlen(s);
-            char *dir = cc_strndup(s, n);
-            char *p = dir ? cc_dt_env_path(ctx, dir) : NULL;
-            free(dir);
-            if (p && cc_str_ends(p, "/bin")) {
-                char *base = cc_path_dir(p);
-                char *cfg = base ? cc_path_join(base, "pyvenv.cfg") : NULL;
-                cc_pf_stat_t st;
-                if (cfg)
-                    cc_dt_stat(ctx, cfg, &st);
-                if (cfg && st.is_reg && !cc_strv_contains(&bases, base))
-                    cc_strv_push(&bases, base);
-                free(base);
-                free(cfg);
-            }
-            free(p);
-            s += n;
-            if (*s == ':')
-                s++;
-        }
-    }
-    /* /opt/<name>, /opt/<name>/.venv, /opt/<name>/venv (e.g. /opt/torch/.venv) */
-    if (cc_dt_list(ctx, "/opt", NULL, &ents) == 0) {
-        for (size_t i = 0; i < ents.n; i++) {
-            char *b = cc_path_join("/opt", ents.v[i]);
-            if (!b || cc_strv_push(&bases, b) != 0 ||
-                cc_strv_push_own(&bases, cc_path_join(b, ".venv")) != 0 ||
-                cc_strv_push_own(&bases, cc_path_join(b, "venv")) != 0) {
-                free(b);
-                goto oom;
-            }
-            free(b);
-        }
-        cc_strv_free(&ents);
-    }
-    /* pyenv interpreters */
-    char *pyenv = cc_path_join(home, ".pyenv/versions");
-    if (!pyenv)
+    venvs_on_path(ctx, &bases);
+    if (opt_and_pyenv_bases(ctx, home, &bases) != 0)
         goto oom;
-    if (cc_dt_list(ctx, pyenv, NULL, &ents) == 0) {
-        for (size_t i = 0; i < ents.n; i++)
-            if (cc_strv_push_own(&bases, cc_path_join(pyenv, ents.v[i])) != 0) {
-                free(pyenv);
-                goto oom;
-            }
-        cc_strv_free(&ents);
-    }
-    free(pyenv);
     for (size_t i = 0; i < bases.n; i++)
         if (add_site_base(run, bases.v[i]) != 0)
             goto oom;
@@ -184,7 +191,6 @@ oom:
 out:
     cc_strv_free(&bases);
     cc_strv_free(&condas);
-    cc_strv_free(&ents);
     free(home);
     free(venv);
     free(conda);

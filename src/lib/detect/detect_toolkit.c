@@ -421,99 +421,111 @@ static int conda_prefix_is(cc_detect_run *run, const char *real)
     return is;
 }
 
-cudnnctl_err cc_dt_find_toolkits(cc_detect_run *run)
+/* Every place a toolkit may be: CUDA_HOME / CUDA_PATH / CUDA_ROOT, nvcc on PATH, /usr/local,
+ * /opt, CONDA_PREFIX, wheels; and where /usr/local/cuda leads. -1 on OOM. */
+static int gather_candidates(cc_detect_run *run, tk_list *l)
 {
     cudnnctl_ctx *ctx = run->ctx;
-    cudnnctl_detect_result *r = run->r;
-    tk_list l = {0};
-    cudnnctl_err e = CUDNNCTL_E_OK;
-
     static const char *const vars[] = {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"};
     for (size_t i = 0; i < 3; i++) {
         char *p = cc_dt_env_path(ctx, cc_pf_getenv(vars[i]));
-        int rc = p ? add_cand(run, &l, p, vars[i], 0, NULL) : 0;
+        int rc = p ? add_cand(run, l, p, vars[i], 0, NULL) : 0;
         free(p);
         if (rc != 0)
-            goto oom;
+            return -1;
     }
-    if (scan_path_nvcc(run, &l) != 0 || scan_prefix_dir(run, &l, "/usr/local") != 0 ||
-        scan_prefix_dir(run, &l, "/opt") != 0)
-        goto oom;
+    if (scan_path_nvcc(run, l) != 0 || scan_prefix_dir(run, l, "/usr/local") != 0 ||
+        scan_prefix_dir(run, l, "/opt") != 0)
+        return -1;
     char *conda = cc_dt_env_path(ctx, cc_pf_getenv("CONDA_PREFIX"));
     tk_cand *cc = NULL;
-    int crc = conda ? add_cand(run, &l, conda, "CONDA_PREFIX", 1, &cc) : 0;
+    int crc = conda ? add_cand(run, l, conda, "CONDA_PREFIX", 1, &cc) : 0;
     free(conda);
     if (crc != 0)
-        goto oom;
+        return -1;
     if (cc)
         cc->is_conda = 1;
-    if (scan_wheels(run, &l) != 0)
-        goto oom;
+    if (scan_wheels(run, l) != 0)
+        return -1;
     /* the /usr/local/cuda link (often through /etc/alternatives) */
     int dangling = 0;
-    l.cuda_link_chain = cc_dt_link_chain(ctx, "/usr/local/cuda", &dangling);
-    if (l.cuda_link_chain && !dangling) {
+    l->cuda_link_chain = cc_dt_link_chain(ctx, "/usr/local/cuda", &dangling);
+    if (l->cuda_link_chain && !dangling) {
         int missing = 0;
-        l.cuda_link_real = cc_dt_resolve(ctx, "/usr/local/cuda", &missing);
+        l->cuda_link_real = cc_dt_resolve(ctx, "/usr/local/cuda", &missing);
     }
+    return 0;
+}
 
+/* One candidate (not a view of another) into the result when some source gives its version;
+ * a note when none does. -1 on OOM. */
+static int add_toolkit(cc_detect_run *run, const tk_list *l, tk_cand *c)
+{
+    cudnnctl_detect_result *r = run->r;
+    cudnnctl_toolkit *t = cc_dt_toolkit_slot(run, r);
+    if (!t)
+        return -1;
+    /* include_dir and lib_dir were found by anchor() */
+    t->include_dir = c->include_dir;
+    t->lib_dir = c->lib_dir;
+    c->include_dir = c->lib_dir = NULL;
+    int env_applies = l->cuda_link_real && strcmp(l->cuda_link_real, c->real) == 0;
+    if (cc_dt_toolkit_versions(run, c->real, c->site, env_applies, t) != 0) {
+        cc_dt_toolkit_clear(t);
+        return -1;
+    }
+    if (!t->version) {
+        /* a dir without any version source: leftovers, a runtime-less wheel, a bad CUDA_HOME */
+        if (!c->is_wheel && !c->is_conda)
+            cc_dt_note(run,
+                       "%s (found via %s): no CUDA version found (no version.json, "
+                       "version.txt, nvcc, cuda.h or libcudart): not a usable toolkit",
+                       c->real, c->found_via);
+        for (size_t k = 0; k < t->n_problems; k++)
+            cc_dt_note(run, "%s", t->problems[k]);
+        cc_dt_toolkit_clear(t);
+        return 0;
+    }
+    t->path = cc_strdup(c->real);
+    t->found_via = cc_strdup(c->found_via);
+    if (c->is_wheel)
+        t->origin = cc_strdup("wheel");
+    else if (c->is_conda || conda_prefix_is(run, c->real))
+        t->origin = cc_strdup("conda");
+    else if (c->from_scan || cc_str_starts(c->real, "/usr/") || cc_str_starts(c->real, "/opt/"))
+        t->origin = cc_strdup("system");
+    else
+        t->origin = cc_strdup("env");
+    for (size_t k = 0; k < c->aliases.n; k++)
+        if (cc_dt_list_push(&t->aliases, &t->n_aliases, cc_strdup(c->aliases.v[k])) != 0)
+            break;
+    r->n_toolkits++;
+    if (!t->path || !t->found_via || !t->origin || t->n_aliases != c->aliases.n)
+        return -1;
+    return 0;
+}
+
+cudnnctl_err cc_dt_find_toolkits(cc_detect_run *run)
+{
+    cudnnctl_detect_result *r = run->r;
+    tk_list l = {0};
+    cudnnctl_err e = CUDNNCTL_E_OK;
+    if (gather_candidates(run, &l) != 0)
+        goto oom;
     for (size_t i = 0; i < l.n; i++)
         if (anchor(run, &l.v[i]) != 0)
             goto oom;
     find_views(run, &l);
-
-    for (size_t i = 0; i < l.n; i++) {
-        tk_cand *c = &l.v[i];
-        if (c->view_of >= 0)
-            continue;
-        cudnnctl_toolkit *t = cc_dt_toolkit_slot(run, r);
-        if (!t)
+    for (size_t i = 0; i < l.n; i++)
+        if (l.v[i].view_of < 0 && add_toolkit(run, &l, &l.v[i]) != 0)
             goto oom;
-        /* include_dir and lib_dir were found by anchor() */
-        t->include_dir = c->include_dir;
-        t->lib_dir = c->lib_dir;
-        c->include_dir = c->lib_dir = NULL;
-        int env_applies = l.cuda_link_real && strcmp(l.cuda_link_real, c->real) == 0;
-        if (cc_dt_toolkit_versions(run, c->real, c->site, env_applies, t) != 0) {
-            cc_dt_toolkit_clear(t);
-            goto oom;
-        }
-        if (!t->version) {
-            /* a dir without any version source: leftovers, a runtime-less wheel, a bad CUDA_HOME */
-            if (!c->is_wheel && !c->is_conda)
-                cc_dt_note(run,
-                           "%s (found via %s): no CUDA version found (no version.json, "
-                           "version.txt, nvcc, cuda.h or libcudart): not a usable toolkit",
-                           c->real, c->found_via);
-            for (size_t k = 0; k < t->n_problems; k++)
-                cc_dt_note(run, "%s", t->problems[k]);
-            cc_dt_toolkit_clear(t);
-            continue;
-        }
-        t->path = cc_strdup(c->real);
-        t->found_via = cc_strdup(c->found_via);
-        if (c->is_wheel)
-            t->origin = cc_strdup("wheel");
-        else if (c->is_conda || conda_prefix_is(run, c->real))
-            t->origin = cc_strdup("conda");
-        else if (c->from_scan || cc_str_starts(c->real, "/usr/") || cc_str_starts(c->real, "/opt/"))
-            t->origin = cc_strdup("system");
-        else
-            t->origin = cc_strdup("env");
-        for (size_t k = 0; k < c->aliases.n; k++)
-            if (cc_dt_list_push(&t->aliases, &t->n_aliases, cc_strdup(c->aliases.v[k])) != 0)
-                break;
-        r->n_toolkits++;
-        if (!t->path || !t->found_via || !t->origin || t->n_aliases != c->aliases.n)
-            goto oom;
-    }
     if (r->n_toolkits > 1)
         qsort(r->toolkits, r->n_toolkits, sizeof(*r->toolkits), cmp_toolkit);
     if (choose_active(run, &l) != 0)
         goto oom;
     goto out;
 oom:
-    e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory while detecting CUDA toolkits");
+    e = CC_ERR(run->ctx, CUDNNCTL_E_NOMEM, "out of memory while detecting CUDA toolkits");
 out:
     list_free(&l);
     return e;

@@ -125,18 +125,9 @@ static int list_dlls(cudnnctl_ctx *ctx, const char *dir, cc_strv *libs, int *maj
 
 static cudnnctl_cudnn_copy *new_copy(cc_detect_run *run)
 {
-    cudnnctl_detect_result *r = run->r;
-    if (r->n_cudnn == run->cap_cudnn) {
-        size_t nc = run->cap_cudnn ? run->cap_cudnn * 2 : 4;
-        cudnnctl_cudnn_copy *nv = realloc(r->cudnn, nc * sizeof(*nv));
-        if (!nv)
-            return NULL;
-        r->cudnn = nv;
-        run->cap_cudnn = nc;
-    }
-    cudnnctl_cudnn_copy *c = &r->cudnn[r->n_cudnn++];
-    memset(c, 0, sizeof(*c));
-    c->major = c->minor = c->patch = -1;
+    cudnnctl_cudnn_copy *c = cc_dt_cudnn_slot(run);
+    if (c)
+        c->major = c->minor = c->patch = -1;
     return c;
 }
 

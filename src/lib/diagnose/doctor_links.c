@@ -44,6 +44,103 @@ static const char *wanted_file(const cudnnctl_cudnn_copy *c, const char *stem)
     return best ? best : plain;
 }
 
+/* "ln OPT SRC DST" with DST named by its host path quoted for sh; NULL without SRC or memory. */
+static char *ln_cmd(cc_doctor_run *run, const char *opt, const char *src, const char *dst)
+{
+    char *q = src ? cc_doc_qhost(run, dst) : NULL;
+    char *cmd = q ? cc_asprintf("ln %s %s %s", opt, src, q) : NULL;
+    free(q);
+    return cmd;
+}
+
+/* What a link points to, as it is written ("?" when it cannot be read; malloc'd or NULL). */
+static char *link_text(cc_doctor_run *run, const char *link)
+{
+    char *h = cc_doc_host(run, link);
+    char *target = h ? cc_pf_readlink(h) : NULL;
+    free(h);
+    return target;
+}
+
+/* A finding whose fix is one ln command; fix is taken over. */
+#define ADD_LN(code, at, fix, opt, src, ...)                                                       \
+    do {                                                                                           \
+        char *fix_ = (fix), *cmd_ = ln_cmd(run, (opt), (src), (at));                               \
+        cc_doc_add_cmd(run, (code), (at), fix_, cmd_, __VA_ARGS__);                                \
+        free(fix_);                                                                                \
+        free(cmd_);                                                                                \
+    } while (0)
+
+/* The SONAME link libX.so.M: missing, leading to another file, or a separate file shadowing the
+ * copy's. Sets *m_real (and *dangling) to where it leads. */
+static void check_soname_link(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char *stem,
+                              const char *want, const char *want_p, const char *want_real,
+                              const char *so_m, const cc_pf_stat_t *st, char **m_real,
+                              int *dangling)
+{
+    if (!st->exists) {
+        ADD_LN(CC_DC_CUDNN_SONAME_LINK_MISSING, so_m,
+               cc_asprintf("create it: `ln -s %s %s` (or `ldconfig -n %s`); `cudnnctl "
+                           "install` makes the whole chain",
+                           want, so_m, c->path),
+               "-s", want,
+               "%s is missing beside %s: programs and the other cuDNN libraries ask the "
+               "loader for %s.so.%d and do not find it",
+               so_m, want_p, stem, c->major);
+    } else if (st->is_link) {
+        *m_real = cc_doc_resolve(run, so_m, dangling);
+        if (!*m_real || *dangling) {
+            /* dangles: doctor_files.c names it (CUDNN_SONAME_LINK_DANGLING) */
+        } else if (strcmp(*m_real, want_real) != 0) {
+            char *target = link_text(run, so_m);
+            ADD_LN(CC_DC_CUDNN_SONAME_LINK_BROKEN, so_m, cc_asprintf("`ln -sfn %s %s`", want, so_m),
+                   "-sfn", want, "%s -> %s, another file; the copy's file is %s", so_m,
+                   target ? target : "?", want);
+            free(target);
+        }
+    } else if (strcmp(want, cc_path_base(so_m)) != 0) {
+        ADD_LN(CC_DC_CUDNN_SONAME_FILE_SHADOWS, so_m,
+               cc_asprintf("replace it with a link: `ln -sfn %s %s`", want, so_m), "-sfn", want,
+               "%s is a separate file beside %s: the loader uses %s, whose version cannot be "
+               "told from its name and may not be %s",
+               so_m, want, cc_path_base(so_m), c->version);
+    }
+}
+
+/* The dev link libX.so: only where a dev setup is (headers beside), never in wheels; it must
+ * lead where the SONAME link leads (ref). */
+static void check_dev_link(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char *stem,
+                           const char *so, const char *ref)
+{
+    cc_pf_stat_t ds;
+    cc_doc_lstat(run, so, &ds);
+    int dev_setup = c->include_dir && strcmp(c->origin, "wheel") != 0;
+    char *src = cc_asprintf("%s.so.%d", stem, c->major);
+    if (!ds.exists) {
+        if (dev_setup && strcmp(stem, "libcudnn") == 0)
+            ADD_LN(CC_DC_CUDNN_DEV_LINK_MISSING, so,
+                   cc_asprintf("`ln -s %s.so.%d %s`", stem, c->major, so), "-s", src,
+                   "%s is missing although cuDNN headers are installed (%s): linking with "
+                   "-lcudnn fails",
+                   so, c->include_dir);
+    } else if (ds.is_link) {
+        int d3 = 0;
+        char *so_real = cc_doc_resolve(run, so, &d3);
+        if (!so_real || d3 || strcmp(so_real, ref) != 0) {
+            char *target = link_text(run, so);
+            ADD_LN(CC_DC_CUDNN_DEV_LINK_BROKEN, so,
+                   cc_asprintf("`ln -sfn %s.so.%d %s`", stem, c->major, so), "-sfn", src,
+                   "%s -> %s, %s: programs linked here get another cuDNN than the loader "
+                   "gives them at run time",
+                   so, target ? target : "?",
+                   !so_real || d3 ? "which does not exist" : "not the file libX.so.M leads to");
+            free(target);
+        }
+        free(so_real);
+    }
+    free(src);
+}
+
 static int check_stem(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char *stem)
 {
     const char *want = wanted_file(c, stem);
@@ -63,92 +160,10 @@ static int check_stem(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const ch
         goto out;
     }
     cc_doc_lstat(run, so_m, &st);
-    if (!st.exists) {
-        char *fix = cc_asprintf("create it: `ln -s %s %s` (or `ldconfig -n %s`); `cudnnctl "
-                                "install` makes the whole chain",
-                                want, so_m, c->path);
-        char *q = cc_doc_qhost(run, so_m);
-        char *cmd = q ? cc_asprintf("ln -s %s %s", want, q) : NULL;
-        cc_doc_add_cmd(run, CC_DC_CUDNN_SONAME_LINK_MISSING, so_m, fix, cmd,
-                   "%s is missing beside %s: programs and the other cuDNN libraries ask the "
-                   "loader for %s.so.%d and do not find it",
-                   so_m, want_p, stem, c->major);
-        free(fix);
-        free(cmd);
-        free(q);
-    } else if (st.is_link) {
-        m_real = cc_doc_resolve(run, so_m, &d2);
-        if (!m_real || d2) {
-            /* dangles: doctor_files.c names it (CUDNN_SONAME_LINK_DANGLING) */
-        } else if (strcmp(m_real, want_real) != 0) {
-            char *h = cc_doc_host(run, so_m);
-            char *target = h ? cc_pf_readlink(h) : NULL;
-            free(h);
-            char *fix = cc_asprintf("`ln -sfn %s %s`", want, so_m);
-            char *q = cc_doc_qhost(run, so_m);
-            char *cmd = q ? cc_asprintf("ln -sfn %s %s", want, q) : NULL;
-            cc_doc_add_cmd(run, CC_DC_CUDNN_SONAME_LINK_BROKEN, so_m, fix, cmd,
-                       "%s -> %s, another file; the copy's file is %s", so_m,
-                       target ? target : "?", want);
-            free(fix);
-            free(cmd);
-            free(q);
-            free(target);
-        }
-    } else if (strcmp(want, cc_path_base(so_m)) != 0) {
-        char *fix = cc_asprintf("replace it with a link: `ln -sfn %s %s`", want, so_m);
-        char *q = cc_doc_qhost(run, so_m);
-        char *cmd = q ? cc_asprintf("ln -sfn %s %s", want, q) : NULL;
-        cc_doc_add_cmd(run, CC_DC_CUDNN_SONAME_FILE_SHADOWS, so_m, fix, cmd,
-                   "%s is a separate file beside %s: the loader uses %s, whose version cannot be "
-                   "told from its name and may not be %s",
-                   so_m, want, cc_path_base(so_m), c->version);
-        free(fix);
-        free(cmd);
-        free(q);
-    }
+    check_soname_link(run, c, stem, want, want_p, want_real, so_m, &st, &m_real, &d2);
     if (!m_real && st.exists && !st.is_link)
         m_real = cc_strdup(want_real), d2 = 0;
-    /* the dev link: only where a dev setup is (headers beside), never in wheels */
-    cc_pf_stat_t ds;
-    cc_doc_lstat(run, so, &ds);
-    int dev_setup = c->include_dir && strcmp(c->origin, "wheel") != 0;
-    if (!ds.exists) {
-        if (dev_setup && strcmp(stem, "libcudnn") == 0) {
-            char *fix = cc_asprintf("`ln -s %s.so.%d %s`", stem, c->major, so);
-            char *q = cc_doc_qhost(run, so);
-            char *cmd = q ? cc_asprintf("ln -s %s.so.%d %s", stem, c->major, q) : NULL;
-            cc_doc_add_cmd(run, CC_DC_CUDNN_DEV_LINK_MISSING, so, fix, cmd,
-                       "%s is missing although cuDNN headers are installed (%s): linking with "
-                       "-lcudnn fails",
-                       so, c->include_dir);
-            free(fix);
-            free(cmd);
-            free(q);
-        }
-    } else if (ds.is_link) {
-        int d3 = 0;
-        char *so_real = cc_doc_resolve(run, so, &d3);
-        const char *ref = m_real && !d2 ? m_real : want_real;
-        if (!so_real || d3 || strcmp(so_real, ref) != 0) {
-            char *h = cc_doc_host(run, so);
-            char *target = h ? cc_pf_readlink(h) : NULL;
-            free(h);
-            char *fix = cc_asprintf("`ln -sfn %s.so.%d %s`", stem, c->major, so);
-            char *q = cc_doc_qhost(run, so);
-            char *cmd = q ? cc_asprintf("ln -sfn %s.so.%d %s", stem, c->major, q) : NULL;
-            cc_doc_add_cmd(run, CC_DC_CUDNN_DEV_LINK_BROKEN, so, fix, cmd,
-                       "%s -> %s, %s: programs linked here get another cuDNN than the loader "
-                       "gives them at run time",
-                       so, target ? target : "?",
-                       !so_real || d3 ? "which does not exist" : "not the file libX.so.M leads to");
-            free(fix);
-            free(cmd);
-            free(q);
-            free(target);
-        }
-        free(so_real);
-    }
+    check_dev_link(run, c, stem, so, m_real && !d2 ? m_real : want_real);
     rc = 0;
 out:
     free(so_m);
@@ -244,10 +259,8 @@ static char *private_link_cmd(cc_doctor_run *run, const char *dir, const char *n
     if (!src)
         return NULL;
     char *lk = cc_path_join(dir, name);
-    char *q = lk ? cc_doc_qhost(run, lk) : NULL;
-    char *cmd = q ? cc_asprintf("ln -s %s %s", src, q) : NULL;
+    char *cmd = lk ? ln_cmd(run, "-s", src, lk) : NULL;
     free(lk);
-    free(q);
     return cmd;
 }
 

@@ -295,3 +295,21 @@ const cudnnctl_toolkit *cc_env_find_toolkit(cudnnctl_ctx *ctx, const cudnnctl_de
     free(list);
     return hit;
 }
+
+cudnnctl_err cc_env_use_target(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in,
+                               const char *version, int real_path,
+                               const cudnnctl_detect_result **det, cudnnctl_detect_result **owned,
+                               const cudnnctl_toolkit **tk, cudnnctl_use_result **r)
+{
+    cudnnctl_err rc = cc_env_detect(ctx, in, det, owned);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    if (!(*tk = cc_env_find_toolkit(ctx, *det, version)))
+        return cudnnctl_last_error(ctx)->code;
+    const char *path = (*tk)->path, *tv = (*tk)->version;
+    cudnnctl_use_result *u = *r = calloc(1, sizeof(**r));
+    if (!u || !(u->toolkit_path = real_path ? cc_env_realpath(ctx, path) : cc_strdup(path)) ||
+        (tv && !(u->toolkit_version = cc_strdup(tv))))
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    return CUDNNCTL_E_OK;
+}

@@ -262,17 +262,14 @@ static char *home_expr(const user_dirs *u, const char *path)
 
 /* Replace every marked line of an rc file by @p line (the first one in place; appended when
  * there is none), or drop them all when @p line is NULL. */
-static cudnnctl_err edit_rc(cudnnctl_ctx *ctx, const char *rc_path, const char *line,
-                            cudnnctl_changes *ch)
+/* The file to edit for rc_path (rooted): a dotfile manager's symlink stays a symlink, so the
+ * file it leads to. NULL on OOM. */
+static char *rc_target(cudnnctl_ctx *ctx, const char *rc_path)
 {
     char *real0 = cc_rooted(ctx, rc_path);
-    char *real = NULL, *data = NULL;
-    cc_buf b = {0};
-    cudnnctl_err rc = CUDNNCTL_E_OK;
-    int placed = 0, removed = 0;
     if (!real0)
-        return oom(ctx);
-    /* a dotfile manager's symlink stays a symlink: edit the file it leads to */
+        return NULL;
+    char *real;
     cc_pf_stat_t st;
     if (cc_pf_lstat(real0, &st) == 0 && st.is_link) {
         char *u = cc_env_realpath(ctx, rc_path);
@@ -281,10 +278,55 @@ static cudnnctl_err edit_rc(cudnnctl_ctx *ctx, const char *rc_path, const char *
     } else {
         real = cc_strdup(real0);
     }
-    if (!real) {
-        rc = oom(ctx);
-        goto out;
+    free(real0);
+    return real;
+}
+
+/* data with every marked line dropped and line (NULL: none) where the first one was, else at
+ * the end. *removed counts the marked lines; -1 on OOM. */
+static int rewrite_lines(const char *data, const char *line, cc_buf *b, int *removed)
+{
+    int placed = 0;
+    const char *p = data ? data : "";
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) + 1 : strlen(p);
+        char *l = cc_strndup(p, n);
+        if (!l)
+            return -1;
+        if (strstr(l, MARK)) {
+            if (line && !placed) {
+                cc_buf_printf(b, "%s\n", line);
+                placed = 1;
+            }
+            (*removed)++;
+        } else {
+            cc_buf_puts(b, l);
+        }
+        free(l);
+        p += n;
     }
+    if (line && !placed) {
+        if (b->len && b->data[b->len - 1] != '\n')
+            cc_buf_puts(b, "\n");
+        cc_buf_printf(b, "%s\n", line);
+    }
+    if (!b->data)
+        cc_buf_puts(b, "");
+    return b->data ? 0 : -1;
+}
+
+static cudnnctl_err edit_rc(cudnnctl_ctx *ctx, const char *rc_path, const char *line,
+                            cudnnctl_changes *ch)
+{
+    char *data = NULL;
+    cc_buf b = {0};
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    int removed = 0;
+    char *real = rc_target(ctx, rc_path);
+    if (!real)
+        return oom(ctx);
+    cc_pf_stat_t st;
     uint32_t mode = 0644;
     if (cc_pf_stat(real, &st) == 0 && st.exists) {
         mode = st.mode & 07777;
@@ -295,35 +337,7 @@ static cudnnctl_err edit_rc(cudnnctl_ctx *ctx, const char *rc_path, const char *
     } else if (!line) {
         goto out; /* nothing to remove from */
     }
-    const char *p = data ? data : "";
-    while (*p) {
-        const char *e = strchr(p, '\n');
-        size_t n = e ? (size_t)(e - p) + 1 : strlen(p);
-        char *l = cc_strndup(p, n);
-        if (!l) {
-            rc = oom(ctx);
-            goto out;
-        }
-        if (strstr(l, MARK)) {
-            if (line && !placed) {
-                cc_buf_printf(&b, "%s\n", line);
-                placed = 1;
-            }
-            removed++;
-        } else {
-            cc_buf_puts(&b, l);
-        }
-        free(l);
-        p += n;
-    }
-    if (line && !placed) {
-        if (b.len && b.data[b.len - 1] != '\n')
-            cc_buf_puts(&b, "\n");
-        cc_buf_printf(&b, "%s\n", line);
-    }
-    if (!b.data)
-        cc_buf_puts(&b, "");
-    if (!b.data) {
+    if (rewrite_lines(data, line, &b, &removed) != 0) {
         rc = oom(ctx);
         goto out;
     }
@@ -345,7 +359,6 @@ static cudnnctl_err edit_rc(cudnnctl_ctx *ctx, const char *rc_path, const char *
     if (cc_changes_add(ch, line ? "line-add" : "line-remove", rc_path, line ? line : MARK) != 0)
         rc = oom(ctx);
 out:
-    free(real0);
     free(real);
     free(data);
     cc_buf_free(&b);

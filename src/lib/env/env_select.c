@@ -197,230 +197,296 @@ static int target_install(cudnnctl_ctx *ctx, const char *real, cc_env_prefix *px
     return 0;
 }
 
+/* The working state of one cudnnctl_env_select call. */
+typedef struct {
+    const cudnnctl_detect_result *det;
+    cudnnctl_detect_result *owned;
+    cc_strv prefixes;
+    cc_env_prefix *px;
+    size_t npx;
+    sel_lists l;
+    char *real, *abs_target;
+    cudnnctl_env_selection *s;
+    const cudnnctl_toolkit *tk;
+    size_t pi;
+    int ii;
+    int prefix_target;
+} sel_state;
+
+static cudnnctl_err sel_oom(cudnnctl_ctx *ctx)
+{
+    CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+}
+
+/* A dir target: made absolute and real; an install dir or a prefix named directly joins the
+ * prefixes looked at. */
+static cudnnctl_err sel_dir_target(cudnnctl_ctx *ctx, sel_state *st, const char **target)
+{
+    if (!(st->abs_target = cc_env_abs(ctx, *target)))
+        return sel_oom(ctx);
+    *target = st->abs_target;
+    if (!cc_env_is_dir(ctx, *target))
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
+                   "%s is not a directory; give a toolkit version (X.Y), a toolkit dir or a "
+                   "cudnnctl prefix",
+                   *target);
+    st->real = cc_env_realpath(ctx, *target);
+    if (!st->real)
+        return sel_oom(ctx);
+    char *parent = cc_path_dir(st->real);
+    if (!parent)
+        return sel_oom(ctx);
+    if (cc_env_parse_install_name(cc_path_base(st->real), NULL, NULL))
+        push_uniq(&st->prefixes, parent);
+    else
+        push_uniq(&st->prefixes, st->real);
+    free(parent);
+    return CUDNNCTL_E_OK;
+}
+
+static cudnnctl_err sel_scan_prefixes(cudnnctl_ctx *ctx, sel_state *st)
+{
+    st->px = calloc(st->prefixes.n ? st->prefixes.n : 1, sizeof(*st->px));
+    if (!st->px)
+        return sel_oom(ctx);
+    for (; st->npx < st->prefixes.n; st->npx++) {
+        cudnnctl_err rc = cc_env_scan_prefix(ctx, st->prefixes.v[st->npx], &st->px[st->npx]);
+        if (rc != CUDNNCTL_E_OK) {
+            st->npx++;
+            return rc;
+        }
+    }
+    return CUDNNCTL_E_OK;
+}
+
+/* detect's toolkit whose real path is `real`, or NULL. */
+static const cudnnctl_toolkit *detected_at(cudnnctl_ctx *ctx, const cudnnctl_detect_result *det,
+                                           const char *real)
+{
+    const cudnnctl_toolkit *tk = NULL;
+    for (size_t i = 0; real && det && i < det->n_toolkits && !tk; i++) {
+        char *r = cc_env_realpath(ctx, det->toolkits[i].path);
+        if (r && strcmp(r, real) == 0)
+            tk = &det->toolkits[i];
+        free(r);
+    }
+    return tk;
+}
+
+/* No target: the toolkit `use` selected (/usr/local/cuda), whatever CUDA_HOME a previous
+ * activation left in this session; detect's active toolkit where there is no link. */
+static cudnnctl_err sel_default(cudnnctl_ctx *ctx, sel_state *st)
+{
+    cudnnctl_env_selection *s = st->s;
+    char *lr = cc_env_has_cuda_link(ctx) ? cc_env_realpath(ctx, "/usr/local/cuda") : NULL;
+    st->tk = detected_at(ctx, st->det, lr);
+    if (lr && !st->tk) {
+        s->toolkit_path = lr;
+        lr = NULL;
+        cc_env_read_toolkit_version(ctx, s->toolkit_path, &s->toolkit_version, &s->toolkit_major,
+                                    &s->toolkit_minor);
+    }
+    free(lr);
+    if (!st->tk && !s->toolkit_path)
+        st->tk = cudnnctl_detect_active_toolkit(st->det);
+    if (!st->tk && !s->toolkit_path)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NO_TOOLKIT,
+                   "no CUDA toolkit found; install one, or name a toolkit dir or a cudnnctl "
+                   "prefix: cudnnctl env DIR");
+    return CUDNNCTL_E_OK;
+}
+
+/* A dir that is neither an install nor a known one: a prefix (its current install, else its
+ * newest), else a toolkit dir (detect's entry when it found it, else its own version files). */
+static cudnnctl_err sel_prefix_or_toolkit(cudnnctl_ctx *ctx, sel_state *st)
+{
+    cudnnctl_env_selection *s = st->s;
+    for (size_t p = 0; p < st->npx && st->ii < 0; p++) {
+        char *r = cc_env_realpath(ctx, st->px[p].prefix);
+        if (r && strcmp(r, st->real) == 0 && st->px[p].n > 0) {
+            st->pi = p;
+            st->ii = st->px[p].current >= 0 ? st->px[p].current : newest_install(&st->px[p]);
+            st->prefix_target = 1;
+        }
+        free(r);
+    }
+    if (st->prefix_target)
+        return CUDNNCTL_E_OK;
+    st->tk = detected_at(ctx, st->det, st->real);
+    if (st->tk)
+        return CUDNNCTL_E_OK;
+    s->toolkit_path = cc_strdup(st->real);
+    if (!s->toolkit_path)
+        return sel_oom(ctx);
+    if (cc_env_read_toolkit_version(ctx, st->real, &s->toolkit_version, &s->toolkit_major,
+                                    &s->toolkit_minor) != 0 &&
+        note(&st->l, cc_asprintf("could not read the CUDA version of %s", st->real)) != 0)
+        return sel_oom(ctx);
+    return CUDNNCTL_E_OK;
+}
+
+/* The toolkit and the cuDNN install the target names. */
+static cudnnctl_err sel_resolve(cudnnctl_ctx *ctx, sel_state *st, const char *target)
+{
+    cudnnctl_env_selection *s = st->s;
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    if (!target)
+        rc = sel_default(ctx, st);
+    else if (cc_env_is_version(target)) {
+        if (!(st->tk = cc_env_find_toolkit(ctx, st->det, target)))
+            rc = cudnnctl_last_error(ctx)->code;
+    } else if (target_install(ctx, st->real, st->px, st->npx, &st->pi, &st->ii))
+        st->prefix_target = 1;
+    else
+        rc = sel_prefix_or_toolkit(ctx, st);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    if (st->prefix_target) {
+        s->cudnn_cuda_major = st->px[st->pi].v[st->ii].cuda_major;
+        if (!st->tk)
+            st->tk = toolkit_for_major(st->det, s->cudnn_cuda_major);
+        if (!st->tk && note(&st->l, cc_asprintf("no CUDA %d toolkit found: only cuDNN is activated",
+                                                s->cudnn_cuda_major)) != 0)
+            return sel_oom(ctx);
+    }
+    if (st->tk) {
+        s->toolkit_path = cc_env_realpath(ctx, st->tk->path);
+        s->toolkit_version = st->tk->version ? cc_strdup(st->tk->version) : NULL;
+        s->toolkit_major = st->tk->major;
+        s->toolkit_minor = st->tk->minor;
+        if (!s->toolkit_path)
+            return sel_oom(ctx);
+    }
+    if (!st->prefix_target && s->toolkit_major >= 0) {
+        for (size_t p = 0; p < st->npx && st->ii < 0; p++)
+            if ((st->ii = cc_env_prefix_pick(&st->px[p], s->toolkit_major)) >= 0)
+                st->pi = p;
+    }
+    if (st->ii >= 0) {
+        const cc_env_prefix *pp = &st->px[st->pi];
+        s->cudnn_path = cc_strdup(pp->v[st->ii].path);
+        s->cudnn_version = cc_strdup(pp->v[st->ii].version);
+        s->cudnn_cuda_major = pp->v[st->ii].cuda_major;
+        s->prefix = cc_strdup(pp->prefix);
+        if (!s->cudnn_path || !s->cudnn_version || !s->prefix)
+            return sel_oom(ctx);
+    }
+    return CUDNNCTL_E_OK;
+}
+
+/* Refer to the links `use` flips, so persistent wiring follows later switches. */
+static cudnnctl_err sel_follow(cudnnctl_ctx *ctx, sel_state *st)
+{
+    cudnnctl_env_selection *s = st->s;
+    char *link_real = cc_env_has_cuda_link(ctx) ? cc_env_realpath(ctx, "/usr/local/cuda") : NULL;
+    if (link_real && s->toolkit_path && strcmp(link_real, s->toolkit_path) == 0) {
+        free(s->toolkit_path);
+        if (!(s->toolkit_path = cc_strdup("/usr/local/cuda"))) {
+            free(link_real);
+            return sel_oom(ctx);
+        }
+    }
+    free(link_real);
+    if (st->ii >= 0 && st->px[st->pi].current == st->ii) {
+        free(s->cudnn_path);
+        if (!(s->cudnn_path = cc_path_join(st->px[st->pi].prefix, "current")))
+            return sel_oom(ctx);
+    }
+    s->follow = 1;
+    return CUDNNCTL_E_OK;
+}
+
+/* roots: the selection's own dirs; managed: every dir whose entries an activation drops. */
+static cudnnctl_err sel_managed(cudnnctl_ctx *ctx, sel_state *st)
+{
+    const cudnnctl_env_selection *s = st->s;
+    sel_lists *l = &st->l;
+    if (s->toolkit_path && !cc_env_is_shared_root(s->toolkit_path) &&
+        push_uniq(&l->roots, s->toolkit_path) != 0)
+        return sel_oom(ctx);
+    if (s->cudnn_path && push_uniq(&l->roots, s->cudnn_path) != 0)
+        return sel_oom(ctx);
+    for (size_t i = 0; i < l->roots.n; i++)
+        if (push_managed(ctx, &l->managed, l->roots.v[i]) != 0)
+            return sel_oom(ctx);
+    for (size_t i = 0; st->det && i < st->det->n_toolkits; i++)
+        if (!is_foreign_origin(&st->det->toolkits[i]) &&
+            push_managed(ctx, &l->managed, st->det->toolkits[i].path) != 0)
+            return sel_oom(ctx);
+    for (size_t p = 0; p < st->npx; p++) {
+        const cc_env_prefix *pp = &st->px[p];
+        if (pp->n == 0)
+            continue;
+        /* the prefix, and its installs one by one for shells that cannot match a prefix of a
+         * path (cmd.exe replaces exact entries only) */
+        char *cur = cc_path_join(pp->prefix, "current");
+        int bad = !cur || push_managed(ctx, &l->managed, pp->prefix) != 0 ||
+                  push_uniq(&l->managed, cur) != 0;
+        free(cur);
+        for (size_t i = 0; !bad && i < pp->n; i++)
+            bad = push_uniq(&l->managed, pp->v[i].path) != 0;
+        if (bad)
+            return sel_oom(ctx);
+    }
+    if (s->prefix && s->toolkit_major >= 0 && s->cudnn_cuda_major != s->toolkit_major &&
+        note(l, cc_asprintf("the cuDNN in %s is built for CUDA %d, the toolkit is CUDA %d",
+                            s->cudnn_path, s->cudnn_cuda_major, s->toolkit_major)) != 0)
+        return sel_oom(ctx);
+    return CUDNNCTL_E_OK;
+}
+
+static cudnnctl_err sel_run(cudnnctl_ctx *ctx, sel_state *st, const cudnnctl_env_inputs *in,
+                            const char *target, unsigned flags)
+{
+    cudnnctl_err rc = cc_env_detect(ctx, in, &st->det, &st->owned);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    if ((rc = cc_env_known_prefixes(ctx, in, &st->prefixes)) != CUDNNCTL_E_OK)
+        return rc;
+    cudnnctl_env_selection *s = st->s = calloc(1, sizeof(*s));
+    if (!s)
+        return sel_oom(ctx);
+    s->toolkit_major = s->toolkit_minor = s->cudnn_cuda_major = -1;
+    if (target && !cc_env_is_version(target) &&
+        (rc = sel_dir_target(ctx, st, &target)) != CUDNNCTL_E_OK)
+        return rc;
+    if ((rc = sel_scan_prefixes(ctx, st)) != CUDNNCTL_E_OK ||
+        (rc = sel_resolve(ctx, st, target)) != CUDNNCTL_E_OK)
+        return rc;
+    if ((flags & CUDNNCTL_SELECT_FOLLOW) && !target && (rc = sel_follow(ctx, st)) != CUDNNCTL_E_OK)
+        return rc;
+    s->windows = cc_env_is_windows_path(s->toolkit_path) || cc_env_is_windows_path(s->cudnn_path);
+    if ((rc = add_dirs(ctx, s, &st->l)) != CUDNNCTL_E_OK)
+        return rc;
+    return sel_managed(ctx, st);
+}
+
 cudnnctl_err cudnnctl_env_select(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in,
                                  const char *target, unsigned flags, cudnnctl_env_selection **out)
 {
     *out = NULL;
-    const cudnnctl_detect_result *det = NULL;
-    cudnnctl_detect_result *owned = NULL;
-    cc_strv prefixes = {0};
-    cc_env_prefix *px = NULL;
-    size_t npx = 0;
-    sel_lists l = {0};
-    char *real = NULL, *abs_target = NULL;
-    cudnnctl_env_selection *s = NULL;
-    const cudnnctl_toolkit *tk = NULL;
-    size_t pi = 0;
-    int ii = -1;
-    cudnnctl_err rc = cc_env_detect(ctx, in, &det, &owned);
-    if (rc != CUDNNCTL_E_OK)
-        goto out;
-    if ((rc = cc_env_known_prefixes(ctx, in, &prefixes)) != CUDNNCTL_E_OK)
-        goto out;
-    s = calloc(1, sizeof(*s));
-    if (!s)
-        goto oom;
-    s->toolkit_major = s->toolkit_minor = s->cudnn_cuda_major = -1;
-
-    int prefix_target = 0;
-    if (target && !cc_env_is_version(target)) {
-        if (!(abs_target = cc_env_abs(ctx, target)))
-            goto oom;
-        target = abs_target;
-        if (!cc_env_is_dir(ctx, target)) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
-                        "%s is not a directory; give a toolkit version (X.Y), a toolkit dir or a "
-                        "cudnnctl prefix",
-                        target);
-            goto out;
-        }
-        real = cc_env_realpath(ctx, target);
-        if (!real)
-            goto oom;
-        /* an install dir or a prefix named directly joins the prefixes looked at */
-        char *parent = cc_path_dir(real);
-        if (!parent)
-            goto oom;
-        if (cc_env_parse_install_name(cc_path_base(real), NULL, NULL))
-            push_uniq(&prefixes, parent);
-        else
-            push_uniq(&prefixes, real);
-        free(parent);
+    sel_state st = {0};
+    st.ii = -1;
+    cudnnctl_err rc = sel_run(ctx, &st, in, target, flags);
+    if (rc == CUDNNCTL_E_OK) {
+        cudnnctl_env_selection *s = st.s;
+        take(&st.l.bins, &s->bin_dirs, &s->n_bin_dirs);
+        take(&st.l.libs, &s->lib_dirs, &s->n_lib_dirs);
+        take(&st.l.roots, &s->roots, &s->n_roots);
+        take(&st.l.managed, &s->managed, &s->n_managed);
+        take(&st.l.notes, &s->notes, &s->n_notes);
+        *out = s;
+        st.s = NULL;
     }
-    px = calloc(prefixes.n ? prefixes.n : 1, sizeof(*px));
-    if (!px)
-        goto oom;
-    for (; npx < prefixes.n; npx++)
-        if ((rc = cc_env_scan_prefix(ctx, prefixes.v[npx], &px[npx])) != CUDNNCTL_E_OK) {
-            npx++;
-            goto out;
-        }
-
-    if (!target) {
-        /* the toolkit `use` selected (/usr/local/cuda), whatever CUDA_HOME a previous
-         * activation left in this session; detect's active toolkit where there is no link */
-        char *lr = cc_env_has_cuda_link(ctx) ? cc_env_realpath(ctx, "/usr/local/cuda") : NULL;
-        for (size_t i = 0; lr && det && i < det->n_toolkits && !tk; i++) {
-            char *r = cc_env_realpath(ctx, det->toolkits[i].path);
-            if (r && strcmp(r, lr) == 0)
-                tk = &det->toolkits[i];
-            free(r);
-        }
-        if (lr && !tk) {
-            s->toolkit_path = lr;
-            lr = NULL;
-            cc_env_read_toolkit_version(ctx, s->toolkit_path, &s->toolkit_version,
-                                        &s->toolkit_major, &s->toolkit_minor);
-        }
-        free(lr);
-        if (!tk && !s->toolkit_path)
-            tk = cudnnctl_detect_active_toolkit(det);
-        if (!tk && !s->toolkit_path) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_NO_TOOLKIT,
-                        "no CUDA toolkit found; install one, or name a toolkit dir or a cudnnctl "
-                        "prefix: cudnnctl env DIR");
-            goto out;
-        }
-    } else if (cc_env_is_version(target)) {
-        if (!(tk = cc_env_find_toolkit(ctx, det, target))) {
-            rc = cudnnctl_last_error(ctx)->code;
-            goto out;
-        }
-    } else if (target_install(ctx, real, px, npx, &pi, &ii)) {
-        prefix_target = 1;
-    } else {
-        /* a prefix: its current install, else its newest */
-        for (size_t p = 0; p < npx && ii < 0; p++) {
-            char *r = cc_env_realpath(ctx, px[p].prefix);
-            if (r && strcmp(r, real) == 0 && px[p].n > 0) {
-                pi = p;
-                ii = px[p].current >= 0 ? px[p].current : newest_install(&px[p]);
-                prefix_target = 1;
-            }
-            free(r);
-        }
-        if (!prefix_target) {
-            /* a toolkit dir: detect's entry when it found it, else its own version files */
-            for (size_t i = 0; det && i < det->n_toolkits && !tk; i++) {
-                char *r = cc_env_realpath(ctx, det->toolkits[i].path);
-                if (r && strcmp(r, real) == 0)
-                    tk = &det->toolkits[i];
-                free(r);
-            }
-            if (!tk) {
-                s->toolkit_path = cc_strdup(real);
-                if (!s->toolkit_path)
-                    goto oom;
-                if (cc_env_read_toolkit_version(ctx, real, &s->toolkit_version, &s->toolkit_major,
-                                                &s->toolkit_minor) != 0 &&
-                    note(&l, cc_asprintf("could not read the CUDA version of %s", real)) != 0)
-                    goto oom;
-            }
-        }
-    }
-    if (prefix_target) {
-        s->cudnn_cuda_major = px[pi].v[ii].cuda_major;
-        if (!tk)
-            tk = toolkit_for_major(det, s->cudnn_cuda_major);
-        if (!tk && note(&l, cc_asprintf("no CUDA %d toolkit found: only cuDNN is activated",
-                                        s->cudnn_cuda_major)) != 0)
-            goto oom;
-    }
-    if (tk) {
-        s->toolkit_path = cc_env_realpath(ctx, tk->path);
-        s->toolkit_version = tk->version ? cc_strdup(tk->version) : NULL;
-        s->toolkit_major = tk->major;
-        s->toolkit_minor = tk->minor;
-        if (!s->toolkit_path)
-            goto oom;
-    }
-    if (!prefix_target && s->toolkit_major >= 0) {
-        for (size_t p = 0; p < npx && ii < 0; p++)
-            if ((ii = cc_env_prefix_pick(&px[p], s->toolkit_major)) >= 0)
-                pi = p;
-    }
-    if (ii >= 0) {
-        s->cudnn_path = cc_strdup(px[pi].v[ii].path);
-        s->cudnn_version = cc_strdup(px[pi].v[ii].version);
-        s->cudnn_cuda_major = px[pi].v[ii].cuda_major;
-        s->prefix = cc_strdup(px[pi].prefix);
-        if (!s->cudnn_path || !s->cudnn_version || !s->prefix)
-            goto oom;
-    }
-    if ((flags & CUDNNCTL_SELECT_FOLLOW) && !target) {
-        /* refer to the links `use` flips, so persistent wiring follows later switches */
-        char *link_real =
-            cc_env_has_cuda_link(ctx) ? cc_env_realpath(ctx, "/usr/local/cuda") : NULL;
-        if (link_real && s->toolkit_path && strcmp(link_real, s->toolkit_path) == 0) {
-            free(s->toolkit_path);
-            if (!(s->toolkit_path = cc_strdup("/usr/local/cuda"))) {
-                free(link_real);
-                goto oom;
-            }
-        }
-        free(link_real);
-        if (ii >= 0 && px[pi].current == ii) {
-            free(s->cudnn_path);
-            if (!(s->cudnn_path = cc_path_join(px[pi].prefix, "current")))
-                goto oom;
-        }
-        s->follow = 1;
-    }
-    s->windows = cc_env_is_windows_path(s->toolkit_path) || cc_env_is_windows_path(s->cudnn_path);
-    if ((rc = add_dirs(ctx, s, &l)) != CUDNNCTL_E_OK)
-        goto out;
-
-    /* roots: the selection's own dirs; managed: every dir whose entries an activation drops */
-    if (s->toolkit_path && !cc_env_is_shared_root(s->toolkit_path) &&
-        push_uniq(&l.roots, s->toolkit_path) != 0)
-        goto oom;
-    if (s->cudnn_path && push_uniq(&l.roots, s->cudnn_path) != 0)
-        goto oom;
-    for (size_t i = 0; i < l.roots.n; i++)
-        if (push_managed(ctx, &l.managed, l.roots.v[i]) != 0)
-            goto oom;
-    for (size_t i = 0; det && i < det->n_toolkits; i++)
-        if (!is_foreign_origin(&det->toolkits[i]) &&
-            push_managed(ctx, &l.managed, det->toolkits[i].path) != 0)
-            goto oom;
-    for (size_t p = 0; p < npx; p++) {
-        if (px[p].n == 0)
-            continue;
-        /* the prefix, and its installs one by one for shells that cannot match a prefix of a
-         * path (cmd.exe replaces exact entries only) */
-        char *cur = cc_path_join(px[p].prefix, "current");
-        int bad = !cur || push_managed(ctx, &l.managed, px[p].prefix) != 0 ||
-                  push_uniq(&l.managed, cur) != 0;
-        free(cur);
-        for (size_t i = 0; !bad && i < px[p].n; i++)
-            bad = push_uniq(&l.managed, px[p].v[i].path) != 0;
-        if (bad)
-            goto oom;
-    }
-    if (s->prefix && s->toolkit_major >= 0 && s->cudnn_cuda_major != s->toolkit_major &&
-        note(&l, cc_asprintf("the cuDNN in %s is built for CUDA %d, the toolkit is CUDA %d",
-                             s->cudnn_path, s->cudnn_cuda_major, s->toolkit_major)) != 0)
-        goto oom;
-    take(&l.bins, &s->bin_dirs, &s->n_bin_dirs);
-    take(&l.libs, &s->lib_dirs, &s->n_lib_dirs);
-    take(&l.roots, &s->roots, &s->n_roots);
-    take(&l.managed, &s->managed, &s->n_managed);
-    take(&l.notes, &s->notes, &s->n_notes);
-    *out = s;
-    s = NULL;
-    goto out;
-oom:
-    rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-out:
-    for (size_t p = 0; px && p < npx; p++)
-        cc_env_prefix_free(&px[p]);
-    free(px);
-    cc_strv_free(&prefixes);
-    lists_free(&l);
-    cudnnctl_env_selection_free(s);
-    cudnnctl_detect_result_free(owned);
-    free(real);
-    free(abs_target);
+    for (size_t p = 0; st.px && p < st.npx; p++)
+        cc_env_prefix_free(&st.px[p]);
+    free(st.px);
+    cc_strv_free(&st.prefixes);
+    lists_free(&st.l);
+    cudnnctl_env_selection_free(st.s);
+    cudnnctl_detect_result_free(st.owned);
+    free(st.real);
+    free(st.abs_target);
     return rc;
 }
 

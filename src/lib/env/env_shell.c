@@ -150,6 +150,51 @@ static char *trimmed(const char *s)
     return cc_strndup(s, n);
 }
 
+/* How a shell writes a list of dirs: each trimmed and quoted, between open and close. */
+typedef struct {
+    void (*quote)(ob *, const char *);
+    const char *open, *before, *between, *close;
+} list_style;
+
+static const list_style sh_style = {q_sh, "", "", ":", ""};
+static const list_style fish_style = {q_fish, "", " ", "", ""};
+static const list_style pwsh_style = {q_pwsh, "@(", "", ", ", ")"};
+
+/* pre, the list, post. */
+static void put_list(ob *b, const char *pre, char **v, size_t n, const list_style *ls,
+                     const char *post)
+{
+    op(b, pre);
+    op(b, ls->open);
+    for (size_t i = 0; i < n; i++) {
+        char *t = trimmed(v[i]);
+        if (!t) {
+            b->fail = 1;
+            continue;
+        }
+        if (i)
+            op(b, ls->between);
+        op(b, ls->before);
+        ls->quote(b, t);
+        free(t);
+    }
+    op(b, ls->close);
+    op(b, post);
+}
+
+/* CUDA_HOME and CUDA_PATH both name the toolkit: a, the path, mid, the path, end. */
+static void put_toolkit(ob *b, const cudnnctl_env_selection *s, void (*quote)(ob *, const char *),
+                        const char *a, const char *mid, const char *end)
+{
+    if (!s->toolkit_path)
+        return;
+    op(b, a);
+    quote(b, s->toolkit_path);
+    op(b, mid);
+    quote(b, s->toolkit_path);
+    op(b, end);
+}
+
 static void header(ob *b, const char *c, const cudnnctl_env_selection *s, cudnnctl_shell sh)
 {
     opf(b, "%s cudnnctl activation:", c);
@@ -217,52 +262,27 @@ static void sh_filter(ob *b, const cudnnctl_env_selection *s, const char *var)
           "done\n");
 }
 
-static void sh_list(ob *b, char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        char *t = trimmed(v[i]);
-        if (!t) {
-            b->fail = 1;
-            continue;
-        }
-        if (i)
-            op(b, ":");
-        q_sh(b, t);
-        free(t);
-    }
-}
-
 static void render_sh(ob *b, const cudnnctl_env_selection *s, cudnnctl_shell sh, int ldp)
 {
     header(b, "#", s, sh);
-    if (s->toolkit_path) {
-        op(b, "CUDA_HOME=");
-        q_sh(b, s->toolkit_path);
-        op(b, "; export CUDA_HOME\nCUDA_PATH=");
-        q_sh(b, s->toolkit_path);
-        op(b, "; export CUDA_PATH\n");
-    }
+    put_toolkit(b, s, q_sh, "CUDA_HOME=", "; export CUDA_HOME\nCUDA_PATH=", "; export CUDA_PATH\n");
     sh_filter(b, s, "PATH");
     if (s->n_bin_dirs) {
-        op(b, "PATH=");
-        sh_list(b, s->bin_dirs, s->n_bin_dirs);
-        op(b, "${__cudnnctl_f:+:}$__cudnnctl_n; export PATH\n");
+        put_list(b, "PATH=", s->bin_dirs, s->n_bin_dirs, &sh_style,
+                 "${__cudnnctl_f:+:}$__cudnnctl_n; export PATH\n");
     } else {
         op(b, "PATH=$__cudnnctl_n; export PATH\n");
     }
     sh_filter(b, s, "LD_LIBRARY_PATH");
     if (ldp && s->n_lib_dirs) {
-        op(b, "LD_LIBRARY_PATH=");
-        sh_list(b, s->lib_dirs, s->n_lib_dirs);
-        op(b, "${__cudnnctl_f:+:}$__cudnnctl_n; export LD_LIBRARY_PATH\n");
+        put_list(b, "LD_LIBRARY_PATH=", s->lib_dirs, s->n_lib_dirs, &sh_style,
+                 "${__cudnnctl_f:+:}$__cudnnctl_n; export LD_LIBRARY_PATH\n");
     } else {
         op(b, "if [ -n \"$__cudnnctl_f\" ]; then LD_LIBRARY_PATH=$__cudnnctl_n; "
               "export LD_LIBRARY_PATH; else unset LD_LIBRARY_PATH; fi\n");
     }
     if (s->n_roots) {
-        op(b, "CUDNNCTL_ENV=");
-        sh_list(b, s->roots, s->n_roots);
-        op(b, "; export CUDNNCTL_ENV\n");
+        put_list(b, "CUDNNCTL_ENV=", s->roots, s->n_roots, &sh_style, "; export CUDNNCTL_ENV\n");
     } else {
         op(b, "unset CUDNNCTL_ENV\n");
     }
@@ -289,42 +309,18 @@ static void fish_filter(ob *b, const char *var)
           "end\n");
 }
 
-static void fish_list(ob *b, char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        char *t = trimmed(v[i]);
-        if (!t) {
-            b->fail = 1;
-            continue;
-        }
-        op(b, " ");
-        q_fish(b, t);
-        free(t);
-    }
-}
-
 static void render_fish(ob *b, const cudnnctl_env_selection *s, int ldp)
 {
     header(b, "#", s, CUDNNCTL_SHELL_FISH);
-    if (s->toolkit_path) {
-        op(b, "set -gx CUDA_HOME ");
-        q_fish(b, s->toolkit_path);
-        op(b, "\nset -gx CUDA_PATH ");
-        q_fish(b, s->toolkit_path);
-        op(b, "\n");
-    }
-    op(b, "set -l __cudnnctl_drop");
-    fish_list(b, s->managed, s->n_managed);
-    op(b, " (string split ':' -- $CUDNNCTL_ENV)\nset -l __cudnnctl_keep\n");
+    put_toolkit(b, s, q_fish, "set -gx CUDA_HOME ", "\nset -gx CUDA_PATH ", "\n");
+    put_list(b, "set -l __cudnnctl_drop", s->managed, s->n_managed, &fish_style,
+             " (string split ':' -- $CUDNNCTL_ENV)\nset -l __cudnnctl_keep\n");
     fish_filter(b, "PATH");
-    op(b, "set -gx PATH");
-    fish_list(b, s->bin_dirs, s->n_bin_dirs);
-    op(b, " $__cudnnctl_keep\n");
+    put_list(b, "set -gx PATH", s->bin_dirs, s->n_bin_dirs, &fish_style, " $__cudnnctl_keep\n");
     fish_filter(b, "LD_LIBRARY_PATH");
     if (ldp && s->n_lib_dirs) {
-        op(b, "set -gx LD_LIBRARY_PATH");
-        fish_list(b, s->lib_dirs, s->n_lib_dirs);
-        op(b, " $__cudnnctl_keep\n");
+        put_list(b, "set -gx LD_LIBRARY_PATH", s->lib_dirs, s->n_lib_dirs, &fish_style,
+                 " $__cudnnctl_keep\n");
     } else {
         op(b, "if set -q __cudnnctl_keep[1]\n"
               "    set -gx LD_LIBRARY_PATH $__cudnnctl_keep\n"
@@ -333,32 +329,13 @@ static void render_fish(ob *b, const cudnnctl_env_selection *s, int ldp)
               "end\n");
     }
     if (s->n_roots) {
-        op(b, "set -gx --path CUDNNCTL_ENV");
-        fish_list(b, s->roots, s->n_roots);
-        op(b, "\n");
+        put_list(b, "set -gx --path CUDNNCTL_ENV", s->roots, s->n_roots, &fish_style, "\n");
     } else {
         op(b, "set -q CUDNNCTL_ENV; and set -e CUDNNCTL_ENV\n");
     }
 }
 
 /* ---- PowerShell ------------------------------------------------------------------------------ */
-
-static void pwsh_array(ob *b, char **v, size_t n)
-{
-    op(b, "@(");
-    for (size_t i = 0; i < n; i++) {
-        char *t = trimmed(v[i]);
-        if (!t) {
-            b->fail = 1;
-            continue;
-        }
-        if (i)
-            op(b, ", ");
-        q_pwsh(b, t);
-        free(t);
-    }
-    op(b, ")");
-}
 
 static void pwsh_filter(ob *b, const char *var)
 {
@@ -375,28 +352,20 @@ static void pwsh_filter(ob *b, const char *var)
 static void render_pwsh(ob *b, const cudnnctl_env_selection *s, int ldp)
 {
     header(b, "#", s, CUDNNCTL_SHELL_PWSH);
-    if (s->toolkit_path) {
-        op(b, "$env:CUDA_PATH = ");
-        q_pwsh(b, s->toolkit_path);
-        op(b, "\n$env:CUDA_HOME = ");
-        q_pwsh(b, s->toolkit_path);
-        op(b, "\n");
-    }
-    op(b, "$__cudnnctl_sep = [IO.Path]::PathSeparator\n$__cudnnctl_drop = ");
-    pwsh_array(b, s->managed, s->n_managed);
-    op(b, " + @(if ($env:CUDNNCTL_ENV) { $env:CUDNNCTL_ENV.Split($__cudnnctl_sep) | "
-          "Where-Object { $_ } })\n");
+    put_toolkit(b, s, q_pwsh, "$env:CUDA_PATH = ", "\n$env:CUDA_HOME = ", "\n");
+    put_list(b, "$__cudnnctl_sep = [IO.Path]::PathSeparator\n$__cudnnctl_drop = ", s->managed,
+             s->n_managed, &pwsh_style,
+             " + @(if ($env:CUDNNCTL_ENV) { $env:CUDNNCTL_ENV.Split($__cudnnctl_sep) | "
+             "Where-Object { $_ } })\n");
     pwsh_filter(b, "PATH");
-    op(b, "$env:PATH = (");
-    pwsh_array(b, s->bin_dirs, s->n_bin_dirs);
-    op(b, " + $__cudnnctl_keep) -join $__cudnnctl_sep\n");
+    put_list(b, "$env:PATH = (", s->bin_dirs, s->n_bin_dirs, &pwsh_style,
+             " + $__cudnnctl_keep) -join $__cudnnctl_sep\n");
     if (!s->windows) {
         /* PowerShell on Linux: the same LD_LIBRARY_PATH rules as every other shell */
         pwsh_filter(b, "LD_LIBRARY_PATH");
         if (ldp && s->n_lib_dirs) {
-            op(b, "$env:LD_LIBRARY_PATH = (");
-            pwsh_array(b, s->lib_dirs, s->n_lib_dirs);
-            op(b, " + $__cudnnctl_keep) -join $__cudnnctl_sep\n");
+            put_list(b, "$env:LD_LIBRARY_PATH = (", s->lib_dirs, s->n_lib_dirs, &pwsh_style,
+                     " + $__cudnnctl_keep) -join $__cudnnctl_sep\n");
         } else {
             op(b, "if ($__cudnnctl_keep.Count) { $env:LD_LIBRARY_PATH = $__cudnnctl_keep "
                   "-join $__cudnnctl_sep } else { Remove-Item Env:LD_LIBRARY_PATH "
@@ -404,9 +373,8 @@ static void render_pwsh(ob *b, const cudnnctl_env_selection *s, int ldp)
         }
     }
     if (s->n_roots) {
-        op(b, "$env:CUDNNCTL_ENV = ");
-        pwsh_array(b, s->roots, s->n_roots);
-        op(b, " -join $__cudnnctl_sep\n");
+        put_list(b, "$env:CUDNNCTL_ENV = ", s->roots, s->n_roots, &pwsh_style,
+                 " -join $__cudnnctl_sep\n");
     } else {
         op(b, "Remove-Item Env:CUDNNCTL_ENV -ErrorAction SilentlyContinue\n");
     }
@@ -434,13 +402,7 @@ static void render_cmd(ob *b, const cudnnctl_env_selection *s)
 {
     static const char *const subdirs[] = {"", "bin", "bin\\x64", "libnvvp", "lib\\x64", NULL};
     header(b, "@rem", s, CUDNNCTL_SHELL_CMD);
-    if (s->toolkit_path) {
-        op(b, "@set \"CUDA_PATH=");
-        q_cmd(b, s->toolkit_path);
-        op(b, "\"\n@set \"CUDA_HOME=");
-        q_cmd(b, s->toolkit_path);
-        op(b, "\"\n");
-    }
+    put_toolkit(b, s, q_cmd, "@set \"CUDA_PATH=", "\"\n@set \"CUDA_HOME=", "\"\n");
     op(b, "@set \"PATH=;%PATH%;\"\n");
     for (size_t i = 0; i < s->n_managed; i++) {
         char *m = trimmed(s->managed[i]);

@@ -77,6 +77,14 @@ const cudnnctl_toolkit *cc_env_find_toolkit(cudnnctl_ctx *ctx, const cudnnctl_de
 /* 1 when @p s looks like a version ("12", "12.4", "12.4.1"). */
 int cc_env_is_version(const char *s);
 
+/* What `use X.Y` starts with on every host: detect (unless the inputs carry a result), the
+ * toolkit X.Y, and a result naming it (its real path when @p real_path, its version). On error
+ * *r may hold a partial result: the caller frees it, as it frees *owned. */
+cudnnctl_err cc_env_use_target(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in,
+                               const char *version, int real_path,
+                               const cudnnctl_detect_result **det, cudnnctl_detect_result **owned,
+                               const cudnnctl_toolkit **tk, cudnnctl_use_result **r);
+
 /* `use` on Windows (use_windows.c): CUDA_PATH, CUDA_PATH_Vx_y, PATH in the registry. */
 cudnnctl_err cc_use_windows(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, const char *version,
                             unsigned flags, cudnnctl_use_result **out);

@@ -236,18 +236,10 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
     cudnnctl_use_result *r = NULL;
     cc_lock lock = {-1, NULL, 0};
     char *state = NULL;
-    cudnnctl_err rc = cc_env_detect(ctx, in, &det, &owned);
+    const cudnnctl_toolkit *tk = NULL;
+    cudnnctl_err rc = cc_env_use_target(ctx, in, version, 1, &det, &owned, &tk, &r);
     if (rc != CUDNNCTL_E_OK)
         goto out;
-    const cudnnctl_toolkit *tk = cc_env_find_toolkit(ctx, det, version);
-    if (!tk) {
-        rc = cudnnctl_last_error(ctx)->code;
-        goto out;
-    }
-    r = calloc(1, sizeof(*r));
-    if (!r || !(r->toolkit_path = cc_env_realpath(ctx, tk->path)) ||
-        (tk->version && !(r->toolkit_version = cc_strdup(tk->version))))
-        goto oom;
     const char *dest = r->toolkit_path;
     if (cc_env_is_shared_root(dest)) {
         rc = CC_ERR(ctx, CUDNNCTL_E_ENV,

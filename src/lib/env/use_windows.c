@@ -20,18 +20,11 @@ cudnnctl_err cc_use_windows(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, co
     cJSON *changes = NULL;
     int system = (flags & CUDNNCTL_USE_SYSTEM) != 0, n = 0, type = 0;
     const char *key = system ? CC_WINENV_SYSTEM_KEY : CC_WINENV_USER_KEY;
-    cudnnctl_err rc = cc_env_detect(ctx, in, &det, &owned);
+    const cudnnctl_toolkit *tk = NULL;
+    cudnnctl_err rc = cc_env_use_target(ctx, in, version, 0, &det, &owned, &tk, &r);
     if (rc != CUDNNCTL_E_OK)
         goto out;
-    const cudnnctl_toolkit *tk = cc_env_find_toolkit(ctx, det, version);
-    if (!tk) {
-        rc = cudnnctl_last_error(ctx)->code;
-        goto out;
-    }
-    r = calloc(1, sizeof(*r));
-    changes = cJSON_CreateArray();
-    if (!r || !changes || !(r->toolkit_path = cc_strdup(tk->path)) ||
-        (tk->version && !(r->toolkit_version = cc_strdup(tk->version))))
+    if (!(changes = cJSON_CreateArray()))
         goto oom;
     r->mechanism = CUDNNCTL_MECH_REGISTRY;
     /* installs write the same values: one of us at a time */

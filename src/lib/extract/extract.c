@@ -493,6 +493,42 @@ static cudnnctl_err fill_out(pass *p, cc_layout layout, cc_staging *out)
     return CUDNNCTL_E_OK;
 }
 
+/* A zip is seekable: a first pass judges every entry before anything is written. */
+static cudnnctl_err zip_precheck(pass *p, const char *expected)
+{
+    if (!(p->check = cc_xcheck_new(expected)))
+        return CC_ERR(p->ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    cudnnctl_err rc = run_pass(p);
+    cc_xcheck_free(p->check);
+    recs_free(&p->rs);
+    p->check = NULL;
+    p->bytes = 0;
+    p->next_progress = PROGRESS_STEP;
+    return rc;
+}
+
+/* After the writing pass: the writer's error, the layout check, the staged tree into out. */
+static cudnnctl_err finish_pass(pass *p, cc_staging *out)
+{
+    cudnnctl_ctx *ctx = p->ctx;
+    cudnnctl_err rc = writer_error(p);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    cc_layout layout;
+    char *detail = NULL;
+    rc = cc_xcheck_finish(p->check, p->is_zip, &layout, &detail);
+    if (rc)
+        CC_ERR(ctx, rc, "%s", detail ? detail : "out of memory");
+    free(detail);
+    if (rc == CUDNNCTL_E_OK) {
+        rc = fill_out(p, layout, out);
+        cc_progress(ctx, "extract", p->bytes, p->bytes);
+        cc_log(ctx, CUDNNCTL_LOG_INFO, "extract: %zu entries, %llu bytes, layout %s", out->n_files,
+               (unsigned long long)out->bytes, cc_layout_name(layout));
+    }
+    return rc;
+}
+
 cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *o, const char *staging_dir,
                            cc_staging *out)
 {
@@ -520,22 +556,8 @@ cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *o, const ch
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;
     }
-    int zip_file = o->path && is_zip_file(o->path);
-    if (zip_file) {
-        /* a zip is seekable: judge every entry before writing the first one */
-        if (!(p.check = cc_xcheck_new(expected))) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-            goto out;
-        }
-        rc = run_pass(&p);
-        cc_xcheck_free(p.check);
-        recs_free(&p.rs);
-        p.check = NULL;
-        p.bytes = 0;
-        p.next_progress = PROGRESS_STEP;
-        if (rc)
-            goto out;
-    }
+    if (o->path && is_zip_file(o->path) && (rc = zip_precheck(&p, expected)) != CUDNNCTL_E_OK)
+        goto out;
     p.check = cc_xcheck_new(expected);
     p.writer = cc_xwriter_new(root, !o->no_writer_thread);
     if (!p.writer && !o->no_writer_thread) {
@@ -550,21 +572,7 @@ cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *o, const ch
     cc_event(ctx, CUDNNCTL_EV_STEP, "extract", NULL);
     rc = run_pass(&p);
     if (rc == CUDNNCTL_E_OK)
-        rc = writer_error(&p);
-    if (rc == CUDNNCTL_E_OK) {
-        cc_layout layout;
-        char *detail = NULL;
-        rc = cc_xcheck_finish(p.check, p.is_zip, &layout, &detail);
-        if (rc)
-            CC_ERR(ctx, rc, "%s", detail ? detail : "out of memory");
-        free(detail);
-        if (rc == CUDNNCTL_E_OK) {
-            rc = fill_out(&p, layout, out);
-            cc_progress(ctx, "extract", p.bytes, p.bytes);
-            cc_log(ctx, CUDNNCTL_LOG_INFO, "extract: %zu entries, %llu bytes, layout %s",
-                   out->n_files, (unsigned long long)out->bytes, cc_layout_name(layout));
-        }
-    }
+        rc = finish_pass(&p, out);
 out:
     cc_xwriter_free(p.writer);
     cc_xcheck_free(p.check);

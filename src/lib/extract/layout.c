@@ -65,31 +65,50 @@ static int put(char **out, const char *dir, const char *rest)
     return *out ? 0 : -1;
 }
 
-static int map_legacy(const char *rel, int is_dir, cc_layout_seen *seen, char **out)
+/* DIR's rest r, one Windows x64 level dropped (DIR/x64/... -> DIR/...); notes which it was. */
+static int put_x64(char **out, const char *dir, const char *r, int file, int *seen_x64,
+                   int *seen_plain)
+{
+    const char *x = after(r, "x64");
+    if (x) {
+        *seen_x64 |= file;
+        return put(out, dir, x);
+    }
+    *seen_plain |= file;
+    return put(out, dir, r);
+}
+
+/* What both layouts share: the license file (named lic) and include/. 1 when rel is one of
+ * them, with *rc put's result. */
+static int map_common(const char *rel, const char *lic, int file, cc_layout_seen *seen, char **out,
+                      int *rc)
 {
     const char *r;
-    int file = !is_dir;
-    if (strcmp(rel, "NVIDIA_SLA_cuDNN_Support.txt") == 0 && file) {
+    if (strcmp(rel, lic) == 0 && file) {
         seen->seen_license = 1;
-        return put(out, "LICENSE", "");
+        *rc = put(out, "LICENSE", "");
+        return 1;
     }
     if ((r = after(rel, "include"))) {
         seen->seen_include |= file;
-        return put(out, "include", r);
+        *rc = put(out, "include", r);
+        return 1;
     }
+    return 0;
+}
+
+static int map_legacy(const char *rel, int is_dir, cc_layout_seen *seen, char **out)
+{
+    const char *r;
+    int file = !is_dir, rc;
+    if (map_common(rel, "NVIDIA_SLA_cuDNN_Support.txt", file, seen, out, &rc))
+        return rc;
     if ((r = after(rel, "lib64"))) {
         seen->seen_lib64 |= file;
         return put(out, "lib", r);
     }
-    if ((r = after(rel, "lib"))) {
-        const char *x = after(r, "x64");
-        if (x) {
-            seen->seen_lib_x64 |= file;
-            return put(out, "lib", x);
-        }
-        seen->seen_lib |= file;
-        return put(out, "lib", r);
-    }
+    if ((r = after(rel, "lib")))
+        return put_x64(out, "lib", r, file, &seen->seen_lib_x64, &seen->seen_lib);
     if ((r = after(rel, "bin"))) {
         seen->seen_bin |= file;
         return put(out, "bin", r);
@@ -112,33 +131,13 @@ static int map_legacy(const char *rel, int is_dir, cc_layout_seen *seen, char **
 static int map_modern(const char *rel, int is_dir, cc_layout_seen *seen, char **out)
 {
     const char *r;
-    int file = !is_dir;
-    if (strcmp(rel, "LICENSE") == 0 && file) {
-        seen->seen_license = 1;
-        return put(out, "LICENSE", "");
-    }
-    if ((r = after(rel, "include"))) {
-        seen->seen_include |= file;
-        return put(out, "include", r);
-    }
-    if ((r = after(rel, "bin"))) {
-        const char *x = after(r, "x64");
-        if (x) {
-            seen->seen_bin_x64 |= file;
-            return put(out, "bin", x);
-        }
-        seen->seen_bin |= file;
-        return put(out, "bin", r);
-    }
-    if ((r = after(rel, "lib"))) {
-        const char *x = after(r, "x64");
-        if (x) {
-            seen->seen_lib_x64 |= file;
-            return put(out, "lib", x);
-        }
-        seen->seen_lib |= file;
-        return put(out, "lib", r);
-    }
+    int file = !is_dir, rc;
+    if (map_common(rel, "LICENSE", file, seen, out, &rc))
+        return rc;
+    if ((r = after(rel, "bin")))
+        return put_x64(out, "bin", r, file, &seen->seen_bin_x64, &seen->seen_bin);
+    if ((r = after(rel, "lib")))
+        return put_x64(out, "lib", r, file, &seen->seen_lib_x64, &seen->seen_lib);
     return put(out, rel, "");
 }
 

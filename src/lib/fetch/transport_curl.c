@@ -173,74 +173,39 @@ static int is_tls_error(CURLcode rc)
 }
 
 /* Map a finished attempt's CURLcode (and HTTP status) to our error, retry class and text. */
-static void map_result(xfer *x, CURLcode rc, const char *errbuf)
+/* An HTTP error status: what it means for a download, and whether a retry may help. */
+static void map_http_status(xfer *x, const char *url)
+{
+    cc_transport_res *res = x->res;
+    long st = 0;
+    curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &st);
+    res->http_status = st;
+    res->code = CUDNNCTL_E_HTTP_STATUS;
+    if (st == 404 || st == 410)
+        res->detail = cc_asprintf(
+            "HTTP %ld for %s: the archive is not at that address; check the cuDNN version "
+            "and platform (`cudnnctl available`), or point --mirror at a mirror that has it",
+            st, url);
+    else if (st == 401 || st == 403)
+        res->detail = cc_asprintf("HTTP %ld for %s: access denied; the server or a proxy "
+                                  "refuses the download, use --mirror or --archive FILE",
+                                  st, url);
+    else {
+        res->retryable = st == 408 || st == 429 || st >= 500;
+        res->detail = cc_asprintf("HTTP %ld for %s: %s", st, url,
+                                  st >= 500 ? "the server has trouble; try again later or "
+                                              "use --mirror"
+                                            : "the server refused the request");
+    }
+}
+
+/* A transfer that failed below HTTP: TLS, a timeout or stall, name resolution, connecting, or
+ * the connection breaking (retryable). */
+static void map_network(xfer *x, CURLcode rc, const char *url, const char *why)
 {
     cc_transport_res *res = x->res;
     const cc_transport_req *req = x->req;
-    const char *why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-    char *eff = NULL;
-    curl_easy_getinfo(x->h, CURLINFO_EFFECTIVE_URL, &eff);
-    const char *url = eff ? eff : req->url;
-    char *px = NULL;
-    long st = 0;
-
-    if (rc == CURLE_OK) {
-        res->code = CUDNNCTL_E_OK;
-        return;
-    }
-    if (x->abort_code != CUDNNCTL_E_OK) {
-        res->code = x->abort_code;
-        res->detail = x->abort_why ? x->abort_why : cc_strdup(cudnnctl_strerror(x->abort_code));
-        x->abort_why = NULL;
-        return;
-    }
-    switch (rc) {
-    case CURLE_ABORTED_BY_CALLBACK:
-        res->code = CUDNNCTL_E_INTERRUPTED;
-        res->detail = cc_asprintf("download of %s cancelled", url);
-        return;
-    case CURLE_HTTP_RETURNED_ERROR:
-        curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &st);
-        res->http_status = st;
-        res->code = CUDNNCTL_E_HTTP_STATUS;
-        if (st == 404 || st == 410)
-            res->detail = cc_asprintf(
-                "HTTP %ld for %s: the archive is not at that address; check the cuDNN version "
-                "and platform (`cudnnctl available`), or point --mirror at a mirror that has it",
-                st, url);
-        else if (st == 401 || st == 403)
-            res->detail = cc_asprintf("HTTP %ld for %s: access denied; the server or a proxy "
-                                      "refuses the download, use --mirror or --archive FILE",
-                                      st, url);
-        else {
-            res->retryable = st == 408 || st == 429 || st >= 500;
-            res->detail = cc_asprintf("HTTP %ld for %s: %s", st, url,
-                                      st >= 500 ? "the server has trouble; try again later or "
-                                                  "use --mirror"
-                                                : "the server refused the request");
-        }
-        return;
-    case CURLE_TOO_MANY_REDIRECTS:
-        res->code = CUDNNCTL_E_NETWORK;
-        res->detail = cc_asprintf("more than %u redirects starting at %s (a redirect loop?); "
-                                  "last address: %s; fix the URL or use --mirror",
-                                  req->max_redirects, req->url, url);
-        return;
-    case CURLE_UNSUPPORTED_PROTOCOL:
-    case CURLE_URL_MALFORMAT:
-        res->code = CUDNNCTL_E_USAGE;
-        res->detail = cc_asprintf("cannot download %s: %s (only http:// and https:// URLs, "
-                                  "file:// and local paths are supported)",
-                                  url, why);
-        return;
-    case CURLE_OUT_OF_MEMORY:
-        res->code = CUDNNCTL_E_NOMEM;
-        res->detail = cc_strdup("out of memory in libcurl");
-        return;
-    default:
-        break;
-    }
-    px = proxy_note(url);
+    char *px = proxy_note(url);
     if (is_tls_error(rc)) {
         res->code = CUDNNCTL_E_TLS;
         res->detail =
@@ -280,6 +245,56 @@ static void map_result(xfer *x, CURLcode rc, const char *errbuf)
                         (unsigned long long)res->body_bytes, px ? px : "", why, (int)rc);
     }
     free(px);
+}
+
+static void map_result(xfer *x, CURLcode rc, const char *errbuf)
+{
+    cc_transport_res *res = x->res;
+    const cc_transport_req *req = x->req;
+    const char *why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+    char *eff = NULL;
+    curl_easy_getinfo(x->h, CURLINFO_EFFECTIVE_URL, &eff);
+    const char *url = eff ? eff : req->url;
+
+    if (rc == CURLE_OK) {
+        res->code = CUDNNCTL_E_OK;
+        return;
+    }
+    if (x->abort_code != CUDNNCTL_E_OK) {
+        res->code = x->abort_code;
+        res->detail = x->abort_why ? x->abort_why : cc_strdup(cudnnctl_strerror(x->abort_code));
+        x->abort_why = NULL;
+        return;
+    }
+    switch (rc) {
+    case CURLE_ABORTED_BY_CALLBACK:
+        res->code = CUDNNCTL_E_INTERRUPTED;
+        res->detail = cc_asprintf("download of %s cancelled", url);
+        return;
+    case CURLE_HTTP_RETURNED_ERROR:
+        map_http_status(x, url);
+        return;
+    case CURLE_TOO_MANY_REDIRECTS:
+        res->code = CUDNNCTL_E_NETWORK;
+        res->detail = cc_asprintf("more than %u redirects starting at %s (a redirect loop?); "
+                                  "last address: %s; fix the URL or use --mirror",
+                                  req->max_redirects, req->url, url);
+        return;
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT:
+        res->code = CUDNNCTL_E_USAGE;
+        res->detail = cc_asprintf("cannot download %s: %s (only http:// and https:// URLs, "
+                                  "file:// and local paths are supported)",
+                                  url, why);
+        return;
+    case CURLE_OUT_OF_MEMORY:
+        res->code = CUDNNCTL_E_NOMEM;
+        res->detail = cc_strdup("out of memory in libcurl");
+        return;
+    default:
+        break;
+    }
+    map_network(x, rc, url, why);
 }
 
 static cc_transport *curl_open(void)

@@ -73,124 +73,159 @@ static void *to_half(const float *v, size_t n)
     return h;
 }
 
-static void conv_check(cc_val_child *c, void *handle, const conv_case *cs)
-{
-    double t0 = cc_val_now();
-    res r;
-    memset(&r, 0, sizeof(r));
-    char *err = NULL;
-    char *detail = NULL;
-    double max_abs = -1;
-    int algo = cs->half ? CC_DNN_FWD_IMPLICIT_PRECOMP_GEMM : CC_DNN_FWD_IMPLICIT_GEMM;
-    const int oh = (cs->h + 2 * cs->pad - cs->r) / cs->stride + 1;
-    const int ow = (cs->w + 2 * cs->pad - cs->s) / cs->stride + 1;
-    const size_t nx = (size_t)cs->n * cs->c * cs->h * cs->w;
-    const size_t nw = (size_t)cs->k * cs->c * cs->r * cs->s;
-    const size_t ny = (size_t)cs->n * cs->k * oh * ow;
-    const size_t esz = cs->half ? 2 : 4;
-    const int dt = cs->half ? CC_DNN_DATA_HALF : CC_DNN_DATA_FLOAT;
-    float *x = malloc(nx * sizeof(float)), *w = malloc(nw * sizeof(float));
-    float *y = malloc(ny * sizeof(float));
-    double *ref = malloc(ny * sizeof(double));
-    void *hx = NULL, *hw = NULL, *hy = NULL;
-    if (!x || !w || !y || !ref) {
-        err = cc_strdup("out of host memory");
-        goto out;
-    }
-    cc_val_fill(x, nx, 1u + (uint32_t)cs->c);
-    cc_val_fill(w, nw, 7u + (uint32_t)cs->k);
-    cc_val_ref_conv(x, w, ref, cs->n, cs->c, cs->h, cs->w, cs->k, cs->r, cs->s, cs->pad,
-                    cs->stride, oh, ow);
-    if (cs->half) {
-        hx = to_half(x, nx);
-        hw = to_half(w, nw);
-        hy = malloc(ny * sizeof(uint16_t));
-        if (!hx || !hw || !hy) {
-            err = cc_strdup("out of host memory");
-            goto out;
-        }
-    }
+/* The host side of one convolution: inputs, the CPU reference, the result, and their fp16
+ * copies. */
+typedef struct {
+    int oh, ow;
+    size_t nx, nw, ny;
+    float *x, *w, *y;
+    double *ref;
+    void *hx, *hw, *hy;
+} conv_host;
 
+static void conv_host_free(conv_host *b)
+{
+    free(b->x);
+    free(b->w);
+    free(b->y);
+    free(b->ref);
+    free(b->hx);
+    free(b->hw);
+    free(b->hy);
+}
+
+/* Inputs filled, the CPU reference computed; NULL, else what failed. */
+static char *conv_host_init(const conv_case *cs, conv_host *b)
+{
+    b->oh = (cs->h + 2 * cs->pad - cs->r) / cs->stride + 1;
+    b->ow = (cs->w + 2 * cs->pad - cs->s) / cs->stride + 1;
+    b->nx = (size_t)cs->n * cs->c * cs->h * cs->w;
+    b->nw = (size_t)cs->k * cs->c * cs->r * cs->s;
+    b->ny = (size_t)cs->n * cs->k * b->oh * b->ow;
+    b->x = malloc(b->nx * sizeof(float));
+    b->w = malloc(b->nw * sizeof(float));
+    b->y = malloc(b->ny * sizeof(float));
+    b->ref = malloc(b->ny * sizeof(double));
+    if (!b->x || !b->w || !b->y || !b->ref)
+        return cc_strdup("out of host memory");
+    cc_val_fill(b->x, b->nx, 1u + (uint32_t)cs->c);
+    cc_val_fill(b->w, b->nw, 7u + (uint32_t)cs->k);
+    cc_val_ref_conv(b->x, b->w, b->ref, cs->n, cs->c, cs->h, cs->w, cs->k, cs->r, cs->s, cs->pad,
+                    cs->stride, b->oh, b->ow);
+    if (cs->half) {
+        b->hx = to_half(b->x, b->nx);
+        b->hw = to_half(b->w, b->nw);
+        b->hy = malloc(b->ny * sizeof(uint16_t));
+        if (!b->hx || !b->hw || !b->hy)
+            return cc_strdup("out of host memory");
+    }
+    return NULL;
+}
+
+/* The tensor, filter and convolution descriptors; cuDNN's output dims must be ours. */
+static char *conv_descriptors(cc_val_child *c, const conv_case *cs, const conv_host *b, res *r)
+{
+    char *err = NULL;
+    const int dt = cs->half ? CC_DNN_DATA_HALF : CC_DNN_DATA_FLOAT;
     cc_val_step(c, "%s: descriptors (libcudnn_ops / libcudnn_cnn)", cs->name);
-    DNN("cudnnCreateTensorDescriptor", c->dnn.CreateTensorDescriptor(&r.tensor[0]));
-    DNN("cudnnCreateTensorDescriptor", c->dnn.CreateTensorDescriptor(&r.tensor[1]));
-    DNN("cudnnCreateFilterDescriptor", c->dnn.CreateFilterDescriptor(&r.filter));
-    DNN("cudnnCreateConvolutionDescriptor", c->dnn.CreateConvolutionDescriptor(&r.conv));
+    DNN("cudnnCreateTensorDescriptor", c->dnn.CreateTensorDescriptor(&r->tensor[0]));
+    DNN("cudnnCreateTensorDescriptor", c->dnn.CreateTensorDescriptor(&r->tensor[1]));
+    DNN("cudnnCreateFilterDescriptor", c->dnn.CreateFilterDescriptor(&r->filter));
+    DNN("cudnnCreateConvolutionDescriptor", c->dnn.CreateConvolutionDescriptor(&r->conv));
     DNN("cudnnSetTensor4dDescriptor",
-        c->dnn.SetTensor4dDescriptor(r.tensor[0], CC_DNN_NCHW, dt, cs->n, cs->c, cs->h, cs->w));
+        c->dnn.SetTensor4dDescriptor(r->tensor[0], CC_DNN_NCHW, dt, cs->n, cs->c, cs->h, cs->w));
     DNN("cudnnSetFilter4dDescriptor",
-        c->dnn.SetFilter4dDescriptor(r.filter, dt, CC_DNN_NCHW, cs->k, cs->c, cs->r, cs->s));
+        c->dnn.SetFilter4dDescriptor(r->filter, dt, CC_DNN_NCHW, cs->k, cs->c, cs->r, cs->s));
     DNN("cudnnSetConvolution2dDescriptor",
-        c->dnn.SetConvolution2dDescriptor(r.conv, cs->pad, cs->pad, cs->stride, cs->stride, 1, 1,
+        c->dnn.SetConvolution2dDescriptor(r->conv, cs->pad, cs->pad, cs->stride, cs->stride, 1, 1,
                                           CC_DNN_CROSS_CORRELATION, CC_DNN_DATA_FLOAT));
     DNN("cudnnSetConvolutionMathType",
-        c->dnn.SetConvolutionMathType(r.conv,
+        c->dnn.SetConvolutionMathType(r->conv,
                                       cs->half ? CC_DNN_TENSOR_OP_MATH : CC_DNN_DEFAULT_MATH));
     int dn = 0, dc = 0, dh = 0, dw = 0;
     DNN("cudnnGetConvolution2dForwardOutputDim",
-        c->dnn.GetConvolution2dForwardOutputDim(r.conv, r.tensor[0], r.filter, &dn, &dc, &dh,
+        c->dnn.GetConvolution2dForwardOutputDim(r->conv, r->tensor[0], r->filter, &dn, &dc, &dh,
                                                 &dw));
-    if (dn != cs->n || dc != cs->k || dh != oh || dw != ow) {
+    if (dn != cs->n || dc != cs->k || dh != b->oh || dw != b->ow) {
         err = cc_asprintf("cudnnGetConvolution2dForwardOutputDim gave %dx%dx%dx%d, expected "
-                          "%dx%dx%dx%d", dn, dc, dh, dw, cs->n, cs->k, oh, ow);
+                          "%dx%dx%dx%d",
+                          dn, dc, dh, dw, cs->n, cs->k, b->oh, b->ow);
         goto out;
     }
     DNN("cudnnSetTensor4dDescriptor",
-        c->dnn.SetTensor4dDescriptor(r.tensor[1], CC_DNN_NCHW, dt, cs->n, cs->k, oh, ow));
+        c->dnn.SetTensor4dDescriptor(r->tensor[1], CC_DNN_NCHW, dt, cs->n, cs->k, b->oh, b->ow));
+out:
+    return err;
+}
 
+/* Device buffers, the forward convolution and the result back in b->y (as float). */
+static char *conv_forward(cc_val_child *c, void *handle, const conv_case *cs, int algo,
+                          conv_host *b, res *r)
+{
+    char *err = NULL;
+    const size_t esz = cs->half ? 2 : 4;
     /* fp16 runs IMPLICIT_PRECOMP_GEMM with tensor-op math. Asking the heuristics first cost
      * 0.14 s of a 0.63 s validate on an H200 and returned this very algorithm (1) there:
      * docs/validation-h200.md, "validate speed". cuDNN still loads libcudnn_heuristic and both
      * engine libraries for the run, and loaded_from checks where they came from. */
     size_t ws = 0;
     DNN("cudnnGetConvolutionForwardWorkspaceSize",
-        c->dnn.GetConvolutionForwardWorkspaceSize(handle, r.tensor[0], r.filter, r.conv,
-                                                  r.tensor[1], algo, &ws));
+        c->dnn.GetConvolutionForwardWorkspaceSize(handle, r->tensor[0], r->filter, r->conv,
+                                                  r->tensor[1], algo, &ws));
     cc_val_step(c, "%s: cudaMalloc / cudaMemcpy (libcudart)", cs->name);
-    RT("cudaMalloc", c->rt.cudaMalloc(&r.dev[0], nx * esz));
-    RT("cudaMalloc", c->rt.cudaMalloc(&r.dev[1], nw * esz));
-    RT("cudaMalloc", c->rt.cudaMalloc(&r.dev[2], ny * esz));
+    RT("cudaMalloc", c->rt.cudaMalloc(&r->dev[0], b->nx * esz));
+    RT("cudaMalloc", c->rt.cudaMalloc(&r->dev[1], b->nw * esz));
+    RT("cudaMalloc", c->rt.cudaMalloc(&r->dev[2], b->ny * esz));
     if (ws)
-        RT("cudaMalloc", c->rt.cudaMalloc(&r.dev[3], ws));
-    RT("cudaMemcpy", c->rt.cudaMemcpy(r.dev[0], cs->half ? hx : (void *)x, nx * esz,
+        RT("cudaMalloc", c->rt.cudaMalloc(&r->dev[3], ws));
+    RT("cudaMemcpy", c->rt.cudaMemcpy(r->dev[0], cs->half ? b->hx : (void *)b->x, b->nx * esz,
                                       CC_CUDA_MEMCPY_H2D));
-    RT("cudaMemcpy", c->rt.cudaMemcpy(r.dev[1], cs->half ? hw : (void *)w, nw * esz,
+    RT("cudaMemcpy", c->rt.cudaMemcpy(r->dev[1], cs->half ? b->hw : (void *)b->w, b->nw * esz,
                                       CC_CUDA_MEMCPY_H2D));
     const float one = 1.0f, zero = 0.0f; /* float scaling for float and half data */
     cc_val_step(c, "%s: cudnnConvolutionForward algo %d (libcudnn_cnn, engines)", cs->name, algo);
     DNN("cudnnConvolutionForward",
-        c->dnn.ConvolutionForward(handle, &one, r.tensor[0], r.dev[0], r.filter, r.dev[1], r.conv,
-                                  algo, r.dev[3], ws, &zero, r.tensor[1], r.dev[2]));
+        c->dnn.ConvolutionForward(handle, &one, r->tensor[0], r->dev[0], r->filter, r->dev[1],
+                                  r->conv, algo, r->dev[3], ws, &zero, r->tensor[1], r->dev[2]));
     cc_val_step(c, "%s: cudaMemcpy back (libcudart)", cs->name);
-    RT("cudaMemcpy", c->rt.cudaMemcpy(cs->half ? hy : (void *)y, r.dev[2], ny * esz,
+    RT("cudaMemcpy", c->rt.cudaMemcpy(cs->half ? b->hy : (void *)b->y, r->dev[2], b->ny * esz,
                                       CC_CUDA_MEMCPY_D2H));
     if (cs->half)
-        for (size_t i = 0; i < ny; i++)
-            y[i] = cc_val_h2f(((uint16_t *)hy)[i]);
+        for (size_t i = 0; i < b->ny; i++)
+            b->y[i] = cc_val_h2f(((uint16_t *)b->hy)[i]);
+out:
+    return err;
+}
+
+static void conv_check(cc_val_child *c, void *handle, const conv_case *cs)
+{
+    double t0 = cc_val_now();
+    res r;
+    memset(&r, 0, sizeof(r));
+    conv_host b;
+    memset(&b, 0, sizeof(b));
+    double max_abs = -1;
+    int algo = cs->half ? CC_DNN_FWD_IMPLICIT_PRECOMP_GEMM : CC_DNN_FWD_IMPLICIT_GEMM;
     double tol = cs->half ? TOL_FP16 : TOL_FP32;
-    if (!cc_val_compare(y, ref, ny, tol, &max_abs)) {
+    char *err = conv_host_init(cs, &b);
+    if (!err)
+        err = conv_descriptors(c, cs, &b, &r);
+    if (!err)
+        err = conv_forward(c, handle, cs, algo, &b, &r);
+    if (!err && !cc_val_compare(b.y, b.ref, b.ny, tol, &max_abs)) {
         err = cc_asprintf("the GPU result differs from the CPU reference: max |err| %g > %g x "
                           "(1 + |ref|): cuDNN computes wrong results on this GPU (driver/cuDNN "
                           "mismatch or a faulty GPU)", max_abs, tol);
     }
-out:
-    detail = cc_asprintf("%dx%dx%dx%d * %dx%dx%dx%d pad %d stride %d -> %dx%dx%dx%d, %s, algo %d%s",
-                         cs->n, cs->c, cs->h, cs->w, cs->k, cs->c, cs->r, cs->s, cs->pad,
-                         cs->stride, cs->n, cs->k, oh, ow, cs->half ? "fp16" : "fp32",
-                         algo,
-                         cs->half ? ", tensor-op math" : "");
+    char *detail = cc_asprintf(
+        "%dx%dx%dx%d * %dx%dx%dx%d pad %d stride %d -> %dx%dx%dx%d, %s, algo %d%s", cs->n, cs->c,
+        cs->h, cs->w, cs->k, cs->c, cs->r, cs->s, cs->pad, cs->stride, cs->n, cs->k, b.oh, b.ow,
+        cs->half ? "fp16" : "fp32", algo, cs->half ? ", tensor-op math" : "");
     res_free(c, &r);
-    cc_val_check(c, cs->name, err == NULL, 0, cc_val_now() - t0, max_abs,
-                 cs->half ? TOL_FP16 : TOL_FP32, err, detail);
+    cc_val_check(c, cs->name, err == NULL, 0, cc_val_now() - t0, max_abs, tol, err, detail);
     free(err);
     free(detail);
-    free(x);
-    free(w);
-    free(y);
-    free(ref);
-    free(hx);
-    free(hw);
-    free(hy);
+    conv_host_free(&b);
 }
 
 /* ReLU (activation) or 2x2 max pooling on a 1x4x8x8 fp32 tensor. */
