@@ -241,7 +241,19 @@ static void through_cc_source(void **state)
         rm_rf(staging);
         free(staging);
     }
-    /* a truncated file through the source: malformed, staging emptied */
+    cJSON_Delete(exp);
+    free(expf);
+    cudnnctl_ctx_free(ctx);
+    free(archive);
+}
+
+/* A truncated file through the source: malformed, staging emptied. */
+static void truncated_through_cc_source(void **state)
+{
+    (void)state;
+    const char *name = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
+    cudnnctl_ctx *ctx = NULL;
+    cudnnctl_ctx_new(&ctx);
     char *trunc = cc_path_join(g_fx, "hostile/truncated-xz");
     char *tarch = cc_path_join(trunc, "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz");
     char *staging = mkdir_fresh(g_root, "src-trunc");
@@ -256,10 +268,7 @@ static void through_cc_source(void **state)
     free(staging);
     free(tarch);
     free(trunc);
-    cJSON_Delete(exp);
-    free(expf);
     cudnnctl_ctx_free(ctx);
-    free(archive);
 }
 
 /* Were our own checks bypassed, libarchive's SECURE_* flags still refuse: writing through a
@@ -332,6 +341,7 @@ int main(void)
         cmocka_unit_test(progress_and_missing_archive),
         cmocka_unit_test(fault_loop),
         cmocka_unit_test(through_cc_source),
+        cmocka_unit_test(truncated_through_cc_source),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
