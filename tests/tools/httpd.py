@@ -4,6 +4,7 @@ a request log, and fault modes, for cudnnctl's fetch and install tests and bench
 
 Start:  httpd.py --root DIR --port-file FILE [--log FILE] [--tls-cert C --tls-key K]
                  [--throttle BYTES_PER_S] [--link-rate BYTES_PER_S] [--max-lifetime S]
+                 [--parent PID | --watch PID]
 --throttle paces every response (connection) on its own; --link-rate paces all of them together,
 as one shared link (both paced: time a slow reader leaves unused is lost).
 The port (picked by the OS) is written to --port-file once the server listens. The server exits
@@ -308,11 +309,16 @@ def alive(pid):
         return True
 
 
-def watchdog(parent, deadline):
+def watchdog(parent, deadline, watch=0):
     # the parent may already be gone when we start (a loaded machine): check it is alive, not
-    # only that we were not re-parented
+    # only that we were not re-parented. --watch PID: only that process (started by a shell that
+    # is gone at once: the unit tests' fetch_fixture.h, through cc_pf_run)
     while True:
-        if os.getppid() != parent or not alive(parent) or time.monotonic() > deadline:
+        if watch:
+            gone = not alive(watch)
+        else:
+            gone = os.getppid() != parent or not alive(parent)
+        if gone or time.monotonic() > deadline:
             os._exit(0)
         time.sleep(0.2)
 
@@ -330,6 +336,8 @@ def main():
     ap.add_argument("--max-lifetime", type=float, default=900)
     ap.add_argument("--parent", type=int, default=0,
                     help="exit when this process ends (default: the parent process)")
+    ap.add_argument("--watch", type=int, default=0,
+                    help="exit when this process ends, whoever the parent is")
     args = ap.parse_args()
     parent = args.parent or os.getppid()
 
@@ -341,7 +349,8 @@ def main():
     os.replace(tmp, args.port_file)
 
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-    threading.Thread(target=watchdog, args=(parent, time.monotonic() + args.max_lifetime),
+    threading.Thread(target=watchdog,
+                     args=(parent, time.monotonic() + args.max_lifetime, args.watch),
                      daemon=True).start()
     try:
         srv.serve_forever(poll_interval=0.2)

@@ -1,6 +1,7 @@
 /* extract_fixture.h: what the extraction tests share: a temporary root, the archives of every
  * NVIDIA era and the hostile ones (generated once per run by tests/fixtures/make_archive.py, or
- * taken from CUDNNCTL_TEST_FIXTURES=DIR), tree helpers, and extract_via (from a path or through a
+ * taken from CUDNNCTL_TEST_FIXTURES=DIR, made with `hostile DIR/hostile --outside DIR/outside`:
+ * the cross build's CTest fixture, as wine has no python3), tree helpers, and extract_via (from a path or through a
  * file-backed reader, with or without the writer thread). Tests only. */
 #ifndef EXTRACT_FIXTURE_H
 #define EXTRACT_FIXTURE_H
@@ -24,13 +25,53 @@
 #include "extract_write.h"
 #include "hash.h"
 #include "internal.h"
+#include "pf_fixture.h"
 
 static char *g_root; /* temporary root of this run */
 static char *g_fx;   /* fixtures: eras/ and hostile/ */
 static int g_content; /* cc_content_mode every extraction here uses */
 static int g_fx_ours;
+static int g_links;   /* POSIX symlinks can be made here (pff_posix_symlinks) */
 
 /* ---- helpers ------------------------------------------------------------------------------ */
+/* The mode this platform's stat shows for a file named @p name given POSIX mode @p want: @p want
+ * on Linux (checked); Windows keeps no permission bits and synthesizes them from the name and the
+ * read-only attribute, so there the staged file must show what a file of that name chmod'ed to
+ * @p want shows. */
+static inline uint32_t shown_mode(const char *name, uint32_t want)
+{
+    char *dir = cc_path_join(g_root, "mode-probe");
+    char *p = cc_path_join(dir, cc_path_base(name));
+    cc_pf_mkdir(dir, 0755);
+    cc_pf_fd fd = cc_pf_open(p, CC_PF_O_WRONLY | CC_PF_O_CREAT | CC_PF_O_TRUNC, 0644);
+    assert_true(fd != -1);
+    cc_pf_close(fd);
+    assert_int_equal(cc_pf_chmod(p, want), 0);
+    cc_pf_stat_t st;
+    assert_int_equal(cc_pf_stat(p, &st), 0);
+    cc_pf_chmod(p, 0644);
+    cc_pf_unlink(p);
+    cc_pf_rmdir(dir);
+    free(p);
+    free(dir);
+    if (strcmp(cc_pf_os(), "linux") == 0)
+        assert_int_equal(st.mode, want);
+    return st.mode;
+}
+
+/* 1 when an expectation (<archive>.expect.json) lists a symlink entry. */
+static inline int expects_links(cJSON *exp)
+{
+    cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(exp, "entries"))
+    {
+        cJSON *t = cJSON_GetObjectItem(e, "type");
+        if (t && cJSON_IsString(t) && strcmp(t->valuestring, "link") == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static inline char *slurp(const char *path)
 {
     cc_pf_fd fd = cc_pf_open(path, CC_PF_O_RDONLY, 0);
@@ -126,12 +167,14 @@ static inline int exists_in(const char *dir, const char *name)
 static inline int group_setup(void **state)
 {
     (void)state;
-    const char *tmp = cc_pf_getenv("TMPDIR");
-    g_root = cc_asprintf("%s/cc-test-extract-%lu", tmp && *tmp ? tmp : "/tmp",
+    int win = strcmp(cc_pf_os(), "windows") == 0;
+    const char *tmp = cc_pf_getenv(win ? "TEMP" : "TMPDIR");
+    g_root = cc_asprintf("%s/cc-test-extract-%lu", tmp && *tmp ? tmp : win ? "." : "/tmp",
                          (unsigned long)cc_pf_now_ms());
     rm_rf(g_root);
     if (cc_pf_mkdir(g_root, 0755) != 0)
         return -1;
+    g_links = pff_posix_symlinks(g_root);
     const char *pre = cc_pf_getenv("CUDNNCTL_TEST_FIXTURES");
     if (pre && *pre) {
         g_fx = cc_strdup(pre);
@@ -258,8 +301,9 @@ static inline void walk(const char *root, const char *rel, cJSON *exp, size_t *s
                 if (strcmp(type, "file") != 0 || !st.is_reg)
                     fail_msg("%s is not a regular file", r);
                 uint32_t want = (uint32_t)cJSON_GetObjectItem(e, "mode")->valueint;
-                if (st.mode != want)
-                    fail_msg("%s has mode %04o, want %04o", r, st.mode, want);
+                if (st.mode != shown_mode(r, want))
+                    fail_msg("%s has mode %04o, want %04o (shown as %04o here)", r, st.mode,
+                             want, shown_mode(r, want));
                 char hex[65];
                 uint64_t size = 0;
                 cudnnctl_ctx *ctx = NULL;

@@ -270,17 +270,17 @@ static void t_cudnn8_dlopen_names(void **state)
     /* found through LD_LIBRARY_PATH too (a host path under the root) */
     char gone[1024];
     snprintf(gone, sizeof(gone), "%s/opt/c8/lib/libcuda.so", root);
-    assert_int_equal(unlink(gone), 0);
+    assert_int_equal(cc_pf_unlink(gone), 0);
     mk("/drv");
     put("/drv/libcuda.so", "x");
     char llp[1024];
     snprintf(llp, sizeof(llp), "%s/drv", root);
-    setenv("LD_LIBRARY_PATH", llp, 1);
+    cc_pf_setenv("LD_LIBRARY_PATH", llp);
     d = det_new();
     add_tk(d, "/usr/local/cuda-12.4", 12, 4, 1);
     add_cu(d, "/opt/c8/lib", "8.9.7", "prefix", libs);
     RUN(d);
-    unsetenv("LD_LIBRARY_PATH");
+    cc_pf_setenv("LD_LIBRARY_PATH", NULL);
     expect(f->res, NULL, "CUDNN8_NO_LIBCUDA_SO");
 }
 

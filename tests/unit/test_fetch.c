@@ -3,7 +3,7 @@
  * HTTP errors, Content-Length, redirect loop, stall timeout, cache hit (no request), TLS with and
  * without --cacert, proxies from the environment, local paths and file:// URLs, the hash policy.
  * Locks, cancel, the ring under a stalled consumer and sys-call faults: test_fetch_robust.c.
- * POSIX only (fork/exec of the server; fetch_fixture.h). */
+ * Linux and, cross-built, wine (fetch_fixture.h). */
 #include "fetch_fixture.h"
 #include "hash.h"
 
@@ -123,9 +123,9 @@ static void server_ignoring_range_still_resumes(void **state)
     cudnnctl_ctx *ctx = new_ctx(&s, cache);
     snprintf(part, sizeof(part), "%s/blobs/sha256/%s.part", cache, big_hex);
     snprintf(dir, sizeof(dir), "%s/blobs", cache);
-    assert_int_equal(mkdir(dir, 0755), 0);
+    assert_int_equal(cc_pf_mkdir(dir, 0755), 0);
     snprintf(dir, sizeof(dir), "%s/blobs/sha256", cache);
-    assert_int_equal(mkdir(dir, 0755), 0);
+    assert_int_equal(cc_pf_mkdir(dir, 0755), 0);
     write_file(part, big_data, 777777); /* as if an earlier run stopped there */
     write_record(part, big_data, 777777);
     url_of(url, sizeof(url), "/__fault/norange/big.bin?t=norange");
@@ -145,9 +145,9 @@ static void oversized_part_is_discarded(void **state)
     char cache[400], url[200], hex[65], part[600], dir[500];
     cudnnctl_ctx *ctx = new_ctx(&s, cache);
     snprintf(dir, sizeof(dir), "%s/blobs", cache);
-    assert_int_equal(mkdir(dir, 0755), 0);
+    assert_int_equal(cc_pf_mkdir(dir, 0755), 0);
     snprintf(dir, sizeof(dir), "%s/blobs/sha256", cache);
-    assert_int_equal(mkdir(dir, 0755), 0);
+    assert_int_equal(cc_pf_mkdir(dir, 0755), 0);
     snprintf(part, sizeof(part), "%s/blobs/sha256/%s.part", cache, small_hex);
     unsigned char junk[SMALL + 10];
     memset(junk, 0xee, sizeof(junk));
@@ -256,9 +256,9 @@ static void part_without_a_matching_record_starts_again(void **state)
         cudnnctl_ctx *ctx = new_ctx(&s, cache);
         snprintf(part, sizeof(part), "%s/blobs/sha256/%s.part", cache, big_hex);
         snprintf(dir, sizeof(dir), "%s/blobs", cache);
-        assert_int_equal(mkdir(dir, 0755), 0);
+        assert_int_equal(cc_pf_mkdir(dir, 0755), 0);
         snprintf(dir, sizeof(dir), "%s/blobs/sha256", cache);
-        assert_int_equal(mkdir(dir, 0755), 0);
+        assert_int_equal(cc_pf_mkdir(dir, 0755), 0);
         unsigned char *junk = malloc(500000);
         assert_non_null(junk);
         memcpy(junk, big_data, 500000);
@@ -360,7 +360,10 @@ static void cache_hit_downloads_nothing_and_rehashes(void **state)
     assert_true(file_exists(blob));
 
     /* a blob of the wrong size is not used */
-    assert_int_equal(truncate(blob, 10), 0);
+    cc_pf_fd fd = cc_pf_open(blob, CC_PF_O_WRONLY, 0);
+    assert_true(fd != -1);
+    assert_int_equal(cc_pf_truncate(fd, 10), 0);
+    assert_int_equal(cc_pf_close(fd), 0);
     int before = s.warnings;
     assert_int_equal(run_source(ctx, &o, small_data, SMALL, hex, NULL, NULL), CUDNNCTL_E_OK);
     assert_int_equal(s.warnings, before + 1);
@@ -372,6 +375,9 @@ static void cache_hit_downloads_nothing_and_rehashes(void **state)
 static void tls_needs_a_trusted_certificate(void **state)
 {
     (void)state;
+    if (under_wine())
+        skip(); /* wine's Schannel accepts any certificate without --cacert (and cannot match
+                 * 127.0.0.1 against the certificate with it): nothing to show there */
     char url[200], hex[65];
     cudnnctl_ctx *ctx = new_ctx(NULL, NULL);
     snprintf(url, sizeof(url), "https://127.0.0.1:%d/small.bin?t=tls", tls_port);
@@ -386,39 +392,45 @@ static void tls_needs_a_trusted_certificate(void **state)
     cudnnctl_ctx_free(ctx);
 }
 
-static int dead_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof(a));
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(a);
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    close(fd); /* nobody listens there now */
-    return ntohs(a.sin_port);
-}
-
 static void proxy_from_environment_is_honoured(void **state)
 {
     (void)state;
-    char url[200], proxy[100], hex[65];
+    char url[200], proxy[100];
     cudnnctl_ctx *ctx = new_ctx(NULL, NULL);
     snprintf(proxy, sizeof(proxy), "http://127.0.0.1:%d", dead_port());
-    setenv("HTTPS_PROXY", proxy, 1);
+    cc_pf_setenv("HTTPS_PROXY", proxy);
     snprintf(url, sizeof(url), "https://127.0.0.1:%d/small.bin?t=proxy", tls_port);
     cc_source_opts o = opts_for(url, small_hex, SMALL);
     o.cacert = cert;
     assert_int_equal(run_source(ctx, &o, NULL, 0, NULL, NULL, NULL), CUDNNCTL_E_NETWORK);
     assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, proxy));
     assert_int_equal(log_count("/small.bin?t=proxy", NULL), 0);
+    cc_pf_setenv("HTTPS_PROXY", NULL);
+    cudnnctl_ctx_free(ctx);
+}
 
-    setenv("NO_PROXY", "127.0.0.1", 1);
-    assert_int_equal(run_source(ctx, &o, small_data, SMALL, hex, NULL, NULL), CUDNNCTL_E_OK);
-    assert_int_equal(log_count("/small.bin?t=proxy", NULL), 1);
-    unsetenv("HTTPS_PROXY");
-    unsetenv("NO_PROXY");
+static void no_proxy_bypasses_the_proxy(void **state)
+{
+    (void)state;
+    /* wine's Schannel cannot match 127.0.0.1 against the certificate's IP name (CertGetNameString
+     * fails), so a verified TLS download from the local server cannot be shown there */
+    if (under_wine())
+        skip();
+    char url[200], proxy[100], hex[65];
+    cudnnctl_ctx *ctx = new_ctx(NULL, NULL);
+    snprintf(proxy, sizeof(proxy), "http://127.0.0.1:%d", dead_port());
+    cc_pf_setenv("HTTPS_PROXY", proxy);
+    cc_pf_setenv("NO_PROXY", "127.0.0.1");
+    snprintf(url, sizeof(url), "https://127.0.0.1:%d/small.bin?t=noproxy", tls_port);
+    cc_source_opts o = opts_for(url, small_hex, SMALL);
+    o.cacert = cert;
+    cudnnctl_err rc = run_source(ctx, &o, small_data, SMALL, hex, NULL, NULL);
+    if (rc != CUDNNCTL_E_OK)
+        fail_msg("with NO_PROXY: %s: %s", cudnnctl_err_name(rc), cudnnctl_last_error(ctx)->detail);
+    assert_string_equal(hex, small_hex);
+    assert_int_equal(log_count("/small.bin?t=noproxy", NULL), 1);
+    cc_pf_setenv("HTTPS_PROXY", NULL);
+    cc_pf_setenv("NO_PROXY", NULL);
     cudnnctl_ctx_free(ctx);
 }
 
@@ -518,6 +530,7 @@ int main(void)
         cmocka_unit_test(cache_hit_downloads_nothing_and_rehashes),
         cmocka_unit_test(tls_needs_a_trusted_certificate),
         cmocka_unit_test(proxy_from_environment_is_honoured),
+        cmocka_unit_test(no_proxy_bypasses_the_proxy),
         cmocka_unit_test(local_paths_file_urls_and_mirror_dirs),
         cmocka_unit_test(hash_required_unless_insecure),
     };

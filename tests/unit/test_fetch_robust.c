@@ -1,7 +1,8 @@
 /* test_fetch_robust.c: cc_source when things go wrong around the download rather than on the
  * wire: a second download of the same blob (the lock), closing during a slow download (prompt),
  * a stalled consumer (the ring spills into the part and the bytes are read back, still verified),
- * and every sys call failed in turn (no bad blob is ever left). POSIX only (fetch_fixture.h). */
+ * and every sys call failed in turn (no bad blob is ever left). Linux and, cross-built, wine
+ * (fetch_fixture.h). */
 #include "fetch_fixture.h"
 
 static void concurrent_download_of_one_blob_is_locked(void **state)
@@ -54,10 +55,9 @@ static void a_stalled_consumer_does_not_stall_the_download(void **state)
     assert_int_equal(cc_source_open(ctx, &o, &src), CUDNNCTL_E_OK);
     snprintf(blob, sizeof(blob), "%s/blobs/sha256/%s", cache, big_hex);
     snprintf(part, sizeof(part), "%s.part", blob);
-    struct stat st;
     int whole = 0;
     for (int i = 0; i < 1000 && !whole; i++) {
-        whole = stat(part, &st) == 0 && (uint64_t)st.st_size == BIG;
+        whole = file_size(part) == (long long)BIG;
         if (!whole)
             cc_pf_sleep_ms(10);
     }

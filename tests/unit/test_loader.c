@@ -2,7 +2,6 @@
  * the exact flags glibc accepts; every offset and count checked against the size, so a cache cut
  * anywhere or with offsets outside it is refused, never read past), and $ORIGIN / ${ORIGIN} /
  * $LIB / $PLATFORM expansion. The real loader checks the rest (tests/integration). */
-#define _GNU_SOURCE /* mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,11 +9,11 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cmocka.h>
 
 #include "loader_int.h"
+#include "pf_fixture.h"
 
 typedef struct {
     unsigned char b[4096];
@@ -158,24 +157,13 @@ static void expand(void **state)
 
 static void touch(const char *root, const char *rel)
 {
-    char p[1024];
-    snprintf(p, sizeof(p), "%s%s", root, rel);
-    for (char *c = p + strlen(root) + 1; *c; c++)
-        if (*c == '/') {
-            *c = '\0';
-            mkdir(p, 0755);
-            *c = '/';
-        }
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fclose(f);
+    pff_write(root, rel + 1, ""); /* rel starts with '/' */
 }
 
 static void windows_order(void **state)
 {
     (void)state;
-    char root[] = "/tmp/cc-windll-XXXXXX";
-    assert_non_null(mkdtemp(root));
+    char *root = pff_tmpdir("windll");
     touch(root, "/cudnn/bin/cudnn64_9.dll");
     touch(root, "/other/bin/cudnn64_9.dll");
     cudnnctl_ctx *ctx = NULL;
@@ -207,9 +195,8 @@ static void windows_order(void **state)
     assert_string_equal(r->rule, "app_dir");
     cudnnctl_load_result_free(r);
     cudnnctl_ctx_free(ctx);
-    char cmd[1100];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-    assert_int_equal(system(cmd), 0);
+    pff_rm_rf(root);
+    free(root);
 }
 
 int main(void)

@@ -1,9 +1,8 @@
 /* test_mirror.c: mirror from a local upstream dir (no network): the selection, the manifest and
  * archives byte for byte, "present" on a second run, a corrupted upstream refused with nothing
  * left behind, and a torture loop failing every sys_ops call in turn: after each, the mirror
- * holds either nothing or complete, correct files, and never a temporary file. */
-#define _GNU_SOURCE
-#include <dirent.h>
+ * holds either nothing or complete, correct files, and never a temporary file. Trees through the
+ * platform layer (pf_fixture.h): runs in the cross build under wine too. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,29 +10,72 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "cudnnctl/cudnnctl.h"
 #include "cudnnctl/cudnnctl_test.h"
 #include "hash.h"
+#include "pf_fixture.h"
 
 static char top[256], up[300], mdir[300], manifest[320], cache[300];
 static const char *rel_x13 = "cudnn/linux-x86_64/cudnn-linux-x86_64-9.98.0.7_cuda13-archive.tar.xz";
 static const char *rel_x12 = "cudnn/linux-x86_64/cudnn-linux-x86_64-9.98.0.7_cuda12-archive.tar.xz";
 static const char *rel_sbsa = "cudnn/linux-sbsa/cudnn-linux-sbsa-9.98.0.7_cuda13-archive.tar.xz";
 
-static void mkdirs(const char *path)
+static void mkdirs(const char *path) { pff_mkdir_p(path); }
+
+static int exists(const char *path)
 {
-    char p[1024];
-    snprintf(p, sizeof(p), "%s", path);
-    for (char *s = p + 1; (s = strchr(s, '/')) != NULL; *s++ = '/') {
-        *s = '\0';
-        mkdir(p, 0755);
+    cc_pf_stat_t st;
+    return cc_pf_lstat(path, &st) == 0 && st.exists;
+}
+
+/* The whole file (malloc'd, *len bytes), or NULL when it cannot be read. */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    cc_pf_fd fd = cc_pf_open(path, CC_PF_O_RDONLY, 0);
+    if (fd == -1)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *b = malloc(cap);
+    long long got;
+    while (b && (got = cc_pf_read(fd, b + n, cap - n)) > 0) {
+        n += (size_t)got;
+        if (n == cap)
+            b = realloc(b, cap *= 2);
     }
-    mkdir(p, 0755);
+    cc_pf_close(fd);
+    *len = n;
+    return b;
+}
+
+static void copy_tree(const char *from, const char *to)
+{
+    cc_pf_stat_t st;
+    assert_int_equal(cc_pf_lstat(from, &st), 0);
+    if (st.is_dir) {
+        assert_int_equal(cc_pf_mkdir(to, 0755), 0);
+        cc_pf_dir *d = cc_pf_opendir(from);
+        assert_non_null(d);
+        const char *n;
+        while ((n = cc_pf_readdir(d)) != NULL) {
+            char *a = pff_join(from, n), *b = pff_join(to, n);
+            copy_tree(a, b);
+            free(a);
+            free(b);
+        }
+        cc_pf_closedir(d);
+        return;
+    }
+    size_t len = 0;
+    unsigned char *data = slurp(from, &len);
+    assert_non_null(data);
+    cc_pf_fd fd = cc_pf_open(to, CC_PF_O_WRONLY | CC_PF_O_CREAT | CC_PF_O_EXCL, 0644);
+    assert_true(fd != -1);
+    assert_int_equal(cc_pf_write(fd, data, len), (long long)len);
+    assert_int_equal(cc_pf_close(fd), 0);
+    free(data);
 }
 
 static void write_blob(const char *rel, size_t n, unsigned seed, char hex[65])
@@ -57,28 +99,46 @@ static void write_blob(const char *rel, size_t n, unsigned seed, char hex[65])
     free(b);
 }
 
+/* the same bytes (read here, not by the mirror code) */
 static int same_file(const char *a, const char *b)
 {
-    char cmd[2200];
-    snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", a, b);
-    return system(cmd) == 0;
+    size_t la = 0, lb = 0;
+    unsigned char *x = slurp(a, &la), *y = slurp(b, &lb);
+    int same = x && y && la == lb && memcmp(x, y, la) == 0;
+    free(x);
+    free(y);
+    return same;
 }
 
 /* temporary files anywhere under dir */
 static int temps_under(const char *dir)
 {
-    char cmd[600];
-    snprintf(cmd, sizeof(cmd), "test -z \"$(find '%s' -name '.cudnnctl-mirror-*' 2>/dev/null)\"",
-             dir);
-    return system(cmd) != 0;
+    cc_pf_dir *d = cc_pf_opendir(dir);
+    if (!d)
+        return 0;
+    int found = 0;
+    const char *n;
+    while (!found && (n = cc_pf_readdir(d)) != NULL) {
+        if (strncmp(n, ".cudnnctl-mirror-", 17) == 0) {
+            found = 1;
+            break;
+        }
+        char *p = pff_join(dir, n);
+        cc_pf_stat_t st;
+        if (cc_pf_lstat(p, &st) == 0 && st.is_dir && !st.is_link)
+            found = temps_under(p);
+        free(p);
+    }
+    cc_pf_closedir(d);
+    return found;
 }
 
 static int setup_group(void **state)
 {
     (void)state;
-    snprintf(top, sizeof(top), "/tmp/cc-mirror-unit-XXXXXX");
-    if (!mkdtemp(top))
-        return -1;
+    char *t = pff_tmpdir("mirror-unit");
+    snprintf(top, sizeof(top), "%s", t);
+    free(t);
     snprintf(up, sizeof(up), "%s/up", top);
     snprintf(cache, sizeof(cache), "%s/cache", top);
     snprintf(manifest, sizeof(manifest), "%s/redistrib_9.98.0.json", top);
@@ -104,9 +164,8 @@ static int setup_group(void **state)
 static int teardown_group(void **state)
 {
     (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-    return system(cmd);
+    pff_rm_rf(top);
+    return exists(top) ? -1 : 0;
 }
 
 typedef struct {
@@ -158,7 +217,7 @@ static void in_mirror(const char *rel, int want)
     if (want)
         assert_true(same_file(a, b));
     else
-        assert_int_not_equal(access(b, F_OK), 0);
+        assert_false(exists(b));
 }
 
 static void t_select_and_copy(void **state)
@@ -219,10 +278,10 @@ static void t_corrupt_upstream(void **state)
 {
     fx *f = *state;
     /* a copy of the upstream with one byte of the sbsa archive flipped */
-    char bad[400], cmd[1200], p[1200];
+    char bad[400], p[1200];
     snprintf(bad, sizeof(bad), "%s/bad", top);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -a '%s' '%s'", bad, up, bad);
-    assert_int_equal(system(cmd), 0);
+    pff_rm_rf(bad);
+    copy_tree(up, bad);
     snprintf(p, sizeof(p), "%s/%s", bad, rel_sbsa);
     FILE *fp = fopen(p, "r+b");
     fseek(fp, 5000, SEEK_SET);
@@ -252,11 +311,10 @@ static void t_torture(void **state)
     unsigned long calls = cudnnctl_sys_calls(f->ctx);
     cudnnctl_mirror_result_free(r);
     assert_true(calls > 10);
-    char cmd[400];
     unsigned long failed = 0;
     for (unsigned long n = 1; n <= calls + 2; n++) {
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", mdir);
-        assert_int_equal(system(cmd), 0);
+        pff_rm_rf(mdir);
+        assert_false(exists(mdir));
         r = NULL;
         cudnnctl_set_fault_injection(f->ctx, n);
         cudnnctl_err e = cudnnctl_mirror(f->ctx, f->cat, &o, &r);
@@ -272,16 +330,16 @@ static void t_torture(void **state)
             char a[1024], b[1024];
             snprintf(a, sizeof(a), "%s/%s", up, rels[k]);
             snprintf(b, sizeof(b), "%s/%s", mdir, rels[k]);
-            if (access(b, F_OK) == 0 && !same_file(a, b)) {
+            if (exists(b) && !same_file(a, b)) {
                 print_message("fault at call %lu left a wrong %s\n", n, rels[k]);
                 fail();
             }
             if (e == CUDNNCTL_E_OK)
-                assert_int_equal(access(b, F_OK), 0);
+                assert_true(exists(b));
         }
         char m[400];
         snprintf(m, sizeof(m), "%s/redistrib_9.98.0.json", mdir);
-        if (access(m, F_OK) == 0)
+        if (exists(m))
             assert_true(same_file(manifest, m));
         cudnnctl_mirror_result_free(r);
     }

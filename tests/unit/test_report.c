@@ -1,7 +1,8 @@
 /* test_report.c: the environment report's keys on a hand-built detect result under a temporary
  * root (host name and os-release from the root, driver at the top, detect embedded, doctor's
- * findings, validate null). POSIX only (mkdtemp); compare's tests are in test_compare.c. */
-#define _GNU_SOURCE
+ * findings, validate null). The temporary tree through the platform layer (pf_fixture.h): runs in
+ * the cross build under wine too. compare's tests are in test_compare.c. */
+#define _GNU_SOURCE /* strdup */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,34 +10,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
 #include "cudnnctl/cudnnctl.h"
+#include "pf_fixture.h"
 
-static char root[256];
+static char *root;
 
-static void put(const char *rel, const char *text)
-{
-    char p[512];
-    snprintf(p, sizeof(p), "%s%s", root, rel);
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
+static void put(const char *rel, const char *text) { pff_write(root, rel + 1, text); }
 
 static int setup(void **state)
 {
-    snprintf(root, sizeof(root), "/tmp/cc-report-XXXXXX");
-    if (!mkdtemp(root))
-        return -1;
-    char etc[300];
-    snprintf(etc, sizeof(etc), "%s/etc", root);
-    mkdir(etc, 0755);
+    root = pff_tmpdir("report");
+    char *etc = pff_join(root, "etc");
+    pff_mkdir_p(etc);
+    free(etc);
     cudnnctl_ctx *ctx = NULL;
     if (cudnnctl_ctx_new(&ctx) != CUDNNCTL_E_OK || cudnnctl_set_root(ctx, root) != CUDNNCTL_E_OK)
         return -1;
@@ -47,9 +37,11 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     cudnnctl_ctx_free(*state);
-    char cmd[300];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-    return system(cmd);
+    pff_rm_rf(root);
+    cc_pf_stat_t st;
+    int gone = cc_pf_lstat(root, &st) == 0 && !st.exists;
+    free(root);
+    return gone ? 0 : -1;
 }
 
 static cudnnctl_detect_result *small_det(void)

@@ -1,7 +1,6 @@
 /* test_validate.c: the pure parts of validation: version encodings, file-name versions, the
  * loaded-from rule, fp16, header parsing, CPU references, target search, the child's environment
  * and how the parent reads a child's report (crash, hang, vendor text). */
-#define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,10 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "libnames.h"
+#include "pf_fixture.h"
 #include "validate_int.h"
 
 static void test_decode_versions(void **state)
@@ -190,56 +190,87 @@ static void test_references(void **state)
     assert_true(distinct);
 }
 
-static char tmpdir[64];
+static char *tmpdir; /* made by setup, removed by teardown */
+
+/* The library file names of this OS (libnames.h): the same cases with Linux or Windows names. */
+enum { CUDNN8, CUDNN9, CUDNN9_OTHER, CUDNN_OPS9, CUDART11, CUDART12, CUDNN_GRAPH9 };
+static const char *const linux_names[] = {"libcudnn.so.8",     "libcudnn.so.9",
+                                          "libcudnn.so.9.19.0", "libcudnn_ops.so.9",
+                                          "libcudart.so.11.0", "libcudart.so.12",
+                                          "libcudnn_graph.so.9"};
+/* CUDNN9_OTHER: not the plain cudnn64_9.dll (an import library), so never picked */
+static const char *const windows_names[] = {"cudnn64_8.dll",    "cudnn64_9.dll",
+                                            "cudnn64_9.lib",    "cudnn_ops64_9.dll",
+                                            "cudart64_110.dll", "cudart64_12.dll",
+                                            "cudnn_graph64_9.dll"};
+
+static const char *nm(int which)
+{
+    return (cc_ln_windows() ? windows_names : linux_names)[which];
+}
 
 static void touch(const char *dir, const char *name)
 {
-    char p[1024];
-    snprintf(p, sizeof(p), "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fclose(f);
+    char *p = pff_join(dir, name);
+    cc_pf_fd fd = cc_pf_open(p, CC_PF_O_WRONLY | CC_PF_O_CREAT | CC_PF_O_TRUNC, 0644);
+    assert_true(fd != -1);
+    assert_int_equal(cc_pf_close(fd), 0);
+    free(p);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    tmpdir = pff_tmpdir("test-validate");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    pff_rm_rf(tmpdir);
+    cc_pf_stat_t st;
+    int gone = cc_pf_lstat(tmpdir, &st) == 0 && !st.exists;
+    free(tmpdir);
+    return gone ? 0 : -1;
 }
 
 static void test_find_soname(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof(tmpdir), "/tmp/cc-test-validate-XXXXXX");
-    assert_non_null(mkdtemp(tmpdir));
-    touch(tmpdir, "libcudnn.so.8");
-    touch(tmpdir, "libcudnn.so.9");
-    touch(tmpdir, "libcudnn.so.9.19.0");
-    touch(tmpdir, "libcudnn_ops.so.9");
-    touch(tmpdir, "libcudart.so.11.0");
-    touch(tmpdir, "libcudart.so.12");
+    for (int i = CUDNN8; i <= CUDART12; i++)
+        touch(tmpdir, nm(i));
     char *name = NULL;
     assert_int_equal(cc_val_find_soname(tmpdir, "libcudnn", -1, &name), 9);
-    assert_string_equal(name, "libcudnn.so.9");
+    assert_string_equal(name, nm(CUDNN9));
     free(name);
     assert_int_equal(cc_val_find_soname(tmpdir, "libcudnn", 8, NULL), 8);
     assert_int_equal(cc_val_find_soname(tmpdir, "libcudnn", 7, NULL), -1);
     assert_int_equal(cc_val_find_soname(tmpdir, "libcudart", 11, &name), 11);
-    assert_string_equal(name, "libcudart.so.11.0");
+    assert_string_equal(name, nm(CUDART11));
     free(name);
     assert_int_equal(cc_val_find_soname(tmpdir, "libcudart", -1, NULL), 12);
     assert_int_equal(cc_val_find_soname("/nonexistent/dir", "libcudnn", -1, NULL), -1);
 }
 
-static void test_resolve_target(void **state)
+static void test_resolve_prefix(void **state)
 {
     (void)state;
-    /* a prefix install: P/cudnn-9.19.0-cuda13/lib + P/current -> it */
-    char p[128], lib[256], cur[256], inc[256];
-    snprintf(p, sizeof(p), "%s/prefix", tmpdir);
+    /* a prefix install: P/cudnn-9.19.0-cuda13/lib + P/current -> it (a POSIX symlink: Windows
+     * prefixes use a junction and bin\, which test_winpolicy and tests/windows cover) */
+    if (!pff_posix_symlinks(tmpdir))
+        skip(); /* reported as skipped where POSIX symlinks cannot be made */
+    char *p = pff_join(tmpdir, "prefix");
+    char lib[256], cur[256], inc[256];
     snprintf(lib, sizeof(lib), "%s/cudnn-9.19.0-cuda13/lib", p);
     snprintf(inc, sizeof(inc), "%s/cudnn-9.19.0-cuda13/include", p);
     snprintf(cur, sizeof(cur), "%s/current", p);
-    char cmd[2048];
-    snprintf(cmd, sizeof(cmd), "mkdir -p %s %s && ln -s cudnn-9.19.0-cuda13 %s && "
-             "printf '#define CUDNN_MAJOR 9\\n#define CUDNN_MINOR 19\\n#define CUDNN_PATCHLEVEL 0\\n'"
-             " > %s/cudnn_version.h", lib, inc, cur, inc);
-    assert_int_equal(system(cmd), 0);
+    pff_mkdir_p(lib);
+    pff_write(inc, "cudnn_version.h",
+              "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n");
+    assert_int_equal(cc_pf_symlink("cudnn-9.19.0-cuda13", cur), 0);
     touch(lib, "libcudnn.so.9");
+    touch(tmpdir, "libcudart.so.12");
     cudnnctl_ctx *ctx = NULL;
     assert_int_equal(cudnnctl_ctx_new(&ctx), CUDNNCTL_E_OK);
     cudnnctl_validate_opts o;
@@ -257,9 +288,38 @@ static void test_resolve_target(void **state)
     assert_int_equal((int)t.toolkit_dirs.n, 1);
     assert_string_equal(t.toolkit_dirs.v[0], tmpdir);
     cc_val_target_free(&t);
+    cudnnctl_ctx_free(ctx);
+    free(p);
+}
+
+static void test_resolve_target(void **state)
+{
+    (void)state;
+    /* a lib dir with its header beside it, in this OS's names (Windows: cudnn64_9.dll) */
+    char *d = pff_join(tmpdir, "cudnn-dir");
+    char *lib = pff_join(d, "lib");
+    char *inc = pff_join(d, "include");
+    pff_mkdir_p(lib);
+    pff_mkdir_p(inc);
+    touch(lib, nm(CUDNN9));
+    touch(tmpdir, nm(CUDART12));
+    cudnnctl_ctx *ctx = NULL;
+    assert_int_equal(cudnnctl_ctx_new(&ctx), CUDNNCTL_E_OK);
+    cudnnctl_validate_opts o;
+    memset(&o, 0, sizeof(o));
+    o.cuda_home = tmpdir;
+    cc_val_target t;
     /* the file itself */
-    snprintf(want, sizeof(want), "%s/libcudnn.so.9", lib);
-    o.target = want;
+    char *file = pff_join(lib, nm(CUDNN9));
+    o.target = file;
+    assert_int_equal(cc_val_resolve_target(ctx, &o, &t), CUDNNCTL_E_OK);
+    assert_string_equal(t.lib_dir, lib);
+    assert_int_equal(t.major, 9);
+    assert_int_equal((int)t.toolkit_dirs.n, 1);
+    assert_string_equal(t.toolkit_dirs.v[0], tmpdir);
+    cc_val_target_free(&t);
+    /* the dir that holds it */
+    o.target = lib;
     assert_int_equal(cc_val_resolve_target(ctx, &o, &t), CUDNNCTL_E_OK);
     assert_string_equal(t.lib_dir, lib);
     cc_val_target_free(&t);
@@ -268,40 +328,46 @@ static void test_resolve_target(void **state)
     assert_int_equal(cc_val_resolve_target(ctx, &o, &t), CUDNNCTL_E_NOT_FOUND);
     assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, "libcudnn.so.9"));
     /* a --cuda-home without libcudart is refused at once */
-    o.target = p;
+    o.target = lib;
     o.cuda_home = inc;
     assert_int_equal(cc_val_resolve_target(ctx, &o, &t), CUDNNCTL_E_NOT_FOUND);
     assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, "--cuda-home"));
     cudnnctl_ctx_free(ctx);
+    free(file);
+    free(d);
+    free(lib);
+    free(inc);
 }
 
 static void test_child_env(void **state)
 {
     (void)state;
-    char withdnn[128];
-    snprintf(withdnn, sizeof(withdnn), "%s/cudnnbin", tmpdir);
-    char cmd[256];
-    snprintf(cmd, sizeof(cmd), "mkdir -p %s", withdnn);
-    assert_int_equal(system(cmd), 0);
-    touch(withdnn, "libcudnn_graph.so.9");
-    char path[512];
-    snprintf(path, sizeof(path), "/usr/bin:%s:/bin", withdnn);
-    setenv("PATH", path, 1);
-    setenv("LD_LIBRARY_PATH", withdnn, 1);
-    setenv("LD_PRELOAD", "/x.so", 1);
-    setenv("CUDA_VISIBLE_DEVICES", "1", 1);
-    setenv("CUDNN_LOGLEVEL_DBG", "2", 1);
+    char *withdnn = pff_join(tmpdir, "cudnnbin");
+    pff_mkdir_p(withdnn);
+    touch(withdnn, nm(CUDNN_GRAPH9));
+    /* PATH in this OS's form; the dir holding cuDNN is dropped, the others kept in order */
+    char sep = cc_pf_path_list_sep();
+    const char *a = sep == ';' ? "C:\\Windows\\system32" : "/usr/bin";
+    const char *b = sep == ';' ? "C:\\Windows" : "/bin";
+    char path[512], want_path[512];
+    snprintf(path, sizeof(path), "%s%c%s%c%s", a, sep, withdnn, sep, b);
+    snprintf(want_path, sizeof(want_path), "PATH=%s%c%s", a, sep, b);
+    assert_int_equal(cc_pf_setenv("PATH", path), 0);
+    assert_int_equal(cc_pf_setenv("LD_LIBRARY_PATH", withdnn), 0);
+    assert_int_equal(cc_pf_setenv("LD_PRELOAD", "/x.so"), 0);
+    assert_int_equal(cc_pf_setenv("CUDA_VISIBLE_DEVICES", "1"), 0);
+    assert_int_equal(cc_pf_setenv("CUDNN_LOGLEVEL_DBG", "2"), 0);
     cc_strv env = {0};
     assert_int_equal(cc_val_child_env(&env), 0);
-    unsetenv("LD_PRELOAD");
-    unsetenv("LD_LIBRARY_PATH");
+    cc_pf_setenv("LD_PRELOAD", NULL);
+    cc_pf_setenv("LD_LIBRARY_PATH", NULL);
     int saw_path = 0, saw_cvd = 0, saw_log = 0;
     for (size_t i = 0; i < env.n; i++) {
         assert_false(cc_str_starts(env.v[i], "LD_LIBRARY_PATH="));
         assert_false(cc_str_starts(env.v[i], "LD_PRELOAD="));
         if (cc_str_starts(env.v[i], "PATH=")) {
             saw_path = 1;
-            assert_string_equal(env.v[i], "PATH=/usr/bin:/bin");
+            assert_string_equal(env.v[i], want_path);
         }
         saw_cvd |= strcmp(env.v[i], "CUDA_VISIBLE_DEVICES=1") == 0;
         saw_log |= strcmp(env.v[i], "CUDNN_LOGLEVEL_DBG=2") == 0;
@@ -309,8 +375,7 @@ static void test_child_env(void **state)
     assert_true(saw_path && saw_cvd && saw_log);
     assert_null(env.v[env.n]);
     cc_strv_free(&env);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-    assert_int_equal(system(cmd), 0);
+    free(withdnn);
 }
 
 static cudnnctl_validate_result *parse(const char *stream, int status)
@@ -431,10 +496,11 @@ int main(void)
         cmocka_unit_test(test_header_version),
         cmocka_unit_test(test_references),
         cmocka_unit_test(test_find_soname),
+        cmocka_unit_test(test_resolve_prefix),
         cmocka_unit_test(test_resolve_target),
         cmocka_unit_test(test_child_env),
         cmocka_unit_test(test_report_ok_and_no_gpu),
         cmocka_unit_test(test_report_crash_and_hang),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, setup, teardown);
 }
