@@ -57,6 +57,10 @@ typedef struct {
     double tolerance;   /**< compute checks: allowed |err| is tolerance * (1 + |reference|); < 0 n/a */
     char *error;        /**< what went wrong and how to fix it; NULL when ok */
     char *detail;       /**< what was checked (paths, versions, shapes); may be NULL */
+    /** 1: reported, not counted in the status. effective_load is one: whether a program that
+     *  loads cuDNN by name gets these files is wiring (its error names the fix), not whether
+     *  they work. Shown as "warn" when it fails. */
+    int advisory;
 } cudnnctl_validate_check;
 
 /** A library file the validation process had mapped. */

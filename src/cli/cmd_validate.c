@@ -29,7 +29,8 @@ static void print_human(cli_opts *o, const cudnnctl_validate_result *r)
             snprintf(err, sizeof(err), "%.2g", k->max_abs_err);
         else
             snprintf(err, sizeof(err), "-");
-        const char *cells[] = {k->name, k->ok ? "ok" : (k->skipped ? "skip" : "FAIL"), secs, err,
+        const char *res = k->ok ? "ok" : k->skipped ? "skip" : k->advisory ? "warn" : "FAIL";
+        const char *cells[] = {k->name, res, secs, err,
                                k->error ? k->error : (k->detail ? k->detail : "")};
         cli_table_row(t, cells);
     }

@@ -12,8 +12,10 @@ void cc_val_effective(cudnnctl_ctx *ctx, cudnnctl_validate_result *r, const char
     if (!r->lib_dir)
         return;
     if (ctx->root) {
-        cc_val_result_add_check(r, "effective_load", 0, 1, 0, -1, -1,
-                                "under --root the loader of this machine does not apply", NULL);
+        if (cc_val_result_add_check(r, "effective_load", 0, 1, 0, -1, -1,
+                                    "under --root the loader of this machine does not apply",
+                                    NULL) == 0)
+            r->checks[r->n_checks - 1].advisory = 1;
         return;
     }
     int m = r->cudnn_version ? atoi(r->cudnn_version) : major;
@@ -32,7 +34,9 @@ void cc_val_effective(cudnnctl_ctx *ctx, cudnnctl_validate_result *r, const char
     char *detail = cc_asprintf("a process that loads %s by name in this environment maps %s", soname,
                                v[0].mapped ? v[0].mapped : "nothing");
     char *err = cudnnctl_effective_line(&v[0]);
-    cc_val_result_add_check(r, "effective_load", v[0].matches, 0, secs, -1, -1, err, detail);
+    if (cc_val_result_add_check(r, "effective_load", v[0].matches, 0, secs, -1, -1, err, detail) ==
+        0)
+        r->checks[r->n_checks - 1].advisory = 1;
     cudnnctl_free(err);
     free(detail);
     free(soname);

@@ -321,6 +321,8 @@ cudnnctl_err cudnnctl_validate_result_json(const cudnnctl_validate_result *r, ch
         cJSON_AddStringToObject(c, "name", k->name);
         cJSON_AddBoolToObject(c, "ok", k->ok);
         cJSON_AddBoolToObject(c, "skipped", k->skipped);
+        if (k->advisory)
+            cJSON_AddBoolToObject(c, "advisory", 1);
         cJSON_AddNumberToObject(c, "seconds", ms_round(k->seconds));
         if (k->max_abs_err >= 0)
             cJSON_AddNumberToObject(c, "max_abs_err", k->max_abs_err);
