@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_fixture.h"
 #include "hash.h"
 #include "internal.h"
 
@@ -76,19 +77,7 @@ static inline int fx_write(const char *path, const char *text)
 /* A real shared object with the given SONAME at path (a test double, not NVIDIA's code). */
 static inline int fx_elf(const char *path, const char *soname, const char *tag)
 {
-    char *dir = cc_path_dir(path);
-    char *src = cc_asprintf("%s/.double-%s.c", dir, soname);
-    char *code = cc_asprintf("int cudnnctl_test_double_%d(void) { return %d; }\n"
-                             "const char *cudnnctl_test_tag = \"%s %s\";\n",
-                             (int)strlen(soname), (int)strlen(tag), soname, tag);
-    int rc = fx_write(src, code) == 0
-                 ? fx_sh("cc -shared -fPIC -Wl,-soname,%s -o '%s' '%s'", soname, path, src)
-                 : -1;
-    unlink(src);
-    free(dir);
-    free(src);
-    free(code);
-    return rc;
+    return efx_elf(path, soname, tag);
 }
 
 /* Staging tree of cuDNN `ver3` (e.g. "9.19.0"), NVIDIA 9.x layout, with the sub-libraries
