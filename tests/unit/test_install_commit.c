@@ -1,11 +1,13 @@
 /* test_install_commit.c: the install pipeline after verification (links, commit, receipt) and
  * uninstall / rollback / list, on hand-made staging trees with real ELF doubles, into a fake
  * CUDA tree and into a prefix under a temp --root. Every check looks at the files on disk. */
-#define _GNU_SOURCE /* mkdtemp, lstat, readlink in the fixtures */
+#define _GNU_SOURCE /* lstat, readlink */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
