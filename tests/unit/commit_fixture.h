@@ -202,11 +202,11 @@ static inline int fx_cmp(const void *a, const void *b)
 
 static inline void fx_walk(const char *root, const char *rel, cc_strv *out)
 {
-    char *dir = rel ? cc_path_join(root, rel) : strdup(root);
+    char *dir = rel ? cc_path_join(root, rel) : cc_strdup(root);
     cc_pf_dir *d = cc_pf_opendir(dir);
     const char *name;
     while (d && (name = cc_pf_readdir(d)) != NULL) {
-        char *r = rel ? cc_path_join(rel, name) : strdup(name);
+        char *r = rel ? cc_path_join(rel, name) : cc_strdup(name);
         char *p = cc_path_join(root, r);
         cc_pf_stat_t st;
         memset(&st, 0, sizeof(st));
@@ -279,6 +279,7 @@ typedef struct {
     char *tree;        /* real CUDA tree: ROOT/usr/local/cuda-13.0 */
     char *fixture;     /* staging content populate copies (set per install) */
     int fail_populate; /* populate returns HASH_MISMATCH after copying */
+    int windows;       /* a Windows layout (fx_world_make_win): DLLs in bin/, no links */
 } fx_world;
 
 /* A fake CUDA 13.0 tree that already holds a foreign, wheel-style cuDNN 9 (as this machine's
@@ -328,6 +329,52 @@ static inline int fx_world_make_in(fx_world *w, char *tmp)
         free(p);
     }
     return rc;
+}
+
+/* Where no POSIX symlinks can be made (wine): a Windows CUDA 13.0 tree instead, ROOT/CUDA/v13.0,
+ * holding a foreign cuDNN 9 (bin/cudnn64_9.dll, include/cudnn.h) next to the toolkit's files.
+ * Plain files only: what the commit transaction does to them is what is checked. */
+static inline int fx_world_make_win(fx_world *w, char *tmp)
+{
+    memset(w, 0, sizeof(*w));
+    w->windows = 1;
+    w->tmp = tmp;
+    w->root = cc_path_join(w->tmp, "root");
+    w->state = cc_path_join(w->root, "var/lib/cudnnctl");
+    w->tree = cc_path_join(w->root, "CUDA/v13.0");
+    if (!w->tmp)
+        return -1;
+    pff_write(w->tree, "include/cuda.h", "/* the toolkit's own header */\n");
+    pff_write(w->tree, "include/cudnn.h", "/* an older cuDNN header that was here before */\n");
+    pff_write(w->tree, "bin/cudart64_13.dll", "MZ cudart 13 (test bytes)\n");
+    pff_write(w->tree, "bin/cudnn64_9.dll", "MZ cudnn 9 old wheel (test bytes)\n");
+    pff_write(w->tree, "lib/x64/cudart.lib", "cudart import library (test bytes)\n");
+    return 0;
+}
+
+/* Staging tree of a Windows cuDNN `ver3` zip as extraction leaves it (lib/x64 -> lib): per
+ * sub-library stem (e.g. "cudnn_graph") bin/STEM64_M.dll and lib/STEM.lib, headers, LICENSE. */
+static inline int fx_staging_win(const char *dir, const char *ver3, const char *const *stems)
+{
+    int major = atoi(ver3);
+    pff_write(dir, "include/cudnn.h", "/* cudnn.h (Windows test build) */\n");
+    char *t = cc_asprintf("/* cudnn_version.h */\n#define CUDNN_MAJOR %d\n/* %s */\n", major, ver3);
+    pff_write(dir, "include/cudnn_version.h", t);
+    free(t);
+    t = cc_asprintf("cuDNN %s license text (test)\n", ver3);
+    pff_write(dir, "LICENSE", t);
+    free(t);
+    for (int i = 0; stems[i]; i++) {
+        char *dll = cc_asprintf("bin/%s64_%d.dll", stems[i], major);
+        char *lib = cc_asprintf("lib/%s.lib", stems[i]);
+        char *body = cc_asprintf("MZ %s %s (test bytes)\n", stems[i], ver3);
+        pff_write(dir, dll, body);
+        pff_write(dir, lib, body);
+        free(dll);
+        free(lib);
+        free(body);
+    }
+    return 0;
 }
 
 static inline int fx_world_make(fx_world *w)
@@ -401,6 +448,18 @@ static inline void fx_plan_init(fx_plan *fp, const char *ver4, cudnnctl_target_m
     }
 }
 
+/* The plan of a Windows tree install into fx_world_make_win's ROOT/CUDA/v13.0. */
+static inline void fx_plan_init_win(fx_plan *fp, const char *ver4)
+{
+    fx_plan_init(fp, ver4, CUDNNCTL_TARGET_CUDA_TREE, "/CUDA/v13.0");
+    fp->p.archive.platform = (char *)"windows-x86_64";
+    fp->p.archive.relative_path = (char *)"cudnn/windows-x86_64/test-archive.zip";
+    fp->p.url = (char *)"file:///nowhere/test-archive.zip";
+    fp->p.lib_dir = (char *)"/CUDA/v13.0/lib/x64";
+    fp->p.include_dir = (char *)"/CUDA/v13.0/include";
+    fp->p.bin_dir = (char *)"/CUDA/v13.0/bin";
+}
+
 /* Install fixture content through the real pipeline (all but fetch/extract). */
 static inline cudnnctl_err fx_install(cudnnctl_ctx *ctx, fx_world *w, const fx_plan *fp, int force,
                                       cudnnctl_install_result **res)
@@ -409,6 +468,7 @@ static inline cudnnctl_err fx_install(cudnnctl_ctx *ctx, fx_world *w, const fx_p
     memset(&o, 0, sizeof(o));
     o.plan = &fp->p;
     o.force = force;
+    o.no_env = w->windows; /* leave the wine prefix's Path alone */
     return cc_install_with(ctx, NULL, NULL, &o, fx_populate, w, res);
 }
 
