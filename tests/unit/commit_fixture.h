@@ -155,7 +155,7 @@ static inline int fx_staging(const char *dir, const char *ver3, const char *cons
         if (cc_pf_stat(real, &rst) == 0 && rst.is_reg && i < 2) {
             /* the real header, then a line that makes each version's bytes its own */
             rc = efx_copy(real, dst, 0);
-            FILE *f = rc == 0 ? fopen(dst, "a") : NULL;
+            FILE *f = rc == 0 ? fopen(dst, "ab") : NULL;
             rc = f && fprintf(f, "/* test build %s */\n", ver3) > 0 ? 0 : -1;
             if (f && fclose(f) != 0)
                 rc = -1;
