@@ -1,25 +1,36 @@
 /* envwire_fixture.h: fake roots for the environment-wiring unit tests: toolkits 11.8, 12.4, 13.0
  * under /usr/local (version.json, bin/, lib64/), a cudnnctl prefix with installs, a detect
- * result describing them. Header-only; included by test_env_*.c, test_use.c, test_alternatives.c.
+ * result describing them. Header-only; included by test_env_*.c, test_use.c, test_alternatives.c
+ * (after <cmocka.h>). Through the platform layer (pf_fixture.h), so it also builds for Windows: where
+ * POSIX symlinks cannot be made (wine) the root has no /usr/local/cuda link (f->links == 0) and a
+ * case that needs links calls FX_NEED_LINKS(f), reported as skipped, never as passed.
  */
 #ifndef ENVWIRE_FIXTURE_H
 #define ENVWIRE_FIXTURE_H
 
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "internal.h"
+#include "pf_fixture.h"
 
 typedef struct {
     char root[256];
     cudnnctl_ctx *ctx;
     cudnnctl_toolkit tk[4];
     cudnnctl_detect_result det;
+    int links; /* POSIX symlinks can be made here (pff_posix_symlinks) */
 } fx_t;
+
+/* The case is about symlinks: skipped (with the reason) where none can be made. */
+#define FX_NEED_LINKS(f)                                                                           \
+    do {                                                                                           \
+        if (!(f)->links) {                                                                         \
+            print_message("no POSIX symlinks here (wine): the case is about links\n");             \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
 
 static inline void fx_path(const fx_t *f, char *out, size_t n, const char *rel)
 {
@@ -29,17 +40,9 @@ static inline void fx_path(const fx_t *f, char *out, size_t n, const char *rel)
 /* mkdir -p of an absolute host path (no shell: paths may hold quotes). */
 static inline void mkdir_p(const char *p)
 {
-    char buf[1024];
-    snprintf(buf, sizeof(buf), "%s", p);
-    for (char *q = buf + 1; *q; q++)
-        if (*q == '/') {
-            *q = '\0';
-            mkdir(buf, 0755);
-            *q = '/';
-        }
-    mkdir(buf, 0755);
-    struct stat st;
-    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+    pff_mkdir_p(p);
+    cc_pf_stat_t st;
+    if (cc_pf_stat(p, &st) != 0 || !st.is_dir)
         abort();
 }
 
@@ -68,8 +71,8 @@ static inline void fx_link(const fx_t *f, const char *rel, const char *target)
 {
     char p[1024];
     fx_path(f, p, sizeof(p), rel);
-    unlink(p);
-    if (symlink(target, p) != 0)
+    cc_pf_unlink(p);
+    if (cc_pf_symlink(target, p) != 0)
         abort();
 }
 
@@ -79,8 +82,9 @@ static inline const char *fx_readlink(const fx_t *f, const char *rel)
     static char buf[1024];
     char p[1024];
     fx_path(f, p, sizeof(p), rel);
-    ssize_t n = readlink(p, buf, sizeof(buf) - 1);
-    buf[n > 0 ? n : 0] = '\0';
+    char *t = cc_pf_readlink(p);
+    snprintf(buf, sizeof(buf), "%s", t ? t : "");
+    free(t);
     return buf;
 }
 
@@ -103,9 +107,9 @@ static inline const char *fx_read(const fx_t *f, const char *rel)
 static inline int fx_exists(const fx_t *f, const char *rel)
 {
     char p[1024];
-    struct stat st;
+    cc_pf_stat_t st;
     fx_path(f, p, sizeof(p), rel);
-    return lstat(p, &st) == 0;
+    return cc_pf_lstat(p, &st) == 0 && st.exists;
 }
 
 static inline void fx_toolkit(fx_t *f, int i, int major, int minor)
@@ -137,9 +141,10 @@ static inline void fx_toolkit(fx_t *f, int i, int major, int minor)
 static inline int fx_setup(void **state)
 {
     fx_t *f = calloc(1, sizeof(*f));
-    snprintf(f->root, sizeof(f->root), "/tmp/cudnnctl-envwire-XXXXXX");
-    if (!mkdtemp(f->root))
-        return -1;
+    char *root = pff_tmpdir("envwire");
+    snprintf(f->root, sizeof(f->root), "%s", root);
+    free(root);
+    f->links = pff_posix_symlinks(f->root);
     fx_toolkit(f, 0, 11, 8);
     fx_toolkit(f, 1, 12, 4);
     fx_toolkit(f, 2, 13, 0);
@@ -147,7 +152,8 @@ static inline int fx_setup(void **state)
     f->det.toolkits = f->tk;
     f->det.n_toolkits = 3;
     f->det.platform = strdup("linux-x86_64");
-    fx_link(f, "/usr/local/cuda", "cuda-13.0");
+    if (f->links)
+        fx_link(f, "/usr/local/cuda", "cuda-13.0");
     fx_mkdir(f, "/opt/cudnn");
     if (cudnnctl_ctx_new(&f->ctx) != CUDNNCTL_E_OK || cudnnctl_set_root(f->ctx, f->root))
         return -1;
@@ -168,9 +174,8 @@ static inline void fx_install(fx_t *f, const char *ver, int major)
 static inline int fx_teardown(void **state)
 {
     fx_t *f = *state;
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
-    if (system(cmd) != 0)
+    pff_rm_rf(f->root);
+    if (pff_exists(f->root, "."))
         return -1;
     for (int i = 0; i < 3; i++) {
         free(f->tk[i].path);

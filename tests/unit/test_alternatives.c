@@ -68,6 +68,7 @@ static void malformed(void **state)
 static void manages_and_find(void **state)
 {
     fx_t *f = *state;
+    FX_NEED_LINKS(f);
     fx_mkdir(f, "/etc/alternatives");
     fx_write(f, "/var/lib/dpkg/alternatives/cuda", with_slave);
     fx_link(f, "/etc/alternatives/cuda", "/usr/local/cuda-13.0");

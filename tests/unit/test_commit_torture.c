@@ -6,8 +6,9 @@
  * target must be exactly as before or exactly as fully installed, never in between, with no temp
  * names, staging dirs, journal or stray receipts left. The whole `cudnnctl install` through the
  * binary (cache, extraction, staging, commit; the CLI's fault hooks and its "recovered"
- * report): tests/fault/test_install_torture.sh. */
-#define _GNU_SOURCE /* mkdtemp, lstat, readlink in the fixtures */
+ * report): tests/fault/test_install_torture.sh. Where no POSIX symlinks can be made (wine) the
+ * tree cases run on a Windows CUDA tree (DLLs, plain files) and the prefix cases are skipped
+ * (their `current` is a junction there, which wine cannot make). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include "journal.h"
 
 static const char *subs[] = {"libcudnn", "libcudnn_graph", NULL};
+static const char *stems_win[] = {"cudnn", "cudnn_graph", NULL};
 
 typedef struct {
     fx_world w;
@@ -32,7 +34,8 @@ typedef struct {
 
 static void restore_root(torture *t, const char *from)
 {
-    assert_int_equal(fx_sh("rm -rf '%s' && cp -a '%s' '%s'", t->w.root, from, t->w.root), 0);
+    fx_rm_tree(t->w.root);
+    assert_int_equal(fx_copy_tree(from, t->w.root), 0);
 }
 
 static char *target_snap(torture *t)
@@ -59,20 +62,37 @@ static int n_receipts(torture *t)
 static void setup(torture *t, cudnnctl_target_mode mode)
 {
     memset(t, 0, sizeof(*t));
-    assert_int_equal(fx_world_make_in(&t->w, fx_tmpdir_fast()), 0);
-    t->w.fixture = cc_path_join(t->w.tmp, "fixture");
-    assert_int_equal(fx_staging(t->w.fixture, "9.19.0", subs, 0), 0);
-    if (mode == CUDNNCTL_TARGET_PREFIX) {
-        t->target_rel = "opt";
-        assert_int_equal(fx_sh("mkdir -p '%s/opt'", t->w.root), 0);
-        fx_plan_init(&t->plan, "9.19.0.56", mode, "/opt/cudnn");
+    char *tmp = fx_tmpdir_fast();
+    if (!pff_posix_symlinks(tmp)) {
+        if (mode == CUDNNCTL_TARGET_PREFIX) {
+            fx_rm(tmp);
+            free(tmp);
+            print_message("no POSIX symlinks nor junctions here (wine): prefix mode's `current`\n");
+            skip();
+        }
+        assert_int_equal(fx_world_make_win(&t->w, tmp), 0);
+        t->w.fixture = cc_path_join(t->w.tmp, "fixture");
+        assert_int_equal(fx_staging_win(t->w.fixture, "9.19.0", stems_win), 0);
+        t->target_rel = "CUDA/v13.0";
+        fx_plan_init_win(&t->plan, "9.19.0.56");
     } else {
-        t->target_rel = "usr/local/cuda-13.0";
-        fx_plan_init(&t->plan, "9.19.0.56", mode, "/usr/local/cuda");
+        assert_int_equal(fx_world_make_in(&t->w, tmp), 0);
+        t->w.fixture = cc_path_join(t->w.tmp, "fixture");
+        assert_int_equal(fx_staging(t->w.fixture, "9.19.0", subs, 0), 0);
+        if (mode == CUDNNCTL_TARGET_PREFIX) {
+            t->target_rel = "opt";
+            char *opt = cc_path_join(t->w.root, "opt");
+            pff_mkdir_p(opt);
+            free(opt);
+            fx_plan_init(&t->plan, "9.19.0.56", mode, "/opt/cudnn");
+        } else {
+            t->target_rel = "usr/local/cuda-13.0";
+            fx_plan_init(&t->plan, "9.19.0.56", mode, "/usr/local/cuda");
+        }
     }
     t->pristine = cc_path_join(t->w.tmp, "pristine");
     t->installed = cc_path_join(t->w.tmp, "installed");
-    assert_int_equal(fx_sh("cp -a '%s' '%s'", t->w.root, t->pristine), 0);
+    assert_int_equal(fx_copy_tree(t->w.root, t->pristine), 0);
     t->snap_before = target_snap(t);
     cudnnctl_ctx *ctx = fx_world_ctx(&t->w);
     cudnnctl_install_result *res = NULL;
@@ -81,7 +101,7 @@ static void setup(torture *t, cudnnctl_target_mode mode)
     cudnnctl_install_result_free(res);
     cudnnctl_ctx_free(ctx);
     t->snap_after = target_snap(t);
-    assert_int_equal(fx_sh("cp -a '%s' '%s'", t->w.root, t->installed), 0);
+    assert_int_equal(fx_copy_tree(t->w.root, t->installed), 0);
 }
 
 static void teardown(torture *t)

@@ -88,6 +88,7 @@ static void major_only_and_patch(void **state)
 static void dir_target_through_link(void **state)
 {
     fx_t *f = *state;
+    FX_NEED_LINKS(f);
     /* the link names the real dir; an undetected toolkit reads its own version.json */
     cudnnctl_env_selection *s = sel_for(f, "/usr/local/cuda", 0, CUDNNCTL_E_OK);
     assert_string_equal(s->toolkit_path, "/usr/local/cuda-13.0");
@@ -124,7 +125,8 @@ static void cudnn_follows_toolkit_major(void **state)
     assert_true(fx_has(s->managed, s->n_managed, "/opt/cudnn"));
     assert_true(fx_has(s->roots, s->n_roots, "/opt/cudnn/cudnn-9.19.0.56-cuda12"));
     cudnnctl_env_selection_free(s);
-    /* `current` wins when it matches the major */
+    /* `current` wins when it matches the major (the rest needs that link) */
+    FX_NEED_LINKS(f);
     fx_link(f, "/opt/cudnn/current", "cudnn-9.1.0.70-cuda12");
     s = sel_for(f, "12.4", 0, CUDNNCTL_E_OK);
     assert_string_equal(s->cudnn_path, "/opt/cudnn/cudnn-9.1.0.70-cuda12");
@@ -148,6 +150,7 @@ static void cudnn_follows_toolkit_major(void **state)
 static void follow_mode_names_the_links(void **state)
 {
     fx_t *f = *state;
+    FX_NEED_LINKS(f);
     fx_install(f, "9.19.0.56", 13);
     fx_link(f, "/opt/cudnn/current", "cudnn-9.19.0.56-cuda13");
     cudnnctl_env_selection *s = sel_for(f, NULL, CUDNNCTL_SELECT_FOLLOW, CUDNNCTL_E_OK);
@@ -222,6 +225,7 @@ static void windows_layout(void **state)
 static void realpath_stays_in_root(void **state)
 {
     fx_t *f = *state;
+    FX_NEED_LINKS(f);
     fx_mkdir(f, "/a/b");
     fx_link(f, "/a/abs", "/usr/local/cuda");   /* absolute -> root's /usr/local/cuda */
     fx_link(f, "/a/b/rel", "../../usr/local"); /* relative */

@@ -2,34 +2,50 @@
  * items 4-5): cudnnctl_install_prepare changes nothing a reader of the target sees and release
  * undoes it; commit completes it; the question callback decides a reinstall (default: no); a
  * cancel at every point the library polls leaves the tree as it was (or, when none came, the
- * install is complete); the target lock serialises runs with different state dirs. */
-#define _GNU_SOURCE /* mkdtemp, lstat, readlink in the fixtures */
+ * install is complete); the target lock serialises runs with different state dirs. Where no POSIX
+ * symlinks can be made (wine) the same cases run on a Windows CUDA tree (commit_fixture.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <unistd.h>
 
 #include "commit_fixture.h"
 #include "lock.h"
 
 static const char *subs[] = {"libcudnn", "libcudnn_graph", NULL};
+static const char *stems_win[] = {"cudnn", "cudnn_graph", NULL};
 
 /* The fixture's tree without its foreign cuDNN (files no receipt owns need --force: policy
- * tests cover those), so a plain install goes through and --force keeps its reinstall meaning. */
+ * tests cover those), so a plain install goes through and --force keeps its reinstall meaning.
+ * A Linux tree of .so link chains, or a Windows one where no symlinks can be made (wine). */
 static void world(fx_world *w)
 {
-    assert_int_equal(fx_world_make(w), 0);
+    char *tmp = fx_tmpdir();
+    int linux_tree = pff_posix_symlinks(tmp);
+    assert_int_equal(linux_tree ? fx_world_make_in(w, tmp) : fx_world_make_win(w, tmp), 0);
     static const char *const foreign[] = {"include/cudnn.h", "lib/libcudnn.so.9", "lib/libcudnn.so",
                                           "lib/libcudnn_adv.so", "lib/libcudnn_adv.so.9"};
-    for (size_t i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
-        char *p = cc_path_join(w->tree, foreign[i]);
-        unlink(p);
+    static const char *const foreign_win[] = {"include/cudnn.h", "bin/cudnn64_9.dll"};
+    size_t n = linux_tree ? sizeof(foreign) / sizeof(foreign[0]) : 2;
+    for (size_t i = 0; i < n; i++) {
+        char *p = cc_path_join(w->tree, linux_tree ? foreign[i] : foreign_win[i]);
+        assert_int_equal(cc_pf_unlink(p), 0);
         free(p);
     }
     w->fixture = cc_path_join(w->tmp, "fx");
-    assert_int_equal(fx_staging(w->fixture, "9.19.0", subs, 0), 0);
+    assert_int_equal(linux_tree ? fx_staging(w->fixture, "9.19.0", subs, 0)
+                                : fx_staging_win(w->fixture, "9.19.0", stems_win),
+                     0);
+}
+
+/* The tree install's plan for that world. */
+static void plan(const fx_world *w, fx_plan *fp)
+{
+    if (w->windows)
+        fx_plan_init_win(fp, "9.19.0.56");
+    else
+        fx_plan_init(fp, "9.19.0.56", CUDNNCTL_TARGET_CUDA_TREE, "/usr/local/cuda");
 }
 
 static cudnnctl_err prepare(cudnnctl_ctx *ctx, fx_world *w, const fx_plan *fp, int force,
@@ -39,12 +55,14 @@ static cudnnctl_err prepare(cudnnctl_ctx *ctx, fx_world *w, const fx_plan *fp, i
     memset(&o, 0, sizeof(o));
     o.plan = &fp->p;
     o.force = force;
+    o.no_env = w->windows; /* leave the wine prefix's Path alone */
     return cc_install_prepare_with(ctx, NULL, NULL, &o, fx_populate, w, h, res);
 }
 
 static int graph_there(const fx_world *w)
 {
-    char *p = cc_path_join(w->tree, "lib/libcudnn_graph.so.9.19.0");
+    char *p = cc_path_join(w->tree, w->windows ? "bin/cudnn_graph64_9.dll"
+                                               : "lib/libcudnn_graph.so.9.19.0");
     int yes = fx_exists(p);
     free(p);
     return yes;
@@ -58,7 +76,7 @@ static void prepare_is_invisible_and_release_undoes_it(void **state)
     cudnnctl_ctx *ctx = fx_world_ctx(&w);
     char *before = fx_snapshot(w.tree);
     fx_plan fp;
-    fx_plan_init(&fp, "9.19.0.56", CUDNNCTL_TARGET_CUDA_TREE, "/usr/local/cuda");
+    plan(&w, &fp);
     cudnnctl_install_handle *h = NULL;
     cudnnctl_install_result *res = NULL;
     assert_int_equal(prepare(ctx, &w, &fp, 0, &h, &res), CUDNNCTL_E_OK);
@@ -110,7 +128,7 @@ static void question_decides_reinstall(void **state)
     world(&w);
     cudnnctl_ctx *ctx = fx_world_ctx(&w);
     fx_plan fp;
-    fx_plan_init(&fp, "9.19.0.56", CUDNNCTL_TARGET_CUDA_TREE, "/usr/local/cuda");
+    plan(&w, &fp);
     cudnnctl_install_result *res = NULL;
     assert_int_equal(fx_install(ctx, &w, &fp, 0, &res), CUDNNCTL_E_OK);
     cudnnctl_install_result_free(res);
@@ -159,7 +177,7 @@ static void cancel_at_every_poll_rolls_back(void **state)
     char *before = fx_snapshot(w.tree);
     char *journal = cc_path_join(w.state, "journal.json");
     fx_plan fp;
-    fx_plan_init(&fp, "9.19.0.56", CUDNNCTL_TARGET_CUDA_TREE, "/usr/local/cuda");
+    plan(&w, &fp);
     int cancelled = 0;
     for (int at = 1; at < 10000; at++) {
         cudnnctl_ctx *ctx = fx_world_ctx(&w);
@@ -205,7 +223,7 @@ static void target_lock_spans_state_dirs(void **state)
     cc_lock lk;
     assert_int_equal(cc_lock_target(holder, w.tree, "test", &lk), CUDNNCTL_E_OK);
     fx_plan fp;
-    fx_plan_init(&fp, "9.19.0.56", CUDNNCTL_TARGET_CUDA_TREE, "/usr/local/cuda");
+    plan(&w, &fp);
     cudnnctl_install_result *res = NULL;
     cudnnctl_err e = fx_install(ctx, &w, &fp, 0, &res);
     assert_int_equal(e, CUDNNCTL_E_LOCKED);

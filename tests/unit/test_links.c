@@ -1,7 +1,7 @@
 /* test_links.c: library file names (cc_lib_parse, cc_lib_classify, cc_ln_major), the .so link
- * chain made in staging, SONAME checks (real ELF doubles built with cc; the machine's real
- * libcudnn.so.9 when it has one). */
-#define _GNU_SOURCE /* mkdtemp, lstat, readlink in the fixtures */
+ * chain made in staging, SONAME checks (real ELF doubles built with cc, ready-made under wine:
+ * elf_fixture.h; the machine's real libcudnn.so.9 when it has one). Fixtures through the
+ * platform layer (pf_fixture.h); the cases that make symlinks skip() where none can be made. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,9 +9,22 @@
 
 #include <cmocka.h>
 
-#include "commit_fixture.h"
+#include "elf_fixture.h"
 #include "elf_info.h"
 #include "links.h"
+#include "pf_fixture.h"
+
+#define REAL_CUDNN_DIR "/usr/local/cuda-13.0"
+
+/* The symlinks of a .so chain cannot be made here (wine): clean up and report the case skipped. */
+#define SKIP_WITHOUT_SYMLINKS(dir)                                                                 \
+    do {                                                                                           \
+        if (!pff_posix_symlinks(dir)) {                                                            \
+            pff_rm_rf(dir);                                                                        \
+            free(dir);                                                                             \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
 
 static void classify_table(void **state)
 {
@@ -91,35 +104,49 @@ static void parse_table(void **state)
         assert_int_equal(ln.major, t[i].major);
         assert_int_equal(ln.parts, t[i].parts);
     }
-    /* cc_ln_major on this OS (Linux): "<stem>.so.N[.n]" of that stem only */
-    assert_int_equal(cc_ln_major("libcudart.so.11.0", "libcudart"), 11);
-    assert_int_equal(cc_ln_major("libcudart.so.13", "libcudart"), 13);
-    assert_int_equal(cc_ln_major("libcudart.so.13.0.88", "libcudart"), -1);
-    assert_int_equal(cc_ln_major("libcudart.so.13", "libcuda"), -1);
-    assert_int_equal(cc_ln_major("cudart64_12.dll", "libcudart"), -1);
+    /* cc_ln_major: this OS's rules. Linux's: "<stem>.so.N[.n]" of that stem only */
+    static const struct {
+        const char *name, *stem;
+        int linux_major, windows_major;
+    } m[] = {
+        {"libcudart.so.11.0", "libcudart", 11, -1}, {"libcudart.so.13", "libcudart", 13, -1},
+        {"libcudart.so.13.0.88", "libcudart", -1, -1}, {"libcudart.so.13", "libcuda", -1, -1},
+        {"cudart64_12.dll", "libcudart", -1, 12},
+    };
+    int win = strcmp(cc_pf_os(), "windows") == 0;
+    assert_int_equal(cc_ln_windows(), win);
+    for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+        assert_int_equal(cc_ln_major_for(0, m[i].name, m[i].stem), m[i].linux_major);
+        assert_int_equal(cc_ln_major_for(1, m[i].name, m[i].stem), m[i].windows_major);
+        assert_int_equal(cc_ln_major(m[i].name, m[i].stem),
+                         win ? m[i].windows_major : m[i].linux_major);
+    }
 }
 
 static void soname_of_doubles_and_non_elf(void **state)
 {
     (void)state;
-    char *dir = fx_tmpdir();
+    char *dir = pff_tmpdir("links");
     char *so = cc_path_join(dir, "libcudnn_ops.so.9.19.0");
-    assert_int_equal(fx_elf(so, "libcudnn_ops.so.9", "9.19.0"), 0);
+    assert_int_equal(efx_elf(so, "libcudnn_ops.so.9", "9.19.0"), 0);
     char *soname = cc_elf_soname(so);
     assert_non_null(soname);
     assert_string_equal(soname, "libcudnn_ops.so.9");
     free(soname);
     char *txt = cc_path_join(dir, "notelf");
-    fx_write(txt, "#!/bin/sh\necho not an ELF file at all, long enough to be read\n");
+    pff_write(dir, "notelf", "#!/bin/sh\necho not an ELF file at all, long enough to be read\n");
     assert_null(cc_elf_soname(txt));
     /* a truncated ELF: header only */
     char *trunc = cc_path_join(dir, "trunc.so");
-    assert_int_equal(fx_sh("head -c 100 '%s' > '%s'", so, trunc), 0);
+    assert_int_equal(efx_copy(so, trunc, 100), 0);
+    cc_pf_stat_t tst;
+    assert_int_equal(cc_pf_stat(trunc, &tst), 0);
+    assert_int_equal(tst.size, 100);
     assert_null(cc_elf_soname(trunc));
     free(so);
     free(txt);
     free(trunc);
-    fx_rm(dir);
+    pff_rm_rf(dir);
     free(dir);
 }
 
@@ -127,7 +154,8 @@ static void soname_of_real_cudnn(void **state)
 {
     (void)state;
     const char *real = REAL_CUDNN_DIR "/lib/libcudnn.so.9";
-    if (access(real, R_OK) != 0)
+    cc_pf_stat_t st;
+    if (cc_pf_stat(real, &st) != 0 || !st.exists)
         skip(); /* reported as skipped by cmocka, never as passed */
     char *soname = cc_elf_soname(real);
     assert_non_null(soname);
@@ -138,14 +166,25 @@ static void soname_of_real_cudnn(void **state)
 static void chain_made_for_3part_files(void **state)
 {
     (void)state;
+    char *dir = pff_tmpdir("links");
+    SKIP_WITHOUT_SYMLINKS(dir);
     cudnnctl_ctx *ctx;
     cudnnctl_ctx_new(&ctx);
-    char *dir = fx_tmpdir();
     const char *subs[] = {"libcudnn", "libcudnn_graph", "libcudnn_ops", NULL};
-    assert_int_equal(fx_staging(dir, "9.19.0", subs, 0), 0);
     char *lib = cc_path_join(dir, "lib");
+    pff_mkdir_p(lib);
+    /* the staging's lib/ in NVIDIA's layout: one real ELF double libX.so.9.19.0 per library */
+    for (int i = 0; subs[i]; i++) {
+        char *full = cc_asprintf("%s/%s.so.9.19.0", lib, subs[i]);
+        char *soname = cc_asprintf("%s.so.9", subs[i]);
+        assert_int_equal(efx_elf(full, soname, "9.19.0"), 0);
+        free(full);
+        free(soname);
+    }
     /* one stale/wrong link the archive might carry: it must be fixed */
-    assert_int_equal(fx_sh("cd '%s' && ln -s libcudnn_ops.so.9.18.0 libcudnn_ops.so.9", lib), 0);
+    char *stale = cc_path_join(lib, "libcudnn_ops.so.9");
+    assert_int_equal(cc_pf_symlink("libcudnn_ops.so.9.18.0", stale), 0);
+    free(stale);
     cc_strv made = {0};
     assert_int_equal(cc_links_fix(ctx, lib, &made), CUDNNCTL_E_OK);
     assert_int_equal(made.n, 6);
@@ -154,7 +193,7 @@ static void chain_made_for_3part_files(void **state)
         char *d = cc_asprintf("%s/%s.so", lib, subs[i]);
         char *want = cc_asprintf("%s.so.9.19.0", subs[i]);
         char *want2 = cc_asprintf("%s.so.9", subs[i]);
-        char *t1 = fx_readlink(m), *t2 = fx_readlink(d);
+        char *t1 = cc_pf_readlink(m), *t2 = cc_pf_readlink(d);
         assert_non_null(t1);
         assert_non_null(t2);
         assert_string_equal(t1, want);
@@ -169,7 +208,7 @@ static void chain_made_for_3part_files(void **state)
     cc_strv_free(&made);
     cc_strv_free(&again);
     free(lib);
-    fx_rm(dir);
+    pff_rm_rf(dir);
     free(dir);
     cudnnctl_ctx_free(ctx);
 }
@@ -177,24 +216,25 @@ static void chain_made_for_3part_files(void **state)
 static void wheel_style_kept(void **state)
 {
     (void)state;
+    char *dir = pff_tmpdir("links");
+    SKIP_WITHOUT_SYMLINKS(dir);
     cudnnctl_ctx *ctx;
     cudnnctl_ctx_new(&ctx);
-    char *dir = fx_tmpdir();
     char *so9 = cc_path_join(dir, "libcudnn.so.9");
-    assert_int_equal(fx_elf(so9, "libcudnn.so.9", "wheel"), 0);
+    assert_int_equal(efx_elf(so9, "libcudnn.so.9", "wheel"), 0);
     cc_strv made = {0};
     assert_int_equal(cc_links_fix(ctx, dir, &made), CUDNNCTL_E_OK);
-    struct stat st;
-    assert_int_equal(lstat(so9, &st), 0);
-    assert_true(S_ISREG(st.st_mode)); /* kept as the regular file it is */
+    cc_pf_stat_t st;
+    assert_int_equal(cc_pf_lstat(so9, &st), 0);
+    assert_true(st.exists && st.is_reg && !st.is_link); /* kept as the regular file it is */
     char *dev = cc_path_join(dir, "libcudnn.so");
-    char *t = fx_readlink(dev);
+    char *t = cc_pf_readlink(dev);
     assert_non_null(t);
     assert_string_equal(t, "libcudnn.so.9");
     assert_int_equal(made.n, 1);
     free(t), free(dev), free(so9);
     cc_strv_free(&made);
-    fx_rm(dir);
+    pff_rm_rf(dir);
     free(dir);
     cudnnctl_ctx_free(ctx);
 }
@@ -204,14 +244,14 @@ static void soname_mismatch_refused(void **state)
     (void)state;
     cudnnctl_ctx *ctx;
     cudnnctl_ctx_new(&ctx);
-    char *dir = fx_tmpdir();
+    char *dir = pff_tmpdir("links");
     char *so = cc_path_join(dir, "libcudnn_cnn.so.9.19.0");
-    assert_int_equal(fx_elf(so, "libcudnn_cnn.so.8", "x"), 0);
+    assert_int_equal(efx_elf(so, "libcudnn_cnn.so.8", "x"), 0);
     assert_int_equal(cc_links_fix(ctx, dir, NULL), CUDNNCTL_E_SONAME);
     assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, "libcudnn_cnn.so.8"));
     assert_int_equal(cudnnctl_err_exit_code(CUDNNCTL_E_SONAME), 1);
     free(so);
-    fx_rm(dir);
+    pff_rm_rf(dir);
     free(dir);
     cudnnctl_ctx_free(ctx);
 }
@@ -221,14 +261,14 @@ static void two_versions_refused(void **state)
     (void)state;
     cudnnctl_ctx *ctx;
     cudnnctl_ctx_new(&ctx);
-    char *dir = fx_tmpdir();
+    char *dir = pff_tmpdir("links");
     char *a = cc_path_join(dir, "libcudnn_ops.so.9.19.0");
     char *b = cc_path_join(dir, "libcudnn_ops.so.9.18.0");
-    assert_int_equal(fx_elf(a, "libcudnn_ops.so.9", "a"), 0);
-    assert_int_equal(fx_elf(b, "libcudnn_ops.so.9", "b"), 0);
+    assert_int_equal(efx_elf(a, "libcudnn_ops.so.9", "a"), 0);
+    assert_int_equal(efx_elf(b, "libcudnn_ops.so.9", "b"), 0);
     assert_int_equal(cc_links_fix(ctx, dir, NULL), CUDNNCTL_E_BAD_LAYOUT);
     free(a), free(b);
-    fx_rm(dir);
+    pff_rm_rf(dir);
     free(dir);
     cudnnctl_ctx_free(ctx);
 }

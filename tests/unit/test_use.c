@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
