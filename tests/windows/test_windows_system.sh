@@ -18,7 +18,22 @@ STATE="$WINEPREFIX/drive_c/ProgramData/cudnnctl"
 HKLM='HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment'
 HKCU='HKCU\Environment'
 TMP=$(mktemp -d)
-regq() { "$WINE" reg query "$1" 2>/dev/null | tr -d '\r' | { grep -iE '^\s+(CUDA_PATH|Path)' || true; } | sort; }
+# Once in CI the script ended right after "use --system 13.0 ..." with no message: a failing
+# `wine reg query` inside regq's pipeline ends it that way under set -e. It is retried, a
+# failure says so, and any other failing line is named by the ERR trap.
+regq() {
+  local out i
+  for i in 1 2 3; do
+    if out=$("$WINE" reg query "$1" 2>/dev/null); then
+      printf '%s\n' "$out" | tr -d '\r' | { grep -iE '^\s+(CUDA_PATH|Path)' || true; } | sort
+      return 0
+    fi
+    sleep 0.5
+  done
+  echo "FAIL: wine reg query $1 failed 3 times" >&2
+  return 1
+}
+trap 'echo "FAIL: line $LINENO exited $? ($BASH_COMMAND)" >&2' ERR
 ORIG_PATH=""
 restore() {
   for v in CUDA_PATH CUDA_PATH_V12_4 CUDA_PATH_V13_0; do "$WINE" reg delete "$HKLM" /v $v /f >/dev/null 2>&1 || true; done
