@@ -60,14 +60,7 @@ static log_stats read_log(int from, const char *path, unsigned long long at)
 
 static cc_source_opts ranged_opts(const char *url, unsigned connections)
 {
-    cc_source_opts o;
-    memset(&o, 0, sizeof(o));
-    o.url = url;
-    o.expected_sha256 = data_hex;
-    o.expected_size = SIZE;
-    o.use_cache = 1;
-    o.retry_delay_ms = 10;
-    o.connect_timeout_secs = 5;
+    cc_source_opts o = opts_for(url, data_hex, SIZE);
     o.connections = connections;
     o.piece_bytes = PIECE;
     return o;
