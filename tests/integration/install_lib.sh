@@ -107,6 +107,16 @@ write_manifest() {
 JSON
 }
 
+# flip_byte FILE [DIVISOR]: XOR 0x01 into the byte at len/DIVISOR (default 2) of FILE, in place:
+# the same size, one bit wrong (a download or archive that must fail its SHA-256).
+flip_byte() {
+  python3 - "$1" "${2:-2}" <<'PY'
+import sys
+p, d = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(p, "rb").read()); b[len(b) // d] ^= 0x01; open(p, "wb").write(bytes(b))
+PY
+}
+
 # start_httpd ROOT [httpd.py options...]: serve ROOT on 127.0.0.1 (tests/tools/httpd.py, port file
 # $T/port); sets U to its base URL and adds its pid to PIDS (the caller's trap stops it).
 start_httpd() {

@@ -17,10 +17,7 @@ mkdir -p "$T/build" "$T/www/cudnn/linux-x86_64" "$T/www/bad/cudnn/linux-x86_64" 
 A=$(make_archive "$T/build" "$VER" "libcudnn libcudnn_graph")
 cp "$A" "$T/www/$REL"
 cp "$A" "$T/www/bad/$REL"
-python3 - "$T/www/bad/$REL" <<'PY'
-import sys
-p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[len(b) // 3] ^= 0x01; open(p, "wb").write(b)
-PY
+flip_byte "$T/www/bad/$REL" 3
 SHA=$(sha256sum "$A" | cut -c1-64); SIZE=$(stat -c %s "$A")
 write_manifest "$R/srv/manifest.json" "$VER" "$REL" "$SHA" "$SIZE"
 start_httpd "$T/www" --log "$T/http.log"

@@ -137,12 +137,8 @@ same_snap "$T/opt-before" "$T/opt-after" "rollback of the prefix install"
 
 # ---- one flipped byte: exit 3, the target byte-identical, nothing staged left ----
 mkdir -p "$S/flip"
-python3 - "$A" "$S/flip/$(basename "$A")" <<'PY'
-import sys
-b = bytearray(open(sys.argv[1], "rb").read())
-b[len(b) // 2] ^= 0x01
-open(sys.argv[2], "wb").write(bytes(b))
-PY
+cp "$A" "$S/flip/$(basename "$A")"
+flip_byte "$S/flip/$(basename "$A")"
 set +e
 "${C[@]}" install --cuda-home /usr/local/cuda --archive "$S/flip/$(basename "$A")" --sha256 "$SHA" \
   --no-validate --json > "$T/flip.json" 2> "$T/err"
