@@ -20,13 +20,6 @@
 static cudnnctl_err dry_run_foreign(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
 {
     cc_strv found = {0};
-    if (h->opts.force) { /* the receipts were not read above: --force skips "unchanged" */
-        char *state = cc_state_dir(ctx);
-        cudnnctl_err rc = state ? cc_receipts_load(ctx, state, &h->rs) : ctx->err.code;
-        free(state);
-        if (rc != CUDNNCTL_E_OK)
-            return rc;
-    }
     if (cc_commit_foreign_predict(ctx, &h->rs, &h->dest, &found) != CUDNNCTL_E_OK) {
         cc_strv_free(&found);
         return ctx->err.code;
@@ -47,6 +40,42 @@ static cudnnctl_err dry_run_foreign(cudnnctl_ctx *ctx, cudnnctl_install_handle *
     }
     cc_strv_free(&found);
     return CUDNNCTL_E_OK;
+}
+
+/* A dry run stops after the plan: step 5 of a real run, read only (no lock, no recovery). The
+ * same install already there -> "unchanged" (not with --force), so a check mode (Ansible
+ * --check) predicts no change; into a CUDA tree, the files a real run would stop at. */
+static cudnnctl_err prep_dry_run(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
+{
+    cudnnctl_install_result *res = h->res;
+    const cc_source_choice *ch = &h->ch;
+    const cudnnctl_plan *p = ch->plan;
+    for (size_t i = 0; i < p->n_warnings; i++)
+        cc_strv_push(&h->warnings, p->warnings[i]);
+    STEP(h,
+         "would extract into a staging dir next to %s, commit through a journal, fix the .so "
+         "links, write a receipt",
+         res->install_dir);
+    res->result = CUDNNCTL_INSTALL_DRY_RUN;
+    char *state = cc_state_dir(ctx);
+    cudnnctl_err rc = state ? cc_receipts_load(ctx, state, &h->rs) : ctx->err.code;
+    free(state);
+    if (rc != CUDNNCTL_E_OK && h->opts.force)
+        return rc; /* without --force an unreadable state only means "not unchanged" */
+    const cc_receipt *same =
+        rc == CUDNNCTL_E_OK && !h->opts.force
+            ? cc_install_already(ctx, &h->rs, ch, h->dest.mode, h->target_shown,
+                                 res->install_dir)
+            : NULL;
+    if (same) {
+        res->result = CUDNNCTL_INSTALL_UNCHANGED;
+        res->receipt_id = cc_strdup(same->id);
+        STEP(h, "unchanged: cuDNN %s (same SHA-256) is already installed in %s (receipt %s); "
+                "--force reinstalls",
+             ch->cudnn_version, res->install_dir, same->id);
+        return CUDNNCTL_E_OK;
+    }
+    return h->dest.mode == CUDNNCTL_TARGET_CUDA_TREE ? dry_run_foreign(ctx, h) : CUDNNCTL_E_OK;
 }
 
 static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
@@ -81,34 +110,7 @@ static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
          ch->platform, p->reason ? ": " : "", p->reason ? p->reason : "");
     STEP(h, "source: %s (%s)", res->archive.url ? res->archive.url : ch->url,
          ch->sha256 ? "SHA-256 checked while it streams" : "NOT VERIFIED");
-    if (h->opts.dry_run) {
-        for (size_t i = 0; i < p->n_warnings; i++)
-            cc_strv_push(&h->warnings, p->warnings[i]);
-        STEP(h,
-             "would extract into a staging dir next to %s, commit through a journal, fix the .so "
-             "links, write a receipt",
-             res->install_dir);
-        res->result = CUDNNCTL_INSTALL_DRY_RUN;
-        /* step 5 of a real run, read only (no lock, no recovery): the same install already
-         * there -> "unchanged", so a check mode (Ansible --check) predicts no change */
-        char *state = h->opts.force ? NULL : cc_state_dir(ctx);
-        const cc_receipt *same =
-            state && cc_receipts_load(ctx, state, &h->rs) == CUDNNCTL_E_OK
-                ? cc_install_already(ctx, &h->rs, ch, h->dest.mode, h->target_shown,
-                                     res->install_dir)
-                : NULL;
-        free(state);
-        if (same) {
-            res->result = CUDNNCTL_INSTALL_UNCHANGED;
-            res->receipt_id = cc_strdup(same->id);
-            STEP(h, "unchanged: cuDNN %s (same SHA-256) is already installed in %s (receipt %s); "
-                    "--force reinstalls",
-                 ch->cudnn_version, res->install_dir, same->id);
-        } else if (h->dest.mode == CUDNNCTL_TARGET_CUDA_TREE) {
-            return dry_run_foreign(ctx, h);
-        }
-    }
-    return CUDNNCTL_E_OK;
+    return h->opts.dry_run ? prep_dry_run(ctx, h) : CUDNNCTL_E_OK;
 }
 
 /* ---- lock, recovery, already installed? (*done: nothing left to do) ---- */
