@@ -11,6 +11,7 @@
 #include "embedded.h"
 #include "hash.h"
 #include "source.h"
+#include "trust.h"
 #include "json.h"
 
 #define NVIDIA_REDIST "https://developer.download.nvidia.com/compute/cudnn/redist/"
@@ -314,22 +315,20 @@ cudnnctl_err cudnnctl_mirror(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
         CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
                    "mirror needs a selection: --cudnn V and/or --cuda M (or --all for every "
                    "release the catalog knows)");
-    size_t nconf = cudnnctl_catalog_conflict_count(cat);
-    if (nconf && !o->allow_manifest_override)
-        CC_RET_ERR(ctx, CUDNNCTL_E_MANIFEST_CONFLICT,
-                   "%s%s. A manifest that contradicts NVIDIA's own is tampered with or describes "
-                   "repacked archives: nothing was mirrored. Use NVIDIA's manifest (or none), or "
-                   "mirror this one knowingly with --allow-manifest-override (an install from the "
-                   "mirror then needs the same flag)",
-                   cudnnctl_catalog_conflict(cat, 0),
-                   nconf > 1 ? " (and more: see the warnings above)" : "");
+    cudnnctl_err e = o->allow_manifest_override
+                         ? CUDNNCTL_E_OK
+                         : cc_catalog_trust_refuse(ctx, cat, "mirrored",
+                                                   "mirror this one knowingly with "
+                                                   "--allow-manifest-override (an install from "
+                                                   "the mirror then needs the same flag)");
+    if (e != CUDNNCTL_E_OK)
+        return e;
     uint64_t t0 = cc_pf_now_ms();
     cudnnctl_mirror_result *r = calloc(1, sizeof(*r));
     if (!r)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     *out = r;
     char *platform = NULL;
-    cudnnctl_err e = CUDNNCTL_E_OK;
     if (o->platform) {
         platform = cc_strdup(o->platform);
     } else if (!o->all_platforms) { /* this machine's key, as detect names it (Jetson, SBSA) */

@@ -6,6 +6,7 @@
 
 #include "hash.h"
 #include "install_internal.h"
+#include "trust.h"
 #include "txfs.h"
 
 void cc_source_choice_free(cc_source_choice *c)
@@ -173,13 +174,9 @@ static cudnnctl_err manifest_trust(cudnnctl_ctx *ctx, const cudnnctl_catalog *ca
     if (!n)
         return CUDNNCTL_E_OK;
     if (!o->allow_manifest_override)
-        CC_RET_ERR(ctx, CUDNNCTL_E_MANIFEST_CONFLICT,
-                   "%s%s. A manifest that contradicts NVIDIA's own is tampered with or describes "
-                   "repacked archives: nothing was installed. Use NVIDIA's manifest (or none), or "
-                   "install from this one knowingly with --allow-manifest-override (recorded in "
-                   "the receipt)",
-                   cudnnctl_catalog_conflict(cat, 0),
-                   n > 1 ? " (and more: see the warnings above)" : "");
+        return cc_catalog_trust_refuse(ctx, cat, "installed",
+                                       "install from this one knowingly with "
+                                       "--allow-manifest-override (recorded in the receipt)");
     cc_buf b = {0};
     for (size_t i = 0; i < n; i++) {
         const char *t = cudnnctl_catalog_conflict(cat, i);

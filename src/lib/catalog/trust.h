@@ -1,0 +1,14 @@
+/* trust.h: manifest trust for the stages that use a catalog (install, mirror); the scan itself is
+ * catalog_trust.c's, the refusal trust_refuse.c (docs/security.md, "Manifest trust"). */
+#ifndef CUDNNCTL_TRUST_H
+#define CUDNNCTL_TRUST_H
+
+#include "internal.h"
+
+/* CUDNNCTL_E_MANIFEST_CONFLICT naming the catalog's first disagreement when it has any, else OK.
+ * `done`: what did not happen ("installed"); `way_out`: the sentence after "or " that names
+ * --allow-manifest-override for this command. */
+cudnnctl_err cc_catalog_trust_refuse(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
+                                     const char *done, const char *way_out);
+
+#endif
