@@ -514,6 +514,60 @@ static cudnnctl_err resume(rf *r, uint64_t part_size)
     return advance(r);
 }
 
+/* No side file: a new ranged download. A plain prefix from an earlier one-stream run is kept as
+ * the first range; the rest is the probe (the first request, which decides the connections). */
+static void start_fresh(rf *r, int have_part, uint64_t part_size)
+{
+    cc_source *s = r->s;
+    uint64_t keep = have_part && part_size <= r->size ? part_size : 0;
+    if (have_part && part_size > keep)
+        cc_pf_truncate(r->wfd, keep);
+    if (keep > 0 && push_piece(r, 0, keep, keep) != 0)
+        fail(r, CUDNNCTL_E_NOMEM, cc_strdup("out of memory"));
+    if (keep > 0)
+        cc_src_push_event(s, CUDNNCTL_EV_STEP,
+                          cc_asprintf("resuming the download of %s after %llu bytes", s->url,
+                                      (unsigned long long)keep));
+    if (keep < r->size && push_piece(r, keep, r->size, 0) != 0)
+        fail(r, CUDNNCTL_E_NOMEM, cc_strdup("out of memory"));
+    r->probing = 1;
+    r->probe_t0 = cc_pf_now_ms();
+    if (r->err == CUDNNCTL_E_OK)
+        advance(r);
+    if (r->n > 0 && r->p[0].got == piece_len(&r->p[0]) && r->n > 1) {
+        /* the probe is the first piece still to fetch */
+        memmove(&r->p[0], &r->p[1], (r->n - 1) * sizeof(piece));
+        r->n--;
+        r->wi = 0;
+    }
+}
+
+/* After the transfers: a short end is an error (cancelled or stopped); a fallback keeps only the
+ * in-order prefix; a complete part drops its side file; a failed one records what is on disk. */
+static void settle(rf *r, int *fallback)
+{
+    cc_source *s = r->s;
+    if (r->err == CUDNNCTL_E_OK && !r->fallback && r->w < r->size && cc_ring_cancelled(s->ring))
+        fail(r, CUDNNCTL_E_INTERRUPTED, cc_strdup("download cancelled"));
+    if (r->err == CUDNNCTL_E_OK && !r->fallback && r->w < r->size)
+        fail(r, CUDNNCTL_E_NETWORK,
+             cc_asprintf("%s: the download stopped at byte %llu of %llu", s->url,
+                         (unsigned long long)r->w, (unsigned long long)r->size));
+    if (r->fallback && r->err == CUDNNCTL_E_OK) {
+        /* keep only the in-order prefix: a server that mishandles ranges gets no trust */
+        if (cc_pf_truncate(r->wfd, r->w) != 0)
+            fail(r, cc_pf_last_error(),
+                 cc_asprintf("cannot cut the partial download %s: %s", s->path,
+                             cc_pf_last_error_text()));
+        cc_sys_unlink(s->ctx, r->side);
+        *fallback = r->err == CUDNNCTL_E_OK;
+    } else if (r->err == CUDNNCTL_E_OK) {
+        cc_sys_unlink(s->ctx, r->side); /* complete: the part is a plain file again */
+    } else if (r->n > 0 && r->w > 0) {
+        side_write(r); /* what is on disk, for the next run */
+    }
+}
+
 cudnnctl_err cc_fetch_ranges(cc_source *s, uint64_t *have, int *fallback, char **why)
 {
     rf r;
@@ -546,28 +600,7 @@ cudnnctl_err cc_fetch_ranges(cc_source *s, uint64_t *have, int *fallback, char *
     if (have_side && have_part) {
         resume(&r, part_st.size);
     } else {
-        /* a plain prefix from an earlier one-stream run is kept as the first range */
-        uint64_t keep = have_part && part_st.size <= r.size ? part_st.size : 0;
-        if (have_part && part_st.size > keep)
-            cc_pf_truncate(r.wfd, keep);
-        if (keep > 0 && push_piece(&r, 0, keep, keep) != 0)
-            fail(&r, CUDNNCTL_E_NOMEM, cc_strdup("out of memory"));
-        if (keep > 0)
-            cc_src_push_event(s, CUDNNCTL_EV_STEP,
-                              cc_asprintf("resuming the download of %s after %llu bytes", s->url,
-                                          (unsigned long long)keep));
-        if (keep < r.size && push_piece(&r, keep, r.size, 0) != 0)
-            fail(&r, CUDNNCTL_E_NOMEM, cc_strdup("out of memory"));
-        r.probing = 1;
-        r.probe_t0 = cc_pf_now_ms();
-        if (r.err == CUDNNCTL_E_OK)
-            advance(&r);
-        if (r.n > 0 && r.p[0].got == piece_len(&r.p[0]) && r.n > 1) {
-            /* the probe is the first piece still to fetch */
-            memmove(&r.p[0], &r.p[1], (r.n - 1) * sizeof(piece));
-            r.n--;
-            r.wi = 0;
-        }
+        start_fresh(&r, have_part, part_st.size);
     }
     if (r.err == CUDNNCTL_E_OK && r.w < r.size) {
         cc_transport *t = s->tops->open();
@@ -578,25 +611,7 @@ cudnnctl_err cc_fetch_ranges(cc_source *s, uint64_t *have, int *fallback, char *
         if (t)
             s->tops->close(t);
     }
-    if (r.err == CUDNNCTL_E_OK && !r.fallback && r.w < r.size && cc_ring_cancelled(s->ring))
-        fail(&r, CUDNNCTL_E_INTERRUPTED, cc_strdup("download cancelled"));
-    if (r.err == CUDNNCTL_E_OK && !r.fallback && r.w < r.size)
-        fail(&r, CUDNNCTL_E_NETWORK,
-             cc_asprintf("%s: the download stopped at byte %llu of %llu", s->url,
-                         (unsigned long long)r.w, (unsigned long long)r.size));
-    if (r.fallback && r.err == CUDNNCTL_E_OK) {
-        /* keep only the in-order prefix: a server that mishandles ranges gets no trust */
-        if (cc_pf_truncate(r.wfd, r.w) != 0)
-            fail(&r, cc_pf_last_error(),
-                 cc_asprintf("cannot cut the partial download %s: %s", s->path,
-                             cc_pf_last_error_text()));
-        cc_sys_unlink(s->ctx, r.side);
-        *fallback = r.err == CUDNNCTL_E_OK;
-    } else if (r.err == CUDNNCTL_E_OK) {
-        cc_sys_unlink(s->ctx, r.side); /* complete: the part is a plain file again */
-    } else if (r.n > 0 && r.w > 0) {
-        side_write(&r); /* what is on disk, for the next run */
-    }
+    settle(&r, fallback);
 out:
     *have = r.w;
     if (r.wfd >= 0)
