@@ -237,10 +237,12 @@ static const char *machine_name(unsigned machine)
     return machine == CC_ELF_EM_AARCH64 ? "aarch64" : "x86_64";
 }
 
-/* This machine's answer (or the test's stand-in for it); *machine: the machine it is for. */
-static void host_answer(cc_ld_host *h, unsigned *machine)
+/* This machine's answer (or the test's stand-in for it); *machine: the machine it is for. Its
+ * loader is asked only when ask: under --root the answer is an assumption anyway, and the glibc
+ * + cpuid decision gives the same (test_loader_platform checks it) without running a process. */
+static void host_answer(int ask, cc_ld_host *h, unsigned *machine)
 {
-    const char *text = g_facts ? g_facts : cc_pf_ldso_diagnostics();
+    const char *text = g_facts ? g_facts : ask ? cc_pf_ldso_diagnostics() : NULL;
     const char *who = g_facts ? "a stand-in for this machine's loader (cudnnctl_set_loader_facts)"
                               : "this machine's loader";
     int found = 0;
@@ -259,7 +261,10 @@ static void host_answer(cc_ld_host *h, unsigned *machine)
         cc_ld_host_decide(cc_pf_libc_version(), *machine, have ? &cpu : NULL, h);
     }
     char *s =
-        cc_asprintf("%s has no --list-diagnostics; decided as its glibc does: %s", who, h->source);
+        ask || g_facts
+            ? cc_asprintf("%s has no --list-diagnostics; decided as its glibc does: %s", who,
+                          h->source)
+            : cc_asprintf("this machine's glibc and CPU, as that glibc decides: %s", h->source);
     free(h->source);
     h->source = s;
 }
@@ -267,7 +272,7 @@ static void host_answer(cc_ld_host *h, unsigned *machine)
 void cc_ld_host_get(const cudnnctl_ctx *ctx, unsigned machine, cc_ld_host *h)
 {
     unsigned host_machine;
-    host_answer(h, &host_machine);
+    host_answer(!(ctx && ctx->root), h, &host_machine);
     if (machine != host_machine) { /* another machine's program: what its loader starts from */
         cc_ld_host_free(h);
         cc_ld_host_decide(NULL, machine, NULL, h);
