@@ -206,5 +206,48 @@ stand_in "hwcaps x86-64-v2 only" "$(printf '%s\n' "$hw" 'dl_hwcaps_subdirs_activ
     'dl_platform="x86_64"')" "$T/bin/plain" "$T/hw" "$T/hw/glibc-hwcaps/x86-64-v2/libcudnn.so.9" x86_64
 stand_in "hwcaps none (glibc 2.32)" "$(cpu 2.32 AuthenticAMD "$HSW")" \
     "$T/bin/plain" "$T/hw" "$T/hw/libcudnn.so.9" x86_64
+# ---- the real loader on another CPU: valgrind runs a program on a synthetic CPU (an Intel model,
+# GenuineIntel, where the host has AVX2), ld.so included, so glibc's own loader takes its Intel path
+# there (haswell on glibc >= 2.26) on any machine. The probe's mapping against the model, both
+# under valgrind (--trace-children: the model's ld.so --list-diagnostics runs on that CPU too),
+# and the glibc + cpuid decision of test_loader_platform against that loader. Not with sanitizer
+# builds (valgrind cannot run them).
+UT=${BUILD_DIR:-$(dirname "$CUDNNCTL")}/tests/test_loader_platform
+if ! command -v valgrind >/dev/null; then
+    echo "no valgrind: the case on its synthetic CPU is not run"
+elif ldd "$CUDNNCTL" 2>/dev/null | grep -q 'lib[at]san\|libubsan'; then
+    echo "a sanitizer build: the case on valgrind's synthetic CPU is not run"
+else
+    VG=(valgrind -q --trace-children=yes)
+    vcpu=$("${VG[@]}" "$LDSO" --list-diagnostics 2>/dev/null | sed -n 's/^dl_platform="\(.*\)"$/\1/p')
+    real=$("${VG[@]}" env -u LD_LIBRARY_PATH "$T/bin/platform" libcudnn.so.9 2>/dev/null | head -1 || true)
+    env -u LD_LIBRARY_PATH "${VG[@]}" "$CUDNNCTL" which --json "$T/bin/platform" >"$T/v.json" 2>/dev/null || true
+    model=$(python3 - "$T/v.json" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+    l = [x for x in r["consumers"][0]["loads"] if x["soname"] == "libcudnn.so.9"][0]
+    print("mapped %s|%s" % (l["path"], r["loader"]["platform"]))
+except Exception as e:
+    print("no-answer", e)
+PY
+)
+    checked=$((checked + 1))
+    if [ "${model%|*}" = "$real" ] && [ "$real" = "mapped $Tp/bin/../${model##*|}/libcudnn.so.9" ]; then
+        echo "ok   valgrind's CPU (its loader: \$PLATFORM=$vcpu): real '$real' = model '$model'"
+    else
+        echo "FAIL valgrind's CPU (its loader: \$PLATFORM=$vcpu): real '$real' != model '$model'"
+        fails=$((fails + 1))
+    fi
+    if [ -x "$UT" ]; then
+        checked=$((checked + 1))
+        if "${VG[@]}" "$UT" >"$T/ut.txt" 2>&1; then
+            echo "ok   valgrind's CPU: $(grep -m1 '^this machine' "$T/ut.txt")"
+        else
+            echo "FAIL valgrind's CPU: test_loader_platform"; grep -v '^==' "$T/ut.txt" | tail -20
+            fails=$((fails + 1))
+        fi
+    fi
+fi
 echo "$checked checks, $fails failures"
 [ "$fails" -eq 0 ]
