@@ -182,6 +182,46 @@ char cc_pf_path_list_sep(void); /* ':' (PATH, LD_LIBRARY_PATH) or ';' */
 char *cc_pf_hostname(void);       /* this machine's name (gethostname / GetComputerNameExW) */
 char *cc_pf_kernel_release(void); /* "6.1.0-27-amd64" (uname -r); NULL where there is none */
 
+/* ---- this machine's dynamic loader and CPU (loader model: $PLATFORM, glibc-hwcaps) ---------- */
+/* What `LDSO --list-diagnostics` prints (glibc >= 2.34; LDSO is the ABI's loader path,
+ * /lib64/ld-linux-x86-64.so.2 or /lib/ld-linux-aarch64.so.1; the environment is inherited). Run
+ * at the first call, kept for the life of the process (thread-safe). NULL when there is no such
+ * loader or it refuses the option (glibc < 2.34, musl), and on Windows. */
+const char *cc_pf_ldso_diagnostics(void);
+/* The C library's version ("2.36", gnu_get_libc_version); NULL when it is not glibc. Static. */
+const char *cc_pf_libc_version(void);
+/* x86 CPU features as glibc's ld.so counts them usable (sysdeps/x86/cpu-features.c,
+ * update_active): the cpuid bit; for AVX, AVX2, FMA, F16C also XMM+YMM state enabled by the OS
+ * (OSXSAVE, XCR0); for AVX-512 also opmask and ZMM state, and AVX512F. */
+#define CC_PF_CPU_SSE3 (1u << 0)
+#define CC_PF_CPU_SSSE3 (1u << 1)
+#define CC_PF_CPU_SSE4_1 (1u << 2)
+#define CC_PF_CPU_SSE4_2 (1u << 3)
+#define CC_PF_CPU_POPCNT (1u << 4)
+#define CC_PF_CPU_CMPXCHG16B (1u << 5)
+#define CC_PF_CPU_LAHF64 (1u << 6)
+#define CC_PF_CPU_MOVBE (1u << 7)
+#define CC_PF_CPU_LZCNT (1u << 8)
+#define CC_PF_CPU_BMI1 (1u << 9)
+#define CC_PF_CPU_BMI2 (1u << 10)
+#define CC_PF_CPU_AVX (1u << 11)
+#define CC_PF_CPU_AVX2 (1u << 12)
+#define CC_PF_CPU_FMA (1u << 13)
+#define CC_PF_CPU_F16C (1u << 14)
+#define CC_PF_CPU_AVX512F (1u << 15)
+#define CC_PF_CPU_AVX512CD (1u << 16)
+#define CC_PF_CPU_AVX512ER (1u << 17)
+#define CC_PF_CPU_AVX512PF (1u << 18)
+#define CC_PF_CPU_AVX512BW (1u << 19)
+#define CC_PF_CPU_AVX512DQ (1u << 20)
+#define CC_PF_CPU_AVX512VL (1u << 21)
+typedef struct {
+    char vendor[13];  /* cpuid leaf 0: "GenuineIntel", "AuthenticAMD", ... */
+    uint32_t usable;  /* CC_PF_CPU_* */
+} cc_pf_cpu;
+/* 0 and *cpu filled; -1 where there is no cpuid (not x86; the Windows build). */
+int cc_pf_cpu_x86(cc_pf_cpu *cpu);
+
 /* ---- default locations ---------------------------------------------------------------------- */
 char *cc_pf_default_cache_dir(void); /* $XDG_CACHE_HOME/cudnnctl, %LOCALAPPDATA%\cudnnctl\cache */
 char *cc_pf_default_state_dir(void); /* /var/lib/cudnnctl for root, else $XDG_STATE_HOME/cudnnctl */

@@ -21,6 +21,13 @@ CUDNNCTL_API void cudnnctl_set_fault_injection(cudnnctl_ctx *ctx, unsigned long 
 CUDNNCTL_API void cudnnctl_set_fault_sticky(cudnnctl_ctx *ctx, int sticky);
 /** Number of sys_ops calls made so far (for torture loops). */
 CUDNNCTL_API unsigned long cudnnctl_sys_calls(const cudnnctl_ctx *ctx);
+/** A stand-in for this machine's dynamic loader and CPU in the loader model, for the whole
+ *  process (NULL or "" = the real ones): a `ld.so --list-diagnostics` text (its dl_platform,
+ *  dl_hwcaps_subdirs, dl_hwcaps_subdirs_active, version.version, uname.machine lines), or, without
+ *  a dl_platform line, what a loader without that option is decided from: version.version="2.31",
+ *  cpu.vendor="GenuineIntel", cpu.usable="avx2 fma bmi1 ..." (docs/which.md). The CLI reads it
+ *  from its hidden CUDNNCTL_TEST_LOADER_FACTS variable. Call before other threads use the model. */
+CUDNNCTL_API void cudnnctl_set_loader_facts(const char *text);
 
 #ifdef __cplusplus
 }

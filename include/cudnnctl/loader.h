@@ -135,6 +135,16 @@ typedef struct {
     size_t n_site_dirs;
     char *ld_library_path; /**< the LD_LIBRARY_PATH modelled; NULL = unset */
     char *driver_version;  /**< NULL when no NVIDIA driver is loaded */
+    /** The loader modelled (docs/which.md, "$PLATFORM and glibc-hwcaps"): its glibc version
+     *  (NULL unknown), what `$PLATFORM` expands to (NULL: nothing; an element naming it is
+     *  dropped), the glibc-hwcaps subdirs tried first in every dir, how that was decided, and 1
+     *  when it is assumed rather than this machine's loader's answer (--root). */
+    char *loader_glibc;
+    char *loader_platform;
+    char **loader_hwcaps;
+    size_t n_loader_hwcaps;
+    char *loader_source;
+    int loader_assumed;
 } cudnnctl_which_report;
 
 /** Build the report (docs/which.md). */

@@ -87,6 +87,18 @@ static int which_dll(cli_opts *o, cudnnctl_ctx *ctx)
     return rc;
 }
 
+/* The loader modelled: glibc, $PLATFORM, glibc-hwcaps subdirs, and whether that is assumed. */
+static void print_loader(const cudnnctl_which_report *rep)
+{
+    printf("loader%s: glibc %s, $PLATFORM %s, glibc-hwcaps",
+           rep->loader_assumed ? " (assumed)" : "", rep->loader_glibc ? rep->loader_glibc : "unknown",
+           rep->loader_platform ? rep->loader_platform : "(none)");
+    for (size_t i = 0; i < rep->n_loader_hwcaps; i++)
+        printf(" %s", rep->loader_hwcaps[i]);
+    printf("%s\n  (%s)\n\n", rep->n_loader_hwcaps ? "" : " (none)",
+           rep->loader_source ? rep->loader_source : "?");
+}
+
 int cmd_which(cli_opts *o, cudnnctl_ctx *ctx)
 {
     if (o->dll)
@@ -119,9 +131,10 @@ int cmd_which(cli_opts *o, cudnnctl_ctx *ctx)
     } else {
         if (rep->python)
             printf("python: %s (%zu site dirs)\n", rep->python, rep->n_site_dirs);
-        printf("LD_LIBRARY_PATH: %s; NVIDIA driver: %s\n\n",
+        printf("LD_LIBRARY_PATH: %s; NVIDIA driver: %s\n",
                rep->ld_library_path ? rep->ld_library_path : "(unset)",
                rep->driver_version ? rep->driver_version : "none found");
+        print_loader(rep);
         if (rep->python && rep->n == 0)
             printf("no CUDA framework found in its site dirs (torch, tensorflow, jax cuda plugin, "
                    "onnxruntime-gpu, cupy, paddle)\n");

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "cudnnctl/cudnnctl_test.h"
 
 int main(int argc, char **argv)
 {
@@ -19,6 +20,8 @@ int main(int argc, char **argv)
         return 1;
     }
     cli_setup_output(&o, ctx);
+    /* tests: a stand-in for this machine's loader and CPU in the loader model (docs/which.md) */
+    cudnnctl_set_loader_facts(cudnnctl_host_getenv("CUDNNCTL_TEST_LOADER_FACTS"));
     cudnnctl_set_lock_wait(ctx, o.lock_wait);
     if (o.root && cudnnctl_set_root(ctx, o.root) != CUDNNCTL_E_OK)
         rc = cli_fail(&o, ctx, cudnnctl_last_error(ctx)->code);

@@ -8,6 +8,7 @@
 
 #include "cudnnctl/cudnnctl.h"
 #include "elf_info.h"
+#include "platform.h"
 #include "str.h"
 
 /* ---- ld.so.cache (ldcache.c) --------------------------------------------------------------- */
@@ -44,6 +45,27 @@ char *cc_ld_version_from_name(const char *real_path, const char *stem);
 /* cuDNN version from a cudnn_version.h beside a lib dir (../include, wheel layout too). */
 char *cc_ld_cudnn_header_version(const cudnnctl_ctx *ctx, const char *lib_dir);
 
+/* ---- the loader's $PLATFORM and glibc-hwcaps subdirs (ldhost.c) ---------------------------- */
+typedef struct {
+    char *glibc;    /* "2.36"; NULL when unknown */
+    char *platform; /* what $PLATFORM expands to; NULL: none (glibc drops an element naming it) */
+    cc_strv hwcaps; /* the glibc-hwcaps subdirs tried first in every dir, best first */
+    char *source;   /* how that was decided, one sentence */
+    int assumed;    /* 1: assumed, not this machine's loader's answer for these files */
+} cc_ld_host;
+/* The facts for a program of ELF machine `machine`: this machine's loader's answer (or the
+ * stand-in of cudnnctl_set_loader_facts); assumed for another machine or under --root. */
+void cc_ld_host_get(const cudnnctl_ctx *ctx, unsigned machine, cc_ld_host *h);
+/* From a `ld.so --list-diagnostics` text: 0 when it has a dl_platform line; -1 otherwise. */
+int cc_ld_host_from_diagnostics(const char *text, cc_ld_host *h);
+/* As glibc `glibc` (NULL: unknown, taken as a current one) decides on this CPU (NULL: unknown). */
+void cc_ld_host_decide(const char *glibc, unsigned machine, const cc_pf_cpu *cpu, cc_ld_host *h);
+void cc_ld_host_free(cc_ld_host *h);
+/* The value of a `key=` line of a --list-diagnostics text (unquoted; NULL for 0x0 or absent). */
+char *cc_ld_diag_value(const char *text, const char *key, int *found);
+/* "avx2 fma bmi1 ..." → CC_PF_CPU_* bits (unknown names are ignored). */
+uint32_t cc_ld_cpu_features_parse(const char *names);
+
 /* ---- the search model (resolve.c, model.c) ------------------------------------------------ */
 typedef struct {
     char *path;   /* as the loader names it (root-relative) */
@@ -57,7 +79,8 @@ typedef struct {
     cudnnctl_ctx *ctx;
     unsigned machine;
     int is_64;
-    const char *platform; /* $PLATFORM */
+    const char *platform; /* $PLATFORM (host.platform) */
+    cc_ld_host host;      /* $PLATFORM and the glibc-hwcaps subdirs, and where they come from */
     char *lib;            /* $LIB */
     char *llp;            /* LD_LIBRARY_PATH or NULL */
     char *cache_file;     /* root-relative; NULL = no cache */
@@ -70,6 +93,8 @@ typedef struct {
 } cc_ldmodel;
 
 int cc_ldm_init(cc_ldmodel *m, cudnnctl_ctx *ctx, const cudnnctl_loader_env *env);
+/* The program's ELF machine: $PLATFORM and the hwcaps subdirs are decided again for it. */
+void cc_ldm_set_machine(cc_ldmodel *m, unsigned machine);
 void cc_ldm_free(cc_ldmodel *m);
 char *cc_ldm_expand(const cc_ldmodel *m, const char *s, const char *origin);
 /* Add an object (path root-relative or host); reads its dynamic section. Index, or -1. */

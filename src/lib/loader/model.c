@@ -54,7 +54,8 @@ int cc_ldm_add(cc_ldmodel *m, const char *path, int loader, int is_main)
     o->origin = cc_path_dir(o->path);
     if (is_main) {
         m->main = (int)m->n_objs;
-        m->machine = o->elf.machine;
+        if (o->elf.machine != m->machine)
+            cc_ldm_set_machine(m, o->elf.machine);
         m->is_64 = o->elf.is_64;
     }
     return (int)m->n_objs++;

@@ -7,7 +7,8 @@
  *   5. DT_RUNPATH of the requester only (never of its loaders);
  *   6. /etc/ld.so.cache;
  *   7. the default dirs (the multiarch list on Debian-style systems, /lib64:/usr/lib64 else).
- * In every dir, the glibc-hwcaps subdirs x86-64-v4/v3/v2 come first. A candidate of another ELF
+ * In every dir, the glibc-hwcaps subdirs the loader searches (x86-64-v4/v3/v2 where the CPU has
+ * them; ldhost.c) come first. A candidate of another ELF
  * class or machine is passed over; a file that is not ELF stops the search with an error. */
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,6 @@
 #include "internal.h"
 #include "loader_int.h"
 #include "platform.h"
-
-static const char *const HWCAPS[] = {"x86-64-v4", "x86-64-v3", "x86-64-v2"};
 
 /* 1 = Debian-style multiarch tree (/lib/<triplet>); 0 = /lib64 (Fedora, SUSE, ...). */
 static int multiarch(const cudnnctl_ctx *ctx, const char *triplet)
@@ -30,6 +29,14 @@ static int multiarch(const cudnnctl_ctx *ctx, const char *triplet)
     return yes;
 }
 
+void cc_ldm_set_machine(cc_ldmodel *m, unsigned machine)
+{
+    cc_ld_host_free(&m->host);
+    m->machine = machine;
+    cc_ld_host_get(m->ctx, machine, &m->host);
+    m->platform = m->host.platform;
+}
+
 int cc_ldm_init(cc_ldmodel *m, cudnnctl_ctx *ctx, const cudnnctl_loader_env *env)
 {
     memset(m, 0, sizeof(*m));
@@ -39,7 +46,7 @@ int cc_ldm_init(cc_ldmodel *m, cudnnctl_ctx *ctx, const cudnnctl_loader_env *env
     const char *mach = cc_pf_machine();
     if (mach && strcmp(mach, "aarch64") == 0)
         m->machine = CC_ELF_EM_AARCH64;
-    m->platform = m->machine == CC_ELF_EM_AARCH64 ? "aarch64" : "x86_64";
+    cc_ldm_set_machine(m, m->machine);
     const char *triplet =
         m->machine == CC_ELF_EM_AARCH64 ? "aarch64-linux-gnu" : "x86_64-linux-gnu";
     if (multiarch(ctx, triplet)) {
@@ -84,6 +91,7 @@ void cc_ldm_free(cc_ldmodel *m)
     free(m->llp);
     free(m->cache_file);
     cc_strv_free(&m->defaults);
+    cc_ld_host_free(&m->host);
     if (m->have_cache)
         cc_ldcache_free(&m->cache);
     memset(m, 0, sizeof(*m));
@@ -167,10 +175,10 @@ static int try_dir(cc_ldmodel *m, const char *dir, const char *soname, cudnnctl_
 {
     if (!*dir)
         dir = "."; /* an empty element is the current directory */
-    for (size_t i = 0; i <= sizeof(HWCAPS) / sizeof(HWCAPS[0]); i++) {
-        char *d = i < 3 && m->machine == CC_ELF_EM_X86_64
-                      ? cc_asprintf("%s/glibc-hwcaps/%s", dir, HWCAPS[i])
-                      : (i == 3 ? cc_strdup(dir) : NULL);
+    size_t n_hw = m->host.hwcaps.n;
+    for (size_t i = 0; i <= n_hw; i++) {
+        char *d = i < n_hw ? cc_asprintf("%s/glibc-hwcaps/%s", dir, m->host.hwcaps.v[i])
+                           : cc_strdup(dir);
         if (!d)
             continue;
         char *p = cc_path_join(d, soname);

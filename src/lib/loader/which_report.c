@@ -114,6 +114,18 @@ cudnnctl_err cudnnctl_which(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
     return e;
 }
 
+/* What the model took for the loader (the report's "loader" object). */
+static void loader_facts(cudnnctl_which_report *rep, const cc_ld_host *h)
+{
+    rep->loader_glibc = h->glibc ? cc_strdup(h->glibc) : NULL;
+    rep->loader_platform = h->platform ? cc_strdup(h->platform) : NULL;
+    rep->loader_hwcaps = h->hwcaps.n ? calloc(h->hwcaps.n, sizeof(char *)) : NULL;
+    for (size_t i = 0; rep->loader_hwcaps && i < h->hwcaps.n; i++)
+        rep->loader_hwcaps[rep->n_loader_hwcaps++] = cc_strdup(h->hwcaps.v[i]);
+    rep->loader_source = h->source ? cc_strdup(h->source) : NULL;
+    rep->loader_assumed = h->assumed;
+}
+
 static cudnnctl_err which_build(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
                                 cudnnctl_which_report **out)
 {
@@ -126,6 +138,17 @@ static cudnnctl_err which_build(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
     }
     m.main = -1;
     rep->ld_library_path = o->env.ld_library_path ? cc_strdup(o->env.ld_library_path) : NULL;
+    if (o->consumer && !o->python) { /* the program's machine decides (cc_ldm_add) */
+        char *h = cc_rooted(ctx, o->consumer);
+        cc_elf_info ei;
+        if (h && cc_elf_read(h, &ei) == 0) {
+            if (ei.machine != m.machine)
+                cc_ldm_set_machine(&m, ei.machine);
+            cc_elf_info_free(&ei);
+        }
+        free(h);
+    }
+    loader_facts(rep, &m.host);
     rep->driver_version =
         o->driver_version ? cc_strdup(o->driver_version) : cc_ld_driver_version(&m);
     cudnnctl_err e;
@@ -180,6 +203,12 @@ void cudnnctl_which_report_free(cudnnctl_which_report *r)
     free(r->site_dirs);
     free(r->ld_library_path);
     free(r->driver_version);
+    free(r->loader_glibc);
+    free(r->loader_platform);
+    for (size_t i = 0; i < r->n_loader_hwcaps; i++)
+        free(r->loader_hwcaps[i]);
+    free(r->loader_hwcaps);
+    free(r->loader_source);
     free(r);
 }
 
@@ -231,6 +260,12 @@ cudnnctl_err cudnnctl_which_report_json(const cudnnctl_which_report *r, char **j
     cc_json_strs(o, "site_dirs", r->site_dirs, r->n_site_dirs);
     cc_json_str(o, "ld_library_path", r->ld_library_path);
     cc_json_str(o, "driver_version", r->driver_version);
+    cJSON *ld = cJSON_AddObjectToObject(o, "loader");
+    cc_json_str(ld, "glibc", r->loader_glibc);
+    cc_json_str(ld, "platform", r->loader_platform);
+    cc_json_strs(ld, "hwcaps", r->loader_hwcaps, r->n_loader_hwcaps);
+    cc_json_str(ld, "source", r->loader_source);
+    cJSON_AddBoolToObject(ld, "assumed", r->loader_assumed);
     cJSON *arr = cJSON_AddArrayToObject(o, "consumers");
     for (size_t i = 0; i < r->n; i++)
         cJSON_AddItemToArray(arr, consumer_obj(&r->v[i]));
