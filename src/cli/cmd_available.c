@@ -51,16 +51,20 @@ int cli_load_catalog(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog **out)
     return 0;
 }
 
-static void size_text(char *buf, size_t n, uint64_t v)
+/* The installed size of the selection: "884.7 MiB", "884.7 MiB + static ?" when a selected
+ * component was never measured, "?" when nothing of this archive was. */
+static void installed_text(const cudnnctl_sizes *z, char *buf, size_t n)
 {
-    const char *u[] = {"B", "KiB", "MiB", "GiB"};
-    double d = (double)v;
-    int i = 0;
-    while (d >= 1024 && i < 3) {
-        d /= 1024;
-        i++;
+    if (!z->known) {
+        snprintf(buf, n, "?");
+        return;
     }
-    snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", d, u[i]);
+    char sz[32], miss[40] = "";
+    cudnnctl_size_text((double)z->installed, sz, sizeof(sz));
+    cudnnctl_components unknown = z->selected & ~z->known;
+    if (unknown)
+        cudnnctl_components_text(unknown, miss, sizeof(miss));
+    snprintf(buf, n, "%s%s%s%s", sz, unknown ? " + " : "", miss, unknown ? " ?" : "");
 }
 
 int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
@@ -79,7 +83,7 @@ int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
         if (cudnnctl_detect(ctx, &det) == CUDNNCTL_E_OK && det->platform)
             platform = det->platform;
     }
-    cudnnctl_catalog_filter f = {o->cudnn, o->cuda, platform};
+    cudnnctl_catalog_filter f = {o->cudnn, o->cuda, platform, cudnnctl_flavor_name(o->flavor)};
     cudnnctl_err e;
     if (o->json) {
         e = cudnnctl_catalog_json(ctx, cat, &f, &json);
@@ -95,15 +99,20 @@ int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
         rc = cli_fail(o, ctx, e);
         goto out;
     }
-    static const char *const hdr[] = {"CUDNN", "CUDA", "PLATFORM", "SIZE", "RELEASED", "FILE"};
-    cli_table *t = cli_table_new(6, hdr);
+    static const char *const hdr[] = {"CUDNN", "CUDA",     "PLATFORM", "DOWNLOAD",
+                                      "INSTALLED", "RELEASED", "FILE"};
+    cli_table *t = cli_table_new(7, hdr);
+    int unmeasured = 0;
     for (size_t i = 0; i < n; i++) {
-        char sz[32];
-        size_text(sz, sizeof(sz), v[i]->size);
+        char sz[32], inst[64];
+        cudnnctl_sizes z;
+        cudnnctl_archive_sizes(v[i], o->components, &z);
+        cudnnctl_size_text((double)v[i]->size, sz, sizeof(sz));
+        installed_text(&z, inst, sizeof(inst));
+        unmeasured |= z.selected & ~z.known ? 1 : 0;
         const char *base = strrchr(v[i]->relative_path, '/');
-        const char *row[] = {v[i]->cudnn_version, v[i]->cuda_variant,
-                             v[i]->platform,      sz,
-                             v[i]->release_date,  base ? base + 1 : v[i]->relative_path};
+        const char *row[] = {v[i]->cudnn_version, v[i]->cuda_variant, v[i]->platform, sz, inst,
+                             v[i]->release_date, base ? base + 1 : v[i]->relative_path};
         cli_table_row(t, row);
     }
     if (n)
@@ -113,6 +122,15 @@ int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
         fprintf(stderr, "%zu archive%s from %zu manifests (platform %s%s)\n", n, n == 1 ? "" : "s",
                 cudnnctl_catalog_manifest_count(cat), platform ? platform : "all",
                 platform && !o->platform ? "; --platform all lists every platform" : "");
+    if (n && !o->quiet) {
+        char comp[40];
+        cudnnctl_components_text(o->components ? o->components : CUDNNCTL_COMPONENTS_ALL, comp,
+                                 sizeof(comp));
+        fprintf(stderr, "flavor %s, components %s: DOWNLOAD is the whole archive; INSTALLED what "
+                        "the components take%s (docs/sizes.md)\n",
+                cudnnctl_flavor_name(o->flavor), comp,
+                unmeasured ? ", '?' where no measurement of that archive exists" : "");
+    }
     if (o->cudnn && n && !o->quiet) {
         /* what --cudnn means here, resolved as plan, install, mirror and uninstall do */
         const char **names = malloc(n * sizeof(*names));

@@ -11,7 +11,8 @@ enum {
     O_CUDA, O_PLATFORM, O_FOR, O_ARCHIVE, O_MANIFEST, O_MIRROR, O_SHA256, O_CACERT, O_INSECURE,
     O_CUDA_HOME, O_PREFIX, O_DRY_RUN, O_NO_VALIDATE, O_FORCE, O_NO_LDCONFIG, O_ALL, O_VERSION,
     O_SHELL, O_LDPATH, O_REMOVE, O_SYSTEM, O_PERSIST, O_TO, O_DEVICE, O_TIMEOUT, O_DRIVER, O_HELP,
-    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV, O_ENV_OF, O_PYTHON, O_NO_LDPATH, O_DLL, O_WAIT, O_MAX_UNPACKED, O_ALLOW_MANIFEST_OVERRIDE
+    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV, O_ENV_OF, O_PYTHON, O_NO_LDPATH, O_DLL, O_WAIT, O_MAX_UNPACKED, O_ALLOW_MANIFEST_OVERRIDE,
+    O_FLAVOR, O_COMPONENTS
 };
 
 static const struct option longopts[] = {
@@ -37,6 +38,8 @@ static const struct option longopts[] = {
     {"insecure-skip-verify", no_argument, 0, O_INSECURE},
     {"max-unpacked", required_argument, 0, O_MAX_UNPACKED},
     {"allow-manifest-override", no_argument, 0, O_ALLOW_MANIFEST_OVERRIDE},
+    {"flavor", required_argument, 0, O_FLAVOR},
+    {"components", required_argument, 0, O_COMPONENTS},
     {"cuda-home", required_argument, 0, O_CUDA_HOME},
     {"prefix", required_argument, 0, O_PREFIX},
     {"dry-run", no_argument, 0, O_DRY_RUN},
@@ -259,6 +262,23 @@ static int apply_valued(int c, cli_opts *o)
         }
         o->manifests[o->n_manifests++] = optarg;
         break;
+    case O_FLAVOR:
+        if (cudnnctl_flavor_parse(optarg, &o->flavor) != 0) {
+            fprintf(stderr, "cudnnctl: --flavor takes full (NVIDIA's whole library, the default) "
+                            "or jit (the Graph JIT library), not '%s'\n",
+                    optarg);
+            return 2;
+        }
+        o->flavor_given = 1;
+        break;
+    case O_COMPONENTS:
+        if (cudnnctl_components_parse(optarg, &o->components) != 0) {
+            fprintf(stderr, "cudnnctl: --components takes a comma-separated list of runtime, dev "
+                            "and static (or all), e.g. --components runtime, not '%s'\n",
+                    optarg);
+            return 2;
+        }
+        break;
     case O_MAX_UNPACKED:
         if (cli_parse_size(optarg, &o->max_unpacked) != 0) {
             fprintf(stderr, "cudnnctl: --max-unpacked takes a size: bytes or a number with "
@@ -430,5 +450,7 @@ cudnnctl_selection cli_selection(const cli_opts *o)
     sel.prefix = o->prefix;
     sel.mirror = o->mirror;
     sel.driver_version = o->driver_version;
+    sel.flavor = o->flavor;
+    sel.components = o->components;
     return sel;
 }

@@ -230,6 +230,26 @@ out:
     return e;
 }
 
+/* The archives of one flavour (deep copies, same order): what selection chooses among. */
+cudnnctl_catalog *cc_catalog_flavor_view(const cudnnctl_catalog *cat, cudnnctl_flavor flavor)
+{
+    cudnnctl_catalog *v = cc_catalog_new();
+    if (!v)
+        return NULL;
+    v->n_manifests = cat ? cat->n_manifests : 0;
+    for (size_t i = 0; cat && i < cat->all.n; i++) {
+        cudnnctl_archive a;
+        if (cat->all.v[i].flavor != flavor)
+            continue;
+        if (cc_archive_copy(&a, &cat->all.v[i]) != 0 || cc_archive_vec_push_move(&v->all, &a) != 0) {
+            cc_archive_clear(&a);
+            cudnnctl_catalog_free(v);
+            return NULL;
+        }
+    }
+    return v;
+}
+
 /* ---- reading ------------------------------------------------------------------------------- */
 
 size_t cudnnctl_catalog_count(const cudnnctl_catalog *cat)

@@ -22,6 +22,7 @@ void cudnnctl_mirror_result_free(cudnnctl_mirror_result *r)
     if (!r)
         return;
     free(r->dir);
+    free(r->index);
     for (size_t i = 0; i < r->n_manifests; i++)
         free(r->manifests[i]);
     free(r->manifests);
@@ -45,7 +46,8 @@ static cudnnctl_err select_entries(cudnnctl_ctx *ctx, const cudnnctl_catalog *ca
                                    const cudnnctl_mirror_opts *o, const char *platform,
                                    const cudnnctl_archive ***out, size_t *n)
 {
-    cudnnctl_catalog_filter f = {o->cudnn, o->cuda, o->all_platforms ? "all" : platform};
+    cudnnctl_catalog_filter f = {o->cudnn, o->cuda, o->all_platforms ? "all" : platform,
+                                 o->flavor};
     const cudnnctl_archive **v = NULL;
     size_t nv = 0;
     cudnnctl_err e = cudnnctl_catalog_query(ctx, cat, &f, &v, &nv);
@@ -176,6 +178,39 @@ static cudnnctl_err write_manifests(cudnnctl_ctx *ctx, const char *dir, const cu
         free(name);
     }
     cc_strv_free(&done);
+    return e;
+}
+
+/* DIR/index.html: every redistrib_*.json now in DIR (this run's and earlier runs'), linked the
+ * way python's http.server lists a directory — what `update --mirror URL` reads when DIR is
+ * served. The names are NVIDIA's (digits and dots): nothing to escape. */
+static cudnnctl_err write_index(cudnnctl_ctx *ctx, const char *dir, cudnnctl_mirror_result *r)
+{
+    cc_strv names = {0};
+    cc_pf_dir *d = cc_pf_opendir(dir);
+    const char *n;
+    while (d && (n = cc_pf_readdir(d)) != NULL)
+        if (cc_catalog_listing_name_ok(n) && cc_strv_push(&names, n) != 0)
+            break;
+    cc_pf_closedir(d);
+    cc_strv_sort(&names);
+    cc_buf b = {0};
+    cc_buf_printf(&b, "<!DOCTYPE html>\n<html>\n<head><title>cuDNN manifests (cudnnctl "
+                      "mirror)</title></head>\n<body>\n<ul>\n");
+    for (size_t i = 0; i < names.n; i++)
+        cc_buf_printf(&b, "<li><a href=\"%s\">%s</a></li>\n", names.v[i], names.v[i]);
+    cc_buf_printf(&b, "</ul>\n</body>\n</html>\n");
+    char *path = cc_path_join(dir, "index.html");
+    cudnnctl_err e = CUDNNCTL_E_OK;
+    if (!path || !b.data)
+        e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    else if (cc_sys_write_file_atomic(ctx, path, b.data, b.len, 0644) != 0)
+        e = CC_ERR_PF(ctx, "cannot write the mirror's index", path);
+    else if (!(r->index = cc_unrooted(ctx, path)))
+        e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    free(path);
+    cc_buf_free(&b);
+    cc_strv_free(&names);
     return e;
 }
 
@@ -353,7 +388,8 @@ cudnnctl_err cudnnctl_mirror(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
         e = CC_ERR_PF(ctx, "cannot create the mirror dir", r->dir);
         goto out;
     }
-    if ((e = write_manifests(ctx, dir, v, n, r)) != CUDNNCTL_E_OK)
+    if ((e = write_manifests(ctx, dir, v, n, r)) != CUDNNCTL_E_OK ||
+        (e = write_index(ctx, dir, r)) != CUDNNCTL_E_OK)
         goto out;
     if (!(r->items = calloc(n, sizeof(*r->items)))) {
         e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
@@ -379,6 +415,8 @@ cudnnctl_err cudnnctl_mirror_result_json(const cudnnctl_mirror_result *r, char *
     cJSON *ms = root ? cJSON_AddArrayToObject(root, "manifests") : NULL;
     cJSON *as = root ? cJSON_AddArrayToObject(root, "archives") : NULL;
     if (!ms || !as || !cJSON_AddStringToObject(root, "dir", r->dir ? r->dir : "") ||
+        !(r->index ? cJSON_AddStringToObject(root, "index", r->index)
+                   : cJSON_AddNullToObject(root, "index")) ||
         !cJSON_AddNumberToObject(root, "bytes_downloaded", (double)r->bytes_downloaded) ||
         !cJSON_AddNumberToObject(root, "seconds", r->seconds))
         goto oom;
