@@ -115,6 +115,76 @@ typedef struct {
 CUDNNCTL_API void cudnnctl_archive_sizes(const cudnnctl_archive *a, cudnnctl_components sel,
                                          cudnnctl_sizes *out);
 
+/** `cudnnctl update`: read a redist directory listing, fetch the manifests it links to, validate
+ *  them, and keep the new ones (with their SHA-256: the pin) in the catalog under the state dir,
+ *  which cudnnctl_catalog_load adds to the embedded manifests from then on. */
+typedef struct {
+    /** The listing: a base URL (its index page: NVIDIA's, an autoindex, Artifactory, Nexus,
+     *  python's http.server, a `cudnnctl mirror` dir served over HTTP) or a local dir (its
+     *  redistrib_*.json files). NULL: NVIDIA's compute/cudnn/redist/. */
+    const char *base;
+    const char *cacert;
+    /** Accept a pinned label whose file now has another digest (and other archives): stored
+     *  over the pin, with a note the receipts of installs from it carry. Default: refused,
+     *  CUDNNCTL_E_MANIFEST_PINNED (exit 3), nothing changed. */
+    int allow_manifest_override;
+} cudnnctl_update_opts;
+
+/** One manifest of the listing and what update made of it. */
+typedef struct {
+    char *name;         /**< "redistrib_9.28.0.json" */
+    char *url;          /**< where it was fetched from */
+    char *sha256;       /**< its bytes' digest now */
+    const char *result; /**< "added", "known" (the pinned bytes), "same-archives" (other bytes,
+                             the same archives: the pin is kept), "refused" (another digest and
+                             other archives than the pin), "overridden" */
+    char *pinned_sha256; /**< the pin it was compared with, NULL for a new label */
+    char *pinned_from;   /**< where the pin came from ("embedded in cudnnctl", a URL and date) */
+} cudnnctl_update_item;
+
+typedef struct {
+    char *source;      /**< the listing read */
+    char *catalog_dir; /**< STATE/catalog (as the user sees it) */
+    cudnnctl_update_item *items;
+    size_t n_items;
+    size_t n_added;    /**< new labels stored by this run (overrides included) */
+    size_t n_refused;
+    size_t n_stored;   /**< manifests in the store afterwards */
+    char *updated_at;  /**< when it ended (ISO 8601 UTC), NULL when it failed */
+    char *newest;      /**< the newest manifest the catalog now knows */
+    double seconds;
+} cudnnctl_update_result;
+
+/** *out is set even on failure (as far as it got). Offline: NETWORK (exit 10), nothing
+ *  changed. A refused label: MANIFEST_PINNED (exit 3), nothing changed. */
+CUDNNCTL_API cudnnctl_err cudnnctl_update(cudnnctl_ctx *ctx, const cudnnctl_update_opts *opts,
+                                          cudnnctl_update_result **out);
+CUDNNCTL_API void cudnnctl_update_result_free(cudnnctl_update_result *r);
+CUDNNCTL_API cudnnctl_err cudnnctl_update_result_json(const cudnnctl_update_result *r,
+                                                      char **json);
+
+/** What the catalog holds and how old it is (`available`, `--version`, install's warning). */
+typedef struct {
+    size_t embedded;             /**< manifests compiled in */
+    const char *embedded_newest; /**< file name of the newest of them */
+    char *embedded_date;         /**< its release_date ("2026-09-29"), NULL when unknown */
+    size_t stored;               /**< manifests `cudnnctl update` stored under the state dir */
+    char *stored_newest;         /**< the newest of those, NULL when none */
+    char *updated_at;            /**< the last update's end, NULL: never */
+    char *source;                /**< the listing it read */
+    char *catalog_dir;           /**< STATE/catalog (as the user sees it) */
+    /** Days since the catalog was last brought up to date: since the last update, or, never
+     *  updated, since the newest embedded manifest's release date; -1 when unknown. */
+    long age_days;
+} cudnnctl_catalog_info;
+
+CUDNNCTL_API cudnnctl_err cudnnctl_catalog_info_get(cudnnctl_ctx *ctx, cudnnctl_catalog_info *out);
+CUDNNCTL_API void cudnnctl_catalog_info_clear(cudnnctl_catalog_info *info);
+CUDNNCTL_API cudnnctl_err cudnnctl_catalog_info_json(const cudnnctl_catalog_info *info,
+                                                     char **json);
+/** Past this many days install of a selection (--cudnn 9, not one build) warns to update. */
+#define CUDNNCTL_CATALOG_STALE_DAYS 30
+
 /** Number of manifests the catalog was built from (embedded + added). */
 CUDNNCTL_API size_t cudnnctl_catalog_manifest_count(const cudnnctl_catalog *cat);
 

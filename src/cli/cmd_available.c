@@ -67,6 +67,26 @@ static void installed_text(const cudnnctl_sizes *z, char *buf, size_t n)
     snprintf(buf, n, "%s%s%s%s", sz, unknown ? " + " : "", miss, unknown ? " ?" : "");
 }
 
+/* What the catalog holds beyond the embedded manifests, and how old it is. */
+static void print_catalog_age(cli_opts *o, cudnnctl_ctx *ctx)
+{
+    cudnnctl_catalog_info ci;
+    if (cudnnctl_catalog_info_get(ctx, &ci) != CUDNNCTL_E_OK)
+        return;
+    if (ci.updated_at)
+        fprintf(stderr, "catalog: %zu embedded + %zu from `cudnnctl update` (last run %s from %s, "
+                        "%ld days ago; newest %s)\n",
+                ci.embedded, ci.stored, ci.updated_at, ci.source ? ci.source : "?", ci.age_days,
+                ci.stored_newest ? ci.stored_newest : ci.embedded_newest);
+    else
+        fprintf(stderr, "catalog: %zu embedded manifests, never updated (newest %s of %s, %ld "
+                        "days ago): `cudnnctl update` fetches newer ones\n",
+                ci.embedded, ci.embedded_newest, ci.embedded_date ? ci.embedded_date : "?",
+                ci.age_days);
+    (void)o;
+    cudnnctl_catalog_info_clear(&ci);
+}
+
 int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
 {
     cudnnctl_catalog *cat = NULL;
@@ -131,6 +151,8 @@ int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
                 cudnnctl_flavor_name(o->flavor), comp,
                 unmeasured ? ", '?' where no measurement of that archive exists" : "");
     }
+    if (!o->quiet)
+        print_catalog_age(o, ctx);
     if (o->cudnn && n && !o->quiet) {
         /* what --cudnn means here, resolved as plan, install, mirror and uninstall do */
         const char **names = malloc(n * sizeof(*names));

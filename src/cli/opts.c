@@ -90,7 +90,7 @@ static const struct option *find_long(const char *name, size_t n)
 
 /* `cudnnctl [global options] --version` before any command word: the version, not uninstall's
  * --version V. Returns 1 (plain) or 2 (--json) when so, else 0. */
-static int version_requested(int argc, char **argv)
+static int version_requested(int argc, char **argv, const char **root, const char **state)
 {
     int json = 0, asked = 0;
     for (int i = 1; i < argc; i++) {
@@ -101,6 +101,8 @@ static int version_requested(int argc, char **argv)
             asked = 1;
         else if (strcmp(a, "--json") == 0)
             json = 1;
+        else if ((strcmp(a, "--root") == 0 || strcmp(a, "--state-dir") == 0) && i + 1 < argc)
+            *(a[2] == 'r' ? root : state) = argv[++i]; /* where the catalog's store is */
         else if (a[1] == '-' && !strchr(a, '=')) {
             const struct option *p = find_long(a + 2, strlen(a + 2));
             if (p && p->has_arg == required_argument)
@@ -384,9 +386,10 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
     o->color = 2;
     o->timeout_s = 60;
     opterr = 0;
-    int v = version_requested(argc, argv);
+    const char *vroot = NULL, *vstate = NULL;
+    int v = version_requested(argc, argv, &vroot, &vstate);
     if (v) {
-        cli_print_version(v == 2);
+        cli_print_version(v == 2, vroot, vstate);
         return 0;
     }
     char *seen[64];

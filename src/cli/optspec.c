@@ -36,7 +36,8 @@ const cli_optspec cli_optspecs[] = {
     {"manifest", 0, "FILE|URL", SEL, CLI_COMP_FILE, "add a redistrib JSON to the catalog (repeatable)"},
     {"mirror", 0, "URL|DIR", "plan install config", CLI_COMP_DIR, "base that an archive's relative_path is joined to"},
     {"mirror", 0, "URL|DIR", "mirror", CLI_COMP_DIR, "upstream to copy from (default: NVIDIA)"},
-    {"cacert", 0, "FILE", "install mirror config", CLI_COMP_FILE, "CA bundle for https"},
+    {"mirror", 0, "URL|DIR", "update", CLI_COMP_DIR, "the redist listing to read (default: manifest-base-url, mirror, else NVIDIA's)"},
+    {"cacert", 0, "FILE", "install mirror update config", CLI_COMP_FILE, "CA bundle for https"},
     /* target */
     {"cuda-home", 0, "DIR", "plan install uninstall rollback list validate report", CLI_COMP_DIR, "target: merge into this CUDA tree"},
     {"prefix", 0, "DIR", "plan install uninstall rollback list use env validate report config", CLI_COMP_DIR, "target: a per-version prefix under DIR"},
@@ -73,6 +74,7 @@ const cli_optspec cli_optspecs[] = {
     {"max-unpacked", 0, "SIZE", "install", CLI_COMP_NONE, "cap on the archive's declared unpacked size (bytes, or with K/M/G/T; default: 10x the archive, 256 MiB to 6 GiB)"},
     {"allow-manifest-override", 0, NULL, "install", CLI_COMP_NONE, "install even when a --manifest contradicts NVIDIA's embedded manifest (recorded in the receipt)"},
     {"allow-manifest-override", 0, NULL, "mirror", CLI_COMP_NONE, "mirror even when a --manifest contradicts NVIDIA's embedded manifest"},
+    {"allow-manifest-override", 0, NULL, "update", CLI_COMP_NONE, "store a pinned label whose file now names other archives (recorded in the catalog and the receipts)"},
     {"connections", 0, "N", "install mirror", CLI_COMP_NONE, "download over N connections when the server serves byte ranges (0 = automatic from the measured rate, 1 = one stream; at most 16)"},
     {"validate", 0, NULL, "report", CLI_COMP_NONE, "also validate the active cuDNN (or TARGET)"},
     {NULL, 0, NULL, NULL, CLI_COMP_NONE, NULL},

@@ -20,30 +20,11 @@ M="$S/mirror"
 V=9.29.0.7 # a release no embedded manifest names: its file names are ours to describe
 mkdir -p "$M/cudnn/linux-x86_64" "$M/cudnn_jit/linux-x86_64"
 
-# build_archive DIR NAME "subs" STATIC(0|1): NVIDIA's 9.x layout under the top dir NAME
-build_archive() {
-  local out=$1 name=$2 subs=$3 static=$4 d="$T/build/$2"
-  mkdir -p "$d/include" "$d/lib"
-  printf 'NVIDIA cuDNN license (test copy)\n' > "$d/LICENSE"
-  printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 29\n#define CUDNN_PATCHLEVEL 0\n' > "$d/include/cudnn_version.h"
-  printf '/* cudnn.h test double */\n' > "$d/include/cudnn.h"
-  ln -s cudnn.h "$d/include/cudnn_v9.h"
-  for s in $subs; do
-    elf_double "$d/lib/$s.so.9.29.0" "$s.so.9"
-    ln -s "$s.so.9.29.0" "$d/lib/$s.so.9"
-    ln -s "$s.so.9" "$d/lib/$s.so"
-    if [ "$static" = 1 ]; then
-      printf '!<arch>\n' > "$d/lib/${s}_static.a"
-      ln -s "${s}_static.a" "$d/lib/${s}_static_v9.a"
-    fi
-  done
-  tar -C "$T/build" -cf - "$name" | xz -T1 -1 > "$out/$name.tar.xz"
-}
 FULL="cudnn-linux-x86_64-${V}_cuda13-archive"
 JIT="cudnn_jit-linux-x86_64-${V}_cuda13-archive"
-build_archive "$M/cudnn/linux-x86_64" "$FULL" \
+build_archive "$M/cudnn/linux-x86_64" "$FULL" 9.29.0 \
   "libcudnn libcudnn_graph libcudnn_ops libcudnn_cnn libcudnn_engines_runtime_compiled" 1
-build_archive "$M/cudnn_jit/linux-x86_64" "$JIT" \
+build_archive "$M/cudnn_jit/linux-x86_64" "$JIT" 9.29.0 \
   "libcudnn libcudnn_graph libcudnn_engines_runtime_compiled" 0
 python3 - "$M" "$V" "$S/redistrib_9.29.0.json" <<'PY'
 import hashlib, json, os, sys

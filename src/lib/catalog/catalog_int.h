@@ -44,6 +44,12 @@ int cc_catalog_listing_parse(const char *text, size_t len, cc_strv *names);
 cudnnctl_err cc_manifest_fetch(cudnnctl_ctx *ctx, const char *url, char **data, size_t *len,
                                char hex[65]);
 
+/* The bytes at an http(s) URL (at most CC_MANIFEST_MAX), fresh, through the source layer (its
+ * retries, proxy, cacert); *hex gets their SHA-256. No cached fallback: `update` must see
+ * what the server serves now. */
+cudnnctl_err cc_manifest_download(cudnnctl_ctx *ctx, const char *url, const char *cacert,
+                                  cc_buf *b, char hex[65]);
+
 /* Manifest trust: every disagreement (SHA-256 or size of one archive file name) between an
  * embedded entry and an added manifest's entry in v is appended to *found (once, with both
  * values and both sources) and warned about as an event. 0, or -1 out of memory. */

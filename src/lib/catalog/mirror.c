@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "catalog_int.h"
+#include "catalog_store.h"
 #include "embedded.h"
 #include "hash.h"
 #include "source.h"
@@ -89,6 +90,32 @@ static cudnnctl_err select_entries(cudnnctl_ctx *ctx, const cudnnctl_catalog *ca
 
 /* ---- manifests ------------------------------------------------------------------------------ */
 
+/* A manifest `cudnnctl update` stored (origin "catalog:<name>"), from the state dir. */
+static cudnnctl_err stored_text(cudnnctl_ctx *ctx, const char *name, char **data, size_t *len)
+{
+    char *state = cc_state_dir(ctx);
+    cc_catalog_store st;
+    cudnnctl_err e = state ? cc_store_load(ctx, state, &st)
+                           : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (e != CUDNNCTL_E_OK) {
+        free(state);
+        return e;
+    }
+    e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+               "manifest %s is no longer in the catalog under the state dir: run `cudnnctl "
+               "update` again",
+               name);
+    for (size_t i = 0; i < st.n; i++)
+        if (strcmp(st.v[i].name, name) == 0) {
+            cc_clear_error(ctx);
+            e = cc_store_read_manifest(ctx, state, &st.v[i], data, len);
+            break;
+        }
+    cc_store_free(&st);
+    free(state);
+    return e;
+}
+
 /* The manifest's bytes as they came, checked against the SHA-256 the catalog recorded. */
 static cudnnctl_err manifest_text(cudnnctl_ctx *ctx, const cudnnctl_archive *a, char **data,
                                   size_t *len, char **name)
@@ -107,6 +134,10 @@ static cudnnctl_err manifest_text(cudnnctl_ctx *ctx, const cudnnctl_archive *a, 
             }
         if (!*data)
             CC_RET_ERR(ctx, CUDNNCTL_E_MANIFEST, "embedded manifest %s not found in this build", n);
+    } else if (cc_str_starts(m, "catalog:")) {
+        cudnnctl_err e = stored_text(ctx, m + 8, data, len);
+        if (e != CUDNNCTL_E_OK)
+            return e;
     } else if (cc_str_starts(m, "http://") || cc_str_starts(m, "https://")) {
         cudnnctl_err e = cc_manifest_fetch(ctx, m, data, len, hex);
         if (e != CUDNNCTL_E_OK)
@@ -137,7 +168,9 @@ static cudnnctl_err manifest_text(cudnnctl_ctx *ctx, const cudnnctl_archive *a, 
                        m, a->manifest_sha256, ok ? hex : "?");
         }
     }
-    const char *base = cc_str_starts(m, "embedded:") ? m + 9 : cc_path_base(m);
+    const char *base = cc_str_starts(m, "embedded:")  ? m + 9
+                       : cc_str_starts(m, "catalog:") ? m + 8
+                                                      : cc_path_base(m);
     char *q = strchr(base, '?');
     *name = q ? cc_strndup(base, (size_t)(q - base)) : cc_strdup(base);
     if (!*name || !**name || strcmp(*name, ".") == 0 || strcmp(*name, "..") == 0) {

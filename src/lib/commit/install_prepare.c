@@ -127,6 +127,40 @@ static void size_step(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
              z.known ? inst : "", z.known ? " (static not measured)" : "");
 }
 
+/* A selection (--cudnn 9, 9.19, none), not one build: an old catalog may not know the newest
+ * release; past CUDNNCTL_CATALOG_STALE_DAYS that is worth a warning naming `cudnnctl update`. */
+static void stale_warning(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
+{
+    const char *pin = h->opts.selection.cudnn;
+    cc_version v;
+    cudnnctl_catalog_info ci;
+    if (h->opts.archive || (pin && cc_version_parse(pin, &v) == 0 && v.n >= 4))
+        return;
+    if (cudnnctl_catalog_info_get(ctx, &ci) != CUDNNCTL_E_OK) {
+        cc_clear_error(ctx); /* the store's own warning says what is wrong with it */
+        return;
+    }
+    if (ci.age_days > CUDNNCTL_CATALOG_STALE_DAYS) {
+        char *w = ci.updated_at
+                      ? cc_asprintf("the catalog is %ld days old (`cudnnctl update` last ran %s): "
+                                    "--cudnn %s may miss a newer release; run `cudnnctl update`, "
+                                    "or pin one build (--cudnn %s)",
+                                    ci.age_days, ci.updated_at, pin ? pin : "(any)",
+                                    h->ch.cudnn_version)
+                      : cc_asprintf("the catalog is %ld days old (never updated; its newest "
+                                    "manifest, %s, is of %s): --cudnn %s may miss a newer "
+                                    "release; run `cudnnctl update`, or pin one build (--cudnn "
+                                    "%s)",
+                                    ci.age_days, ci.embedded_newest,
+                                    ci.embedded_date ? ci.embedded_date : "?", pin ? pin : "(any)",
+                                    h->ch.cudnn_version);
+        if (w)
+            cc_event(ctx, CUDNNCTL_EV_WARNING, w, NULL);
+        cc_strv_push_own(&h->warnings, w);
+    }
+    cudnnctl_catalog_info_clear(&ci);
+}
+
 static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
                               const cudnnctl_detect_result *det, cudnnctl_install_handle *h)
 {
@@ -162,6 +196,7 @@ static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     STEP(h, "source: %s (%s)", res->archive.url ? res->archive.url : ch->url,
          ch->sha256 ? "SHA-256 checked while it streams" : "NOT VERIFIED");
     size_step(ctx, h);
+    stale_warning(ctx, h);
     return h->opts.dry_run ? prep_dry_run(ctx, h) : CUDNNCTL_E_OK;
 }
 

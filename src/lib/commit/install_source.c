@@ -421,6 +421,18 @@ cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
         c->plan = c->owned_plan;
     }
     choose_what(o, &sel, c->plan, c);
+    /* a manifest `update --allow-manifest-override` took over its pin: the receipt says so */
+    const char *note = cat ? cc_catalog_override_note(cat, c->manifest) : NULL;
+    if (note) {
+        char *both = c->manifest_override ? cc_asprintf("%s; %s", c->manifest_override, note)
+                                          : cc_strdup(note);
+        free(c->manifest_override);
+        c->manifest_override = both;
+        warn(ctx, warnings,
+             cc_asprintf("%s was accepted over its pin by `cudnnctl update "
+                         "--allow-manifest-override` (%s): recorded in the receipt",
+                         c->manifest, note));
+    }
     choose_url(ctx, o, sel.mirror, c->plan, c);
     choose_hash(ctx, o, c->plan, c, warnings);
     if (!c->cudnn_version || !c->cuda_variant || !c->platform || !c->relative_path || !c->url ||
