@@ -132,4 +132,6 @@ set -e
 left=$(cd "$TREE/lib" && ls libcudnn*.so.9.29.0 | tr '\n' ' ')
 [ "$left" = "libcudnn.so.9.29.0 libcudnn_engines_runtime_compiled.so.9.29.0 libcudnn_graph.so.9.29.0 " ] \
   || fail "jit over full in a tree left a mix: $left"
+"${C[@]}" detect --json > "$T/det.json" 2>/dev/null
+json_assert "$T/det.json" '[c["flavor"] for c in d["cudnn"] if c["path"].startswith("/usr/local/cuda-13.0/lib")] == ["jit"]'
 echo "ok"

@@ -346,6 +346,7 @@ cudnnctl_err cc_val_resolve_target(cudnnctl_ctx *ctx, const cudnnctl_validate_op
     if (e != CUDNNCTL_E_OK)
         goto out;
     find_header(ctx, opts->include_dir, t);
+    t->jit = cc_val_is_jit(t->lib_dir, t->major);
 
     if (opts->cuda_home && *opts->cuda_home) {
         char *ch = cc_pf_is_abs(opts->cuda_home) ? cc_rooted(ctx, opts->cuda_home)
@@ -381,6 +382,18 @@ out:
     if (e != CUDNNCTL_E_OK)
         cc_val_target_free(t);
     return e;
+}
+
+int cc_val_is_jit(const char *lib_dir, int major)
+{
+    static const char *const legacy[] = {"libcudnn_ops", "libcudnn_cnn", "libcudnn_adv"};
+    if (cc_val_find_soname(lib_dir, "libcudnn_graph", major, NULL) < 0 ||
+        cc_val_find_soname(lib_dir, "libcudnn_engines_runtime_compiled", major, NULL) < 0)
+        return 0;
+    for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++)
+        if (cc_val_find_soname(lib_dir, legacy[i], major, NULL) >= 0)
+            return 0;
+    return 1;
 }
 
 void cc_val_target_free(cc_val_target *t)
