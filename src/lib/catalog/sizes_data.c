@@ -4,8 +4,12 @@
 #include "sizes.h"
 
 const cc_size_row cc_size_rows[] = {
+    {"dc45f8c5fd44955c6e950c690ea92c28ea848ffb1fefbaabf3a9d175d961263a", 1223230030ull, 1149660ull, CC_SIZE_UNKNOWN,
+     "wheel nvidia_cudnn_cu12-9.27.0.42-py3-none-manylinux_2_27_x86_64.whl (sha256 0a4aa3a7d2264256)"},
     {"dd3245ba3aca8593934fc946d08649ad3a5ee8500e8da3870bc23bf7ddccd7f9", 925450414ull, 1149660ull, CC_SIZE_UNKNOWN,
      "wheel nvidia_cudnn_cu13-9.27.0.42-py3-none-manylinux_2_27_x86_64.whl (sha256 9677e76f21862eb5)"},
+    {"d5e4b5d4a7d853b82d90aba72bf0ee8c93b61e795a76265bb097c418d6578c26", 163983854ull, 1149660ull, CC_SIZE_UNKNOWN,
+     "wheel nvidia_cudnn_jit_cu12-9.27.0.42-py3-none-manylinux_2_27_x86_64.whl (sha256 2b4eeeadf87671c1)"},
     {"8d8ec6ebc08c5f9255db8bc073c3b8c694d0343f4340a8b0dada50911c46ac6c", 178664302ull, 1149660ull, CC_SIZE_UNKNOWN,
      "wheel nvidia_cudnn_jit_cu13-9.27.0.42-py3-none-manylinux_2_27_x86_64.whl (sha256 d78f193e03ae0d88)"},
 };
