@@ -37,6 +37,10 @@ typedef struct {
     int allow_manifest_override;
     /** "full" (NULL) or "jit": which component's archives to copy. */
     const char *flavor;
+    /** "torch==2.9.1", "tensorflow==2.18.0": the cuDNN that framework build was made with (its
+     *  exact pin, or the newest of its major) for its CUDA major, as plan --for means it; an
+     *  explicit cudnn / cuda wins. */
+    const char *for_pkg;
 } cudnnctl_mirror_opts;
 
 /** One archive of a mirror run. */

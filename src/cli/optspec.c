@@ -25,7 +25,7 @@ const cli_optspec cli_optspecs[] = {
     {"cudnn", 0, "V", "use", CLI_COMP_INSTALLED, "switch --prefix DIR to this cuDNN version, installed there side by side (a link flip)"},
     {"cuda", 0, "M[.m]", SEL " use env", CLI_COMP_CUDA, "CUDA major or toolkit version (default: the active toolkit's)"},
     {"platform", 0, "P", SEL " doctor", CLI_COMP_PLATFORM, "platform key (default: this machine's)"},
-    {"for", 0, "PKG==V", "plan install doctor", CLI_COMP_CONSUMER, "the cuDNN torch==X or tensorflow==X was built with"},
+    {"for", 0, "PKG==V", "plan install mirror doctor", CLI_COMP_CONSUMER, "the cuDNN torch==X or tensorflow==X was built with"},
     {"driver-version", 0, "V", "plan install", CLI_COMP_NONE, "plan for another machine's driver"},
     {"flavor", 0, "full|jit", SEL, CLI_COMP_NONE, "full: NVIDIA's whole cuDNN (default); jit: the Graph JIT library (libcudnn, libcudnn_graph, libcudnn_engines_runtime_compiled; no legacy API)"},
     {"components", 0, "LIST", "available plan install", CLI_COMP_NONE, "what to install of the archive: runtime, dev, static, comma-separated (default: all)"},

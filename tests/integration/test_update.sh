@@ -76,6 +76,10 @@ cmp "$ST/manifests/$SHA1.json" "$R/redistrib_9.28.0.json" || fail "the stored by
 [ -f "$T/root/srv/mirror/index.html" ] || fail "mirror wrote no index.html"
 grep -q 'href="redistrib_9.28.0.json"' "$T/root/srv/mirror/index.html" || fail "the mirror's index does not link the manifest"
 
+# mirror --for: the framework build's cuDNN (torch 2.9.1 pins 9.13.0.50 for CUDA 13)
+"${C[@]}" mirror --to /srv/m-for --for torch==2.9.1 --platform linux-x86_64 --mirror /srv/none --json > "$T/mfor.json" 2>/dev/null || true
+json_assert "$T/mfor.json" 'd["archives"][0]["cudnn_version"] == "9.13.0.50" and d["archives"][0]["cuda_variant"] == "13"'
+
 # ---- the server stopped: the catalog knows 9.28 offline ----
 stop
 "${C[@]}" available --platform linux-x86_64 --cuda 13 --json > "$T/av.json" 2> "$T/av.err"

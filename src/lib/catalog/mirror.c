@@ -2,6 +2,7 @@
  * (DIR/redistrib_<label>.json, DIR/<relative_path>) for offline / air-gapped installs. Archives
  * come through the source layer (cache, SHA-256 and size verified while they stream) into a
  * temporary name beside their destination, renamed only after the digest matched. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 
 #include "catalog_int.h"
 #include "catalog_store.h"
+#include "compat.h"
 #include "embedded.h"
 #include "hash.h"
 #include "source.h"
@@ -373,10 +375,51 @@ out:
     return e;
 }
 
+/* --for: the framework build's cuDNN (its exact pin, else the newest of its major: a "built
+ * with >= M.m" row runs with any later M.x) and its CUDA major fill what the user left open. */
+static cudnnctl_err apply_for(cudnnctl_ctx *ctx, const cudnnctl_mirror_opts *in,
+                              cudnnctl_mirror_opts *o, char bufs[2][32])
+{
+    *o = *in;
+    if (!in->for_pkg || !*in->for_pkg)
+        return CUDNNCTL_E_OK;
+    int M = 0, m = -1;
+    if (in->cuda && cc_cuda_variant_parse(in->cuda, &M, &m) != 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_BAD_VERSION, "--cuda %s is not a CUDA version", in->cuda);
+    cc_consumer c;
+    memset(&c, 0, sizeof(c));
+    cudnnctl_err e = cc_compat_consumer(ctx, in->for_pkg, M, m, &c);
+    if (e != CUDNNCTL_E_OK)
+        return e;
+    if (!o->cuda) {
+        snprintf(bufs[0], 32, "%d", c.cuda_major);
+        o->cuda = bufs[0];
+    }
+    if (!o->cudnn) {
+        if (c.exact)
+            snprintf(bufs[1], 32, "%s", c.cudnn);
+        else
+            snprintf(bufs[1], 32, "%d", atoi(c.cudnn));
+        o->cudnn = bufs[1];
+    }
+    cc_log(ctx, CUDNNCTL_LOG_INFO, "mirror --for %s: cuDNN %s for CUDA %s (%s)", c.label,
+           o->cudnn, o->cuda, c.source ? c.source : "compat table");
+    cc_consumer_clear(&c);
+    return CUDNNCTL_E_OK;
+}
+
 cudnnctl_err cudnnctl_mirror(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
-                             const cudnnctl_mirror_opts *o, cudnnctl_mirror_result **out)
+                             const cudnnctl_mirror_opts *opts, cudnnctl_mirror_result **out)
 {
     *out = NULL;
+    cudnnctl_mirror_opts fo;
+    char bufs[2][32];
+    const cudnnctl_mirror_opts *o = &fo;
+    if (!opts)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "mirror needs --to DIR (where the mirror is written)");
+    cudnnctl_err fe = apply_for(ctx, opts, &fo, bufs);
+    if (fe != CUDNNCTL_E_OK)
+        return fe;
     if (!o || !o->to || !*o->to)
         CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "mirror needs --to DIR (where the mirror is written)");
     if (!o->cudnn && !o->cuda && !o->all_versions)
