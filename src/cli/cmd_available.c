@@ -87,6 +87,31 @@ static void print_catalog_age(cli_opts *o, cudnnctl_ctx *ctx)
     cudnnctl_catalog_info_clear(&ci);
 }
 
+/* The table (on stdout); returns 1 when some INSTALLED is partly or wholly unknown. */
+static int print_table(const cli_opts *o, const cudnnctl_archive **v, size_t n)
+{
+    static const char *const hdr[] = {"CUDNN", "CUDA",     "PLATFORM", "DOWNLOAD",
+                                      "INSTALLED", "RELEASED", "FILE"};
+    cli_table *t = cli_table_new(7, hdr);
+    int unmeasured = 0;
+    for (size_t i = 0; i < n; i++) {
+        char sz[32], inst[64];
+        cudnnctl_sizes z;
+        cudnnctl_archive_sizes(v[i], o->components, &z);
+        cudnnctl_size_text((double)v[i]->size, sz, sizeof(sz));
+        installed_text(&z, inst, sizeof(inst));
+        unmeasured |= z.selected & ~z.known ? 1 : 0;
+        const char *base = strrchr(v[i]->relative_path, '/');
+        const char *row[] = {v[i]->cudnn_version, v[i]->cuda_variant, v[i]->platform, sz, inst,
+                             v[i]->release_date, base ? base + 1 : v[i]->relative_path};
+        cli_table_row(t, row);
+    }
+    if (n)
+        cli_table_print(t, stdout);
+    cli_table_free(t);
+    return unmeasured;
+}
+
 int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
 {
     cudnnctl_catalog *cat = NULL;
@@ -119,25 +144,7 @@ int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
         rc = cli_fail(o, ctx, e);
         goto out;
     }
-    static const char *const hdr[] = {"CUDNN", "CUDA",     "PLATFORM", "DOWNLOAD",
-                                      "INSTALLED", "RELEASED", "FILE"};
-    cli_table *t = cli_table_new(7, hdr);
-    int unmeasured = 0;
-    for (size_t i = 0; i < n; i++) {
-        char sz[32], inst[64];
-        cudnnctl_sizes z;
-        cudnnctl_archive_sizes(v[i], o->components, &z);
-        cudnnctl_size_text((double)v[i]->size, sz, sizeof(sz));
-        installed_text(&z, inst, sizeof(inst));
-        unmeasured |= z.selected & ~z.known ? 1 : 0;
-        const char *base = strrchr(v[i]->relative_path, '/');
-        const char *row[] = {v[i]->cudnn_version, v[i]->cuda_variant, v[i]->platform, sz, inst,
-                             v[i]->release_date, base ? base + 1 : v[i]->relative_path};
-        cli_table_row(t, row);
-    }
-    if (n)
-        cli_table_print(t, stdout);
-    cli_table_free(t);
+    int unmeasured = print_table(o, v, n);
     if (!o->quiet)
         fprintf(stderr, "%zu archive%s from %zu manifests (platform %s%s)\n", n, n == 1 ? "" : "s",
                 cudnnctl_catalog_manifest_count(cat), platform ? platform : "all",

@@ -239,6 +239,32 @@ static int cli_parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
+/* --flavor and --components: -1 when set, 2 after saying what is wrong, -2 for another option. */
+static int apply_selection(int c, cli_opts *o)
+{
+    switch (c) {
+    case O_FLAVOR:
+        if (cudnnctl_flavor_parse(optarg, &o->flavor) != 0) {
+            fprintf(stderr, "cudnnctl: --flavor takes full (NVIDIA's whole library, the default) "
+                            "or jit (the Graph JIT library), not '%s'\n",
+                    optarg);
+            return 2;
+        }
+        o->flavor_given = 1;
+        break;
+    case O_COMPONENTS:
+        if (cudnnctl_components_parse(optarg, &o->components) != 0) {
+            fprintf(stderr, "cudnnctl: --components takes a comma-separated list of runtime, dev "
+                            "and static (or all), e.g. --components runtime, not '%s'\n",
+                    optarg);
+            return 2;
+        }
+        break;
+    default: return -2;
+    }
+    return -1;
+}
+
 /* Returns -1 to go on and run *cmd, else the exit code to end with. */
 /* An option whose value is checked: -1 when it is set, 2 after saying what is wrong, -2 for an
  * option that is not one of these. */
@@ -263,23 +289,6 @@ static int apply_valued(int c, cli_opts *o)
             return 2;
         }
         o->manifests[o->n_manifests++] = optarg;
-        break;
-    case O_FLAVOR:
-        if (cudnnctl_flavor_parse(optarg, &o->flavor) != 0) {
-            fprintf(stderr, "cudnnctl: --flavor takes full (NVIDIA's whole library, the default) "
-                            "or jit (the Graph JIT library), not '%s'\n",
-                    optarg);
-            return 2;
-        }
-        o->flavor_given = 1;
-        break;
-    case O_COMPONENTS:
-        if (cudnnctl_components_parse(optarg, &o->components) != 0) {
-            fprintf(stderr, "cudnnctl: --components takes a comma-separated list of runtime, dev "
-                            "and static (or all), e.g. --components runtime, not '%s'\n",
-                    optarg);
-            return 2;
-        }
         break;
     case O_MAX_UNPACKED:
         if (cli_parse_size(optarg, &o->max_unpacked) != 0) {
@@ -321,7 +330,7 @@ static int apply_valued(int c, cli_opts *o)
         o->connections = (unsigned)n;
         break;
     }
-    default: return -2;
+    default: return apply_selection(c, o);
     }
     return -1;
 }

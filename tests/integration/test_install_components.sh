@@ -45,6 +45,14 @@ PY
 SRC=(--manifest /srv/redistrib_9.29.0.json --mirror /srv/mirror --cudnn $V --cuda 13
      --platform linux-x86_64 --no-validate)
 
+# ---- usage errors name what is accepted ----
+set +e
+"$CUDNNCTL" available --components headers 2> "$T/err"; rc1=$?
+"$CUDNNCTL" plan --flavor tiny 2>> "$T/err"; rc2=$?
+set -e
+[ $rc1 -eq 2 ] && [ $rc2 -eq 2 ] || fail "bad --components / --flavor: exit $rc1 / $rc2, want 2"
+grep -q "runtime, dev and static" "$T/err" && grep -q "full .* or jit" "$T/err" || { cat "$T/err"; fail "the usage errors do not name the choices"; }
+
 # ---- available / plan know both flavours and say what each costs ----
 "${C[@]}" available --manifest /srv/redistrib_9.29.0.json --cudnn $V --platform linux-x86_64 \
   --flavor jit --json > "$T/av.json"

@@ -107,6 +107,16 @@ cudnnctl_err cc_receipt_add_replaced(cudnnctl_ctx *ctx, cc_receipt *r, const cc_
 
 /* ---- to JSON --------------------------------------------------------------------------------- */
 
+/* "flavor" and "components" (what this receipt placed). */
+static int put_selection(cJSON *o, const cc_receipt *r)
+{
+    char comp[40];
+    cudnnctl_components_text(r->components ? r->components : CUDNNCTL_COMPONENTS_ALL, comp,
+                             sizeof(comp));
+    return cc_json_str(o, "flavor", cudnnctl_flavor_name(r->flavor)) ||
+           cc_json_str(o, "components", comp);
+}
+
 static int put_mode(cJSON *o, uint32_t mode)
 {
     char *m = cc_mode_str(mode);
@@ -125,13 +135,7 @@ cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **j
         !cJSON_AddNumberToObject(o, "seq", (double)r->seq) ||
         cc_json_str(o, "installed_at", r->installed_at) || cc_json_str(o, "tool_version", r->tool_version) ||
         cc_json_str(o, "cudnn_version", r->cudnn_version) || cc_json_str(o, "cuda_variant", r->cuda_variant) ||
-        cc_json_str(o, "platform", r->platform) ||
-        cc_json_str(o, "flavor", cudnnctl_flavor_name(r->flavor)))
-        goto oom;
-    char comp[40];
-    cudnnctl_components_text(r->components ? r->components : CUDNNCTL_COMPONENTS_ALL, comp,
-                             sizeof(comp));
-    if (cc_json_str(o, "components", comp))
+        cc_json_str(o, "platform", r->platform) || put_selection(o, r))
         goto oom;
     cJSON *a = cJSON_AddObjectToObject(o, "archive");
     if (!a || cc_json_str(a, "relative_path", r->archive.relative_path) || cc_json_str(a, "url", r->archive.url) ||

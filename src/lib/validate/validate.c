@@ -96,6 +96,7 @@ cudnnctl_err cudnnctl_validate(cudnnctl_ctx *ctx, const cudnnctl_validate_opts *
     cudnnctl_err e = cc_val_resolve_target(ctx, opts, &t);
     if (e != CUDNNCTL_E_OK)
         return e;
+    t.jit = cc_val_is_jit(t.lib_dir, t.major); /* proven with the graph API, not the legacy one */
     cc_strv env = {0};
     char *req = build_request(&t, opts->device);
     char *exe = opts->child_exe ? cc_strdup(opts->child_exe) : cc_pf_self_exe();

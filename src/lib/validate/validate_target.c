@@ -346,7 +346,6 @@ cudnnctl_err cc_val_resolve_target(cudnnctl_ctx *ctx, const cudnnctl_validate_op
     if (e != CUDNNCTL_E_OK)
         goto out;
     find_header(ctx, opts->include_dir, t);
-    t->jit = cc_val_is_jit(t->lib_dir, t->major);
 
     if (opts->cuda_home && *opts->cuda_home) {
         char *ch = cc_pf_is_abs(opts->cuda_home) ? cc_rooted(ctx, opts->cuda_home)
