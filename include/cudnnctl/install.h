@@ -134,6 +134,11 @@ typedef struct {
     cudnnctl_validate_result *validation; /**< what it found, NULL when it did not run */
     char *verified_at; /**< unchanged / switched: when the installed archive was verified (its
                             receipt's installed_at); nothing was hashed in this run */
+    cudnnctl_flavor flavor;         /**< the archive's flavour */
+    cudnnctl_components components; /**< what this run extracted and placed */
+    /** the components the target holds of this build afterwards (with those earlier installs
+     *  of it placed: installing dev after runtime adds dev and leaves runtime as it is) */
+    cudnnctl_components components_installed;
 } cudnnctl_install_result;
 
 /**
@@ -302,6 +307,9 @@ typedef struct {
     size_t n_replaced;
     int active; /**< tree: the newest on its target; prefix: PREFIX/current → it */
     char *receipt_path;
+    cudnnctl_flavor flavor;         /**< full, or the Graph JIT library */
+    cudnnctl_components components; /**< what this install placed */
+    char *sublibs; /**< the cuDNN sub-libraries it placed, "libcudnn,libcudnn_graph,..." */
 } cudnnctl_install_record;
 
 typedef struct {

@@ -35,6 +35,12 @@ typedef struct {
      *  of an archive file name it knows); without it that fails closed with
      *  CUDNNCTL_E_MANIFEST_CONFLICT before anything is written (as install does). */
     int allow_manifest_override;
+    /** "full" (NULL) or "jit": which component's archives to copy. */
+    const char *flavor;
+    /** "torch==2.9.1", "tensorflow==2.18.0": the cuDNN that framework build was made with (its
+     *  exact pin, or the newest of its major) for its CUDA major, as plan --for means it; an
+     *  explicit cudnn / cuda wins. */
+    const char *for_pkg;
 } cudnnctl_mirror_opts;
 
 /** One archive of a mirror run. */
@@ -53,6 +59,7 @@ typedef struct {
     char *dir;        /**< the mirror dir (as the user sees it) */
     char **manifests; /**< manifest files written (as the user sees them) */
     size_t n_manifests;
+    char *index; /**< DIR/index.html, the listing `cudnnctl update --mirror` reads */
     cudnnctl_mirror_item *items;
     size_t n_items;
     uint64_t bytes_downloaded;
@@ -62,7 +69,8 @@ typedef struct {
 /**
  * Copy the manifests (their text as it came: the embedded copy, the --manifest file or URL)
  * and the archives the selection picks from @p cat into a dir laid out like NVIDIA's redist
- * tree: DIR/redistrib_<label>.json and DIR/<relative_path>. Each archive is fetched through
+ * tree: DIR/redistrib_<label>.json and DIR/<relative_path>, and DIR/index.html listing every
+ * manifest in DIR (for `cudnnctl update --mirror URL` when DIR is served over HTTP). Each archive is fetched through
  * the download cache and its SHA-256 and size verified before it is renamed into place; an
  * archive already in the mirror is re-hashed and kept when it matches. Afterwards
  * `install --mirror DIR --manifest DIR/redistrib_<label>.json` works without a network.

@@ -22,6 +22,8 @@ typedef struct {
     const char *mirror;         /**< base URL or dir that relative_path is joined to */
     const char *driver_version; /**< override of the detected driver ("580.65.06"), for planning
                                    elsewhere */
+    cudnnctl_flavor flavor;         /**< full (default) or the Graph JIT library */
+    cudnnctl_components components; /**< what to install of the archive; 0: all */
 } cudnnctl_selection;
 
 /** A candidate that was not chosen, and why. */
@@ -60,6 +62,9 @@ typedef struct {
     char *driver_floor;   /**< the chosen build's minimum driver for that platform */
     char *consumer;       /**< "torch==2.9.1+cu130" when --for was given, else NULL */
     char *consumer_cudnn; /**< the cuDNN the consumer pins ("9.13.0.50", or "9.3" = >= 9.3) */
+    cudnnctl_flavor flavor;         /**< the flavour planned (= archive.flavor) */
+    cudnnctl_components components; /**< the components planned (never 0) */
+    cudnnctl_sizes sizes;           /**< download and installed size of that selection */
 } cudnnctl_plan;
 
 /** Choose an archive and a target. Writes nothing. NO_MATCH / DRIVER_TOO_OLD carry the fix. */

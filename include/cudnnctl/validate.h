@@ -95,6 +95,10 @@ typedef struct {
     char *child_ld_library_path; /**< LD_LIBRARY_PATH as the child saw it (NULL: unset) */
     double seconds;       /**< wall time of the whole validation (child start to end) */
     char *vendor_output;  /**< what the vendor libraries printed (last few KiB), NULL when nothing */
+    /** The flavour the validated dir holds (by its sub-libraries): the JIT one is proven with
+     *  the graph API (a convolution from backend descriptors on a runtime-compiled engine), never
+     *  with the legacy API it does not have. */
+    cudnnctl_flavor flavor;
 } cudnnctl_validate_result;
 
 /**

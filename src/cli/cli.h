@@ -22,6 +22,9 @@ typedef struct {
     int insecure_skip_verify;
     int allow_manifest_override; /* install: a --manifest may contradict the embedded catalog */
     uint64_t max_unpacked;       /* install: --max-unpacked (0: derived from the archive) */
+    cudnnctl_flavor flavor;      /* --flavor (default full) */
+    int flavor_given;
+    cudnnctl_components components; /* --components (0: all) */
     /* target */
     const char *cuda_home, *prefix;
     /* behaviour */
@@ -111,7 +114,7 @@ const cli_command *cli_find_command(const char *name);
 int cli_command_takes(const cli_command *c, const cli_optspec *s);
 const cli_optspec *cli_find_optspec(const char *name, const cli_command *c);
 void cli_command_help(FILE *f, const cli_command *c);
-void cli_print_version(int json);
+void cli_print_version(int json, const char *root, const char *state_dir);
 /* The closest of the candidates to s (edit distance <= 2 or a prefix), NULL when none. */
 const char *cli_suggest_command(const char *s);
 const char *cli_suggest_option(const char *s, const cli_command *c);
@@ -185,6 +188,7 @@ int cmd_doctor(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_report(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_compare(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_mirror(cli_opts *o, cudnnctl_ctx *ctx);
+int cmd_update(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_help(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_config(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_cache(cli_opts *o, cudnnctl_ctx *ctx);

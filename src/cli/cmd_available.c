@@ -51,16 +51,65 @@ int cli_load_catalog(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog **out)
     return 0;
 }
 
-static void size_text(char *buf, size_t n, uint64_t v)
+/* The installed size of the selection: "884.7 MiB", "884.7 MiB + static ?" when a selected
+ * component was never measured, "?" when nothing of this archive was. */
+static void installed_text(const cudnnctl_sizes *z, char *buf, size_t n)
 {
-    const char *u[] = {"B", "KiB", "MiB", "GiB"};
-    double d = (double)v;
-    int i = 0;
-    while (d >= 1024 && i < 3) {
-        d /= 1024;
-        i++;
+    if (!z->known) {
+        snprintf(buf, n, "?");
+        return;
     }
-    snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", d, u[i]);
+    char sz[32], miss[40] = "";
+    cudnnctl_size_text((double)z->installed, sz, sizeof(sz));
+    cudnnctl_components unknown = z->selected & ~z->known;
+    if (unknown)
+        cudnnctl_components_text(unknown, miss, sizeof(miss));
+    snprintf(buf, n, "%s%s%s%s", sz, unknown ? " + " : "", miss, unknown ? " ?" : "");
+}
+
+/* What the catalog holds beyond the embedded manifests, and how old it is. */
+static void print_catalog_age(cli_opts *o, cudnnctl_ctx *ctx)
+{
+    cudnnctl_catalog_info ci;
+    if (cudnnctl_catalog_info_get(ctx, &ci) != CUDNNCTL_E_OK)
+        return;
+    if (ci.updated_at)
+        fprintf(stderr, "catalog: %zu embedded + %zu from `cudnnctl update` (last run %s from %s, "
+                        "%ld days ago; newest %s)\n",
+                ci.embedded, ci.stored, ci.updated_at, ci.source ? ci.source : "?", ci.age_days,
+                ci.stored_newest ? ci.stored_newest : ci.embedded_newest);
+    else
+        fprintf(stderr, "catalog: %zu embedded manifests, never updated (newest %s of %s, %ld "
+                        "days ago): `cudnnctl update` fetches newer ones\n",
+                ci.embedded, ci.embedded_newest, ci.embedded_date ? ci.embedded_date : "?",
+                ci.age_days);
+    (void)o;
+    cudnnctl_catalog_info_clear(&ci);
+}
+
+/* The table (on stdout); returns 1 when some INSTALLED is partly or wholly unknown. */
+static int print_table(const cli_opts *o, const cudnnctl_archive **v, size_t n)
+{
+    static const char *const hdr[] = {"CUDNN", "CUDA",     "PLATFORM", "DOWNLOAD",
+                                      "INSTALLED", "RELEASED", "FILE"};
+    cli_table *t = cli_table_new(7, hdr);
+    int unmeasured = 0;
+    for (size_t i = 0; i < n; i++) {
+        char sz[32], inst[64];
+        cudnnctl_sizes z;
+        cudnnctl_archive_sizes(v[i], o->components, &z);
+        cudnnctl_size_text((double)v[i]->size, sz, sizeof(sz));
+        installed_text(&z, inst, sizeof(inst));
+        unmeasured |= z.selected & ~z.known ? 1 : 0;
+        const char *base = strrchr(v[i]->relative_path, '/');
+        const char *row[] = {v[i]->cudnn_version, v[i]->cuda_variant, v[i]->platform, sz, inst,
+                             v[i]->release_date, base ? base + 1 : v[i]->relative_path};
+        cli_table_row(t, row);
+    }
+    if (n)
+        cli_table_print(t, stdout);
+    cli_table_free(t);
+    return unmeasured;
 }
 
 int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
@@ -79,7 +128,7 @@ int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
         if (cudnnctl_detect(ctx, &det) == CUDNNCTL_E_OK && det->platform)
             platform = det->platform;
     }
-    cudnnctl_catalog_filter f = {o->cudnn, o->cuda, platform};
+    cudnnctl_catalog_filter f = {o->cudnn, o->cuda, platform, cudnnctl_flavor_name(o->flavor)};
     cudnnctl_err e;
     if (o->json) {
         e = cudnnctl_catalog_json(ctx, cat, &f, &json);
@@ -95,24 +144,22 @@ int cmd_available(cli_opts *o, cudnnctl_ctx *ctx)
         rc = cli_fail(o, ctx, e);
         goto out;
     }
-    static const char *const hdr[] = {"CUDNN", "CUDA", "PLATFORM", "SIZE", "RELEASED", "FILE"};
-    cli_table *t = cli_table_new(6, hdr);
-    for (size_t i = 0; i < n; i++) {
-        char sz[32];
-        size_text(sz, sizeof(sz), v[i]->size);
-        const char *base = strrchr(v[i]->relative_path, '/');
-        const char *row[] = {v[i]->cudnn_version, v[i]->cuda_variant,
-                             v[i]->platform,      sz,
-                             v[i]->release_date,  base ? base + 1 : v[i]->relative_path};
-        cli_table_row(t, row);
-    }
-    if (n)
-        cli_table_print(t, stdout);
-    cli_table_free(t);
+    int unmeasured = print_table(o, v, n);
     if (!o->quiet)
         fprintf(stderr, "%zu archive%s from %zu manifests (platform %s%s)\n", n, n == 1 ? "" : "s",
                 cudnnctl_catalog_manifest_count(cat), platform ? platform : "all",
                 platform && !o->platform ? "; --platform all lists every platform" : "");
+    if (n && !o->quiet) {
+        char comp[40];
+        cudnnctl_components_text(o->components ? o->components : CUDNNCTL_COMPONENTS_ALL, comp,
+                                 sizeof(comp));
+        fprintf(stderr, "flavor %s, components %s: DOWNLOAD is the whole archive; INSTALLED what "
+                        "the components take%s (docs/sizes.md)\n",
+                cudnnctl_flavor_name(o->flavor), comp,
+                unmeasured ? ", '?' where no measurement of that archive exists" : "");
+    }
+    if (!o->quiet)
+        print_catalog_age(o, ctx);
     if (o->cudnn && n && !o->quiet) {
         /* what --cudnn means here, resolved as plan, install, mirror and uninstall do */
         const char **names = malloc(n * sizeof(*names));

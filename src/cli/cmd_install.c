@@ -51,6 +51,13 @@ static void print_human(cli_opts *o, const cudnnctl_install_result *r)
              r->cuda_variant ? r->cuda_variant : "?", r->platform ? r->platform : "?",
              r->install_dir ? r->install_dir : "?",
              r->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree");
+    char comp[40], all[40];
+    cudnnctl_components_text(r->components, comp, sizeof(comp));
+    cudnnctl_components_text(r->components_installed, all, sizeof(all));
+    cli_info(o, "  flavor    %s; components %s%s%s%s", cudnnctl_flavor_name(r->flavor), comp,
+             r->components_installed != r->components ? " (the install now has " : "",
+             r->components_installed != r->components ? all : "",
+             r->components_installed != r->components ? ")" : "");
     int dry = r->result == CUDNNCTL_INSTALL_DRY_RUN;
     if (dry || o->verbose) {
         for (size_t i = 0; i < r->n_steps; i++)

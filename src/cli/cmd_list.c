@@ -22,14 +22,18 @@ int cmd_list(cli_opts *o, cudnnctl_ctx *ctx)
     } else if (l->n_items == 0) {
         cli_info(o, "no installs made by cudnnctl");
     } else {
-        static const char *const hdr[] = {"ID",           "CUDNN", "CUDA",  "MODE",
-                                          "INSTALLED IN", "DATE",  "ACTIVE"};
-        cli_table *t = cli_table_new(7, hdr);
+        static const char *const hdr[] = {"ID",     "CUDNN",      "CUDA", "FLAVOR", "COMPONENTS",
+                                          "MODE",   "INSTALLED IN", "DATE", "ACTIVE"};
+        cli_table *t = cli_table_new(9, hdr);
         for (size_t i = 0; i < l->n_items; i++) {
             const cudnnctl_install_record *it = &l->items[i];
+            char comp[40];
+            cudnnctl_components_text(it->components, comp, sizeof(comp));
             const char *row[] = {it->id,
                                  it->cudnn_version,
                                  it->cuda_variant,
+                                 cudnnctl_flavor_name(it->flavor),
+                                 comp,
                                  it->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree",
                                  it->install_dir ? it->install_dir : it->target_path,
                                  it->installed_at,

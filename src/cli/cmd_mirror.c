@@ -28,6 +28,8 @@ int cmd_mirror(cli_opts *o, cudnnctl_ctx *ctx)
     mo.cacert = o->cacert;
     mo.connections = o->connections;
     mo.allow_manifest_override = o->allow_manifest_override;
+    mo.flavor = cudnnctl_flavor_name(o->flavor);
+    mo.for_pkg = o->for_pkg;
     cudnnctl_mirror_result *r = NULL;
     cudnnctl_err e = cudnnctl_mirror(ctx, cat, &mo, &r);
     if (o->json && r) {

@@ -64,6 +64,34 @@ static void print_rejections(cli_opts *o, const cudnnctl_plan *p)
     free(g);
 }
 
+/* flavor, components and what they install: each selected component's measured bytes, or
+ * "not measured". */
+static void print_sizes(const cudnnctl_plan *p)
+{
+    static const char *const names[3] = {"runtime", "dev", "static"};
+    const cudnnctl_sizes *z = &p->sizes;
+    char comp[40], sz[32];
+    cudnnctl_components_text(p->components, comp, sizeof(comp));
+    printf("  flavor    %s\n  installs  %s:", cudnnctl_flavor_name(p->flavor), comp);
+    for (int i = 0; i < 3; i++) {
+        if (!(z->selected & (1u << i)))
+            continue;
+        if (z->known & (1u << i)) {
+            cudnnctl_size_text((double)z->component[i], sz, sizeof(sz));
+            printf(" %s %s", names[i], sz);
+        } else {
+            printf(" %s (not measured)", names[i]);
+        }
+    }
+    if (z->known == z->selected) {
+        cudnnctl_size_text((double)z->installed, sz, sizeof(sz));
+        printf(" = %s", sz);
+    }
+    printf("\n");
+    if (z->source)
+        printf("            (sizes measured from %s)\n", z->source);
+}
+
 static void print_plan(cli_opts *o, const cudnnctl_plan *p)
 {
     const cudnnctl_archive *a = &p->archive;
@@ -72,6 +100,7 @@ static void print_plan(cli_opts *o, const cudnnctl_plan *p)
     printf("  archive   %s\n", a->relative_path);
     printf("  sha256    %s\n", a->sha256);
     printf("  size      %llu bytes (%.1f MiB)\n", (unsigned long long)a->size, mib);
+    print_sizes(p);
     printf("  url       %s\n", p->url);
     printf("  manifest  %s\n", a->manifest ? a->manifest : "-");
     printf("  target    %s %s\n", p->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree",

@@ -84,6 +84,15 @@ const cli_command cli_commands[] = {
      "Copy manifests and archives into --to DIR for offline or air-gapped installs: then "
      "install --mirror DIR --manifest DIR/redistrib_X.json. Versions are chosen as by plan, so "
      "the same --cudnn takes the same release in both."},
+    {"update", cmd_update, "refresh the catalog from NVIDIA's (or a mirror's) manifest listing", 0,
+     "", 0, 0, CLI_COMP_NONE,
+     "Read the redist directory listing of NVIDIA (or --mirror URL|DIR, or the configured "
+     "manifest-base-url / mirror), fetch every manifest it links to, validate each, and keep the "
+     "new ones with their SHA-256 in the catalog under the state dir: available, plan, install "
+     "and mirror know them from then on, offline too. A label already pinned (embedded, or "
+     "fetched before) whose file now names other archives is refused (exit 3, both digests "
+     "named; nothing stored) unless --allow-manifest-override. Offline it exits 10 and changes "
+     "nothing."},
     {"config", cmd_config, "the effective configuration and where each value came from", 0, "",
      0, 0, CLI_COMP_NONE,
      "Show each setting (mirror, manifest-base-url, cacert, cache-dir, state-dir, proxy, "

@@ -37,7 +37,7 @@ static void values_catalog(comp_out *c, cudnnctl_ctx *ctx, cli_comp kind)
     cudnnctl_catalog *cat = NULL;
     if (cudnnctl_catalog_load(ctx, &cat) != CUDNNCTL_E_OK)
         return;
-    cudnnctl_catalog_filter flt = {NULL, NULL, "all"};
+    cudnnctl_catalog_filter flt = {NULL, NULL, "all", "any"};
     const cudnnctl_archive **v = NULL;
     size_t n = 0;
     if (cudnnctl_catalog_query(ctx, cat, &flt, &v, &n) == CUDNNCTL_E_OK) {

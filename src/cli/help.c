@@ -227,15 +227,35 @@ const char *cli_suggest_option(const char *s, const cli_command *c)
 
 /* ---- version ------------------------------------------------------------------------------- */
 
-void cli_print_version(int json)
+/* The catalog line of --version: what `cudnnctl update` stored under the state dir, and how
+ * old the catalog is (--root / --state-dir before --version are honoured). */
+static cudnnctl_catalog_info *version_catalog(const char *root, const char *state_dir)
+{
+    static cudnnctl_catalog_info info;
+    cudnnctl_ctx *ctx = NULL;
+    int ok = cudnnctl_ctx_new(&ctx) == CUDNNCTL_E_OK &&
+             (!root || cudnnctl_set_root(ctx, root) == CUDNNCTL_E_OK) &&
+             (!state_dir || cudnnctl_set_state_dir(ctx, state_dir) == CUDNNCTL_E_OK) &&
+             cudnnctl_catalog_info_get(ctx, &info) == CUDNNCTL_E_OK;
+    cudnnctl_ctx_free(ctx);
+    return ok ? &info : NULL;
+}
+
+void cli_print_version(int json, const char *root, const char *state_dir)
 {
     const cudnnctl_build_info *b = cudnnctl_build_info_get();
+    cudnnctl_catalog_info *ci = version_catalog(root, state_dir);
     if (json) {
+        char *cj = NULL;
+        if (!ci || cudnnctl_catalog_info_json(ci, &cj) != CUDNNCTL_E_OK)
+            cj = NULL;
         printf("{\"version\":\"%s\",\"git\":\"%s\",\"libarchive\":\"%s\",\"libcurl\":\"%s\","
                "\"openssl\":\"%s\",\"cjson\":\"%s\",\"catalog_newest\":\"%s\","
-               "\"catalog_manifests\":%zu}\n",
+               "\"catalog_manifests\":%zu,\"catalog\":%s}\n",
                b->version, CUDNNCTL_GIT_DESCRIBE, b->libarchive, b->libcurl, b->openssl, b->cjson,
-               b->newest_manifest, b->n_manifests);
+               b->newest_manifest, b->n_manifests, cj ? cj : "null");
+        cudnnctl_free(cj);
+        cudnnctl_catalog_info_clear(ci);
         return;
     }
     printf("cudnnctl %s (git %s)\n", b->version, CUDNNCTL_GIT_DESCRIBE);
@@ -244,4 +264,14 @@ void cli_print_version(int json)
     printf("  OpenSSL    %s\n", b->openssl);
     printf("  cJSON      %s\n", b->cjson);
     printf("  catalog    %zu manifests, newest %s\n", b->n_manifests, b->newest_manifest);
+    if (ci && ci->updated_at)
+        printf("             + %zu from `cudnnctl update` (newest %s), last run %s from %s; %ld "
+               "days old\n",
+               ci->stored, ci->stored_newest ? ci->stored_newest : "-", ci->updated_at,
+               ci->source ? ci->source : "?", ci->age_days);
+    else if (ci)
+        printf("             never updated (`cudnnctl update`); %ld days since its newest "
+               "release (%s)\n",
+               ci->age_days, ci->embedded_date ? ci->embedded_date : "?");
+    cudnnctl_catalog_info_clear(ci);
 }

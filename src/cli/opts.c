@@ -11,7 +11,8 @@ enum {
     O_CUDA, O_PLATFORM, O_FOR, O_ARCHIVE, O_MANIFEST, O_MIRROR, O_SHA256, O_CACERT, O_INSECURE,
     O_CUDA_HOME, O_PREFIX, O_DRY_RUN, O_NO_VALIDATE, O_FORCE, O_NO_LDCONFIG, O_ALL, O_VERSION,
     O_SHELL, O_LDPATH, O_REMOVE, O_SYSTEM, O_PERSIST, O_TO, O_DEVICE, O_TIMEOUT, O_DRIVER, O_HELP,
-    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV, O_ENV_OF, O_PYTHON, O_NO_LDPATH, O_DLL, O_WAIT, O_MAX_UNPACKED, O_ALLOW_MANIFEST_OVERRIDE
+    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV, O_ENV_OF, O_PYTHON, O_NO_LDPATH, O_DLL, O_WAIT, O_MAX_UNPACKED, O_ALLOW_MANIFEST_OVERRIDE,
+    O_FLAVOR, O_COMPONENTS
 };
 
 static const struct option longopts[] = {
@@ -37,6 +38,8 @@ static const struct option longopts[] = {
     {"insecure-skip-verify", no_argument, 0, O_INSECURE},
     {"max-unpacked", required_argument, 0, O_MAX_UNPACKED},
     {"allow-manifest-override", no_argument, 0, O_ALLOW_MANIFEST_OVERRIDE},
+    {"flavor", required_argument, 0, O_FLAVOR},
+    {"components", required_argument, 0, O_COMPONENTS},
     {"cuda-home", required_argument, 0, O_CUDA_HOME},
     {"prefix", required_argument, 0, O_PREFIX},
     {"dry-run", no_argument, 0, O_DRY_RUN},
@@ -87,7 +90,7 @@ static const struct option *find_long(const char *name, size_t n)
 
 /* `cudnnctl [global options] --version` before any command word: the version, not uninstall's
  * --version V. Returns 1 (plain) or 2 (--json) when so, else 0. */
-static int version_requested(int argc, char **argv)
+static int version_requested(int argc, char **argv, const char **root, const char **state)
 {
     int json = 0, asked = 0;
     for (int i = 1; i < argc; i++) {
@@ -98,6 +101,8 @@ static int version_requested(int argc, char **argv)
             asked = 1;
         else if (strcmp(a, "--json") == 0)
             json = 1;
+        else if ((strcmp(a, "--root") == 0 || strcmp(a, "--state-dir") == 0) && i + 1 < argc)
+            *(a[2] == 'r' ? root : state) = argv[++i]; /* where the catalog's store is */
         else if (a[1] == '-' && !strchr(a, '=')) {
             const struct option *p = find_long(a + 2, strlen(a + 2));
             if (p && p->has_arg == required_argument)
@@ -234,6 +239,32 @@ static int cli_parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
+/* --flavor and --components: -1 when set, 2 after saying what is wrong, -2 for another option. */
+static int apply_selection(int c, cli_opts *o)
+{
+    switch (c) {
+    case O_FLAVOR:
+        if (cudnnctl_flavor_parse(optarg, &o->flavor) != 0) {
+            fprintf(stderr, "cudnnctl: --flavor takes full (NVIDIA's whole library, the default) "
+                            "or jit (the Graph JIT library), not '%s'\n",
+                    optarg);
+            return 2;
+        }
+        o->flavor_given = 1;
+        break;
+    case O_COMPONENTS:
+        if (cudnnctl_components_parse(optarg, &o->components) != 0) {
+            fprintf(stderr, "cudnnctl: --components takes a comma-separated list of runtime, dev "
+                            "and static (or all), e.g. --components runtime, not '%s'\n",
+                    optarg);
+            return 2;
+        }
+        break;
+    default: return -2;
+    }
+    return -1;
+}
+
 /* Returns -1 to go on and run *cmd, else the exit code to end with. */
 /* An option whose value is checked: -1 when it is set, 2 after saying what is wrong, -2 for an
  * option that is not one of these. */
@@ -299,7 +330,7 @@ static int apply_valued(int c, cli_opts *o)
         o->connections = (unsigned)n;
         break;
     }
-    default: return -2;
+    default: return apply_selection(c, o);
     }
     return -1;
 }
@@ -364,9 +395,10 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
     o->color = 2;
     o->timeout_s = 60;
     opterr = 0;
-    int v = version_requested(argc, argv);
+    const char *vroot = NULL, *vstate = NULL;
+    int v = version_requested(argc, argv, &vroot, &vstate);
     if (v) {
-        cli_print_version(v == 2);
+        cli_print_version(v == 2, vroot, vstate);
         return 0;
     }
     char *seen[64];
@@ -430,5 +462,7 @@ cudnnctl_selection cli_selection(const cli_opts *o)
     sel.prefix = o->prefix;
     sel.mirror = o->mirror;
     sel.driver_version = o->driver_version;
+    sel.flavor = o->flavor;
+    sel.components = o->components;
     return sel;
 }

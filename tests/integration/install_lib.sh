@@ -127,3 +127,30 @@ start_httpd() {
   [ -s "$T/port" ] || fail "httpd.py did not start"
   U="http://127.0.0.1:$(cat "$T/port")"
 }
+
+# build_archive OUTDIR NAME VER3 "sub1 sub2 ..." STATIC(0|1): OUTDIR/NAME.tar.xz in NVIDIA's 9.x
+# layout under the top dir NAME (a full or a cudnn_jit archive, by the name given): LICENSE,
+# include/ (cudnn_version.h, cudnn.h and the cudnn_v9.h link), per sub-library an ELF double
+# libX.so.VER3 with the libX.so.9 and libX.so links, and with STATIC=1 libX_static.a (and the
+# libX_static_v9.a link).
+build_archive() {
+  local out=$1 name=$2 ver3=$3 subs=$4 static=$5 d="$T/build/$2"
+  mkdir -p "$d/include" "$d/lib"
+  printf 'NVIDIA cuDNN license (test copy)\n' > "$d/LICENSE"
+  printf '#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n' \
+    $(echo "$ver3" | tr . ' ') > "$d/include/cudnn_version.h"
+  printf '/* cudnn.h test double */\n' > "$d/include/cudnn.h"
+  ln -s cudnn.h "$d/include/cudnn_v9.h"
+  local s
+  for s in $subs; do
+    elf_double "$d/lib/$s.so.$ver3" "$s.so.9"
+    ln -s "$s.so.$ver3" "$d/lib/$s.so.9"
+    ln -s "$s.so.9" "$d/lib/$s.so"
+    if [ "$static" = 1 ]; then
+      printf '!<arch>\n' > "$d/lib/${s}_static.a"
+      ln -s "${s}_static.a" "$d/lib/${s}_static_v9.a"
+    fi
+  done
+  mkdir -p "$out"
+  tar -C "$T/build" -cf - "$name" | xz -T1 -1 > "$out/$name.tar.xz" || fail "xz"
+}

@@ -88,7 +88,7 @@ ok = [r"^\$( |$)", r"^----$", r"^$", r"^EXIT=\d+$",
       r"^unpack    [\d.]+ \w+ in [\d.]+ s( \([\d.]+ \w+/s\))?$",
       r"^commit    \d+ files in [\d.]+ s$",
       r"^verify    sha256 [0-9a-f]{64}, \d+ bytes \(matches\)$",
-      r"^cuDNN |^  (source|sha256|result|receipt|ldconfig) "]
+      r"^cuDNN |^  (source|sha256|result|receipt|ldconfig|flavor) "]
 bad = [l for l in open(sys.argv[1]).read().splitlines() if not any(re.match(p, l) for p in ok)]
 if bad:
     print("\n".join(bad[:10]), file=sys.stderr)

@@ -54,8 +54,8 @@ set -e
 
 # human table
 A available --platform linux-x86_64 --cuda 13 --cudnn 9.13 >"$T/h" 2>"$T/herr"
-grep -Eq '^CUDNN +CUDA +PLATFORM +SIZE +RELEASED +FILE$' "$T/h" || fail "table header: $(cat "$T/h")"
-grep -Eq '^9\.13\.1\.26 +13 +linux-x86_64 +[0-9.]+ MiB +[0-9-]+ +cudnn-linux-x86_64-9\.13\.1\.26_cuda13-archive\.tar\.xz$' "$T/h" ||
+grep -Eq '^CUDNN +CUDA +PLATFORM +DOWNLOAD +INSTALLED +RELEASED +FILE$' "$T/h" || fail "table header: $(cat "$T/h")"
+grep -Eq '^9\.13\.1\.26 +13 +linux-x86_64 +[0-9.]+ MiB +\? +[0-9-]+ +cudnn-linux-x86_64-9\.13\.1\.26_cuda13-archive\.tar\.xz$' "$T/h" ||
     fail "table row: $(cat "$T/h")"
 [ "$(wc -l <"$T/h")" = 3 ] || fail "table rows: $(cat "$T/h")"
 

@@ -53,8 +53,8 @@ static size_t distinct_paths_in_files(void)
             const char *p = k + strlen("\"relative_path\"");
             while (*p == ' ' || *p == ':')
                 p++;
-            if (strncmp(p, "\"cudnn/", 7) != 0)
-                continue; /* cudnn_samples/, cudnn_jit/ */
+            if (strncmp(p, "\"cudnn/", 7) != 0 && strncmp(p, "\"cudnn_jit/", 11) != 0)
+                continue; /* cudnn_samples/ */
             const char *end = strchr(p + 1, '"');
             char *rp = cc_strndup(p + 1, (size_t)(end - p - 1));
             if (!cc_strv_contains(&seen, rp))
@@ -75,7 +75,15 @@ static void embedded_is_complete_and_deduplicated(void **state)
     (void)state;
     size_t expect = distinct_paths_in_files();
     assert_int_equal(cudnnctl_catalog_count(cat), expect);
-    assert_int_equal(expect, 349);
+    assert_int_equal(expect, 349 + 80); /* the cudnn archives and the cudnn_jit ones */
+    size_t jit = 0;
+    for (size_t i = 0; i < cudnnctl_catalog_count(cat); i++) {
+        const cudnnctl_archive *a = cudnnctl_catalog_get(cat, i);
+        int is_jit = cc_str_starts(a->relative_path, "cudnn_jit/");
+        assert_int_equal(a->flavor, is_jit ? CUDNNCTL_FLAVOR_JIT : CUDNNCTL_FLAVOR_FULL);
+        jit += is_jit;
+    }
+    assert_int_equal(jit, 80);
     assert_int_equal(cudnnctl_catalog_manifest_count(cat), cc_embedded_manifest_count);
     /* no relative_path twice */
     for (size_t i = 0; i < cudnnctl_catalog_count(cat); i++)
@@ -228,7 +236,7 @@ static void add_from_file_and_url(void **state)
     cudnnctl_catalog *c = cc_catalog_new();
     assert_int_equal(cudnnctl_catalog_add_manifest(ctx, c, f), CUDNNCTL_E_OK);
     size_t n = cudnnctl_catalog_count(c);
-    assert_int_equal(n, 8);
+    assert_int_equal(n, 8 + 4); /* cudnn: 4 platforms x 2 CUDA majors; cudnn_jit: 2 x 2 */
     assert_string_equal(cudnnctl_catalog_get(c, 0)->manifest, f);
     char *url = cc_asprintf("file://%s%s", f[0] == '/' ? "" : "/", f);
     for (char *q = url; *q; q++)
@@ -253,7 +261,7 @@ static void add_from_file_and_url(void **state)
     cudnnctl_catalog *r = cc_catalog_new();
     assert_int_equal(cudnnctl_catalog_add_manifest(ctx, r, "/redistrib_9.13.0.json"),
                      CUDNNCTL_E_OK);
-    assert_int_equal(cudnnctl_catalog_count(r), 8);
+    assert_int_equal(cudnnctl_catalog_count(r), 8 + 4);
     assert_int_equal(cudnnctl_set_root(ctx, NULL), CUDNNCTL_E_OK);
     cudnnctl_catalog_free(r);
     cc_sys_rm_rf(ctx, tmpl);
@@ -318,7 +326,7 @@ static void filters(void **state)
         {"7", NULL, NULL, 0, NULL},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-        cudnnctl_catalog_filter f = {t[i].cudnn, t[i].cuda, t[i].platform};
+        cudnnctl_catalog_filter f = {t[i].cudnn, t[i].cuda, t[i].platform, NULL};
         const cudnnctl_archive **v = NULL;
         size_t n = 0;
         assert_int_equal(cudnnctl_catalog_query(ctx, cat, &f, &v, &n), CUDNNCTL_E_OK);
@@ -328,18 +336,18 @@ static void filters(void **state)
             assert_string_equal(cc_path_base(v[0]->relative_path), t[i].first);
         free(v);
     }
-    cudnnctl_catalog_filter bad = {"nine", NULL, NULL};
+    cudnnctl_catalog_filter bad = {"nine", NULL, NULL, NULL};
     const cudnnctl_archive **v = NULL;
     size_t n = 0;
     assert_int_equal(cudnnctl_catalog_query(ctx, cat, &bad, &v, &n), CUDNNCTL_E_BAD_VERSION);
-    cudnnctl_catalog_filter bad2 = {NULL, "cuda13", NULL};
+    cudnnctl_catalog_filter bad2 = {NULL, "cuda13", NULL, NULL};
     assert_int_equal(cudnnctl_catalog_query(ctx, cat, &bad2, &v, &n), CUDNNCTL_E_BAD_VERSION);
 }
 
 static void json_round_trip(void **state)
 {
     (void)state;
-    cudnnctl_catalog_filter f = {"9.13.0", "13", "linux-x86_64"};
+    cudnnctl_catalog_filter f = {"9.13.0", "13", "linux-x86_64", NULL};
     char *json = NULL;
     assert_int_equal(cudnnctl_catalog_json(ctx, cat, &f, &json), CUDNNCTL_E_OK);
     cJSON *root = cJSON_Parse(json);

@@ -47,7 +47,7 @@ static size_t count_cudnn_paths(const char *text)
         const char *q = p + strlen("\"relative_path\"");
         while (*q == ' ' || *q == ':' || *q == '\t')
             q++;
-        if (strncmp(q, "\"cudnn/", 7) == 0)
+        if (strncmp(q, "\"cudnn/", 7) == 0 || strncmp(q, "\"cudnn_jit/", 11) == 0)
             n++;
     }
     return n;
@@ -94,8 +94,9 @@ static void every_real_manifest_parses(void **state)
             const cudnnctl_archive *a = &v.v[i];
             assert_true(cc_sha256_is_hex(a->sha256));
             assert_true(a->size > 1000000); /* every cudnn archive is well over a megabyte */
-            assert_true(cc_str_starts(a->relative_path, "cudnn/"));
-            char *dir = cc_asprintf("cudnn/%s/", a->platform);
+            int jit = a->flavor == CUDNNCTL_FLAVOR_JIT;
+            assert_true(cc_str_starts(a->relative_path, jit ? "cudnn_jit/" : "cudnn/"));
+            char *dir = cc_asprintf("%s/%s/", jit ? "cudnn_jit" : "cudnn", a->platform);
             assert_true(cc_str_starts(a->relative_path, dir));
             free(dir);
             assert_non_null(strstr(a->relative_path, a->cudnn_version));
@@ -178,7 +179,7 @@ static void shape_multi_variant(void **state)
     assert_string_equal(find(&v, "linux-x86_64", "12")->cudnn_version, "8.9.7.29");
     cc_archive_vec_free(&v);
 
-    parse_file("redistrib_9.13.0.json", &v); /* cudnn_jit and cudnn_samples skipped */
+    parse_file("redistrib_9.13.0.json", &v); /* cudnn_samples skipped; cudnn_jit its flavour */
     const cudnnctl_archive *a = find(&v, "linux-x86_64", "13");
     assert_non_null(a);
     assert_string_equal(a->relative_path,
@@ -187,8 +188,15 @@ static void shape_multi_variant(void **state)
                         "02f47d9456773c80d97ed245efd9eb22bb985dcfdb74559213536035291e7a01");
     assert_int_equal(a->size, 641302680);
     assert_string_equal(a->release_date, "2025-09-04");
-    for (size_t i = 0; i < v.n; i++)
-        assert_true(cc_str_starts(v.v[i].relative_path, "cudnn/"));
+    size_t jit = 0;
+    for (size_t i = 0; i < v.n; i++) {
+        int is_jit = v.v[i].flavor == CUDNNCTL_FLAVOR_JIT;
+        jit += is_jit;
+        assert_true(cc_str_starts(v.v[i].relative_path, is_jit ? "cudnn_jit/" : "cudnn/"));
+        if (is_jit) /* Linux only, the same version as the full build */
+            assert_true(cc_str_starts(v.v[i].platform, "linux-"));
+    }
+    assert_int_equal(jit, 4);
     cc_archive_vec_free(&v);
 
     /* cuda_variant ["11","12"] is a union: linux-aarch64 has only the cuda12 build */

@@ -28,6 +28,7 @@ int cc_archive_copy(cudnnctl_archive *dst, const cudnnctl_archive *src)
     dst->size = src->size;
     dst->cuda_major = src->cuda_major;
     dst->cuda_minor = src->cuda_minor;
+    dst->flavor = src->flavor;
 #define DUP(f)                                                                                     \
     do {                                                                                           \
         if (src->f && !(dst->f = cc_strdup(src->f)))                                               \

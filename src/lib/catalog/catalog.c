@@ -5,13 +5,16 @@
 #include <string.h>
 
 #include "catalog_int.h"
+#include "catalog_store.h"
 #include "embedded.h"
 #include "hash.h"
+#include "trust.h"
 
 struct cudnnctl_catalog {
     cc_archive_vec all;
     size_t n_manifests;
     cc_strv conflicts; /* an added manifest vs the embedded catalog (catalog_trust.c) */
+    cc_strv override_origin, override_note; /* stored manifests accepted over a pin */
 };
 
 /* ---- ordering and de-duplication ----------------------------------------------------------- */
@@ -122,6 +125,61 @@ cudnnctl_catalog *cc_catalog_new(void)
     return calloc(1, sizeof(cudnnctl_catalog));
 }
 
+/* A stored manifest that cannot be used is a warning (an event: -q does not hide it), never a
+ * silently smaller catalog: the embedded manifests still work. */
+static void store_warning(cudnnctl_ctx *ctx, const char *what)
+{
+    char *msg = cc_asprintf("%s; the catalog goes on without it (`cudnnctl update` fetches it "
+                            "again)",
+                            what);
+    cc_event(ctx, CUDNNCTL_EV_WARNING, msg ? msg : what, NULL);
+    free(msg);
+    cc_clear_error(ctx);
+}
+
+/* The manifests `cudnnctl update` stored under the state dir, as origin "catalog:<name>". */
+static cudnnctl_err add_stored(cudnnctl_ctx *ctx, cudnnctl_catalog *cat, cc_sha256 *h)
+{
+    char *state = cc_state_dir(ctx);
+    cc_catalog_store st;
+    if (!state)
+        return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (cc_store_load(ctx, state, &st) != CUDNNCTL_E_OK) {
+        store_warning(ctx, cudnnctl_last_error(ctx)->detail);
+        free(state);
+        return CUDNNCTL_E_OK;
+    }
+    cudnnctl_err e = CUDNNCTL_E_OK;
+    for (size_t i = 0; i < st.n && e != CUDNNCTL_E_NOMEM; i++) {
+        char *data = NULL, *origin = cc_asprintf("catalog:%s", st.v[i].name);
+        size_t len = 0;
+        if (!origin) {
+            e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        } else if (cc_store_read_manifest(ctx, state, &st.v[i], &data, &len) != CUDNNCTL_E_OK ||
+                   (e = add_bytes(ctx, cat, h, data, len, origin)) != CUDNNCTL_E_OK) {
+            if (e != CUDNNCTL_E_NOMEM)
+                store_warning(ctx, cudnnctl_last_error(ctx)->detail);
+            e = e == CUDNNCTL_E_NOMEM ? e : CUDNNCTL_E_OK;
+        } else if (st.v[i].override && (cc_strv_push(&cat->override_origin, origin) != 0 ||
+                                        cc_strv_push(&cat->override_note, st.v[i].override) != 0)) {
+            e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        }
+        free(data);
+        free(origin);
+    }
+    cc_store_free(&st);
+    free(state);
+    return e;
+}
+
+const char *cc_catalog_override_note(const cudnnctl_catalog *cat, const char *origin)
+{
+    for (size_t i = 0; cat && origin && i < cat->override_origin.n; i++)
+        if (strcmp(cat->override_origin.v[i], origin) == 0)
+            return cat->override_note.v[i];
+    return NULL;
+}
+
 cudnnctl_err cudnnctl_catalog_load(cudnnctl_ctx *ctx, cudnnctl_catalog **out)
 {
     cudnnctl_err e = CUDNNCTL_E_OK;
@@ -144,7 +202,10 @@ cudnnctl_err cudnnctl_catalog_load(cudnnctl_ctx *ctx, cudnnctl_catalog **out)
         if (e != CUDNNCTL_E_OK)
             goto out;
     }
-    e = normalise(ctx, cat);
+    if (e == CUDNNCTL_E_OK)
+        e = add_stored(ctx, cat, h);
+    if (e == CUDNNCTL_E_OK)
+        e = normalise(ctx, cat);
 out:
     cc_sha256_free(h);
     if (e != CUDNNCTL_E_OK)
@@ -230,6 +291,26 @@ out:
     return e;
 }
 
+/* The archives of one flavour (deep copies, same order): what selection chooses among. */
+cudnnctl_catalog *cc_catalog_flavor_view(const cudnnctl_catalog *cat, cudnnctl_flavor flavor)
+{
+    cudnnctl_catalog *v = cc_catalog_new();
+    if (!v)
+        return NULL;
+    v->n_manifests = cat ? cat->n_manifests : 0;
+    for (size_t i = 0; cat && i < cat->all.n; i++) {
+        cudnnctl_archive a;
+        if (cat->all.v[i].flavor != flavor)
+            continue;
+        if (cc_archive_copy(&a, &cat->all.v[i]) != 0 || cc_archive_vec_push_move(&v->all, &a) != 0) {
+            cc_archive_clear(&a);
+            cudnnctl_catalog_free(v);
+            return NULL;
+        }
+    }
+    return v;
+}
+
 /* ---- reading ------------------------------------------------------------------------------- */
 
 size_t cudnnctl_catalog_count(const cudnnctl_catalog *cat)
@@ -277,6 +358,8 @@ void cudnnctl_catalog_free(cudnnctl_catalog *cat)
     if (!cat)
         return;
     cc_strv_free(&cat->conflicts);
+    cc_strv_free(&cat->override_origin);
+    cc_strv_free(&cat->override_note);
     cc_archive_vec_free(&cat->all);
     free(cat);
 }

@@ -28,6 +28,13 @@ void cc_archive_clear(cudnnctl_archive *a);
 cudnnctl_err cc_manifest_parse(cudnnctl_ctx *ctx, const char *json, size_t len, const char *origin,
                                const char *manifest_sha256, cc_archive_vec *out);
 
+/* 1 for a manifest file name of NVIDIA's redist tree: redistrib_<d>(.<d>){1,3}.json. */
+int cc_catalog_listing_name_ok(const char *name);
+/* The manifest names a directory listing (any HTML, or none) links to, each once, in page order,
+ * appended to names: 0; 1 when the page offers more than any redist listing would (the names
+ * so far are kept); -1 out of memory. */
+int cc_catalog_listing_parse(const char *text, size_t len, cc_strv *names);
+
 /* A manifest is a few KiB; anything this large is not one. */
 #define CC_MANIFEST_MAX (16u << 20)
 
@@ -37,6 +44,12 @@ cudnnctl_err cc_manifest_parse(cudnnctl_ctx *ctx, const char *json, size_t len, 
 cudnnctl_err cc_manifest_fetch(cudnnctl_ctx *ctx, const char *url, char **data, size_t *len,
                                char hex[65]);
 
+/* The bytes at an http(s) URL (at most CC_MANIFEST_MAX), fresh, through the source layer (its
+ * retries, proxy, cacert); *hex gets their SHA-256. No cached fallback: `update` must see
+ * what the server serves now. */
+cudnnctl_err cc_manifest_download(cudnnctl_ctx *ctx, const char *url, const char *cacert,
+                                  cc_buf *b, char hex[65]);
+
 /* Manifest trust: every disagreement (SHA-256 or size of one archive file name) between an
  * embedded entry and an added manifest's entry in v is appended to *found (once, with both
  * values and both sources) and warned about as an event. 0, or -1 out of memory. */
@@ -44,6 +57,9 @@ int cc_catalog_trust_scan(cudnnctl_ctx *ctx, const cc_archive_vec *v, cc_strv *f
 
 /* An empty catalog (tests and tools build one from chosen manifests with add_json). */
 cudnnctl_catalog *cc_catalog_new(void);
+/* The archives of one flavour (deep copies, same order): what selection chooses among. NULL on
+ * out of memory. */
+cudnnctl_catalog *cc_catalog_flavor_view(const cudnnctl_catalog *cat, cudnnctl_flavor flavor);
 
 /* "13" → 13/-1, "13.4" → 13/4; 0 ok, -1 not a CUDA variant. */
 int cc_cuda_variant_parse(const char *s, int *major, int *minor);
@@ -61,5 +77,9 @@ int cc_relative_path_check(const char *p, const char **why);
  * size, release_date, manifest, manifest_sha256); NULL on out of memory. */
 struct cJSON;
 struct cJSON *cc_archive_to_json(const cudnnctl_archive *a, int with_platform);
+
+/* A selection's sizes as JSON: download, components, installed (null unless every selected
+ * component was measured), each selected component's bytes (null: not measured), source. */
+struct cJSON *cc_sizes_to_json(const cudnnctl_sizes *z);
 
 #endif

@@ -13,14 +13,23 @@ typedef struct {
     cc_cudnn_pin cudnn; /* as --cudnn means it everywhere: 9, 9.13, 9.13.x, 9.13.0.50 */
     int cuda_major, cuda_minor; /* 0 = any; minor -1 = any build of that major */
     const char *platform;       /* NULL = any */
+    int flavor;                 /* cudnnctl_flavor, -1 = any */
 } filter;
 
 static cudnnctl_err filter_prepare(cudnnctl_ctx *ctx, const cudnnctl_catalog_filter *f, filter *out)
 {
     memset(out, 0, sizeof(*out));
     out->cuda_minor = -1;
+    out->flavor = CUDNNCTL_FLAVOR_FULL;
     if (!f)
         return CUDNNCTL_E_OK;
+    cudnnctl_flavor fl = CUDNNCTL_FLAVOR_FULL;
+    if (f->flavor && strcmp(f->flavor, "any") == 0)
+        out->flavor = -1;
+    else if (f->flavor && cudnnctl_flavor_parse(f->flavor, &fl) != 0)
+        return CC_ERR(ctx, CUDNNCTL_E_USAGE, "--flavor %s: give full or jit", f->flavor);
+    else
+        out->flavor = (int)fl;
     if (f->cudnn && *f->cudnn) {
         if (cc_cudnn_pin_parse(f->cudnn, &out->cudnn) != 0)
             return CC_ERR(ctx, CUDNNCTL_E_BAD_VERSION,
@@ -41,6 +50,8 @@ static cudnnctl_err filter_prepare(cudnnctl_ctx *ctx, const cudnnctl_catalog_fil
 static int filter_match(const filter *f, const cudnnctl_archive *a)
 {
     if (f->platform && strcmp(a->platform, f->platform) != 0)
+        return 0;
+    if (f->flavor >= 0 && (int)a->flavor != f->flavor)
         return 0;
     if (f->cuda_major) {
         if (a->cuda_major != f->cuda_major)
@@ -89,6 +100,7 @@ cJSON *cc_archive_to_json(const cudnnctl_archive *a, int with_platform)
         ok = ok && cJSON_AddStringToObject(o, "platform", a->platform);
         ok = ok && cJSON_AddStringToObject(o, "cuda_variant", a->cuda_variant);
     }
+    ok = ok && cJSON_AddStringToObject(o, "flavor", cudnnctl_flavor_name(a->flavor));
     ok = ok && cJSON_AddStringToObject(o, "relative_path", a->relative_path);
     ok = ok && cJSON_AddStringToObject(o, "sha256", a->sha256);
     ok = ok && cJSON_AddNumberToObject(o, "size", (double)a->size);
@@ -98,6 +110,13 @@ cJSON *cc_archive_to_json(const cudnnctl_archive *a, int with_platform)
     ok = ok &&
          (a->manifest_sha256 ? cJSON_AddStringToObject(o, "manifest_sha256", a->manifest_sha256)
                              : cJSON_AddNullToObject(o, "manifest_sha256"));
+    cudnnctl_sizes z;
+    cudnnctl_archive_sizes(a, CUDNNCTL_COMPONENTS_ALL, &z);
+    cJSON *sz = ok ? cc_sizes_to_json(&z) : NULL;
+    ok = ok && sz && cJSON_AddItemToObject(o, "sizes", sz);
+    if (ok)
+        sz = NULL;
+    cJSON_Delete(sz);
     if (!ok) {
         cJSON_Delete(o);
         return NULL;

@@ -33,11 +33,13 @@ static char *ref_path(const char *dir, const char *url)
     return cc_asprintf("%s/url-%.32s.ref", dir, h);
 }
 
-static cudnnctl_err download(cudnnctl_ctx *ctx, const char *url, cc_buf *b, char hex[65])
+cudnnctl_err cc_manifest_download(cudnnctl_ctx *ctx, const char *url, const char *cacert,
+                                  cc_buf *b, char hex[65])
 {
     cc_source_opts o;
     memset(&o, 0, sizeof(o));
     o.url = url;
+    o.cacert = cacert;
     o.insecure_skip_verify = 1; /* nothing to verify against: NVIDIA does not sign manifests */
     o.use_cache = 1;
     cc_source *src = NULL;
@@ -134,7 +136,7 @@ cudnnctl_err cc_manifest_fetch(cudnnctl_ctx *ctx, const char *url, char **data, 
         free(dir);
         return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
-    cudnnctl_err e = download(ctx, url, &b, hex);
+    cudnnctl_err e = cc_manifest_download(ctx, url, NULL, &b, hex);
     if (e == CUDNNCTL_E_OK) {
         remember(ctx, dir, ref, url, &b, hex);
         *data = b.data ? b.data : cc_strdup("");

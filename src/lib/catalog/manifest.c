@@ -50,6 +50,8 @@ typedef struct {
     const char *manifest_sha256;
     const char *version;
     const char *release_date;
+    const char *component; /* "cudnn" or "cudnn_jit": where-strings start with it */
+    cudnnctl_flavor flavor;
 } parse_state;
 
 /* One archive object: {relative_path, sha256, md5, size}. key_variant is the variant named by
@@ -151,7 +153,7 @@ static cudnnctl_err parse_archive(parse_state *ps, const cJSON *obj, const char 
                ps->origin, cc_path_base(rp->valuestring), a.cudnn_version, ps->version);
     if (!a.cudnn_version)
         a.cudnn_version = cc_strdup(ps->version);
-    char *plat = cc_strdup(where + strlen("cudnn."));
+    char *plat = cc_strdup(where + strlen(ps->component) + 1);
     char *dot = plat ? strchr(plat, '.') : NULL;
     if (dot)
         *dot = '\0';
@@ -164,6 +166,7 @@ static cudnnctl_err parse_archive(parse_state *ps, const cJSON *obj, const char 
     if (cJSON_IsString(md5) && strlen(md5->valuestring) == 32)
         a.md5 = cc_strdup(md5->valuestring);
     a.release_date = ps->release_date ? cc_strdup(ps->release_date) : NULL;
+    a.flavor = ps->flavor;
     a.manifest = cc_strdup(ps->origin);
     a.manifest_sha256 = ps->manifest_sha256 ? cc_strdup(ps->manifest_sha256) : NULL;
     if (!a.cuda_variant || !a.cudnn_version || !a.platform || !a.relative_path || !a.sha256 ||
@@ -180,7 +183,7 @@ out:
 static cudnnctl_err parse_platform(parse_state *ps, const cJSON *plat, cc_archive_vec *out)
 {
     cudnnctl_err e = CUDNNCTL_E_OK;
-    char *where = cc_asprintf("cudnn.%s", plat->string);
+    char *where = cc_asprintf("%s.%s", ps->component, plat->string);
     if (!where)
         return CC_ERR(ps->ctx, CUDNNCTL_E_NOMEM, "out of memory");
     const cJSON *item;
@@ -201,6 +204,32 @@ static cudnnctl_err parse_platform(parse_state *ps, const cJSON *plat, cc_archiv
 out:
     free(where);
     return e;
+}
+
+/* One installable component object ("cudnn" or "cudnn_jit") into archive entries. */
+static cudnnctl_err parse_component(cudnnctl_ctx *ctx, const cJSON *comp, const char *name,
+                                    cudnnctl_flavor flavor, const char *origin,
+                                    const char *manifest_sha256, const char *release_date,
+                                    cc_archive_vec *out)
+{
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(comp, "version");
+    cc_version v;
+    if (!cJSON_IsString(ver) || cc_version_parse(ver->valuestring, &v) != 0 || v.n < 3)
+        CC_RET_ERR(ctx, CUDNNCTL_E_MANIFEST,
+                   "manifest %s: %s.version is missing or not a dotted version: the manifest is "
+                   "damaged; fetch it again from NVIDIA",
+                   origin, name);
+    parse_state ps = {ctx, origin, manifest_sha256, ver->valuestring, release_date, name, flavor};
+    const cJSON *plat;
+    cJSON_ArrayForEach(plat, comp)
+    {
+        if (!is_platform_key(plat))
+            continue; /* name, license, license_path, version, cuda_variant (a union only) */
+        cudnnctl_err e = parse_platform(&ps, plat, out);
+        if (e != CUDNNCTL_E_OK)
+            return e;
+    }
+    return CUDNNCTL_E_OK;
 }
 
 cudnnctl_err cc_manifest_parse(cudnnctl_ctx *ctx, const char *json, size_t len, const char *origin,
@@ -234,29 +263,20 @@ cudnnctl_err cc_manifest_parse(cudnnctl_ctx *ctx, const char *json, size_t len, 
                    cJSON_IsString(prod) ? "\")" : "");
         goto out;
     }
-    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(comp, "version");
-    cc_version v;
-    if (!cJSON_IsString(ver) || cc_version_parse(ver->valuestring, &v) != 0 || v.n < 3) {
-        e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
-                   "manifest %s: cudnn.version is missing or not a dotted version: the manifest is "
-                   "damaged; fetch it again from NVIDIA",
-                   origin);
-        goto out;
-    }
     const cJSON *date = cJSON_GetObjectItemCaseSensitive(root, "release_date");
-    parse_state ps = {ctx, origin, manifest_sha256, ver->valuestring,
-                      cJSON_IsString(date) ? date->valuestring : NULL};
-    /* Other components (cudnn_samples, cudnn_jit: same file names as cudnn, see
-     * cudnn-distribution.md §8.15) are not installable and are not read. */
-    const cJSON *plat;
-    cJSON_ArrayForEach(plat, comp)
-    {
-        if (!is_platform_key(plat))
-            continue; /* name, license, license_path, version, cuda_variant (a union only) */
-        e = parse_platform(&ps, plat, out);
-        if (e != CUDNNCTL_E_OK)
-            goto out;
-    }
+    const char *rdate = cJSON_IsString(date) ? date->valuestring : NULL;
+    if ((e = parse_component(ctx, comp, "cudnn", CUDNNCTL_FLAVOR_FULL, origin, manifest_sha256,
+                             rdate, out)) != CUDNNCTL_E_OK)
+        goto out;
+    /* the Graph JIT library (9.10+): its own archives, cudnn_jit/<platform>/cudnn_jit-... (the
+     * same file names inside as cudnn's: one flavour per target, cudnn-distribution.md §8.15).
+     * cudnn_samples is sources, not installable, and is not read. */
+    const cJSON *jit = cJSON_GetObjectItemCaseSensitive(root, "cudnn_jit"), *m = NULL;
+    int jit_platforms = 0;
+    cJSON_ArrayForEach(m, jit) jit_platforms += is_platform_key(m);
+    if (cJSON_IsObject(jit) && jit_platforms) /* none: nothing installable, nothing to judge */
+        e = parse_component(ctx, jit, "cudnn_jit", CUDNNCTL_FLAVOR_JIT, origin, manifest_sha256,
+                            rdate, out);
 out:
     if (e != CUDNNCTL_E_OK) {
         while (out->n > start_n)

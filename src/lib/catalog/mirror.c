@@ -2,12 +2,15 @@
  * (DIR/redistrib_<label>.json, DIR/<relative_path>) for offline / air-gapped installs. Archives
  * come through the source layer (cache, SHA-256 and size verified while they stream) into a
  * temporary name beside their destination, renamed only after the digest matched. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "catalog_int.h"
+#include "catalog_store.h"
+#include "compat.h"
 #include "embedded.h"
 #include "hash.h"
 #include "source.h"
@@ -22,6 +25,7 @@ void cudnnctl_mirror_result_free(cudnnctl_mirror_result *r)
     if (!r)
         return;
     free(r->dir);
+    free(r->index);
     for (size_t i = 0; i < r->n_manifests; i++)
         free(r->manifests[i]);
     free(r->manifests);
@@ -45,7 +49,8 @@ static cudnnctl_err select_entries(cudnnctl_ctx *ctx, const cudnnctl_catalog *ca
                                    const cudnnctl_mirror_opts *o, const char *platform,
                                    const cudnnctl_archive ***out, size_t *n)
 {
-    cudnnctl_catalog_filter f = {o->cudnn, o->cuda, o->all_platforms ? "all" : platform};
+    cudnnctl_catalog_filter f = {o->cudnn, o->cuda, o->all_platforms ? "all" : platform,
+                                 o->flavor};
     const cudnnctl_archive **v = NULL;
     size_t nv = 0;
     cudnnctl_err e = cudnnctl_catalog_query(ctx, cat, &f, &v, &nv);
@@ -87,6 +92,32 @@ static cudnnctl_err select_entries(cudnnctl_ctx *ctx, const cudnnctl_catalog *ca
 
 /* ---- manifests ------------------------------------------------------------------------------ */
 
+/* A manifest `cudnnctl update` stored (origin "catalog:<name>"), from the state dir. */
+static cudnnctl_err stored_text(cudnnctl_ctx *ctx, const char *name, char **data, size_t *len)
+{
+    char *state = cc_state_dir(ctx);
+    cc_catalog_store st;
+    cudnnctl_err e = state ? cc_store_load(ctx, state, &st)
+                           : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (e != CUDNNCTL_E_OK) {
+        free(state);
+        return e;
+    }
+    e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+               "manifest %s is no longer in the catalog under the state dir: run `cudnnctl "
+               "update` again",
+               name);
+    for (size_t i = 0; i < st.n; i++)
+        if (strcmp(st.v[i].name, name) == 0) {
+            cc_clear_error(ctx);
+            e = cc_store_read_manifest(ctx, state, &st.v[i], data, len);
+            break;
+        }
+    cc_store_free(&st);
+    free(state);
+    return e;
+}
+
 /* The manifest's bytes as they came, checked against the SHA-256 the catalog recorded. */
 static cudnnctl_err manifest_text(cudnnctl_ctx *ctx, const cudnnctl_archive *a, char **data,
                                   size_t *len, char **name)
@@ -105,6 +136,10 @@ static cudnnctl_err manifest_text(cudnnctl_ctx *ctx, const cudnnctl_archive *a, 
             }
         if (!*data)
             CC_RET_ERR(ctx, CUDNNCTL_E_MANIFEST, "embedded manifest %s not found in this build", n);
+    } else if (cc_str_starts(m, "catalog:")) {
+        cudnnctl_err e = stored_text(ctx, m + 8, data, len);
+        if (e != CUDNNCTL_E_OK)
+            return e;
     } else if (cc_str_starts(m, "http://") || cc_str_starts(m, "https://")) {
         cudnnctl_err e = cc_manifest_fetch(ctx, m, data, len, hex);
         if (e != CUDNNCTL_E_OK)
@@ -135,7 +170,9 @@ static cudnnctl_err manifest_text(cudnnctl_ctx *ctx, const cudnnctl_archive *a, 
                        m, a->manifest_sha256, ok ? hex : "?");
         }
     }
-    const char *base = cc_str_starts(m, "embedded:") ? m + 9 : cc_path_base(m);
+    const char *base = cc_str_starts(m, "embedded:")  ? m + 9
+                       : cc_str_starts(m, "catalog:") ? m + 8
+                                                      : cc_path_base(m);
     char *q = strchr(base, '?');
     *name = q ? cc_strndup(base, (size_t)(q - base)) : cc_strdup(base);
     if (!*name || !**name || strcmp(*name, ".") == 0 || strcmp(*name, "..") == 0) {
@@ -176,6 +213,39 @@ static cudnnctl_err write_manifests(cudnnctl_ctx *ctx, const char *dir, const cu
         free(name);
     }
     cc_strv_free(&done);
+    return e;
+}
+
+/* DIR/index.html: every redistrib_*.json now in DIR (this run's and earlier runs'), linked the
+ * way python's http.server lists a directory — what `update --mirror URL` reads when DIR is
+ * served. The names are NVIDIA's (digits and dots): nothing to escape. */
+static cudnnctl_err write_index(cudnnctl_ctx *ctx, const char *dir, cudnnctl_mirror_result *r)
+{
+    cc_strv names = {0};
+    cc_pf_dir *d = cc_pf_opendir(dir);
+    const char *n;
+    while (d && (n = cc_pf_readdir(d)) != NULL)
+        if (cc_catalog_listing_name_ok(n) && cc_strv_push(&names, n) != 0)
+            break;
+    cc_pf_closedir(d);
+    cc_strv_sort(&names);
+    cc_buf b = {0};
+    cc_buf_printf(&b, "<!DOCTYPE html>\n<html>\n<head><title>cuDNN manifests (cudnnctl "
+                      "mirror)</title></head>\n<body>\n<ul>\n");
+    for (size_t i = 0; i < names.n; i++)
+        cc_buf_printf(&b, "<li><a href=\"%s\">%s</a></li>\n", names.v[i], names.v[i]);
+    cc_buf_printf(&b, "</ul>\n</body>\n</html>\n");
+    char *path = cc_path_join(dir, "index.html");
+    cudnnctl_err e = CUDNNCTL_E_OK;
+    if (!path || !b.data)
+        e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    else if (cc_sys_write_file_atomic(ctx, path, b.data, b.len, 0644) != 0)
+        e = CC_ERR_PF(ctx, "cannot write the mirror's index", path);
+    else if (!(r->index = cc_unrooted(ctx, path)))
+        e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    free(path);
+    cc_buf_free(&b);
+    cc_strv_free(&names);
     return e;
 }
 
@@ -305,10 +375,51 @@ out:
     return e;
 }
 
+/* --for: the framework build's cuDNN (its exact pin, else the newest of its major: a "built
+ * with >= M.m" row runs with any later M.x) and its CUDA major fill what the user left open. */
+static cudnnctl_err apply_for(cudnnctl_ctx *ctx, const cudnnctl_mirror_opts *in,
+                              cudnnctl_mirror_opts *o, char bufs[2][32])
+{
+    *o = *in;
+    if (!in->for_pkg || !*in->for_pkg)
+        return CUDNNCTL_E_OK;
+    int M = 0, m = -1;
+    if (in->cuda && cc_cuda_variant_parse(in->cuda, &M, &m) != 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_BAD_VERSION, "--cuda %s is not a CUDA version", in->cuda);
+    cc_consumer c;
+    memset(&c, 0, sizeof(c));
+    cudnnctl_err e = cc_compat_consumer(ctx, in->for_pkg, M, m, &c);
+    if (e != CUDNNCTL_E_OK)
+        return e;
+    if (!o->cuda) {
+        snprintf(bufs[0], 32, "%d", c.cuda_major);
+        o->cuda = bufs[0];
+    }
+    if (!o->cudnn) {
+        if (c.exact)
+            snprintf(bufs[1], 32, "%s", c.cudnn);
+        else
+            snprintf(bufs[1], 32, "%d", atoi(c.cudnn));
+        o->cudnn = bufs[1];
+    }
+    cc_log(ctx, CUDNNCTL_LOG_INFO, "mirror --for %s: cuDNN %s for CUDA %s (%s)", c.label,
+           o->cudnn, o->cuda, c.source ? c.source : "compat table");
+    cc_consumer_clear(&c);
+    return CUDNNCTL_E_OK;
+}
+
 cudnnctl_err cudnnctl_mirror(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
-                             const cudnnctl_mirror_opts *o, cudnnctl_mirror_result **out)
+                             const cudnnctl_mirror_opts *opts, cudnnctl_mirror_result **out)
 {
     *out = NULL;
+    cudnnctl_mirror_opts fo;
+    char bufs[2][32];
+    const cudnnctl_mirror_opts *o = &fo;
+    if (!opts)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "mirror needs --to DIR (where the mirror is written)");
+    cudnnctl_err fe = apply_for(ctx, opts, &fo, bufs);
+    if (fe != CUDNNCTL_E_OK)
+        return fe;
     if (!o || !o->to || !*o->to)
         CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "mirror needs --to DIR (where the mirror is written)");
     if (!o->cudnn && !o->cuda && !o->all_versions)
@@ -353,7 +464,8 @@ cudnnctl_err cudnnctl_mirror(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
         e = CC_ERR_PF(ctx, "cannot create the mirror dir", r->dir);
         goto out;
     }
-    if ((e = write_manifests(ctx, dir, v, n, r)) != CUDNNCTL_E_OK)
+    if ((e = write_manifests(ctx, dir, v, n, r)) != CUDNNCTL_E_OK ||
+        (e = write_index(ctx, dir, r)) != CUDNNCTL_E_OK)
         goto out;
     if (!(r->items = calloc(n, sizeof(*r->items)))) {
         e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
@@ -379,6 +491,8 @@ cudnnctl_err cudnnctl_mirror_result_json(const cudnnctl_mirror_result *r, char *
     cJSON *ms = root ? cJSON_AddArrayToObject(root, "manifests") : NULL;
     cJSON *as = root ? cJSON_AddArrayToObject(root, "archives") : NULL;
     if (!ms || !as || !cJSON_AddStringToObject(root, "dir", r->dir ? r->dir : "") ||
+        !(r->index ? cJSON_AddStringToObject(root, "index", r->index)
+                   : cJSON_AddNullToObject(root, "index")) ||
         !cJSON_AddNumberToObject(root, "bytes_downloaded", (double)r->bytes_downloaded) ||
         !cJSON_AddNumberToObject(root, "seconds", r->seconds))
         goto oom;

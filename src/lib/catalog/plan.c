@@ -385,10 +385,15 @@ static cudnnctl_err make_steps(inputs *in, cudnnctl_plan *p, int mirror_dir)
                    cc_asprintf("SHA-256 must be %s and the size %llu bytes; a mismatch stops "
                                "before anything is written",
                                a->sha256, (unsigned long long)a->size));
+    char comp[40];
+    cudnnctl_components_text(p->components, comp, sizeof(comp));
+    int some = p->components != CUDNNCTL_COMPONENTS_ALL;
     rc |= add_step(&names, &steps, "extract",
-                   cc_asprintf("unpack %s%s into a staging directory %s, checking every entry",
+                   cc_asprintf("unpack %s%s into a staging directory %s, checking every entry%s%s%s",
                                file, cc_str_ends(file, ".tar.xz") ? " (while it streams in)" : "",
-                               tree ? "beside each destination" : "under the prefix"));
+                               tree ? "beside each destination" : "under the prefix",
+                               some ? "; only the components " : "", some ? comp : "",
+                               some ? " (the rest is read and hashed, not written)" : ""));
     if (tree)
         rc |= add_step(&names, &steps, "commit",
                        cc_asprintf("merge the headers into %s and the libraries into %s%s%s "
@@ -472,6 +477,35 @@ static cudnnctl_err copy_selection(inputs *in, cc_select_out *so, plan_priv *pp)
     return CUDNNCTL_E_OK;
 }
 
+/* Choose among the archives of the selected flavour only; a JIT archive the catalog does not
+ * have on this platform gets its own message (NVIDIA ships it for Linux only, from 9.10). */
+static cudnnctl_err select_flavor(inputs *in, const cudnnctl_catalog *cat, const cc_select_in *si,
+                                  cc_select_out *so, plan_priv *pp)
+{
+    cudnnctl_ctx *ctx = in->ctx;
+    cudnnctl_flavor fl = in->sel->flavor;
+    cudnnctl_catalog *view = cc_catalog_flavor_view(cat, fl);
+    if (!view)
+        return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    size_t on_platform = 0;
+    for (size_t i = 0; i < cudnnctl_catalog_count(view); i++)
+        on_platform += strcmp(cudnnctl_catalog_get(view, i)->platform, in->platform) == 0;
+    cudnnctl_err e;
+    if (fl == CUDNNCTL_FLAVOR_JIT && on_platform == 0)
+        e = CC_ERR(ctx, CUDNNCTL_E_NO_MATCH,
+                   "the catalog has no JIT-flavour (cudnn_jit) archive for %s: NVIDIA publishes "
+                   "the Graph JIT library for linux-x86_64 and linux-sbsa only (manifests from "
+                   "9.10 on); use --flavor full, or `cudnnctl update` when a newer manifest may "
+                   "have it",
+                   in->platform);
+    else if ((e = cc_select(ctx, view, si, so)) == CUDNNCTL_E_OK)
+        e = copy_selection(in, so, pp);
+    /* everything the plan keeps was copied: the view can go */
+    cc_select_out_free(so);
+    cudnnctl_catalog_free(view);
+    return e;
+}
+
 cudnnctl_err cudnnctl_plan_make(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
                                 const cudnnctl_detect_result *det, const cudnnctl_selection *sel,
                                 cudnnctl_plan **out)
@@ -511,10 +545,11 @@ cudnnctl_err cudnnctl_plan_make(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
                        in.driver,    in.driver_cuda};
     if (si.cudnn_pin && !*si.cudnn_pin)
         si.cudnn_pin = NULL;
-    if ((e = cc_select(ctx, cat, &si, &so)) != CUDNNCTL_E_OK)
+    if ((e = select_flavor(&in, cat, &si, &so, pp)) != CUDNNCTL_E_OK)
         goto out;
-    if ((e = copy_selection(&in, &so, pp)) != CUDNNCTL_E_OK)
-        goto out;
+    p->flavor = p->archive.flavor;
+    p->components = in.sel->components ? in.sel->components : CUDNNCTL_COMPONENTS_ALL;
+    cudnnctl_archive_sizes(&p->archive, p->components, &p->sizes);
     int mirror_dir = 0;
     p->url = make_url(&in, &p->archive, &mirror_dir);
     if (!p->url) {

@@ -105,6 +105,8 @@ cudnnctl_err cudnnctl_plan_json(const cudnnctl_plan *p, char **json)
     ok = ok && add_str(o, "cuda_build", p->archive.cuda_variant); /* "13" or "13.4" */
     ok = ok && add_str(o, "platform", p->platform ? p->platform : p->archive.platform);
     ok = ok && add_item(o, "archive", cc_archive_to_json(&p->archive, 0));
+    ok = ok && add_str(o, "flavor", cudnnctl_flavor_name(p->flavor));
+    ok = ok && add_item(o, "sizes", cc_sizes_to_json(&p->sizes));
     ok = ok && add_str(o, "url", p->url);
     ok = ok && add_item(o, "target", target_json(p));
     ok = ok && add_str(o, "toolkit_version", p->toolkit_version);

@@ -11,4 +11,9 @@
 cudnnctl_err cc_catalog_trust_refuse(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
                                      const char *done, const char *way_out);
 
+/* A manifest of the catalog's store (origin "catalog:<name>") that `update
+ * --allow-manifest-override` accepted over its pin: what it replaced (for the receipt), else
+ * NULL. */
+const char *cc_catalog_override_note(const cudnnctl_catalog *cat, const char *origin);
+
 #endif

@@ -70,6 +70,12 @@ cudnnctl_err cc_commit_foreign_predict(cudnnctl_ctx *ctx, const cc_receipts *min
 cudnnctl_err cc_commit_prefix_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
                                    const cc_commit_in *in, cc_receipt *r);
 
+/* Components added to the version dir of an install there (install --components dev after
+ * runtime): every staged entry placed into d->install_dir file by file, the rest of the dir
+ * untouched, then PREFIX/current as for an install. */
+cudnnctl_err cc_commit_prefix_add_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
+                                       const cc_commit_in *in, cc_receipt *r);
+
 /* Shared by the planners: make sure dir exists at prepare time, recording each missing level in
  * t->mkdirs and r->dirs_created (parents first). A non-dir in the way → CONFLICT. */
 cudnnctl_err cc_commit_need_dir(cudnnctl_ctx *ctx, cc_txn *t, cc_receipt *r, const char *dir);

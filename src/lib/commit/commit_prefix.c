@@ -1,6 +1,7 @@
 /* commit_prefix.c: plan a prefix install — the staged tree (PREFIX/.staging-<id>, same
  * filesystem) becomes PREFIX/cudnn-<ver>-cuda<M> in one rename, then PREFIX/current is flipped
- * to it atomically (a new link under a temp name renamed over the old one). */
+ * to it atomically (a new link under a temp name renamed over the old one); components added to
+ * an installed version are placed into its dir file by file instead. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,6 +223,40 @@ cudnnctl_err cc_commit_prefix_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *
     cudnnctl_err rc = place_version_dir(ctx, t, d->install_dir, in, r, old, &n_backup);
     if (rc == CUDNNCTL_E_OK)
         rc = list_tree(ctx, d->install_dir, in, r, old);
+    if (rc == CUDNNCTL_E_OK)
+        rc = flip_current(ctx, t, d, in, r, &n_backup);
+    return rc;
+}
+
+/* Components added to a version dir already there (its other files stay as they are): each
+ * staged entry placed into it as into a CUDA tree, then PREFIX/current as for an install. */
+cudnnctl_err cc_commit_prefix_add_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
+                                       const cc_commit_in *in, cc_receipt *r)
+{
+    size_t n_backup = 0;
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    if (cc_tx_kind(d->install_dir) != CC_OBJ_DIR) {
+        char *s = cc_unrooted(ctx, d->install_dir);
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
+                    "%s is gone: the components installed there cannot be added to; install "
+                    "again with --force",
+                    s ? s : d->install_dir);
+        free(s);
+        return rc;
+    }
+    for (size_t i = 0; rc == CUDNNCTL_E_OK && i < in->tree->n; i++) {
+        const cc_item *it = &in->tree->v[i];
+        char *dst = cc_path_join(d->install_dir, it->rel);
+        char *parent = dst ? cc_path_dir(dst) : NULL;
+        if (!dst || !parent)
+            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        else if (it->type == CC_OBJ_DIR)
+            rc = cc_commit_need_dir(ctx, t, r, dst);
+        else if ((rc = cc_commit_need_dir(ctx, t, r, parent)) == CUDNNCTL_E_OK)
+            rc = cc_commit_place_item(ctx, t, r, in, it, dst, &n_backup);
+        free(parent);
+        free(dst);
+    }
     if (rc == CUDNNCTL_E_OK)
         rc = flip_current(ctx, t, d, in, r, &n_backup);
     return rc;

@@ -37,7 +37,7 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
     so.connections = o->connections;
     /* into a CUDA tree only cuDNN's own files; bombs refused on their headers (extract.h) */
     cc_extract_opts xo = {.name_hint = c->file_name, .archive_size = c->size,
-                          .max_unpacked = o->max_unpacked,
+                          .max_unpacked = o->max_unpacked, .components = c->components,
                           .content = c->plan->mode == CUDNNCTL_TARGET_CUDA_TREE
                                          ? CC_CONTENT_CUDA_TREE : CC_CONTENT_ANY};
     cc_pf_stat_t ast; /* a local archive the catalog does not size: its size on disk */

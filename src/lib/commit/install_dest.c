@@ -114,27 +114,78 @@ static int intact(const cudnnctl_ctx *ctx, const cc_receipt *r)
     return 1;
 }
 
-/* The receipt of the same version + digest already installed on this target, if any. */
-const cc_receipt *cc_install_already(const cudnnctl_ctx *ctx, const cc_receipts *rs,
-                                 const cc_source_choice *c, cudnnctl_target_mode mode,
-                                 const char *target_shown, const char *install_dir_shown)
+/* A receipt of this target (and, for a prefix, of this version dir)? */
+static int on_target(const cc_receipt *r, cudnnctl_target_mode mode, const char *target_shown,
+                     const char *install_dir_shown)
 {
+    if (r->mode != mode || strcmp(r->target_path, target_shown) != 0)
+        return 0;
+    return mode != CUDNNCTL_TARGET_PREFIX ||
+           (r->install_dir && strcmp(r->install_dir, install_dir_shown) == 0);
+}
+
+static int same_build(const cudnnctl_ctx *ctx, const cc_receipt *r, const cc_source_choice *c)
+{
+    return strcmp(r->cudnn_version, c->cudnn_version) == 0 && r->archive.sha256 &&
+           strcmp(r->archive.sha256, c->sha256) == 0 && intact(ctx, r);
+}
+
+/* The newest receipt of the same version + digest on this target, if any, and in *have the
+ * components that it and the receipts of the same build before it (an install that added
+ * components) placed. In a CUDA tree only the newest install on it is what is live. */
+const cc_receipt *cc_install_already(const cudnnctl_ctx *ctx, const cc_receipts *rs,
+                                     const cc_source_choice *c, cudnnctl_target_mode mode,
+                                     const char *target_shown, const char *install_dir_shown,
+                                     cudnnctl_components *have)
+{
+    const cc_receipt *newest = NULL;
+    *have = 0;
     if (!c->sha256)
         return NULL;
     for (size_t i = rs->n; i-- > 0;) {
         const cc_receipt *r = &rs->v[i];
-        if (r->mode != mode || strcmp(r->target_path, target_shown) != 0)
+        if (!on_target(r, mode, target_shown, install_dir_shown))
             continue;
-        if (mode == CUDNNCTL_TARGET_PREFIX &&
-            (!r->install_dir || strcmp(r->install_dir, install_dir_shown) != 0))
-            continue;
-        int same = strcmp(r->cudnn_version, c->cudnn_version) == 0 && r->archive.sha256 &&
-                   strcmp(r->archive.sha256, c->sha256) == 0 && intact(ctx, r);
-        /* in a CUDA tree only the newest install on it is what is live */
-        if (same || mode == CUDNNCTL_TARGET_CUDA_TREE)
-            return same ? r : NULL;
+        int same = same_build(ctx, r, c);
+        if (same) {
+            newest = newest ? newest : r;
+            *have |= r->components ? r->components : CUDNNCTL_COMPONENTS_ALL;
+        }
+        if (!same && (newest || mode == CUDNNCTL_TARGET_CUDA_TREE))
+            break; /* the chain of this build ends (in a tree: another build is live) */
     }
-    return NULL;
+    return newest;
+}
+
+cudnnctl_err cc_install_flavor_check(cudnnctl_ctx *ctx, const cc_receipts *rs,
+                                     const cc_source_choice *c, cudnnctl_target_mode mode,
+                                     const char *target_shown, const char *install_dir_shown,
+                                     int force, cc_strv *warnings)
+{
+    const cc_receipt *live = NULL;
+    for (size_t i = rs->n; i-- > 0 && !live;)
+        if (on_target(&rs->v[i], mode, target_shown, install_dir_shown))
+            live = &rs->v[i];
+    if (!live || live->flavor == c->flavor)
+        return CUDNNCTL_E_OK;
+    const char *was = cudnnctl_flavor_name(live->flavor), *now = cudnnctl_flavor_name(c->flavor);
+    const char *where = mode == CUDNNCTL_TARGET_PREFIX ? install_dir_shown : target_shown;
+    if (!force)
+        CC_RET_ERR(ctx, CUDNNCTL_E_CONFLICT,
+                   "%s holds the %s flavour of cuDNN %s (receipt %s); the %s flavour there would "
+                   "replace it, never mix with it (the two ship files of the same names, and "
+                   "the JIT one lacks libcudnn_ops/_cnn/_adv): replace it knowingly with --force "
+                   "(its files are kept as backups; rollback brings them back), or install the "
+                   "%s flavour into another target (--prefix DIR)",
+                   where, was, live->cudnn_version, live->id, now, now);
+    char *w = cc_asprintf("--force: the %s flavour of cuDNN %s in %s (receipt %s) is replaced by "
+                          "the %s flavour (what it has that this one lacks is moved out and kept "
+                          "as a backup)",
+                          was, live->cudnn_version, where, live->id, now);
+    if (w)
+        cc_event(ctx, CUDNNCTL_EV_WARNING, w, NULL);
+    cc_strv_push_own(warnings, w);
+    return CUDNNCTL_E_OK;
 }
 
 cudnnctl_err cc_install_space_check(cudnnctl_ctx *ctx, const char *where, uint64_t archive_size)

@@ -21,6 +21,10 @@ typedef struct {
     char *manifest_sha256; /* SHA-256 of that manifest's bytes, NULL when unknown */
     char *manifest_override; /* what --allow-manifest-override accepted (for the receipt) */
     char *cudnn_version, *cuda_variant, *platform;
+    cudnnctl_flavor flavor;         /* the archive's */
+    cudnnctl_components components; /* what is extracted (never 0): the selection, or for an
+                                     * install that adds components, the ones still missing */
+    cudnnctl_components have;       /* adding: the components the install already has */
 } cc_source_choice;
 
 /* Plan (or take the given plan) and pick the source: the catalog's NVIDIA URL, --mirror joined
@@ -98,9 +102,18 @@ void cc_install_copy_strv(char ***v, size_t *n, const cc_strv *from);
 void cc_install_step(cudnnctl_ctx *ctx, cc_strv *steps, char *text); /* takes text */
 cudnnctl_err cc_install_dest(cudnnctl_ctx *ctx, const cudnnctl_plan *p, const cc_source_choice *c,
                              cc_dest *d, char **target_shown);
+/* The newest receipt of the same build on the target, *have = the components its chain of
+ * receipts placed (an install can add components later). */
 const cc_receipt *cc_install_already(const cudnnctl_ctx *ctx, const cc_receipts *rs,
                                      const cc_source_choice *c, cudnnctl_target_mode mode,
-                                     const char *target_shown, const char *install_dir_shown);
+                                     const char *target_shown, const char *install_dir_shown,
+                                     cudnnctl_components *have);
+/* One flavour per target (per version dir in a prefix): the other one there is CONFLICT unless
+ * force (then a warning: it is replaced). */
+cudnnctl_err cc_install_flavor_check(cudnnctl_ctx *ctx, const cc_receipts *rs,
+                                     const cc_source_choice *c, cudnnctl_target_mode mode,
+                                     const char *target_shown, const char *install_dir_shown,
+                                     int force, cc_strv *warnings);
 cudnnctl_err cc_install_space_check(cudnnctl_ctx *ctx, const char *where, uint64_t archive_size);
 cudnnctl_err cc_install_perm_hint(cudnnctl_ctx *ctx, cudnnctl_err rc, const char *target);
 cudnnctl_err cc_install_wire_env(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,

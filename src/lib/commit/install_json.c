@@ -72,8 +72,16 @@ cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r, char
     if (!o)
         return CUDNNCTL_E_NOMEM;
     cJSON *a = NULL, *t = NULL, *rec = NULL, *err = NULL, *val = NULL;
+    char comp[40], all[40];
+    cudnnctl_components_text(r->components ? r->components : CUDNNCTL_COMPONENTS_ALL, comp,
+                             sizeof(comp));
+    cudnnctl_components_text(r->components_installed ? r->components_installed
+                                                     : CUDNNCTL_COMPONENTS_ALL,
+                             all, sizeof(all));
     if (cc_json_str(o, "cudnn_version", r->cudnn_version) || cc_json_str(o, "cuda_variant", r->cuda_variant) ||
-        cc_json_str(o, "platform", r->platform))
+        cc_json_str(o, "platform", r->platform) ||
+        cc_json_str(o, "flavor", cudnnctl_flavor_name(r->flavor)) ||
+        cc_json_str(o, "components", comp) || cc_json_str(o, "components_installed", all))
         goto oom;
     if (!(a = cJSON_AddObjectToObject(o, "archive")) ||
         cc_json_str(a, "relative_path", r->archive.relative_path) || cc_json_str(a, "url", r->archive.url) ||

@@ -42,6 +42,24 @@ static cudnnctl_err dry_run_foreign(cudnnctl_ctx *ctx, cudnnctl_install_handle *
     return CUDNNCTL_E_OK;
 }
 
+/* The same build is installed with fewer components: this install extracts only the missing
+ * ones and places them beside what is there (which it leaves as it is). */
+static void prep_add(cudnnctl_ctx *ctx, cudnnctl_install_handle *h, const cc_receipt *same,
+                     cudnnctl_components have)
+{
+    char had[40], adds[40];
+    h->ch.have = have;
+    h->ch.components &= ~have;
+    h->res->components = h->ch.components;
+    h->res->components_installed = h->ch.components | have;
+    cudnnctl_components_text(have, had, sizeof(had));
+    cudnnctl_components_text(h->ch.components, adds, sizeof(adds));
+    STEP(h,
+         "add: cuDNN %s in %s has the components %s (receipt %s); this install adds %s and "
+         "leaves those as they are",
+         h->ch.cudnn_version, h->res->install_dir, had, same->id, adds);
+}
+
 /* A dry run stops after the plan: step 5 of a real run, read only (no lock, no recovery). The
  * same install already there -> "unchanged" (not with --force), so a check mode (Ansible
  * --check) predicts no change; into a CUDA tree, the files a real run would stop at. */
@@ -62,11 +80,21 @@ static cudnnctl_err prep_dry_run(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
     free(state);
     if (rc != CUDNNCTL_E_OK && h->opts.force)
         return rc; /* without --force an unreadable state only means "not unchanged" */
+    if (rc == CUDNNCTL_E_OK &&
+        (rc = cc_install_flavor_check(ctx, &h->rs, ch, h->dest.mode, h->target_shown,
+                                      res->install_dir, h->opts.force, &h->warnings)) !=
+            CUDNNCTL_E_OK)
+        return rc; /* what the real run would stop at */
+    cudnnctl_components have = 0;
     const cc_receipt *same =
         rc == CUDNNCTL_E_OK && !h->opts.force
             ? cc_install_already(ctx, &h->rs, ch, h->dest.mode, h->target_shown,
-                                 res->install_dir)
+                                 res->install_dir, &have)
             : NULL;
+    if (same && (ch->components & ~have)) {
+        prep_add(ctx, h, same, have);
+        same = NULL;
+    }
     if (same) {
         res->result = CUDNNCTL_INSTALL_UNCHANGED;
         res->receipt_id = cc_strdup(same->id);
@@ -76,6 +104,61 @@ static cudnnctl_err prep_dry_run(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
         return CUDNNCTL_E_OK;
     }
     return h->dest.mode == CUDNNCTL_TARGET_CUDA_TREE ? dry_run_foreign(ctx, h) : CUDNNCTL_E_OK;
+}
+
+/* What the selection costs: the download (the whole archive) and what it installs. */
+static void size_step(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
+{
+    const cudnnctl_plan *p = h->ch.plan;
+    cudnnctl_sizes z;
+    char dl[32], inst[32], comp[40];
+    cudnnctl_archive_sizes(&p->archive, h->ch.components, &z);
+    cudnnctl_size_text((double)(h->ch.size ? h->ch.size : z.download), dl, sizeof(dl));
+    cudnnctl_size_text((double)z.installed, inst, sizeof(inst));
+    cudnnctl_components_text(z.selected, comp, sizeof(comp));
+    if (z.known == z.selected)
+        STEP(h, "size: download %s (the whole archive); %s flavour, components %s install %s "
+                "(measured from %s)",
+             dl, cudnnctl_flavor_name(h->ch.flavor), comp, inst, z.source);
+    else
+        STEP(h, "size: download %s (the whole archive); %s flavour, components %s: installed "
+                "size %s%s%s",
+             dl, cudnnctl_flavor_name(h->ch.flavor), comp, z.known ? "at least " : "not measured",
+             z.known ? inst : "", z.known ? " (static not measured)" : "");
+}
+
+/* A selection (--cudnn 9, 9.19, none), not one build: an old catalog may not know the newest
+ * release; past CUDNNCTL_CATALOG_STALE_DAYS that is worth a warning naming `cudnnctl update`. */
+static void stale_warning(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
+{
+    const char *pin = h->opts.selection.cudnn;
+    cc_version v;
+    cudnnctl_catalog_info ci;
+    if (h->opts.archive || (pin && cc_version_parse(pin, &v) == 0 && v.n >= 4))
+        return;
+    if (cudnnctl_catalog_info_get(ctx, &ci) != CUDNNCTL_E_OK) {
+        cc_clear_error(ctx); /* the store's own warning says what is wrong with it */
+        return;
+    }
+    if (ci.age_days > CUDNNCTL_CATALOG_STALE_DAYS) {
+        char *w = ci.updated_at
+                      ? cc_asprintf("the catalog is %ld days old (`cudnnctl update` last ran %s): "
+                                    "--cudnn %s may miss a newer release; run `cudnnctl update`, "
+                                    "or pin one build (--cudnn %s)",
+                                    ci.age_days, ci.updated_at, pin ? pin : "(any)",
+                                    h->ch.cudnn_version)
+                      : cc_asprintf("the catalog is %ld days old (never updated; its newest "
+                                    "manifest, %s, is of %s): --cudnn %s may miss a newer "
+                                    "release; run `cudnnctl update`, or pin one build (--cudnn "
+                                    "%s)",
+                                    ci.age_days, ci.embedded_newest,
+                                    ci.embedded_date ? ci.embedded_date : "?", pin ? pin : "(any)",
+                                    h->ch.cudnn_version);
+        if (w)
+            cc_event(ctx, CUDNNCTL_EV_WARNING, w, NULL);
+        cc_strv_push_own(&h->warnings, w);
+    }
+    cudnnctl_catalog_info_clear(&ci);
 }
 
 static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
@@ -96,6 +179,8 @@ static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     res->archive.size = ch->size;
     res->archive.in_catalog = ch->in_catalog;
     res->archive.manifest = ch->manifest ? cc_strdup(ch->manifest) : NULL;
+    res->flavor = ch->flavor;
+    res->components = res->components_installed = ch->components;
     res->mode = p->mode;
     if ((rc = cc_install_dest(ctx, p, ch, &h->dest, &h->target_shown)) != CUDNNCTL_E_OK)
         return rc;
@@ -110,6 +195,8 @@ static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
          ch->platform, p->reason ? ": " : "", p->reason ? p->reason : "");
     STEP(h, "source: %s (%s)", res->archive.url ? res->archive.url : ch->url,
          ch->sha256 ? "SHA-256 checked while it streams" : "NOT VERIFIED");
+    size_step(ctx, h);
+    stale_warning(ctx, h);
     return h->opts.dry_run ? prep_dry_run(ctx, h) : CUDNNCTL_E_OK;
 }
 
@@ -134,12 +221,21 @@ static cudnnctl_err prep_state(cudnnctl_ctx *ctx, cudnnctl_install_handle *h, in
                                      strcmp(recovered, "finished") == 0 ? "finished"
                                                                         : "rolled back"));
     }
-    if ((rc = cc_receipts_load(ctx, h->state, &h->rs)) != CUDNNCTL_E_OK || h->opts.force)
+    if ((rc = cc_receipts_load(ctx, h->state, &h->rs)) != CUDNNCTL_E_OK ||
+        (rc = cc_install_flavor_check(ctx, &h->rs, &h->ch, h->dest.mode, h->target_shown,
+                                      res->install_dir, h->opts.force, &h->warnings)) !=
+            CUDNNCTL_E_OK ||
+        h->opts.force)
         return rc;
+    cudnnctl_components have = 0;
     const cc_receipt *same = cc_install_already(ctx, &h->rs, &h->ch, h->dest.mode,
-                                                h->target_shown, res->install_dir);
+                                                h->target_shown, res->install_dir, &have);
     if (!same)
         return CUDNNCTL_E_OK;
+    if (h->ch.components & ~have) {
+        prep_add(ctx, h, same, have);
+        return CUDNNCTL_E_OK;
+    }
     if (cc_ask(ctx, CUDNNCTL_Q_REINSTALL, 0,
                "cuDNN %s (same SHA-256) is already installed in %s (receipt %s): reinstall it?",
                h->ch.cudnn_version, res->install_dir, same->id))
@@ -223,7 +319,9 @@ static cudnnctl_err prep_populate(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
          h->ch.sha256 ? " (matches)" : " (NOT checked against anything)");
     char *slib = cc_path_join(h->staging, "lib");
     cc_strv made = {0};
-    rc = slib ? cc_links_fix(ctx, slib, &made) : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    int dev = (h->ch.components & CUDNNCTL_COMPONENT_DEV) != 0;
+    rc = slib ? cc_links_fix_ex(ctx, slib, &made, dev)
+              : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     free(slib);
     if (rc == CUDNNCTL_E_OK && made.n)
         STEP(h, "links: %zu made or fixed in staging", made.n);
@@ -234,7 +332,7 @@ static cudnnctl_err prep_populate(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
     int major = cc_links_major(sl, sb);
     free(sl);
     free(sb);
-    if (major < 0)
+    if (major < 0 && (h->ch.components & CUDNNCTL_COMPONENT_RUNTIME))
         CC_RET_ERR(ctx, CUDNNCTL_E_BAD_LAYOUT,
                    "%s holds no cuDNN library (no lib/libcudnn*.so* or bin/cudnn*.dll): not a "
                    "cuDNN archive",
@@ -252,6 +350,8 @@ static cudnnctl_err prep_receipt_head(cudnnctl_ctx *ctx, cudnnctl_install_handle
     rec->cudnn_version = cc_strdup(ch->cudnn_version);
     rec->cuda_variant = cc_strdup(ch->cuda_variant);
     rec->platform = cc_strdup(ch->platform);
+    rec->flavor = ch->flavor;
+    rec->components = ch->components;
     rec->archive.relative_path = cc_strdup(ch->relative_path);
     rec->archive.url = cc_strdup(h->res->archive.url);
     rec->archive.sha256 = cc_strdup(h->digest);
@@ -293,8 +393,10 @@ static cudnnctl_err prep_commit_plan(cudnnctl_ctx *ctx, cudnnctl_install_handle 
     if (rc != CUDNNCTL_E_OK)
         return rc;
     cc_commit_in in = {h->staging, &h->tree, h->state, &h->rs, h->opts.force, &h->warnings};
+    /* adding components to a prefix's version dir merges into it, as into a CUDA tree */
     rc = h->dest.mode == CUDNNCTL_TARGET_PREFIX
-             ? cc_commit_prefix_plan(ctx, h->txn, &h->dest, &in, &h->rec)
+             ? (h->ch.have ? cc_commit_prefix_add_plan(ctx, h->txn, &h->dest, &in, &h->rec)
+                           : cc_commit_prefix_plan(ctx, h->txn, &h->dest, &in, &h->rec))
              : cc_commit_tree_plan(ctx, h->txn, &h->dest, &in, &h->rec);
     if (rc != CUDNNCTL_E_OK)
         return rc;

@@ -67,13 +67,15 @@ static char *legacy_platform(const char *tag)
 int cc_archive_name_parse(const char *name, char **version, char **platform, char **cuda)
 {
     *version = *platform = *cuda = NULL;
-    if (!cc_str_starts(name, "cudnn-"))
+    /* the Graph JIT library's archives: cudnn_jit-<platform>-<ver4>_cuda<M>-archive.tar.xz */
+    size_t pre = cc_str_starts(name, "cudnn-") ? 6 : cc_str_starts(name, "cudnn_jit-") ? 10 : 0;
+    if (!pre)
         return -1;
     /* after "cudnn-": in "cudnn-archive.x" the '-' of the prefix is not the stem's end (found
      * by fuzz_platform: a length of -1 copied) */
-    const char *arch = strstr(name + 6, "-archive.");
+    const char *arch = strstr(name + pre, "-archive.");
     if (arch) { /* cudnn-<platform>-<ver4>_cuda<M>-archive.<ext> (8.3 and later) */
-        char *core = cc_strndup(name + 6, (size_t)(arch - name - 6));
+        char *core = cc_strndup(name + pre, (size_t)(arch - name - pre));
         char *u = core ? strstr(core, "_cuda") : NULL;
         char *dash = NULL;
         if (u) {
@@ -90,7 +92,7 @@ int cc_archive_name_parse(const char *name, char **version, char **platform, cha
             *cuda = cc_strndup(u + 5, vl);
         }
         free(core);
-    } else { /* cudnn-<cuda X.Y>-<os>-<arch>-v<ver4>.tgz|.zip (8.2 and earlier) */
+    } else if (pre == 6) { /* cudnn-<cuda X.Y>-<os>-<arch>-v<ver4>.tgz|.zip (8.2 and earlier) */
         const char *p = name + 6;
         const char *d = strchr(p, '-');
         const char *v = strstr(name, "-v");
@@ -125,15 +127,27 @@ int cc_archive_name_parse(const char *name, char **version, char **platform, cha
 /* A one-entry manifest in NVIDIA's shape, so the planner can place an archive the embedded
  * catalog does not know (a newer release, a renamed file). */
 static char *synthetic_manifest(const char *version, const char *platform, const char *cuda,
-                                const char *rel, const char *sha, uint64_t size)
+                                const char *rel, const char *sha, uint64_t size, int jit)
 {
-    return cc_asprintf(
-        "{\"release_date\":\"\",\"release_label\":\"%s\",\"release_product\":"
-        "\"cudnn\",\"cudnn\":{\"name\":\"NVIDIA CUDA Deep Neural Network "
-        "library\",\"license\":\"cudnn\",\"version\":\"%s\",\"%s\":{\"cuda%s\":{"
-        "\"relative_path\":\"%s\",\"sha256\":\"%s\",\"md5\":\"\",\"size\":\"%llu\"}},"
-        "\"cuda_variant\":[\"%s\"]}}",
-        version, version, platform, cuda, rel, sha, (unsigned long long)size, cuda);
+    char *entry = cc_asprintf("\"version\":\"%s\",\"%s\":{\"cuda%s\":{\"relative_path\":\"%s\","
+                              "\"sha256\":\"%s\",\"md5\":\"\",\"size\":\"%llu\"}},"
+                              "\"cuda_variant\":[\"%s\"]",
+                              version, platform, cuda, rel, sha, (unsigned long long)size, cuda);
+    if (!entry)
+        return NULL;
+    /* a JIT archive is described as NVIDIA does, in a cudnn_jit component (the cudnn one then has
+     * no platform: plan finds the archive in the JIT flavour only) */
+    char *m = jit ? cc_asprintf("{\"release_date\":\"\",\"release_label\":\"%s\","
+                                "\"release_product\":\"cudnn\",\"cudnn\":{\"version\":\"%s\"},"
+                                "\"cudnn_jit\":{\"name\":\"NVIDIA CUDA Deep Neural Network Graph "
+                                "JIT library\",\"license\":\"cudnn\",%s}}",
+                                version, version, entry)
+                  : cc_asprintf("{\"release_date\":\"\",\"release_label\":\"%s\","
+                                "\"release_product\":\"cudnn\",\"cudnn\":{\"name\":\"NVIDIA CUDA "
+                                "Deep Neural Network library\",\"license\":\"cudnn\",%s}}",
+                                version, entry);
+    free(entry);
+    return m;
 }
 
 static char *lower_hex(const char *s)
@@ -249,13 +263,15 @@ static cudnnctl_err archive_off_catalog(cudnnctl_ctx *ctx, cudnnctl_catalog *cat
     uint64_t fsize = real && cc_pf_stat(real, &st) == 0 ? st.size : 0;
     free(abs);
     free(real);
-    char *rel = cc_asprintf("cudnn/%s/%s", sel->platform, c->file_name);
+    int jit = cc_str_starts(c->file_name, "cudnn_jit-");
+    sel->flavor = jit ? CUDNNCTL_FLAVOR_JIT : CUDNNCTL_FLAVOR_FULL;
+    char *rel = cc_asprintf("%s/%s/%s", jit ? "cudnn_jit" : "cudnn", sel->platform, c->file_name);
     char *js =
         rel ? synthetic_manifest(
                   sel->cudnn, sel->platform, sel->cuda, rel,
                   o->sha256 ? o->sha256
                             : "0000000000000000000000000000000000000000000000000000000000000000",
-                  fsize)
+                  fsize, jit)
             : NULL;
     char *origin = cc_asprintf("archive:%s", c->file_name);
     if (!js || !origin)
@@ -287,6 +303,7 @@ static cudnnctl_err choose_archive(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     sel->cudnn = entry->cudnn_version;
     sel->platform = entry->platform;
     sel->cuda = entry->cuda_variant;
+    sel->flavor = entry->flavor;
     c->in_catalog = 1;
     return CUDNNCTL_E_OK;
 }
@@ -295,6 +312,10 @@ static cudnnctl_err choose_archive(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
 static void choose_what(const cudnnctl_install_opts *o, const cudnnctl_selection *sel,
                         const cudnnctl_plan *p, cc_source_choice *c)
 {
+    c->components = sel->components ? sel->components & CUDNNCTL_COMPONENTS_ALL
+                    : p && p->components ? p->components
+                                         : CUDNNCTL_COMPONENTS_ALL;
+    c->flavor = sel->flavor;
     if (o->archive && !c->in_catalog) {
         c->cudnn_version = cc_strdup(sel->cudnn);
         c->cuda_variant = cc_strdup(sel->cuda);
@@ -304,6 +325,7 @@ static void choose_what(const cudnnctl_install_opts *o, const cudnnctl_selection
         c->size = 0;
         return;
     }
+    c->flavor = p->archive.flavor;
     c->cudnn_version = cc_strdup(p->archive.cudnn_version);
     c->cuda_variant = cc_strdup(p->archive.cuda_variant);
     c->platform = cc_strdup(p->archive.platform);
@@ -399,6 +421,18 @@ cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
         c->plan = c->owned_plan;
     }
     choose_what(o, &sel, c->plan, c);
+    /* a manifest `update --allow-manifest-override` took over its pin: the receipt says so */
+    const char *note = cat ? cc_catalog_override_note(cat, c->manifest) : NULL;
+    if (note) {
+        char *both = c->manifest_override ? cc_asprintf("%s; %s", c->manifest_override, note)
+                                          : cc_strdup(note);
+        free(c->manifest_override);
+        c->manifest_override = both;
+        warn(ctx, warnings,
+             cc_asprintf("%s was accepted over its pin by `cudnnctl update "
+                         "--allow-manifest-override` (%s): recorded in the receipt",
+                         c->manifest, note));
+    }
     choose_url(ctx, o, sel.mirror, c->plan, c);
     choose_hash(ctx, o, c->plan, c, warnings);
     if (!c->cudnn_version || !c->cuda_variant || !c->platform || !c->relative_path || !c->url ||

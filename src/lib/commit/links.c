@@ -134,7 +134,8 @@ static cudnnctl_err group_sublibs(cudnnctl_ctx *ctx, const char *dir, const cc_s
 }
 
 /* libX.so.M -> the full-version file, libX.so -> libX.so.M. */
-static cudnnctl_err link_sublib(cudnnctl_ctx *ctx, const char *dir, const sublib *s, cc_strv *made)
+static cudnnctl_err link_sublib(cudnnctl_ctx *ctx, const char *dir, const sublib *s, cc_strv *made,
+                                int dev_links)
 {
     cudnnctl_err rc;
     char *soM = cc_asprintf("%s.so.%d", s->stem, s->major);
@@ -153,7 +154,7 @@ static cudnnctl_err link_sublib(cudnnctl_ctx *ctx, const char *dir, const sublib
     } else {
         rc = check_soname(ctx, dir, soM, soM); /* wheel style: keep the file as it is */
     }
-    if (rc == CUDNNCTL_E_OK)
+    if (rc == CUDNNCTL_E_OK && dev_links) /* libX.so is the dev component's */
         rc = ensure_link(ctx, dir, dev, soM, made);
     free(soM);
     free(dev);
@@ -161,6 +162,11 @@ static cudnnctl_err link_sublib(cudnnctl_ctx *ctx, const char *dir, const sublib
 }
 
 cudnnctl_err cc_links_fix(cudnnctl_ctx *ctx, const char *dir, cc_strv *made)
+{
+    return cc_links_fix_ex(ctx, dir, made, 1);
+}
+
+cudnnctl_err cc_links_fix_ex(cudnnctl_ctx *ctx, const char *dir, cc_strv *made, int dev_links)
 {
     cudnnctl_err rc = CUDNNCTL_E_OK;
     sublib *subs = NULL;
@@ -182,7 +188,7 @@ cudnnctl_err cc_links_fix(cudnnctl_ctx *ctx, const char *dir, cc_strv *made)
     cc_strv_sort(&names);
     rc = group_sublibs(ctx, dir, &names, &subs, &n);
     for (size_t i = 0; rc == CUDNNCTL_E_OK && i < n; i++)
-        rc = link_sublib(ctx, dir, &subs[i], made);
+        rc = link_sublib(ctx, dir, &subs[i], made, dev_links);
 out:
     free(subs);
     cc_strv_free(&names);

@@ -12,6 +12,9 @@
  * every real file's SONAME. made: "name -> target" of links created or fixed (may be NULL).
  * SONAME mismatch → CUDNNCTL_E_SONAME; two versions of one sub-library → BAD_LAYOUT. */
 cudnnctl_err cc_links_fix(cudnnctl_ctx *ctx, const char *lib_dir, cc_strv *made);
+/* The same; dev_links 0 (no dev component selected): the unversioned libX.so links are not made
+ * (the libX.so.M links, which the loader needs, are). */
+cudnnctl_err cc_links_fix_ex(cudnnctl_ctx *ctx, const char *lib_dir, cc_strv *made, int dev_links);
 
 /* The cuDNN major the staged libraries carry (-1 when none). */
 int cc_links_major(const char *lib_dir, const char *bin_dir);

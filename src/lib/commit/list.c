@@ -4,14 +4,17 @@
 
 #include <cjson/cJSON.h>
 
-#include "receipt.h"
 #include "json.h"
+#include "libnames.h"
+#include "receipt.h"
 
 static int is_active(const cudnnctl_ctx *ctx, const cc_receipts *rs, size_t i)
 {
     const cc_receipt *r = &rs->v[i];
-    if (cc_receipts_superseding(rs, r))
-        return 0; /* reinstalled over: the later receipt is the live one */
+    for (size_t k = 0; k < rs->n; k++)
+        if (cc_receipt_supersedes(&rs->v[k], r) && (rs->v[k].components & r->components))
+            return 0; /* reinstalled over: the later receipt is the live one (a later install
+                       * that only added components leaves this one live beside it) */
     if (r->mode == CUDNNCTL_TARGET_PREFIX) {
         char *cur = r->current_link ? cc_rooted(ctx, r->current_link) : NULL;
         char *t = cur ? cc_pf_readlink(cur) : NULL;
@@ -21,9 +24,32 @@ static int is_active(const cudnnctl_ctx *ctx, const cc_receipts *rs, size_t i)
         return yes;
     }
     for (size_t k = i + 1; k < rs->n; k++)
-        if (rs->v[k].mode == r->mode && strcmp(rs->v[k].target_path, r->target_path) == 0)
+        if (rs->v[k].mode == r->mode && strcmp(rs->v[k].target_path, r->target_path) == 0 &&
+            !(cc_receipt_supersedes(&rs->v[k], r) && !(rs->v[k].components & r->components)))
             return 0; /* a newer install on the same tree is the live one */
     return 1;
+}
+
+/* The cuDNN sub-libraries an install placed (its files libX.so.M[.m.p] / X64_M.dll), sorted:
+ * "libcudnn,libcudnn_engines_runtime_compiled,libcudnn_graph" for the JIT flavour. */
+static char *receipt_sublibs(const cc_receipt *r)
+{
+    cc_strv stems = {0};
+    for (size_t i = 0; i < r->n_entries; i++) {
+        cc_libname ln;
+        if (r->entries[i].type == CC_OBJ_LINK ||
+            !cc_lib_classify(cc_path_base(r->entries[i].path), &ln) ||
+            (ln.kind != CC_LIB_SO_FULL && ln.kind != CC_LIB_SO_MAJOR && ln.kind != CC_LIB_DLL))
+            continue;
+        if (!cc_strv_contains(&stems, ln.stem))
+            cc_strv_push(&stems, ln.stem);
+    }
+    cc_strv_sort(&stems);
+    cc_buf b = {0};
+    for (size_t i = 0; i < stems.n; i++)
+        cc_buf_printf(&b, "%s%s", i ? "," : "", stems.v[i]);
+    cc_strv_free(&stems);
+    return b.data ? b.data : cc_strdup("");
 }
 
 cudnnctl_err cudnnctl_list(cudnnctl_ctx *ctx, const char *target, cudnnctl_install_list **out)
@@ -81,6 +107,9 @@ cudnnctl_err cudnnctl_list(cudnnctl_ctx *ctx, const char *target, cudnnctl_insta
         it->n_replaced = r->n_replaced;
         it->active = is_active(ctx, &rs, i);
         it->receipt_path = cc_unrooted(ctx, r->file);
+        it->flavor = r->flavor;
+        it->components = r->components;
+        it->sublibs = receipt_sublibs(r);
     }
 out:
     cc_receipts_free(&rs);
@@ -106,6 +135,7 @@ void cudnnctl_install_list_free(cudnnctl_install_list *l)
         free(it->archive_sha256);
         free(it->installed_at);
         free(it->receipt_path);
+        free(it->sublibs);
     }
     free(l->items);
     free(l->pending_journal);
@@ -135,6 +165,11 @@ cudnnctl_err cudnnctl_install_list_json(const cudnnctl_install_list *l, char **j
             !cJSON_AddNumberToObject(j, "links", (double)it->n_links) ||
             !cJSON_AddNumberToObject(j, "replaced", (double)it->n_replaced) ||
             !cJSON_AddBoolToObject(j, "active", it->active) || cc_json_str(j, "receipt", it->receipt_path))
+            goto oom;
+        char comp[40];
+        cudnnctl_components_text(it->components, comp, sizeof(comp));
+        if (cc_json_str(j, "flavor", cudnnctl_flavor_name(it->flavor)) ||
+            cc_json_str(j, "components", comp) || cc_json_str(j, "sublibs", it->sublibs))
             goto oom;
     }
     if (cc_json_str(o, "pending_journal", l->pending_journal))

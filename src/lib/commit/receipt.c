@@ -107,6 +107,16 @@ cudnnctl_err cc_receipt_add_replaced(cudnnctl_ctx *ctx, cc_receipt *r, const cc_
 
 /* ---- to JSON --------------------------------------------------------------------------------- */
 
+/* "flavor" and "components" (what this receipt placed). */
+static int put_selection(cJSON *o, const cc_receipt *r)
+{
+    char comp[40];
+    cudnnctl_components_text(r->components ? r->components : CUDNNCTL_COMPONENTS_ALL, comp,
+                             sizeof(comp));
+    return cc_json_str(o, "flavor", cudnnctl_flavor_name(r->flavor)) ||
+           cc_json_str(o, "components", comp);
+}
+
 static int put_mode(cJSON *o, uint32_t mode)
 {
     char *m = cc_mode_str(mode);
@@ -125,7 +135,7 @@ cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **j
         !cJSON_AddNumberToObject(o, "seq", (double)r->seq) ||
         cc_json_str(o, "installed_at", r->installed_at) || cc_json_str(o, "tool_version", r->tool_version) ||
         cc_json_str(o, "cudnn_version", r->cudnn_version) || cc_json_str(o, "cuda_variant", r->cuda_variant) ||
-        cc_json_str(o, "platform", r->platform))
+        cc_json_str(o, "platform", r->platform) || put_selection(o, r))
         goto oom;
     cJSON *a = cJSON_AddObjectToObject(o, "archive");
     if (!a || cc_json_str(a, "relative_path", r->archive.relative_path) || cc_json_str(a, "url", r->archive.url) ||
@@ -243,6 +253,12 @@ static int parse_fields(const cJSON *o, const cJSON *t, cc_receipt *r)
     r->archive.size = (uint64_t)gn(a, "size");
     r->archive.verified = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "verified"));
     r->archive.in_catalog = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "in_catalog"));
+    /* receipts from before flavours and components: the full library, everything */
+    const char *fl = gs(o, "flavor"), *comp = gs(o, "components");
+    if (!fl || cudnnctl_flavor_parse(fl, &r->flavor) != 0)
+        r->flavor = CUDNNCTL_FLAVOR_FULL;
+    if (!comp || cudnnctl_components_parse(comp, &r->components) != 0)
+        r->components = CUDNNCTL_COMPONENTS_ALL;
     if (dup_to(&r->id, gs(o, "id")) || dup_to(&r->installed_at, gs(o, "installed_at")) ||
         dup_to(&r->tool_version, gs(o, "tool_version")) ||
         dup_to(&r->cudnn_version, gs(o, "cudnn_version")) ||

@@ -33,6 +33,8 @@ typedef struct {
     char *installed_at;
     char *tool_version;
     char *cudnn_version, *cuda_variant, *platform;
+    cudnnctl_flavor flavor;         /* "flavor" (receipts before it: full) */
+    cudnnctl_components components; /* "components" this receipt placed (before: all) */
     struct {
         char *relative_path, *url, *sha256, *manifest, *manifest_sha256;
         char *manifest_override; /* what --allow-manifest-override accepted, NULL when none */

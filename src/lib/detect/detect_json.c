@@ -71,6 +71,24 @@ static int toolkit_json(cJSON *arr, const cudnnctl_toolkit *t)
     return rc ? -1 : 0;
 }
 
+/* Which cuDNN 9 build the copy is, by its sub-libraries: "jit" (libcudnn_graph and the
+ * runtime-compiled engines, no legacy-API library), "full", or NULL (cuDNN 8, or no library). */
+static const char *flavor_of(const cudnnctl_cudnn_copy *c)
+{
+    int graph = 0, rc = 0, legacy = 0;
+    for (size_t i = 0; i < c->n_libs; i++) {
+        const char *n = c->libs[i];
+        graph |= cc_str_starts(n, "libcudnn_graph.so") || cc_str_starts(n, "cudnn_graph64_");
+        rc |= cc_str_starts(n, "libcudnn_engines_runtime_compiled.so") ||
+              cc_str_starts(n, "cudnn_engines_runtime_compiled64_");
+        legacy |= cc_str_starts(n, "libcudnn_ops.so") || cc_str_starts(n, "libcudnn_cnn.so") ||
+                  cc_str_starts(n, "libcudnn_adv.so") || cc_str_starts(n, "cudnn_ops64_");
+    }
+    if (c->major != 9 || !c->n_libs)
+        return NULL;
+    return graph && rc && !legacy ? "jit" : "full";
+}
+
 static int cudnn_json(cJSON *arr, const cudnnctl_cudnn_copy *c)
 {
     cJSON *o = cJSON_CreateObject();
@@ -86,7 +104,7 @@ static int cudnn_json(cJSON *arr, const cudnnctl_cudnn_copy *c)
              cc_json_str(o, "include_dir", c->include_dir) |
              cc_json_str(o, "header_version", c->header_version) |
              cc_json_str(o, "cuda_version", c->cuda_version) |
-             add_list(o, "libs", c->libs, c->n_libs);
+             cc_json_str(o, "flavor", flavor_of(c)) | add_list(o, "libs", c->libs, c->n_libs);
     rc |= cJSON_AddBoolToObject(o, "in_loader_path", c->in_loader_path) ? 0 : -1;
     rc |= cJSON_AddBoolToObject(o, "in_ld_library_path", c->in_ld_library_path) ? 0 : -1;
     rc |= add_list(o, "problems", c->problems, c->n_problems);

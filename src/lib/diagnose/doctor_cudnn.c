@@ -405,6 +405,13 @@ static void detect_problems(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     }
 }
 
+/* The JIT flavour: libcudnn, libcudnn_graph, the runtime-compiled engines, no legacy API. */
+static int is_jit(const cudnnctl_cudnn_copy *c, int (*has)(const cudnnctl_cudnn_copy *, const char *))
+{
+    return has(c, "libcudnn_graph") && has(c, "libcudnn_engines_runtime_compiled") &&
+           !has(c, "libcudnn_ops") && !has(c, "libcudnn_cnn") && !has(c, "libcudnn_adv");
+}
+
 static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
 {
     if (c->n_libs == 0) {
@@ -432,6 +439,7 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
         if (dangles)
             missing_core = NULL; /* CUDNN_SONAME_LINK_DANGLING names it */
     }
+    const char *const *subs = c->major >= 9 ? subs9 : c->major == 8 ? subs8 : NULL;
     if (missing_core && c->major >= 8) {
         char *fix = cc_asprintf("reinstall the complete cuDNN %s into %s", c->version, c->path);
         char *name = cc_ln_name_for(win, missing_core, c->major);
@@ -441,7 +449,10 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
         free(name);
         free(fix);
     }
-    const char *const *subs = c->major >= 9 ? subs9 : c->major == 8 ? subs8 : NULL;
+    if (!win && c->major >= 9 && is_jit(c, has)) {
+        cc_doc_jit_finding(run, c->path, c->version, c->major);
+        subs = NULL; /* what the JIT flavour lacks is by design: said above, not "incomplete" */
+    }
     cc_buf miss = {0};
     for (size_t i = 0; subs && subs[i]; i++)
         if (!has(c, subs[i])) {

@@ -219,3 +219,28 @@ int cc_doc_stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     free(p);
     return nine;
 }
+
+void cc_doc_jit_finding(cc_doctor_run *run, const char *lib_dir, const char *version, int major)
+{
+    if (cc_doc_has(run, CC_DC_CUDNN_JIT_NO_LEGACY_API, lib_dir))
+        return;
+    char *which = cc_asprintf("which %s/libcudnn.so.%d", lib_dir, major);
+    char *cmd = which ? cc_doc_cli(run, which) : NULL;
+    char *fix = cc_asprintf("use only the graph API (cudnn-frontend, the backend API) with it, keep "
+                            "other cuDNN %d copies out of its programs' loader path "
+                            "(LD_LIBRARY_PATH, ld.so.conf.d), or install the full flavour there "
+                            "(cudnnctl install --flavor full --force); `%s` says where the "
+                            "loader would take each missing sub-library from",
+                            major, cmd ? cmd : "cudnnctl which");
+    cc_doc_add(run, CC_DC_CUDNN_JIT_NO_LEGACY_API, lib_dir, fix,
+               "cuDNN %s in %s is the JIT flavour (libcudnn, libcudnn_graph, "
+               "libcudnn_engines_runtime_compiled): a program that calls the legacy API "
+               "(cudnnConvolutionForward and the rest of libcudnn_ops/_cnn/_adv) makes "
+               "libcudnn.so.%d load libcudnn_ops, _cnn and _adv from wherever the loader finds "
+               "them: another cuDNN's (a mixed cuDNN, SUBLIBRARY_VERSION_MISMATCH) or none "
+               "(SUBLIBRARY_UNAVAILABLE)",
+               version ? version : "?", lib_dir, major);
+    free(fix);
+    free(cmd);
+    free(which);
+}

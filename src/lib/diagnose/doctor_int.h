@@ -61,7 +61,9 @@
     X(WIN_CUDNN_NOT_ON_PATH, WARNING, "a Windows cuDNN's DLL dir is not on PATH")                  \
     X(PYTHON_FRAMEWORK_CUDNN_MISMATCH, ERROR,                                                      \
       "a framework of --python EXE would load a cuDNN it cannot use")                              \
-    X(PYTHON_FRAMEWORK_NO_CUDNN, ERROR, "a framework of --python EXE finds no cuDNN")
+    X(PYTHON_FRAMEWORK_NO_CUDNN, ERROR, "a framework of --python EXE finds no cuDNN")             \
+    X(CUDNN_JIT_NO_LEGACY_API, WARNING,                                                            \
+      "a JIT-flavour cuDNN: legacy-API programs load libcudnn_ops/_cnn/_adv from elsewhere")
 
 typedef enum {
 #define X(name, sev, summary) CC_DC_##name,
@@ -113,6 +115,8 @@ void cc_doc_add_cmd(cc_doctor_run *run, cc_doctor_code code, const char *path, c
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
+/* CUDNN_JIT_NO_LEGACY_API about the JIT-flavour cuDNN in lib_dir (once per dir). */
+void cc_doc_jit_finding(cc_doctor_run *run, const char *lib_dir, const char *version, int major);
 /* 1 when a finding of code (about path, NULL: any) was already added. */
 int cc_doc_has(const cc_doctor_run *run, cc_doctor_code code, const char *path);
 /* A word quoted for sh when it needs it (malloc'd). */

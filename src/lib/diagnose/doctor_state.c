@@ -290,8 +290,13 @@ int cc_doc_check_state(cc_doctor_run *run)
     if (!state)
         return -1;
     const cc_receipts *rs = run->receipts;
-    for (size_t i = 0; rs && i < rs->n; i++)
+    for (size_t i = 0; rs && i < rs->n; i++) {
         check_receipt(run, rs, i);
+        const cc_receipt *r = &rs->v[i];
+        /* an install of the JIT flavour, wherever it is (detect scans fixed places only) */
+        if (r->flavor == CUDNNCTL_FLAVOR_JIT && r->lib_dir && !cc_receipts_superseding(rs, r))
+            cc_doc_jit_finding(run, r->lib_dir, r->cudnn_version, atoi(r->cudnn_version));
+    }
     int rc = unreadable_receipts(run, state);
     if (rc == 0)
         rc = check_journal(run, state);

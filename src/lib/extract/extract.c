@@ -143,6 +143,8 @@ typedef struct {
     uint64_t bytes, next_progress;
     int is_zip;
     cc_xlimits limits; /* declared sizes against the caps and the free space */
+    cc_strv pending;   /* a component selection: dirs not made yet, made when a kept entry needs
+                        * them (so a runtime-only install has no empty include/) */
 } pass;
 
 static cc_xentry_type entry_type(struct archive_entry *ae)
@@ -259,11 +261,73 @@ out:
     return rc;
 }
 
+/* ---- a component selection ------------------------------------------------------------- */
+
+static int keeps_everything(const pass *p)
+{
+    cudnnctl_components c = p->o->components & CUDNNCTL_COMPONENTS_ALL;
+    return !c || c == CUDNNCTL_COMPONENTS_ALL;
+}
+
+/* Written, or only read through? Directories wait until something kept lives in them. */
+static int selected(const pass *p, const cc_xentry *e)
+{
+    if (keeps_everything(p))
+        return 1;
+    if (e->type == CC_XE_DIR)
+        return 0;
+    return (cudnnctl_component_of(e->mapped) & p->o->components) != 0;
+}
+
+/* The pending dirs that hold `mapped`, outer first, made now. */
+static cudnnctl_err make_pending(pass *p, const char *mapped, int64_t mtime)
+{
+    for (size_t i = 0; i < p->pending.n;) {
+        size_t n = strlen(p->pending.v[i]);
+        if (strncmp(mapped, p->pending.v[i], n) != 0 || mapped[n] != '/') {
+            i++;
+            continue;
+        }
+        cc_xentry d = {.type = CC_XE_DIR, .mapped = p->pending.v[i], .out_mode = 0755};
+        if (cc_xwriter_begin(p->writer, &d, mtime, -1, NULL, NULL) != 0 ||
+            cc_xwriter_end(p->writer) != 0)
+            return writer_error(p);
+        free(p->pending.v[i]);
+        memmove(&p->pending.v[i], &p->pending.v[i + 1], (p->pending.n - i - 1) * sizeof(char *));
+        p->pending.n--;
+    }
+    return CUDNNCTL_E_OK;
+}
+
+/* An entry of a component left out: its bytes are read through (and hashed by the source) by
+ * the next header; its dirs wait; a file keeps its record number (a hard link to it must not
+ * find another file) as a skipped record. */
+static cudnnctl_err skip_entry(pass *p, const cc_xentry *e)
+{
+    for (size_t i = 0; i < e->new_dirs.n; i++)
+        if (cc_strv_push(&p->pending, e->new_dirs.v[i]) != 0)
+            return CC_ERR(p->ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (e->type == CC_XE_DIR && !cc_strv_contains(&p->pending, e->mapped) &&
+        cc_strv_push(&p->pending, e->mapped) != 0)
+        return CC_ERR(p->ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (e->type != CC_XE_DIR) {
+        cc_staged_file *rec = rec_new(p->ctx, &p->rs, e->mapped);
+        if (!rec)
+            return CC_ERR(p->ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        rec->skipped = 1;
+    }
+    cc_log(p->ctx, CUDNNCTL_LOG_DEBUG, "extract: %s not selected (%s)", e->name, e->mapped);
+    return CUDNNCTL_E_OK;
+}
+
 /* Stage one entry that passed the checks. */
 static cudnnctl_err stage_entry(pass *p, struct archive *a, struct archive_entry *ae, cc_xentry *e)
 {
     cc_staged_file *rec = NULL;
     const cc_staged_file *src = NULL;
+    cudnnctl_err prc = make_pending(p, e->mapped, archive_entry_mtime(ae));
+    if (prc != CUDNNCTL_E_OK)
+        return prc;
     for (size_t i = 0; i < e->new_dirs.n; i++) {
         /* parents the archive did not list: made explicitly, so they are 0755 whatever the
          * umask */
@@ -281,8 +345,16 @@ static cudnnctl_err stage_entry(pass *p, struct archive *a, struct archive_entry
             if (!(rec->link_target = cc_strdup(e->link_text)))
                 return CC_ERR(p->ctx, CUDNNCTL_E_NOMEM, "out of memory");
         }
-        if (e->type == CC_XE_HARDLINK)
-            src = p->rs.v[e->hardlink_rec];
+        if (e->type == CC_XE_HARDLINK) {
+            src = e->hardlink_rec >= 0 && (size_t)e->hardlink_rec < p->rs.n
+                      ? p->rs.v[e->hardlink_rec]
+                      : NULL;
+            if (!src || src->skipped)
+                CC_RET_ERR(p->ctx, CUDNNCTL_E_UNSUPPORTED,
+                           "the archive hard-links %s to a file of a component --components "
+                           "leaves out: select both components (or all)",
+                           e->name);
+        }
     }
     if (e->dropped && e->type != CC_XE_SYMLINK)
         cc_log(p->ctx, CUDNNCTL_LOG_INFO,
@@ -398,7 +470,9 @@ static cudnnctl_err run_pass(pass *p)
             cc_xentry_clear(&e);
             goto out;
         }
-        if (e.mapped && p->writer) {
+        if (e.mapped && p->writer && !selected(p, &e)) {
+            rc = skip_entry(p, &e);
+        } else if (e.mapped && p->writer) {
             cc_log(p->ctx, CUDNNCTL_LOG_DEBUG, "extract: %s -> %s", e.name, e.mapped);
             rc = stage_entry(p, a, ae, &e);
         }
@@ -482,11 +556,17 @@ static cudnnctl_err fill_out(pass *p, cc_layout layout, cc_staging *out)
     out->files = calloc(p->rs.n ? p->rs.n : 1, sizeof(*out->files));
     if (!out->top_dir || !out->files)
         return CC_ERR(p->ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    size_t k = 0;
     for (size_t i = 0; i < p->rs.n; i++) {
-        out->files[i] = *p->rs.v[i];
+        if (p->rs.v[i]->skipped) { /* a component left out: not in the staged tree */
+            free(p->rs.v[i]->path);
+            free(p->rs.v[i]->link_target);
+        } else {
+            out->files[k++] = *p->rs.v[i];
+        }
         free(p->rs.v[i]);
     }
-    out->n_files = p->rs.n;
+    out->n_files = k;
     free(p->rs.v);
     memset(&p->rs, 0, sizeof(p->rs));
     out->bytes = p->bytes;
@@ -577,6 +657,7 @@ out:
     cc_xwriter_free(p.writer);
     cc_xcheck_free(p.check);
     recs_free(&p.rs);
+    cc_strv_free(&p.pending);
     if (rc) {
         cc_staging_free(out);
         if (root) {

@@ -35,6 +35,7 @@ typedef struct {
     uint32_t mode;     /* permission bits as staged (setuid/setgid/sticky, g+w, o+w dropped) */
     uint64_t size;
     char sha256[65]; /* of regular files, computed while writing */
+    int skipped;     /* extraction only: an entry of a component left out (never staged) */
 } cc_staged_file;
 
 typedef struct {
@@ -86,6 +87,9 @@ typedef struct {
                                * (content_policy.h); 0 = any (a prefix keeps the archive's tree) */
     uint64_t archive_size;    /* compressed size for the bomb cap (0: the file's size, or unknown) */
     uint64_t max_unpacked;    /* cap on the declared unpacked total (0: derived, extract_limits.h) */
+    cudnnctl_components components; /* stage only these (0 or ALL: everything); every entry is
+                               * still read (hashed by the source), checked and counted against
+                               * the limits, whether it is written or not */
 } cc_extract_opts;
 
 cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *opts, const char *staging_dir,

@@ -23,10 +23,12 @@ char *cc_layout_expected_top(const char *name_hint)
         return NULL;
     const char *b = base_name(name_hint);
     static const char *const modern_ext[] = {"-archive.tar.xz", "-archive.zip"};
-    for (size_t i = 0; i < 2; i++) {
+    /* the full library's archives and the Graph JIT library's (cudnn_jit-<platform>-...) */
+    size_t pre = cc_str_starts(b, "cudnn-") ? 6 : cc_str_starts(b, "cudnn_jit-") ? 10 : 0;
+    for (size_t i = 0; pre && i < 2; i++) {
         size_t n = strlen(b), e = strlen(modern_ext[i]);
         /* something between "cudnn-" and "-archive" (fuzz_platform: "cudnn-archive.zip") */
-        if (cc_str_starts(b, "cudnn-") && n > e + 6 && cc_str_ends(b, modern_ext[i]))
+        if (n > e + pre && cc_str_ends(b, modern_ext[i]))
             return cc_strndup(b, n - e + strlen("-archive"));
     }
     /* ≤ 8.2: cudnn-<cuda X.Y>-<platform>-v<ver>.tgz / .zip, always packed under cuda/ */
@@ -42,6 +44,8 @@ int cc_layout_top_plausible(const char *top)
         return 0;
     if (strcmp(top, "cuda") == 0)
         return 1;
+    if (cc_str_starts(top, "cudnn_jit-"))
+        return cc_str_ends(top, "-archive") && strlen(top) > 18;
     return cc_str_starts(top, "cudnn-") && cc_str_ends(top, "-archive") && strlen(top) > 14;
 }
 

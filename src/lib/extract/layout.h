@@ -12,7 +12,7 @@
  * any top directory that looks like NVIDIA's is accepted (cc_layout_top_plausible). */
 char *cc_layout_expected_top(const char *name_hint);
 
-/* 1 for "cuda" or "cudnn-<anything>-archive". */
+/* 1 for "cuda", "cudnn-<anything>-archive" or "cudnn_jit-<anything>-archive". */
 int cc_layout_top_plausible(const char *top);
 
 /* Observations made while mapping, used to name the layout at the end. */

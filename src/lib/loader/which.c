@@ -298,6 +298,55 @@ static int same_dir(const cudnnctl_ctx *ctx, const char *a, const char *b)
     return same;
 }
 
+/* Is soname a file beside the library at path (in its dir, under --root)? */
+static int in_dir(const cudnnctl_ctx *ctx, const char *path, const char *soname)
+{
+    char *d = cc_path_dir(path), *f = d ? cc_path_join(d, soname) : NULL;
+    char *real = f ? cc_rooted(ctx, f) : NULL;
+    cc_pf_stat_t st;
+    int yes = real && cc_pf_stat(real, &st) == 0 && st.exists;
+    free(d);
+    free(f);
+    free(real);
+    return yes;
+}
+
+/* The JIT flavour beside libcudnn.so.9: libcudnn_graph and the runtime-compiled engines, none
+ * of the legacy API's sub-libraries. */
+static int jit_flavor(const cudnnctl_ctx *ctx, const char *dnn_path)
+{
+    return in_dir(ctx, dnn_path, "libcudnn_graph.so.9") &&
+           in_dir(ctx, dnn_path, "libcudnn_engines_runtime_compiled.so.9") &&
+           !in_dir(ctx, dnn_path, "libcudnn_ops.so.9") &&
+           !in_dir(ctx, dnn_path, "libcudnn_cnn.so.9") && !in_dir(ctx, dnn_path, "libcudnn_adv.so.9");
+}
+
+/* A sub-library the JIT flavour does not have: where a program would get it, and how not to. */
+static void jit_problem(cudnnctl_consumer *c, const char *dnn_path, const char *soname,
+                        const char *stem, const cudnnctl_load_result *r)
+{
+    int legacy = strcmp(stem, "libcudnn_ops") == 0 || strcmp(stem, "libcudnn_cnn") == 0 ||
+                 strcmp(stem, "libcudnn_adv") == 0;
+    char *where = r->path ? cc_asprintf("from %s (%s%s%s): a mixed cuDNN, which fails with "
+                                        "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH",
+                                        r->path, r->rule, r->why ? ": " : "", r->why ? r->why : "")
+                          : cc_strdup("from nowhere (none is found): the call fails with "
+                                      "CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE");
+    problem(c, cc_asprintf("%s is the JIT flavour of cuDNN (libcudnn, libcudnn_graph, "
+                           "libcudnn_engines_runtime_compiled only): %s is not part of it, and %s "
+                           "would take it %s. Prevent it: %s, keep other cuDNN copies out of "
+                           "this program's loader path (LD_LIBRARY_PATH, ld.so.conf.d), or install "
+                           "the full flavour there (cudnnctl install --flavor full --force)",
+                           dnn_path, soname,
+                           legacy ? "a program that calls the legacy API (cudnnConvolutionForward "
+                                    "and the rest of libcudnn_ops/_cnn/_adv)"
+                                  : "libcudnn_graph, looking for more engines,",
+                           where ? where : "elsewhere",
+                           legacy ? "use only the graph API with this install"
+                                  : "use this install where no other cuDNN 9 is on the path"));
+    free(where);
+}
+
 /* cuDNN 8 and 9 load their sub-libraries themselves: dlopen by soname from libcudnn.so.M, so
  * with libcudnn's own DT_RUNPATH ($ORIGIN) — which comes AFTER LD_LIBRARY_PATH. A consumer whose
  * libcudnn.so.M comes through its DT_RPATH still gets the sub-libraries of another copy when
@@ -319,6 +368,7 @@ void cc_ld_sublibs(cc_ldmodel *m, cudnnctl_consumer *c)
         if (strcmp(m->objs[i].path, dnn->requester) == 0)
             req = (int)i;
     char *dnn_path = cc_strdup(dnn->path), *dnn_soname = cc_strdup(dnn->soname);
+    int jit = major == 9 && dnn_path && jit_flavor(m->ctx, dnn_path);
     int obj = dnn_path ? cc_ldm_add(m, dnn_path, req, 0) : -1;
     for (const char *const *s = major == 9 ? SUB9 : SUB8; obj >= 0 && *s; s++) {
         char *soname = cc_asprintf("%s.so.%d", *s, major);
@@ -328,7 +378,9 @@ void cc_ld_sublibs(cc_ldmodel *m, cudnnctl_consumer *c)
             break;
         }
         int other = r.path && !same_dir(m->ctx, r.path, dnn_path);
-        if (other)
+        if (jit && !in_dir(m->ctx, dnn_path, soname))
+            jit_problem(c, dnn_path, soname, *s, &r);
+        else if (other)
             problem(c, cc_asprintf("a mixed cuDNN: %s comes from %s but %s, which it loads "
                                    "itself, from %s (%s: %s)",
                                    dnn_soname, dnn_path, soname, r.path, r.rule,

@@ -17,6 +17,7 @@ static char *build_request(const cc_val_target *t, int device)
     cJSON_AddStringToObject(o, "cudnn_lib", t->cudnn_lib);
     cJSON_AddNumberToObject(o, "major", t->major);
     cJSON_AddNumberToObject(o, "device", device);
+    cJSON_AddStringToObject(o, "flavor", t->jit ? "jit" : "full");
     cJSON *tk = cJSON_AddArrayToObject(o, "toolkit_dirs");
     for (size_t i = 0; tk && i < t->toolkit_dirs.n; i++)
         cJSON_AddItemToArray(tk, cJSON_CreateString(t->toolkit_dirs.v[i]));
@@ -95,6 +96,7 @@ cudnnctl_err cudnnctl_validate(cudnnctl_ctx *ctx, const cudnnctl_validate_opts *
     cudnnctl_err e = cc_val_resolve_target(ctx, opts, &t);
     if (e != CUDNNCTL_E_OK)
         return e;
+    t.jit = cc_val_is_jit(t.lib_dir, t.major); /* proven with the graph API, not the legacy one */
     cc_strv env = {0};
     char *req = build_request(&t, opts->device);
     char *exe = opts->child_exe ? cc_strdup(opts->child_exe) : cc_pf_self_exe();
@@ -116,6 +118,7 @@ cudnnctl_err cudnnctl_validate(cudnnctl_ctx *ctx, const cudnnctl_validate_opts *
     r->cudnn_lib = cc_unrooted(ctx, t.cudnn_lib);
     r->include_dir = cc_unrooted(ctx, t.include_dir);
     r->header_version = t.header_version ? cc_strdup(t.header_version) : NULL;
+    r->flavor = t.jit ? CUDNNCTL_FLAVOR_JIT : CUDNNCTL_FLAVOR_FULL;
 
     unsigned timeout = opts->timeout_ms ? opts->timeout_ms : DEFAULT_TIMEOUT_MS;
     const char *argv[] = {exe, "__validate-child", NULL};

@@ -297,6 +297,15 @@ static void check_sublibs(cc_val_child *c)
     const char *first_bad = NULL; /* later sub-libraries depend on earlier ones (cnn on ops) */
     for (size_t i = 0; i < n; i++) {
         double t0 = cc_val_now();
+        if (c->jit && i > 0) { /* asking for them would map another release's (the mix) */
+            char *e = cc_asprintf("the JIT flavour has no %s.so.%d (legacy API): not loaded; a "
+                                  "program calling the legacy API would take it from wherever "
+                                  "the loader finds one (`cudnnctl which` says where)",
+                                  list[i][2], c->dnn_major);
+            cc_val_check(c, list[i][0], 0, 1, 0, -1, -1, e, NULL);
+            free(e);
+            continue;
+        }
         int (*fn)(void) = NULL;
         char *sub = cc_ln_name(list[i][2], c->dnn_major);
         if (!cc_vd_sym(c->dnn.h, list[i][1], &fn, sizeof(fn))) {
@@ -550,6 +559,36 @@ static void check_loaded(cc_val_child *c)
     free(m);
 }
 
+/* The JIT flavour: nothing it does not ship got mapped (the legacy API, the precompiled engines,
+ * the heuristic), from here or elsewhere: the mix the shim or libcudnn_graph makes when the
+ * loader finds another release's. */
+static void check_no_legacy(cc_val_child *c)
+{
+    static const char *const legacy[] = {"libcudnn_ops",       "libcudnn_cnn",
+                                         "libcudnn_adv",       "libcudnn_engines_precompiled",
+                                         "libcudnn_heuristic", "libcudnn_engines_tensor_ir",
+                                         "libcudnn_ext"};
+    double t0 = cc_val_now();
+    cc_buf bad = {0};
+    for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++) {
+        char *where = mapped_path(legacy[i]);
+        if (where)
+            cc_buf_printf(&bad, "%s%s", bad.len ? ", " : "", where);
+        free(where);
+    }
+    char *err = bad.len ? cc_asprintf("the JIT flavour's validation mapped %s: a sub-library the "
+                                      "JIT flavour does not ship, so another release's (a mixed "
+                                      "cuDNN); keep other cuDNN 9 copies out of the loader's "
+                                      "path for this install",
+                                      bad.data)
+                        : NULL;
+    cc_val_check(c, "jit_no_legacy", err == NULL, 0, cc_val_now() - t0, -1, -1, err,
+                 "no sub-library outside the JIT set (libcudnn_ops/_cnn/_adv, the precompiled "
+                 "engines, heuristic) was mapped");
+    free(err);
+    cc_buf_free(&bad);
+}
+
 static cudnnctl_err parse_request(cc_val_child *c, const char *req)
 {
     cJSON *j = cJSON_Parse(req);
@@ -569,6 +608,8 @@ static cudnnctl_err parse_request(cc_val_child *c, const char *req)
     c->cudnn_lib = cc_strdup(so->valuestring);
     c->major = maj->valueint;
     c->device = cJSON_IsNumber(dev) ? dev->valueint : 0;
+    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(j, "flavor");
+    c->jit = cJSON_IsString(fl) && strcmp(fl->valuestring, "jit") == 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, tk)
     {
@@ -605,13 +646,17 @@ cudnnctl_err cudnnctl_validate_child(cudnnctl_ctx *ctx, const char *request_json
         check_dlopened_deps(&c);
         if (c.gpu_ready && c.rt.h)
             check_device(&c);
-        if (c.no_gpu)
-            cc_val_compute_skip(&c, "no GPU / driver");
-        else if (c.gpu_ready && c.rt.h)
-            cc_val_compute(&c);
+        const char *skip = c.no_gpu ? "no GPU / driver"
+                           : c.gpu_ready && c.rt.h
+                               ? NULL
+                               : "the GPU part could not start (see the failed checks)";
+        if (c.jit) /* no legacy API: the graph API, a runtime-compiled engine */
+            skip ? cc_val_graph_skip(&c, skip) : cc_val_graph_compute(&c);
         else
-            cc_val_compute_skip(&c, "the GPU part could not start (see the failed checks)");
+            skip ? cc_val_compute_skip(&c, skip) : cc_val_compute(&c);
         check_loaded(&c);
+        if (c.jit)
+            check_no_legacy(&c);
     }
     fact_num(&c, "no_gpu", c.no_gpu);
     fact_num(&c, "child_seconds", cc_val_now() - t0);

@@ -22,6 +22,8 @@ typedef struct {
     char *header_file; /* that header */
     char *header_version; /* "9.19.0" */
     cc_strv toolkit_dirs; /* dirs to take libcudart / cuBLAS / nvrtc from, best first */
+    int jit; /* the Graph JIT flavour: libcudnn_graph and the runtime-compiled engines, no
+              * libcudnn_ops / _cnn / _adv (cc_val_is_jit) */
 } cc_val_target;
 
 cudnnctl_err cc_val_resolve_target(cudnnctl_ctx *ctx, const cudnnctl_validate_opts *opts,
@@ -31,6 +33,10 @@ void cc_val_target_free(cc_val_target *t);
  * highest N, or exactly want when want >= 0; -1 when none. *name (optional) gets the file's base
  * name (malloc'd). */
 int cc_val_find_soname(const char *dir, const char *stem, int want, char **name);
+/* 1 when lib_dir holds the JIT flavour of cuDNN <major>: libcudnn_graph.so.M and
+ * libcudnn_engines_runtime_compiled.so.M, and none of the legacy-API sub-libraries
+ * (libcudnn_ops / _cnn / _adv). */
+int cc_val_is_jit(const char *lib_dir, int major);
 /* Parse CUDNN_MAJOR / CUDNN_MINOR / CUDNN_PATCHLEVEL from a header's text: "9.19.0" (malloc'd)
  * or NULL. */
 char *cc_val_header_version(const char *text);

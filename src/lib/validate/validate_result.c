@@ -282,6 +282,7 @@ cudnnctl_err cudnnctl_validate_result_json(const cudnnctl_validate_result *r, ch
     if (!o)
         return CUDNNCTL_E_NOMEM;
     cJSON_AddStringToObject(o, "status", cudnnctl_validate_status_name(r->status));
+    cJSON_AddStringToObject(o, "flavor", cudnnctl_flavor_name(r->flavor));
     cc_json_str(o, "lib_dir", r->lib_dir);
     cc_json_str(o, "cudnn_lib", r->cudnn_lib);
     cc_json_str(o, "cudnn_version", r->cudnn_version);

@@ -383,6 +383,18 @@ out:
     return e;
 }
 
+int cc_val_is_jit(const char *lib_dir, int major)
+{
+    static const char *const legacy[] = {"libcudnn_ops", "libcudnn_cnn", "libcudnn_adv"};
+    if (cc_val_find_soname(lib_dir, "libcudnn_graph", major, NULL) < 0 ||
+        cc_val_find_soname(lib_dir, "libcudnn_engines_runtime_compiled", major, NULL) < 0)
+        return 0;
+    for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++)
+        if (cc_val_find_soname(lib_dir, legacy[i], major, NULL) >= 0)
+            return 0;
+    return 1;
+}
+
 void cc_val_target_free(cc_val_target *t)
 {
     free(t->lib_dir);

@@ -81,3 +81,16 @@ const char *cc_vd_load_cudnn_compute(cc_vd_cudnn *t)
     REQ(t->h, t, DestroyPoolingDescriptor, "cudnnDestroyPoolingDescriptor");
     return NULL;
 }
+
+const char *cc_vd_load_backend(void *h, cc_vd_backend *t)
+{
+    REQ(h, t, Create, "cudnnCreate");
+    REQ(h, t, Destroy, "cudnnDestroy");
+    REQ(h, t, CreateDescriptor, "cudnnBackendCreateDescriptor");
+    REQ(h, t, DestroyDescriptor, "cudnnBackendDestroyDescriptor");
+    REQ(h, t, Finalize, "cudnnBackendFinalize");
+    REQ(h, t, SetAttribute, "cudnnBackendSetAttribute");
+    REQ(h, t, GetAttribute, "cudnnBackendGetAttribute");
+    REQ(h, t, Execute, "cudnnBackendExecute");
+    return NULL;
+}
