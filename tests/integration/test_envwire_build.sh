@@ -95,7 +95,7 @@ head -1 "$T/m.tcl" | grep -qx '#%Module1.0' || fail "tcl: no magic first line"
 grep -qx 'conflict cudnn' "$T/m.tcl" || fail "tcl: no conflict"
 grep -qx "prepend-path LIBRARY_PATH \"/usr/local/cuda-13.0/lib64\"" "$T/m.tcl" || fail "tcl: LIBRARY_PATH"
 tclsh <<TCL || fail "tcl: the modulefile does not parse as Tcl"
-proc module-whatis {a} {}; proc conflict {a} {}; proc pushenv {a b} {}; proc prepend-path {a b} {}
+proc module-whatis {a} {}; proc conflict {a} {}; proc setenv {a b} {}; proc prepend-path {a b} {}
 source $T/m.tcl
 TCL
 # --persist --modulefiles / --remove (DIR is inside --root, like every path)

@@ -1,8 +1,9 @@
 /* env_modules.c: environment modules for a selection: an Lmod modulefile (Lua) and an
  * Environment Modules one (Tcl), and `env --persist --modulefiles DIR` writing them as
  * DIR/cudnn/<version>-cuda<M>[.lua]. `module unload` undoes what `module load` did (prepend_path
- * takes its entries out again, pushenv restores the value before), so nothing of the install
- * is left behind; `conflict cudnn` keeps two cuDNN modules from being loaded together. */
+ * takes its entries out again; Lua's pushenv restores the value before, Tcl's setenv unsets: a
+ * Tcl pushenv is not undone by every implementation — Lmod 8.6 leaves it set), so nothing of the
+ * install is left behind; `conflict cudnn` keeps two cuDNN modules from being loaded together. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,7 +57,7 @@ static const module_style lua_style = {q_lua,          "--",          "whatis(",
                                        "conflict(\"cudnn\")\n"};
 static const module_style tcl_style = {q_tcl,           "##",  "module-whatis ", "\n",
                                        "prepend-path ", " ",   "\n",
-                                       "pushenv ",      " ",   "\n",
+                                       "setenv ",       " ",   "\n",
                                        "conflict cudnn\n"};
 
 static void m_whatis(cc_buf *b, const module_style *st, const char *label, const char *value)
