@@ -14,8 +14,8 @@ extern "C" {
 
 /** One compiler and the cudnn.h it includes. */
 typedef struct {
-    char *name;    /**< "cc", "c++", "nvcc" (the command, as given or from $CC / $CXX) */
-    char *path;    /**< the program found on PATH; NULL when there is none */
+    char *name;          /**< "cc", "c++", "nvcc" (the command, as given or from $CC / $CXX) */
+    char *path;          /**< the program found on PATH; NULL when there is none */
     char **include_dirs; /**< its `#include <...>` search list in this environment, in order */
     size_t n_include_dirs;
     char *header;         /**< the first cudnn.h on that list; NULL when none */
@@ -30,10 +30,10 @@ typedef struct {
     char **lib_dirs; /**< what `cc ... -lcudnn` searches, in order: cc's list (LIBRARY_PATH
                           first), then ld's own SEARCH_DIRs */
     size_t n_lib_dirs;
-    char *library;         /**< the libcudnn.so (or libcudnn.a) -lcudnn takes; NULL: none */
-    char *library_real;    /**< its real file */
-    char *library_soname;  /**< its DT_SONAME, what the program will ask the loader for */
-    char *library_version; /**< "9.19.0" from its file name or the headers beside it */
+    char *library;                 /**< the libcudnn.so (or libcudnn.a) -lcudnn takes; NULL: none */
+    char *library_real;            /**< its real file */
+    char *library_soname;          /**< its DT_SONAME, what the program will ask the loader for */
+    char *library_version;         /**< "9.19.0" from its file name or the headers beside it */
     cudnnctl_load_result *runtime; /**< what the loader maps for that SONAME (a program without
                                         RPATH / RUNPATH); libcudnn.so.<header major> when
                                         nothing links; NULL when there is nothing to ask */

@@ -82,8 +82,8 @@ typedef struct {
 /** A variable that builds read to find cuDNN, set by the activation to a dir of the selected
  *  cuDNN install (docs/build.md has who reads each, with the source file). */
 typedef struct {
-    const char *name;  /**< "CUDNN_PATH" */
-    const char *what;  /**< "root", "include" or "lib": which dir of the install it names */
+    const char *name;    /**< "CUDNN_PATH" */
+    const char *what;    /**< "root", "include" or "lib": which dir of the install it names */
     const char *readers; /**< "cudnn-frontend cmake/cuDNN.cmake, PyTorch cpp_extension.py" */
 } cudnnctl_build_var;
 
@@ -124,7 +124,6 @@ CUDNNCTL_API cudnnctl_err cudnnctl_env_selection_json(const cudnnctl_env_selecti
  */
 CUDNNCTL_API cudnnctl_err cudnnctl_env_render(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
                                               cudnnctl_shell sh, unsigned flags, char **text);
-
 
 typedef struct {
     char *action; /**< "write", "remove", "link", "line-add", "line-remove", "run", "keep" */

@@ -73,12 +73,14 @@ static int env_usage(const cli_opts *o, cudnnctl_shell *sh)
     }
     int module = o->shell && (*sh == CUDNNCTL_SHELL_LMOD || *sh == CUDNNCTL_SHELL_TCL);
     if (o->modulefiles && ((!o->persist && !o->remove) || o->system_wide)) {
-        fprintf(stderr, "cudnnctl: --modulefiles DIR goes with --persist or --remove (not --system)\n");
+        fprintf(stderr,
+                "cudnnctl: --modulefiles DIR goes with --persist or --remove (not --system)\n");
         return 2;
     }
     if (o->persist && module && !o->modulefiles) {
-        fprintf(stderr, "cudnnctl: a modulefile is written into a module dir: cudnnctl env --persist "
-                        "--modulefiles DIR (or printed: cudnnctl env --shell %s)\n",
+        fprintf(stderr,
+                "cudnnctl: a modulefile is written into a module dir: cudnnctl env --persist "
+                "--modulefiles DIR (or printed: cudnnctl env --shell %s)\n",
                 o->shell);
         return 2;
     }
@@ -200,9 +202,9 @@ static int env_modulefiles(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_env_se
     }
     if (sh != CUDNNCTL_SHELL_TCL)
         sh = CUDNNCTL_SHELL_LMOD;
-    cudnnctl_err e = o->persist
-                         ? cudnnctl_env_write_modulefile(ctx, render, sh, o->modulefiles, rflags, &ch)
-                         : cudnnctl_env_remove_modulefiles(ctx, o->modulefiles, sel, &ch);
+    cudnnctl_err e =
+        o->persist ? cudnnctl_env_write_modulefile(ctx, render, sh, o->modulefiles, rflags, &ch)
+                   : cudnnctl_env_remove_modulefiles(ctx, o->modulefiles, sel, &ch);
     if (e != CUDNNCTL_E_OK)
         rc = cli_fail(o, ctx, e);
     else if ((rc = print_changes(o, &ch, NULL)) == 0 && o->persist)

@@ -112,7 +112,9 @@ static void print_build(const cudnnctl_build_view *v)
         print_lib(v->runtime);
     else
         printf("  nothing to look up: no cuDNN header or library for a build\n");
-    printf("agreement: %s\n", v->agree > 0 ? "yes, one release" : v->agree == 0 ? "NO" : "nothing to compare");
+    printf("agreement: %s\n", v->agree > 0    ? "yes, one release"
+                              : v->agree == 0 ? "NO"
+                                              : "nothing to compare");
     for (size_t i = 0; i < v->n_problems; i++)
         printf("  problem: %s\n", v->problems[i]);
 }

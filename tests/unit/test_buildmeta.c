@@ -71,8 +71,8 @@ static void linux_prefix(void **state)
     touch(s, "lib/libcudnn.so.9");
     touch(s, "lib/libcudnn_graph.so.9");
     touch(s, "lib/libcudnn_adv_static.a");
-    cc_buildmeta_in in = {s, "9.19.0.56", "13", 0, 1, NULL, NULL, NULL,
-                          "/usr/local/cuda-13.0/include", "000007"};
+    cc_buildmeta_in in = {
+        s, "9.19.0.56", "13", 0, 1, NULL, NULL, NULL, "/usr/local/cuda-13.0/include", "000007"};
     size_t n = 0;
     assert_int_equal(cc_buildmeta_write(ctx, &in, &n), CUDNNCTL_E_OK);
     assert_int_equal(n, 4); /* cudnn.pc, cudnn_graph.pc, the config and its version file */

@@ -107,7 +107,8 @@ static cudnnctl_err scan_libs(cudnnctl_ctx *ctx, const cc_buildmeta_in *in, bm_l
     return CUDNNCTL_E_OK;
 }
 
-/* ---- text helpers ----------------------------------------------------------------------------- */
+/* ---- text helpers -----------------------------------------------------------------------------
+ */
 
 static int has_ctrl(const char *s)
 {
@@ -227,10 +228,11 @@ static void cm_dirs(cc_buf *b, const cc_buildmeta_in *in)
 {
     if (in->relocatable) {
         /* lib/cmake/CUDNN/ -> the install dir, whatever it is called (PREFIX/current too) */
-        cc_buf_puts(b, "get_filename_component(_cudnn_prefix \"${CMAKE_CURRENT_LIST_DIR}/../../..\" "
-                       "ABSOLUTE)\nset(CUDNN_INCLUDE_DIR \"${_cudnn_prefix}/include\")\n"
-                       "set(CUDNN_LIBRARY_DIR \"${_cudnn_prefix}/lib\")\n"
-                       "set(_cudnn_bin_dir \"${_cudnn_prefix}/bin\")\n");
+        cc_buf_puts(b,
+                    "get_filename_component(_cudnn_prefix \"${CMAKE_CURRENT_LIST_DIR}/../../..\" "
+                    "ABSOLUTE)\nset(CUDNN_INCLUDE_DIR \"${_cudnn_prefix}/include\")\n"
+                    "set(CUDNN_LIBRARY_DIR \"${_cudnn_prefix}/lib\")\n"
+                    "set(_cudnn_bin_dir \"${_cudnn_prefix}/bin\")\n");
         return;
     }
     const char *names[3] = {"CUDNN_INCLUDE_DIR", "CUDNN_LIBRARY_DIR", "_cudnn_bin_dir"};
@@ -246,22 +248,24 @@ static void cm_dirs(cc_buf *b, const cc_buildmeta_in *in)
  * the install was made with, then CUDA_HOME / CUDA_PATH: the first that has cuda_runtime_api.h. */
 static void cm_cuda(cc_buf *b, const cc_buildmeta_in *in)
 {
-    cc_buf_puts(b, "set(_cudnn_cuda_candidates ${CUDNN_CUDA_INCLUDE_DIR} ${CUDAToolkit_INCLUDE_DIRS}");
+    cc_buf_puts(b,
+                "set(_cudnn_cuda_candidates ${CUDNN_CUDA_INCLUDE_DIR} ${CUDAToolkit_INCLUDE_DIRS}");
     if (in->cuda_include) {
         cc_buf_puts(b, " \"");
         cm_path(b, in->cuda_include);
         cc_buf_puts(b, "\"");
     }
-    cc_buf_puts(b, " \"$ENV{CUDA_HOME}/include\" \"$ENV{CUDA_PATH}/include\")\n"
-                   "set(CUDNN_CUDA_INCLUDE_DIR_FOUND \"\")\n"
-                   "foreach(_cudnn_d IN LISTS _cudnn_cuda_candidates)\n"
-                   "  if(NOT CUDNN_CUDA_INCLUDE_DIR_FOUND AND EXISTS \"${_cudnn_d}/cuda_runtime_api.h\")\n"
-                   "    set(CUDNN_CUDA_INCLUDE_DIR_FOUND \"${_cudnn_d}\")\n"
-                   "  endif()\nendforeach()\n"
-                   "set(CUDNN_INCLUDE_DIRS \"${CUDNN_INCLUDE_DIR}\")\n"
-                   "if(CUDNN_CUDA_INCLUDE_DIR_FOUND AND NOT CUDNN_CUDA_INCLUDE_DIR_FOUND STREQUAL "
-                   "CUDNN_INCLUDE_DIR)\n"
-                   "  list(APPEND CUDNN_INCLUDE_DIRS \"${CUDNN_CUDA_INCLUDE_DIR_FOUND}\")\nendif()\n");
+    cc_buf_puts(
+        b, " \"$ENV{CUDA_HOME}/include\" \"$ENV{CUDA_PATH}/include\")\n"
+           "set(CUDNN_CUDA_INCLUDE_DIR_FOUND \"\")\n"
+           "foreach(_cudnn_d IN LISTS _cudnn_cuda_candidates)\n"
+           "  if(NOT CUDNN_CUDA_INCLUDE_DIR_FOUND AND EXISTS \"${_cudnn_d}/cuda_runtime_api.h\")\n"
+           "    set(CUDNN_CUDA_INCLUDE_DIR_FOUND \"${_cudnn_d}\")\n"
+           "  endif()\nendforeach()\n"
+           "set(CUDNN_INCLUDE_DIRS \"${CUDNN_INCLUDE_DIR}\")\n"
+           "if(CUDNN_CUDA_INCLUDE_DIR_FOUND AND NOT CUDNN_CUDA_INCLUDE_DIR_FOUND STREQUAL "
+           "CUDNN_INCLUDE_DIR)\n"
+           "  list(APPEND CUDNN_INCLUDE_DIRS \"${CUDNN_CUDA_INCLUDE_DIR_FOUND}\")\nendif()\n");
 }
 
 static void cm_target(cc_buf *b, const cc_buildmeta_in *in, const bm_lib *lib)

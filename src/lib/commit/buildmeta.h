@@ -8,11 +8,11 @@
 #include "internal.h"
 
 typedef struct {
-    const char *staging;  /* real path of the staged tree (include/, lib/, bin/) */
-    const char *version;  /* full cuDNN version, "9.19.0.56" */
-    const char *cuda;     /* CUDA variant of the build, "13" */
-    int windows;          /* the install is for Windows (DLLs in bin/, import libraries in lib/) */
-    int relocatable;      /* prefix mode: paths relative to the files (the install moves whole) */
+    const char *staging; /* real path of the staged tree (include/, lib/, bin/) */
+    const char *version; /* full cuDNN version, "9.19.0.56" */
+    const char *cuda;    /* CUDA variant of the build, "13" */
+    int windows;         /* the install is for Windows (DLLs in bin/, import libraries in lib/) */
+    int relocatable;     /* prefix mode: paths relative to the files (the install moves whole) */
     /* Absolute paths as the target machine sees them (tree mode; prefix mode: unused). */
     const char *include_dir, *lib_dir, *bin_dir;
     const char *cuda_include; /* the toolkit's include dir (cudnn.h includes cuda_runtime_api.h);

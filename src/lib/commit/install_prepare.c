@@ -238,15 +238,24 @@ static cudnnctl_err prep_buildmeta(cudnnctl_ctx *ctx, const cudnnctl_detect_resu
     char *bin = d->bin_dir ? cc_unrooted(ctx, d->bin_dir) : NULL;
     char *cuda = prefix ? toolkit_include(det, &h->ch) : cc_strdup(inc);
     size_t n = 0;
-    cc_buildmeta_in in = {h->staging, h->ch.cudnn_version, h->ch.cuda_variant,
-                          cc_str_starts(h->ch.platform, "windows"), prefix, inc, lib, bin, cuda,
+    cc_buildmeta_in in = {h->staging,
+                          h->ch.cudnn_version,
+                          h->ch.cuda_variant,
+                          cc_str_starts(h->ch.platform, "windows"),
+                          prefix,
+                          inc,
+                          lib,
+                          bin,
+                          cuda,
                           h->rec.id};
     cudnnctl_err rc = inc && lib ? cc_buildmeta_write(ctx, &in, &n)
                                  : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     if (rc == CUDNNCTL_E_OK && n)
         STEP(h, "build metadata: %zu files (lib/pkgconfig/cudnn.pc, lib/cmake/CUDNN) in staging%s",
-             n, cuda ? "" : "; no CUDA toolkit of that major known: CUDA's include dir is found at "
-                            "build time (CUDA_HOME / CUDA_PATH)");
+             n,
+             cuda ? ""
+                  : "; no CUDA toolkit of that major known: CUDA's include dir is found at "
+                    "build time (CUDA_HOME / CUDA_PATH)");
     free(inc);
     free(lib);
     free(bin);

@@ -168,8 +168,7 @@ int cc_doc_check_build(cc_doctor_run *run)
         if (!c->header || !(release_differs(c->header_version, rv) || !rp) ||
             cc_doc_has(run, CC_DC_BUILD_CUDNN_MISMATCH, c->header))
             continue;
-        add_split(run, c->name, c->header, c->header_version, rv, rp,
-                  strcmp(c->name, "nvcc") == 0);
+        add_split(run, c->name, c->header, c->header_version, rv, rp, strcmp(c->name, "nvcc") == 0);
     }
     if (v->library && (release_differs(v->library_version, rv) || !rp))
         add_split(run, "ld -lcudnn", v->library, v->library_version, rv, rp, 0);

@@ -10,7 +10,8 @@
 /* Who reads each one: docs/build.md has the table with the source files. Only variables that
  * name a directory are here (CUDNN_LIBRARY names a file: not set). */
 static const cudnnctl_build_var build_vars[] = {
-    {"CUDNN_PATH", "root", "cudnn-frontend cmake/cuDNN.cmake; PyTorch torch/utils/cpp_extension.py"},
+    {"CUDNN_PATH", "root",
+     "cudnn-frontend cmake/cuDNN.cmake; PyTorch torch/utils/cpp_extension.py"},
     {"CUDNN_HOME", "root", "ONNX Runtime tools/ci_build/build.py; PyTorch cpp_extension.py"},
     {"CUDNN_ROOT_DIR", "root", "PyTorch cmake/Modules_CUDA_fix/FindCUDNN.cmake"},
     {"CUDNN_INSTALL_PATH", "root", "TensorFlow third_party/gpus/find_cuda_config.py"},

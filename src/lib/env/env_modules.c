@@ -44,21 +44,19 @@ static void q_tcl(cc_buf *b, const char *s)
 /* How one modulefile language writes each statement. */
 typedef struct {
     void (*quote)(cc_buf *, const char *);
-    const char *comment;                 /* "--" / "##" */
-    const char *whatis, *whatis_end;     /* whatis("  ") / module-whatis  */
-    const char *prepend, *mid, *end;     /* prepend_path("VAR", "dir") / prepend-path VAR dir */
-    const char *pushenv, *pmid, *pend;   /* pushenv("VAR", "dir") / pushenv VAR dir */
-    const char *conflict;                /* the whole conflict line */
+    const char *comment;               /* "--" / "##" */
+    const char *whatis, *whatis_end;   /* whatis("  ") / module-whatis  */
+    const char *prepend, *mid, *end;   /* prepend_path("VAR", "dir") / prepend-path VAR dir */
+    const char *pushenv, *pmid, *pend; /* pushenv("VAR", "dir") / pushenv VAR dir */
+    const char *conflict;              /* the whole conflict line */
 } module_style;
 
-static const module_style lua_style = {q_lua,          "--",          "whatis(", ")\n",
-                                       "prepend_path(\"", "\", ",      ")\n",
-                                       "pushenv(\"",    "\", ",        ")\n",
-                                       "conflict(\"cudnn\")\n"};
-static const module_style tcl_style = {q_tcl,           "##",  "module-whatis ", "\n",
-                                       "prepend-path ", " ",   "\n",
-                                       "setenv ",       " ",   "\n",
-                                       "conflict cudnn\n"};
+static const module_style lua_style = {
+    q_lua, "--",         "whatis(", ")\n", "prepend_path(\"",      "\", ",
+    ")\n", "pushenv(\"", "\", ",    ")\n", "conflict(\"cudnn\")\n"};
+static const module_style tcl_style = {
+    q_tcl, "##", "module-whatis ",  "\n", "prepend-path ", " ", "\n", "setenv ",
+    " ",   "\n", "conflict cudnn\n"};
 
 static void m_whatis(cc_buf *b, const module_style *st, const char *label, const char *value)
 {
@@ -109,8 +107,7 @@ static void m_head(cc_buf *b, const module_style *st, const cudnnctl_env_selecti
     cc_buf_printf(b, "%s " MODULE_MARK ": cuDNN %s (CUDA %d) with the CUDA %s toolkit\n",
                   st->comment, s->cudnn_version ? s->cudnn_version : "none", s->cudnn_cuda_major,
                   s->toolkit_version ? s->toolkit_version : "(none)");
-    cc_buf_printf(b,
-                  "%s load: module load %s; remove: cudnnctl env --remove --modulefiles DIR\n",
+    cc_buf_printf(b, "%s load: module load %s; remove: cudnnctl env --remove --modulefiles DIR\n",
                   st->comment, name ? name : "cudnn");
     free(name);
     m_whatis(b, st, "Name", "cuDNN");
@@ -245,8 +242,7 @@ static int wanted(const cudnnctl_env_selection *s, const char *name)
 }
 
 cudnnctl_err cudnnctl_env_remove_modulefiles(cudnnctl_ctx *ctx, const char *dir,
-                                             const cudnnctl_env_selection *s,
-                                             cudnnctl_changes *out)
+                                             const cudnnctl_env_selection *s, cudnnctl_changes *out)
 {
     char *shown = NULL, *real = NULL;
     cc_strv names = {0};

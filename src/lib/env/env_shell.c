@@ -1,5 +1,6 @@
-/* env_shell.c: activation text per shell (sh/bash/zsh, fish, pwsh, cmd). The text computes
- * PATH and LD_LIBRARY_PATH when it is evaluated, from their values at that moment: entries
+/* env_shell.c: activation text per shell (sh/bash/zsh, fish, pwsh, cmd; modulefiles:
+ * env_modules.c). The text computes PATH and LD_LIBRARY_PATH (and the build lists of
+ * env_build.c) when it is evaluated, from their values at that moment: entries
  * under a managed dir (or under a dir a previous activation exported in CUDNNCTL_ENV) are
  * dropped, the user's own entries keep their order, the selection's dirs go in front. So
  * evaluating it twice changes nothing, and switching versions leaves no stale entries. */
@@ -10,7 +11,8 @@
 
 #include "envwire_int.h"
 
-static const char *const shell_names[] = {"sh", "bash", "zsh", "fish", "pwsh", "cmd", "lmod", "tcl"};
+static const char *const shell_names[] = {"sh",   "bash", "zsh",  "fish",
+                                          "pwsh", "cmd",  "lmod", "tcl"};
 
 const char *cudnnctl_shell_name(cudnnctl_shell sh)
 {
@@ -312,8 +314,9 @@ static void sh_build(ob *b, const cudnnctl_env_selection *s)
             free(post);
             free(pre);
         } else {
-            opf(b, "if [ -n \"$__cudnnctl_f\" ]; then %s=$__cudnnctl_n; export %s; else unset %s; "
-                   "fi\n",
+            opf(b,
+                "if [ -n \"$__cudnnctl_f\" ]; then %s=$__cudnnctl_n; export %s; else unset %s; "
+                "fi\n",
                 lv[i].name, lv[i].name, lv[i].name);
         }
     }
@@ -645,7 +648,7 @@ static void cmd_build(ob *b, const cudnnctl_env_selection *s)
         for (size_t i = 0; inc && lib && i < nv; i++) {
             const char *val = strcmp(bv[i].what, "include") == 0 ? inc
                               : strcmp(bv[i].what, "lib") == 0   ? lib
-                                                                  : d;
+                                                                 : d;
             if (strchr(val, '"'))
                 continue;
             opf(b, "@if /i \"%%%s%%\"==\"", bv[i].name);

@@ -62,8 +62,8 @@ int cc_bv_run(const char *cmd, const char *const *args, char **out, int *status)
             return -1;
         }
     size_t len = 0; /* the list is NULL-terminated (cc_strv) */
-    int rc = cc_pf_run((const char *const *)argv.v, NULL, NULL, PROBE_TIMEOUT_MS, 1, out, &len,
-                       status);
+    int rc =
+        cc_pf_run((const char *const *)argv.v, NULL, NULL, PROBE_TIMEOUT_MS, 1, out, &len, status);
     cc_strv_free(&argv);
     return rc;
 }

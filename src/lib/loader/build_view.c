@@ -295,12 +295,12 @@ static int judge(cudnnctl_build_view *v)
 static cudnnctl_err view_run(cudnnctl_ctx *ctx, const cudnnctl_build_opts *o,
                              cudnnctl_build_view *v)
 {
-    static const char *const c_args[] = {"-E", "-v", "-x", "c", "/dev/null", "-o", "/dev/null",
-                                         NULL};
-    static const char *const cxx_args[] = {"-E", "-v", "-x", "c++", "/dev/null", "-o",
-                                           "/dev/null", NULL};
-    static const char *const nvcc_args[] = {"-E", "-Xcompiler", "-v", "-x", "cu", "/dev/null",
-                                            "-o", "/dev/null", NULL};
+    static const char *const c_args[] = {"-E",        "-v", "-x",        "c",
+                                         "/dev/null", "-o", "/dev/null", NULL};
+    static const char *const cxx_args[] = {"-E",        "-v", "-x",        "c++",
+                                           "/dev/null", "-o", "/dev/null", NULL};
+    static const char *const nvcc_args[] = {"-E",        "-Xcompiler", "-v",        "-x", "cu",
+                                            "/dev/null", "-o",         "/dev/null", NULL};
     const char *cc = o && o->cc ? o->cc : cc_pf_getenv("CC");
     const char *cxx = o && o->cxx ? o->cxx : cc_pf_getenv("CXX");
     cc = cc && *cc ? cc : "cc";
