@@ -180,5 +180,6 @@ CUDNNCTL_API void cudnnctl_size_text(double bytes, char *buf, size_t n);
 #include "cudnnctl/config.h"
 #include "cudnnctl/cache.h"
 #include "cudnnctl/loader.h"
+#include "cudnnctl/buildview.h"
 
 #endif /* CUDNNCTL_H */

@@ -22,11 +22,13 @@ typedef enum {
     CUDNNCTL_SHELL_ZSH,
     CUDNNCTL_SHELL_FISH,
     CUDNNCTL_SHELL_PWSH,
-    CUDNNCTL_SHELL_CMD
+    CUDNNCTL_SHELL_CMD,
+    CUDNNCTL_SHELL_LMOD, /**< an Lmod modulefile (Lua), for `module load` */
+    CUDNNCTL_SHELL_TCL   /**< an Environment Modules modulefile (Tcl); Lmod reads it too */
 } cudnnctl_shell;
 
-/** Parse "sh", "dash", "bash", "zsh", "fish", "pwsh", "powershell", "cmd" (a path is fine:
- * its base name counts). CUDNNCTL_E_USAGE when unknown. */
+/** Parse "sh", "dash", "bash", "zsh", "fish", "pwsh", "powershell", "cmd", "lmod", "tcl" (a
+ * path is fine: its base name counts). CUDNNCTL_E_USAGE when unknown. */
 CUDNNCTL_API cudnnctl_err cudnnctl_shell_parse(const char *name, cudnnctl_shell *out);
 CUDNNCTL_API const char *cudnnctl_shell_name(cudnnctl_shell sh);
 /** The shell of this session: $SHELL's base name on POSIX, pwsh on Windows; sh when unknown. */
@@ -63,7 +65,33 @@ typedef struct {
     int follow;   /**< names /usr/local/cuda and PREFIX/current instead of versions */
     char **notes; /**< human notes (e.g. a shared toolkit root left off PATH) */
     size_t n_notes;
+    /* What compilers and build systems read (docs/build.md), each list in front-to-back order:
+     * the cuDNN install's dir first, then the toolkit's. Empty for a toolkit at a shared root. */
+    char **include_dirs; /**< CPATH (and INCLUDE on Windows): cuDNN include, toolkit include */
+    size_t n_include_dirs;
+    char **link_dirs; /**< LIBRARY_PATH (and LIB on Windows): cuDNN lib, toolkit lib */
+    size_t n_link_dirs;
+    char **pkgconfig_dirs; /**< PKG_CONFIG_PATH: the dirs holding a cudnn.pc */
+    size_t n_pkgconfig_dirs;
+    char **cmake_prefixes; /**< CMAKE_PREFIX_PATH: the cuDNN install, the toolkit */
+    size_t n_cmake_prefixes;
+    char *cudnn_include_dir; /**< the cuDNN install's include dir; NULL when none */
+    char *cudnn_lib_dir;     /**< the cuDNN install's lib dir (import libs on Windows); NULL */
 } cudnnctl_env_selection;
+
+/** A variable that builds read to find cuDNN, set by the activation to a dir of the selected
+ *  cuDNN install (docs/build.md has who reads each, with the source file). */
+typedef struct {
+    const char *name;    /**< "CUDNN_PATH" */
+    const char *what;    /**< "root", "include" or "lib": which dir of the install it names */
+    const char *readers; /**< "cudnn-frontend cmake/cuDNN.cmake, PyTorch cpp_extension.py" */
+} cudnnctl_build_var;
+
+/** The root variables (static table, *n entries). */
+CUDNNCTL_API const cudnnctl_build_var *cudnnctl_env_build_vars(size_t *n);
+/** The value the activation gives @p v for @p s (NULL when the selection has no cuDNN). */
+CUDNNCTL_API const char *cudnnctl_env_build_value(const cudnnctl_env_selection *s,
+                                                  const cudnnctl_build_var *v);
 
 /** Refer to the stable links (/usr/local/cuda, PREFIX/current) so that persistent wiring
  *  follows later `use` switches. Only with the default target. */
@@ -80,7 +108,8 @@ CUDNNCTL_API cudnnctl_err cudnnctl_env_select(cudnnctl_ctx *ctx, const cudnnctl_
                                               const char *target, unsigned flags,
                                               cudnnctl_env_selection **out);
 CUDNNCTL_API void cudnnctl_env_selection_free(cudnnctl_env_selection *s);
-/** JSON object: toolkit, cudnn, path_prepend[], lib_dirs[], roots[], managed[], notes[]. */
+/** JSON object: toolkit, cudnn, path_prepend[], lib_dirs[], roots[], managed[], notes[],
+ *  build {CPATH[], LIBRARY_PATH[], PKG_CONFIG_PATH[], CMAKE_PREFIX_PATH[], vars{NAME: dir}}. */
 CUDNNCTL_API cudnnctl_err cudnnctl_env_selection_json(const cudnnctl_env_selection *s, char **json);
 
 /** Also prepend the selection's lib dirs to LD_LIBRARY_PATH (this session only). */
@@ -96,7 +125,6 @@ CUDNNCTL_API cudnnctl_err cudnnctl_env_selection_json(const cudnnctl_env_selecti
 CUDNNCTL_API cudnnctl_err cudnnctl_env_render(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
                                               cudnnctl_shell sh, unsigned flags, char **text);
 
-/** One change made on disk (or command run) by persist / remove / use. */
 typedef struct {
     char *action; /**< "write", "remove", "link", "line-add", "line-remove", "run", "keep" */
     char *path;   /**< the file or link (root-relative), or the command line for "run" */
@@ -135,6 +163,22 @@ CUDNNCTL_API cudnnctl_err cudnnctl_env_persist(cudnnctl_ctx *ctx, const cudnnctl
 /** Undo cudnnctl_env_persist for the scope in @p o (every marked line, every file). */
 CUDNNCTL_API cudnnctl_err cudnnctl_env_unpersist(cudnnctl_ctx *ctx, const cudnnctl_persist_opts *o,
                                                  cudnnctl_changes *out);
+
+/**
+ * Write the modulefile of @p s (@p sh: CUDNNCTL_SHELL_LMOD or CUDNNCTL_SHELL_TCL; @p flags as
+ * for cudnnctl_env_render) as DIR/cudnn/<version>-cuda<M>.lua (Tcl: without the extension),
+ * atomically; an identical file is kept. The selection must include a cuDNN install
+ * (CUDNNCTL_E_USAGE otherwise).
+ */
+CUDNNCTL_API cudnnctl_err cudnnctl_env_write_modulefile(cudnnctl_ctx *ctx,
+                                                        const cudnnctl_env_selection *s,
+                                                        cudnnctl_shell sh, const char *dir,
+                                                        unsigned flags, cudnnctl_changes *out);
+/** Remove the modulefiles cudnnctl wrote under DIR/cudnn/ (recognised by their first line):
+ *  only those of @p s when it is given, else every one; DIR/cudnn goes when it is empty. */
+CUDNNCTL_API cudnnctl_err cudnnctl_env_remove_modulefiles(cudnnctl_ctx *ctx, const char *dir,
+                                                          const cudnnctl_env_selection *s,
+                                                          cudnnctl_changes *out);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,8 @@ typedef struct {
     int no_ld_library_path; /* env --no-ld-library-path */
     const char *env_of, *python; /* which --env-of FILE, which/doctor --python EXE */
     const char *dll;             /* which --dll NAME */
+    const char *modulefiles;     /* env --persist/--remove --modulefiles DIR */
+    int build;                   /* which --build */
     int lock_wait; /* --wait: 0 fail at once (exit 8), -1 as long as it takes, N seconds */
     const char *version, *shell, *to;
     int device;

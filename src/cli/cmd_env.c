@@ -68,9 +68,24 @@ static int cudnn_needs_ldpath(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_env
 static int env_usage(const cli_opts *o, cudnnctl_shell *sh)
 {
     if (o->shell && cudnnctl_shell_parse(o->shell, sh) != CUDNNCTL_E_OK) {
-        fprintf(stderr, "cudnnctl: --shell takes sh, bash, zsh, fish, pwsh or cmd\n");
+        fprintf(stderr, "cudnnctl: --shell takes sh, bash, zsh, fish, pwsh, cmd, lmod or tcl\n");
         return 2;
     }
+    int module = o->shell && (*sh == CUDNNCTL_SHELL_LMOD || *sh == CUDNNCTL_SHELL_TCL);
+    if (o->modulefiles && ((!o->persist && !o->remove) || o->system_wide)) {
+        fprintf(stderr,
+                "cudnnctl: --modulefiles DIR goes with --persist or --remove (not --system)\n");
+        return 2;
+    }
+    if (o->persist && module && !o->modulefiles) {
+        fprintf(stderr,
+                "cudnnctl: a modulefile is written into a module dir: cudnnctl env --persist "
+                "--modulefiles DIR (or printed: cudnnctl env --shell %s)\n",
+                o->shell);
+        return 2;
+    }
+    if (o->modulefiles)
+        return 0; /* a modulefile is loaded per session: --ld-library-path is fine there */
     if (o->n_args > 1 || (o->n_args == 1 && o->cuda)) {
         fprintf(stderr, "cudnnctl: env takes one target: X.Y, a toolkit dir or a prefix\n");
         return 2;
@@ -170,6 +185,37 @@ static int env_print(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_env_selectio
     return rc;
 }
 
+/* env --persist / --remove --modulefiles DIR: one modulefile per selection (docs/build.md). */
+static int env_modulefiles(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_env_selection *sel,
+                           cudnnctl_shell sh)
+{
+    cudnnctl_changes ch = {0};
+    int rc;
+    unsigned rflags = o->ld_library_path ? CUDNNCTL_ENV_LD_LIBRARY_PATH : 0;
+    cudnnctl_env_selection only_cudnn;
+    const cudnnctl_env_selection *render = sel;
+    if (sel && o->persist && cudnn_needs_ldpath(o, ctx, sel)) {
+        only_cudnn = *sel;
+        only_cudnn.n_lib_dirs = 1; /* lib_dirs[0] is the cuDNN dir */
+        render = &only_cudnn;
+        rflags |= CUDNNCTL_ENV_LD_LIBRARY_PATH;
+    }
+    if (sh != CUDNNCTL_SHELL_TCL)
+        sh = CUDNNCTL_SHELL_LMOD;
+    cudnnctl_err e =
+        o->persist ? cudnnctl_env_write_modulefile(ctx, render, sh, o->modulefiles, rflags, &ch)
+                   : cudnnctl_env_remove_modulefiles(ctx, o->modulefiles, sel, &ch);
+    if (e != CUDNNCTL_E_OK)
+        rc = cli_fail(o, ctx, e);
+    else if ((rc = print_changes(o, &ch, NULL)) == 0 && o->persist)
+        cli_info(o, "MODULEPATH needs %s: module use %s; then: module load cudnn/%s-cuda%d",
+                 o->modulefiles, o->modulefiles, sel->cudnn_version, sel->cudnn_cuda_major);
+    else if (rc == 0 && ch.n == 0)
+        cli_info(o, "nothing to remove: no cudnnctl modulefile in %s/cudnn", o->modulefiles);
+    cudnnctl_changes_free(&ch);
+    return rc;
+}
+
 int cmd_env(cli_opts *o, cudnnctl_ctx *ctx)
 {
     cudnnctl_shell sh = cudnnctl_shell_default();
@@ -187,21 +233,27 @@ int cmd_env(cli_opts *o, cudnnctl_ctx *ctx)
         po.flags |= CUDNNCTL_PERSIST_NO_LDCONFIG;
     if (o->shell)
         po.shells = 1u << sh;
-    if (o->remove) {
+    if (o->remove && o->modulefiles && !target)
+        return env_modulefiles(o, ctx, NULL, sh);
+    if (o->remove && !o->modulefiles) {
         if (target) {
             fprintf(stderr, "cudnnctl: env --remove takes no target\n");
             return 2;
         }
         return env_remove(o, ctx, &po);
     }
-    /* persistent wiring of the default target follows later `use` switches */
-    unsigned sflags = (o->persist && !target) ? CUDNNCTL_SELECT_FOLLOW : 0;
+    /* persistent wiring of the default target follows later `use` switches (a modulefile is
+     * named by its version, so it names that version's dirs) */
+    unsigned sflags = (o->persist && !target && !o->modulefiles) ? CUDNNCTL_SELECT_FOLLOW : 0;
     cudnnctl_err e = cudnnctl_env_select(ctx, &in, target, sflags, &sel);
     if (e != CUDNNCTL_E_OK)
         return cli_fail(o, ctx, e);
     for (size_t i = 0; i < sel->n_notes && !o->quiet; i++)
         cli_warn(o, "%s", sel->notes[i]);
-    rc = o->persist ? env_persist(o, ctx, sel, &po) : env_print(o, ctx, sel, sh);
+    if (o->modulefiles)
+        rc = env_modulefiles(o, ctx, sel, sh);
+    else
+        rc = o->persist ? env_persist(o, ctx, sel, &po) : env_print(o, ctx, sel, sh);
     cudnnctl_env_selection_free(sel);
     return rc;
 }

@@ -99,10 +99,91 @@ static void print_loader(const cudnnctl_which_report *rep)
            rep->loader_source ? rep->loader_source : "?");
 }
 
+static void print_build(const cudnnctl_build_view *v)
+{
+    printf("build: what a compiler and the linker take in this environment\n");
+    for (size_t i = 0; i < v->n_compilers; i++) {
+        const cudnnctl_build_compiler *c = &v->compilers[i];
+        if (c->error)
+            printf("  %-8s %s\n", c->name, c->error);
+        else if (c->header)
+            printf("  %-8s cudnn.h -> %s (cuDNN %s)\n", c->name, c->header,
+                   c->header_version ? c->header_version : "?");
+        else
+            printf("  %-8s cudnn.h -> not on its include path (%zu dirs)\n", c->name,
+                   c->n_include_dirs);
+    }
+    if (v->library)
+        printf("  %-8s -lcudnn -> %s (cuDNN %s, SONAME %s)\n", "ld", v->library,
+               v->library_version ? v->library_version : "?",
+               v->library_soname ? v->library_soname : "none");
+    else
+        printf("  %-8s -lcudnn -> not found (%zu dirs searched)\n", "ld", v->n_lib_dirs);
+    printf("run time (a program built here, no RPATH):\n");
+    if (v->runtime)
+        print_lib(v->runtime);
+    else
+        printf("  nothing to look up: no cuDNN header or library for a build\n");
+    printf("agreement: %s\n", v->agree > 0    ? "yes, one release"
+                              : v->agree == 0 ? "NO"
+                                              : "nothing to compare");
+    for (size_t i = 0; i < v->n_problems; i++)
+        printf("  problem: %s\n", v->problems[i]);
+}
+
+/* which --build: the headers and library a build takes against what programs load. */
+static int which_build(cli_opts *o, cudnnctl_ctx *ctx)
+{
+    cudnnctl_build_opts bo;
+    memset(&bo, 0, sizeof(bo));
+    bo.inherit_ld_library_path = 1;
+    cudnnctl_build_view *v = NULL;
+    cudnnctl_err e = cudnnctl_build_view_make(ctx, &bo, &v);
+    if (e != CUDNNCTL_E_OK)
+        return cli_fail(o, ctx, e);
+    if (o->json) {
+        char *j = NULL;
+        if (cudnnctl_build_view_json(v, &j) == CUDNNCTL_E_OK)
+            cli_print_json(j);
+        cudnnctl_free(j);
+    } else {
+        print_build(v);
+    }
+    int rc = v->agree == 0 ? 6 : 0;
+    cudnnctl_build_view_free(v);
+    return rc;
+}
+
+/* which --json: the build section joins the report (null where it cannot be made). */
+static void print_with_build(cudnnctl_ctx *ctx, const char *report)
+{
+    cudnnctl_build_opts bo;
+    memset(&bo, 0, sizeof(bo));
+    bo.inherit_ld_library_path = 1;
+    cudnnctl_build_view *v = NULL;
+    char *bj = NULL, *all = NULL;
+    if (cudnnctl_build_view_make(ctx, &bo, &v) == CUDNNCTL_E_OK)
+        cudnnctl_build_view_json(v, &bj);
+    cudnnctl_build_view_free(v);
+    if (cudnnctl_json_attach(report, "build", bj ? bj : "null", &all) == CUDNNCTL_E_OK)
+        cli_print_json(all);
+    else
+        cli_print_json(report);
+    cudnnctl_free(all);
+    cudnnctl_free(bj);
+}
+
 int cmd_which(cli_opts *o, cudnnctl_ctx *ctx)
 {
     if (o->dll)
         return which_dll(o, ctx);
+    if (o->build && (o->n_args || o->python || o->env_of)) {
+        fprintf(stderr, "cudnnctl: which --build takes no consumer, --python or --env-of: it "
+                        "looks at this environment's compilers\n");
+        return 2;
+    }
+    if (o->build)
+        return which_build(o, ctx);
     if (o->n_args > 1 || (o->n_args == 1 && o->python)) {
         fprintf(stderr, "cudnnctl: which takes one consumer (a program or library path) or "
                         "--python EXE\n");
@@ -126,7 +207,7 @@ int cmd_which(cli_opts *o, cudnnctl_ctx *ctx)
     if (o->json) {
         char *j = NULL;
         if (cudnnctl_which_report_json(rep, &j) == CUDNNCTL_E_OK)
-            cli_print_json(j);
+            print_with_build(ctx, j);
         cudnnctl_free(j);
     } else {
         if (rep->python)

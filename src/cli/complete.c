@@ -85,7 +85,7 @@ static void values_installed(comp_out *c, cudnnctl_ctx *ctx)
 
 static void values(comp_out *c, cudnnctl_ctx *ctx, cli_comp kind)
 {
-    static const char *const shells[] = {"sh", "bash", "zsh", "fish", "pwsh", "cmd", NULL};
+    static const char *const shells[] = {"sh", "bash", "zsh", "fish", "pwsh", "cmd", "lmod", "tcl", NULL};
     static const char *const colors[] = {"auto", "always", "never", NULL};
     switch (kind) {
     case CLI_COMP_FILE: printf("__files__\n"); break;

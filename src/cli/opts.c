@@ -12,7 +12,8 @@ enum {
     O_CUDA_HOME, O_PREFIX, O_DRY_RUN, O_NO_VALIDATE, O_FORCE, O_NO_LDCONFIG, O_ALL, O_VERSION,
     O_SHELL, O_LDPATH, O_REMOVE, O_SYSTEM, O_PERSIST, O_TO, O_DEVICE, O_TIMEOUT, O_DRIVER, O_HELP,
     O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV, O_ENV_OF, O_PYTHON, O_NO_LDPATH, O_DLL, O_WAIT, O_MAX_UNPACKED, O_ALLOW_MANIFEST_OVERRIDE,
-    O_FLAVOR, O_COMPONENTS
+    O_FLAVOR, O_COMPONENTS,
+    O_MODULEFILES, O_BUILD
 };
 
 static const struct option longopts[] = {
@@ -53,6 +54,8 @@ static const struct option longopts[] = {
     {"ld-library-path", no_argument, 0, O_LDPATH},
     {"no-ld-library-path", no_argument, 0, O_NO_LDPATH},
     {"env-of", required_argument, 0, O_ENV_OF},
+    {"modulefiles", required_argument, 0, O_MODULEFILES},
+    {"build", no_argument, 0, O_BUILD},
     {"python", required_argument, 0, O_PYTHON},
     {"dll", required_argument, 0, O_DLL},
     {"remove", no_argument, 0, O_REMOVE},
@@ -370,6 +373,8 @@ static int apply_option(int c, cli_opts *o, int *help)
     case O_LDPATH: o->ld_library_path = 1; break;
     case O_NO_LDPATH: o->no_ld_library_path = 1; break;
     case O_ENV_OF: o->env_of = optarg; break;
+    case O_MODULEFILES: o->modulefiles = optarg; break;
+    case O_BUILD: o->build = 1; break;
     case O_PYTHON: o->python = optarg; break;
     case O_DLL: o->dll = optarg; break;
     case O_REMOVE: o->remove = 1; break;

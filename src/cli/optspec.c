@@ -55,15 +55,17 @@ const cli_optspec cli_optspecs[] = {
     {"to", 0, "DIR", "mirror", CLI_COMP_DIR, "the mirror directory to fill"},
     {"all-platforms", 0, NULL, "mirror", CLI_COMP_NONE, "every platform, not only --platform"},
     /* env */
-    {"shell", 0, "SHELL", "env", CLI_COMP_SHELL, "sh, bash, zsh, fish, pwsh or cmd (default: $SHELL's)"},
+    {"shell", 0, "SHELL", "env", CLI_COMP_SHELL, "sh, bash, zsh, fish, pwsh, cmd, or lmod / tcl for a modulefile (default: $SHELL's)"},
     {"ld-library-path", 0, NULL, "env", CLI_COMP_NONE, "also set LD_LIBRARY_PATH (this session only)"},
     {"persist", 0, NULL, "env", CLI_COMP_NONE, "write the activation into the shell start-up files"},
     {"remove", 0, NULL, "env", CLI_COMP_NONE, "take a persisted activation out again"},
     {"no-ld-library-path", 0, NULL, "env", CLI_COMP_NONE, "do not put a selected cuDNN the loader would not find in front of LD_LIBRARY_PATH"},
+    {"modulefiles", 0, "DIR", "env", CLI_COMP_DIR, "with --persist: write the selection's modulefile as DIR/cudnn/<version>-cuda<M>.lua (--shell tcl: a Tcl one); with --remove: take cudnnctl's modulefiles there out"},
     /* which */
     {"python", 0, "EXE", "which doctor", CLI_COMP_FILE, "the CUDA frameworks of that Python interpreter, read from their files (never imported)"},
     {"env-of", 0, "FILE", "which", CLI_COMP_FILE, "model LD_LIBRARY_PATH after sh evaluates that activation file"},
     {"dll", 0, "NAME", "which", CLI_COMP_NONE, "the Windows DLL search order for a plain LoadLibrary of NAME"},
+    {"build", 0, NULL, "which", CLI_COMP_NONE, "which cudnn.h the C/C++ compiler and nvcc include and which libcudnn.so ld links, against what the loader maps"},
     /* validate / doctor / report */
     {"device", 0, "N", "install validate report", CLI_COMP_NONE, "GPU ordinal to validate on"},
     {"timeout", 0, "SECONDS", "install validate report", CLI_COMP_NONE, "give the validation child this long (default 60)"},

@@ -90,7 +90,10 @@ no_leftovers "$TREE"
 R="$T/root/var/lib/cudnnctl/receipts/000001.json"
 [ -f "$R" ] || fail "no receipt at $R"
 json_assert "$R" 'd["archive"]["sha256"] == "'"$SHA"'" and d["target"]["mode"] == "cuda-tree"'
-json_assert "$R" 'len(d["files"]) == 3 + 3 + 1 and len(d["links"]) == 6'
+# 3 libs, 3 headers, LICENSE + the build metadata (cudnn.pc, 2 sub-library .pc, the CMake
+# package's 2 files: docs/build.md)
+json_assert "$R" 'len(d["files"]) == 3 + 3 + 1 + 5 and len(d["links"]) == 6'
+json_assert "$R" '"/usr/local/cuda-13.0/lib/pkgconfig/cudnn.pc" in [f["path"] for f in d["files"]]'
 json_assert "$R" 'sorted(r["reason"] for r in d["replaced"]) == ["overwritten"]*3 + ["stale"]*2'
 python3 - "$R" "$T/root" <<'PY' || fail "receipt hashes do not match the files"
 import hashlib, json, sys

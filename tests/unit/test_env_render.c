@@ -77,6 +77,9 @@ static cudnnctl_env_selection *windows_selection(cudnnctl_ctx *ctx)
     s->managed = realloc(s->managed, sizeof(char *) * (s->n_managed + 2));
     s->managed[s->n_managed++] = cc_strdup("C:\\ProgramData\\cudnnctl");
     s->managed[s->n_managed++] = cc_strdup(cd);
+    /* the build variables again, now that the selection has its cuDNN */
+    cc_env_build_free(s);
+    assert_int_equal(cc_env_build_dirs(ctx, s), CUDNNCTL_E_OK);
     return s;
 }
 

@@ -219,7 +219,11 @@ static void tree_install_then_uninstall_is_byte_exact(void **state)
             free(real);
         }
     }
-    assert_int_equal(files, 3 + 3 + 1); /* 3 libs, 3 headers, LICENSE */
+    /* 3 libs, 3 headers, LICENSE, and the build metadata the install stages (docs/build.md):
+     * cudnn.pc + one .pc per sub-library (2), CUDNNConfig.cmake, CUDNNConfigVersion.cmake */
+    assert_int_equal(files, 3 + 3 + 1 + 3 + 2);
+    assert_file(lib, "pkgconfig/cudnn.pc");
+    assert_file(lib, "cmake/CUDNN/CUDNNConfig.cmake");
     assert_int_equal(links, 6);
     for (size_t i = 0; i < r.n_replaced; i++) {
         stale += strcmp(r.replaced[i].reason, "stale") == 0;
@@ -229,7 +233,8 @@ static void tree_install_then_uninstall_is_byte_exact(void **state)
     }
     assert_int_equal(stale, 2);            /* libcudnn_adv.so.9 and libcudnn_adv.so */
     assert_int_equal(r.n_replaced, 2 + 3); /* + cudnn.h, libcudnn.so.9, libcudnn.so */
-    assert_true(r.dirs_created.n == 3);    /* share, share/doc, share/doc/cudnn */
+    /* share, share/doc, share/doc/cudnn; lib/pkgconfig, lib/cmake, lib/cmake/CUDNN */
+    assert_true(r.dirs_created.n == 6);
     cc_receipt_free(&r);
     cudnnctl_install_result_free(res);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buildmeta.h"
 #include "install_internal.h"
 #include "journal.h"
 #include "links.h"
@@ -300,8 +301,67 @@ static cudnnctl_err prep_staging(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
     return CUDNNCTL_E_OK;
 }
 
+/* The include dir of the toolkit a prefix install is for: the plan's toolkit, else the active
+ * one of that CUDA major, else the newest of it; only from a detect of the same platform. */
+static char *toolkit_include(const cudnnctl_detect_result *det, const cc_source_choice *ch)
+{
+    const cudnnctl_toolkit *best = NULL;
+    int major = atoi(ch->cuda_variant ? ch->cuda_variant : "");
+    const char *want = ch->plan ? ch->plan->toolkit_version : NULL;
+    if (!det || !det->platform || !ch->platform || strcmp(det->platform, ch->platform) != 0)
+        return NULL;
+    for (size_t i = 0; i < det->n_toolkits; i++) {
+        const cudnnctl_toolkit *t = &det->toolkits[i];
+        if (t->major != major || !t->path)
+            continue;
+        if (want && t->version && strcmp(t->version, want) == 0)
+            return cc_path_join(t->path, "include");
+        if (!best || (t->active && !best->active) ||
+            (t->active == best->active && t->minor > best->minor))
+            best = t;
+    }
+    return best ? cc_path_join(best->path, "include") : NULL;
+}
+
+/* pkg-config files and a CMake package into staging: staged files like the others, so the
+ * receipt owns them and the journaled commit places them (buildmeta.h). */
+static cudnnctl_err prep_buildmeta(cudnnctl_ctx *ctx, const cudnnctl_detect_result *det,
+                                   cudnnctl_install_handle *h)
+{
+    const cc_dest *d = &h->dest;
+    int prefix = d->mode == CUDNNCTL_TARGET_PREFIX;
+    char *inc = cc_unrooted(ctx, d->include_dir), *lib = cc_unrooted(ctx, d->lib_dir);
+    char *bin = d->bin_dir ? cc_unrooted(ctx, d->bin_dir) : NULL;
+    char *cuda = prefix ? toolkit_include(det, &h->ch) : cc_strdup(inc);
+    size_t n = 0;
+    cc_buildmeta_in in = {h->staging,
+                          h->ch.cudnn_version,
+                          h->ch.cuda_variant,
+                          cc_str_starts(h->ch.platform, "windows"),
+                          prefix,
+                          inc,
+                          lib,
+                          bin,
+                          cuda,
+                          h->rec.id};
+    cudnnctl_err rc = inc && lib ? cc_buildmeta_write(ctx, &in, &n)
+                                 : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (rc == CUDNNCTL_E_OK && n)
+        STEP(h, "build metadata: %zu files (lib/pkgconfig/cudnn.pc, lib/cmake/CUDNN) in staging%s",
+             n,
+             cuda ? ""
+                  : "; no CUDA toolkit of that major known: CUDA's include dir is found at "
+                    "build time (CUDA_HOME / CUDA_PATH)");
+    free(inc);
+    free(lib);
+    free(bin);
+    free(cuda);
+    return rc;
+}
+
 /* ---- fetch → verify → extract, then the link chain and the SONAMEs, in staging ---- */
-static cudnnctl_err prep_populate(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
+static cudnnctl_err prep_populate(cudnnctl_ctx *ctx, const cudnnctl_detect_result *det,
+                                  cudnnctl_install_handle *h)
 {
     cudnnctl_install_result *res = h->res;
     cudnnctl_err rc;
@@ -326,7 +386,8 @@ static cudnnctl_err prep_populate(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
     if (rc == CUDNNCTL_E_OK && made.n)
         STEP(h, "links: %zu made or fixed in staging", made.n);
     cc_strv_free(&made);
-    if (rc != CUDNNCTL_E_OK || (rc = cc_tree_scan(ctx, h->staging, &h->st, &h->tree)) != 0)
+    if (rc != CUDNNCTL_E_OK || (rc = prep_buildmeta(ctx, det, h)) != CUDNNCTL_E_OK ||
+        (rc = cc_tree_scan(ctx, h->staging, &h->st, &h->tree)) != 0)
         return rc;
     char *sl = cc_path_join(h->staging, "lib"), *sb = cc_path_join(h->staging, "bin");
     int major = cc_links_major(sl, sb);
@@ -425,7 +486,7 @@ static cudnnctl_err prep_all(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
         return rc;
     if ((rc = cc_cancel_check(ctx, "the preparation")) != CUDNNCTL_E_OK ||
         (rc = prep_staging(ctx, h)) != CUDNNCTL_E_OK ||
-        (rc = prep_populate(ctx, h)) != CUDNNCTL_E_OK ||
+        (rc = prep_populate(ctx, det, h)) != CUDNNCTL_E_OK ||
         (rc = cc_cancel_check(ctx, "the preparation")) != CUDNNCTL_E_OK ||
         (rc = prep_commit_plan(ctx, h)) != CUDNNCTL_E_OK)
         return rc;

@@ -84,7 +84,7 @@ cudnnctl_err cudnnctl_doctor(cudnnctl_ctx *ctx, const cudnnctl_detect_result *de
                cc_doc_check_cudnn(&run) != 0 || cc_doc_check_links(&run) != 0 ||
                cc_doc_check_loader(&run) != 0 || cc_doc_check_paths(&run) != 0 ||
                cc_doc_check_consumer(&run) != 0 || cc_doc_check_state(&run) != 0 ||
-               cc_doc_check_python(&run) != 0))
+               cc_doc_check_python(&run) != 0 || cc_doc_check_build(&run) != 0))
         goto oom;
     if (run.err != CUDNNCTL_E_OK) {
         e = run.err;

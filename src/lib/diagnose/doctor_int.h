@@ -63,7 +63,9 @@
       "a framework of --python EXE would load a cuDNN it cannot use")                              \
     X(PYTHON_FRAMEWORK_NO_CUDNN, ERROR, "a framework of --python EXE finds no cuDNN")             \
     X(CUDNN_JIT_NO_LEGACY_API, WARNING,                                                            \
-      "a JIT-flavour cuDNN: legacy-API programs load libcudnn_ops/_cnn/_adv from elsewhere")
+      "a JIT-flavour cuDNN: legacy-API programs load libcudnn_ops/_cnn/_adv from elsewhere")   \
+    X(BUILD_CUDNN_MISMATCH, WARNING,                                                               \
+      "a compiler's cudnn.h or ld's libcudnn is another release than programs load")
 
 typedef enum {
 #define X(name, sev, summary) CC_DC_##name,
@@ -156,6 +158,7 @@ int cc_doc_stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c);
  * wheels); -1 unknown. *what names the evidence (static buffer of the run). doctor_files.c. */
 int cc_doc_elf_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, char *what, size_t n);
 int cc_doc_check_python(cc_doctor_run *run);   /* doctor_python.c: --python EXE */
+int cc_doc_check_build(cc_doctor_run *run);    /* doctor_build.c: built against X, runs with Y */
 /* Load the receipts (before the checks: variants come from them too) and free them again. */
 int cc_doc_state_load(cc_doctor_run *run);
 void cc_doc_state_free(cc_doctor_run *run);

@@ -103,6 +103,7 @@ void cudnnctl_env_selection_free(cudnnctl_env_selection *s)
             free(lists[k][i]);
         free(lists[k]);
     }
+    cc_env_build_free(s);
     free(s);
 }
 
@@ -456,7 +457,8 @@ static cudnnctl_err sel_run(cudnnctl_ctx *ctx, sel_state *st, const cudnnctl_env
     if ((flags & CUDNNCTL_SELECT_FOLLOW) && !target && (rc = sel_follow(ctx, st)) != CUDNNCTL_E_OK)
         return rc;
     s->windows = cc_env_is_windows_path(s->toolkit_path) || cc_env_is_windows_path(s->cudnn_path);
-    if ((rc = add_dirs(ctx, s, &st->l)) != CUDNNCTL_E_OK)
+    if ((rc = add_dirs(ctx, s, &st->l)) != CUDNNCTL_E_OK ||
+        (rc = cc_env_build_dirs(ctx, s)) != CUDNNCTL_E_OK)
         return rc;
     return sel_managed(ctx, st);
 }
@@ -532,5 +534,17 @@ cudnnctl_err cudnnctl_env_selection_json(const cudnnctl_env_selection *s, char *
     cJSON_AddBoolToObject(o, "windows", s->windows);
     cJSON_AddBoolToObject(o, "follow", s->follow);
     cJSON_AddItemToObject(o, "notes", str_array(s->notes, s->n_notes));
+    cJSON *b = cJSON_AddObjectToObject(o, "build");
+    cc_env_list_var lv[CC_ENV_LIST_VARS];
+    size_t nl = cc_env_list_vars(s, lv), nv = 0;
+    for (size_t i = 0; b && i < nl; i++)
+        cJSON_AddItemToObject(b, lv[i].name, str_array(lv[i].dirs, lv[i].n));
+    const cudnnctl_build_var *bv = cudnnctl_env_build_vars(&nv);
+    cJSON *vars = b ? cJSON_AddObjectToObject(b, "vars") : NULL;
+    for (size_t i = 0; vars && i < nv; i++) {
+        const char *val = cudnnctl_env_build_value(s, &bv[i]);
+        if (val)
+            cJSON_AddStringToObject(vars, bv[i].name, val);
+    }
     return cc_json_out(o, 0, json);
 }

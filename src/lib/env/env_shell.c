@@ -1,5 +1,6 @@
-/* env_shell.c: activation text per shell (sh/bash/zsh, fish, pwsh, cmd). The text computes
- * PATH and LD_LIBRARY_PATH when it is evaluated, from their values at that moment: entries
+/* env_shell.c: activation text per shell (sh/bash/zsh, fish, pwsh, cmd; modulefiles:
+ * env_modules.c). The text computes PATH and LD_LIBRARY_PATH (and the build lists of
+ * env_build.c) when it is evaluated, from their values at that moment: entries
  * under a managed dir (or under a dir a previous activation exported in CUDNNCTL_ENV) are
  * dropped, the user's own entries keep their order, the selection's dirs go in front. So
  * evaluating it twice changes nothing, and switching versions leaves no stale entries. */
@@ -10,7 +11,8 @@
 
 #include "envwire_int.h"
 
-static const char *const shell_names[] = {"sh", "bash", "zsh", "fish", "pwsh", "cmd"};
+static const char *const shell_names[] = {"sh",   "bash", "zsh",  "fish",
+                                          "pwsh", "cmd",  "lmod", "tcl"};
 
 const char *cudnnctl_shell_name(cudnnctl_shell sh)
 {
@@ -26,7 +28,8 @@ cudnnctl_err cudnnctl_shell_parse(const char *name, cudnnctl_shell *out)
                {"ash", CUDNNCTL_SHELL_SH},          {"ksh", CUDNNCTL_SHELL_SH},
                {"bash", CUDNNCTL_SHELL_BASH},       {"zsh", CUDNNCTL_SHELL_ZSH},
                {"fish", CUDNNCTL_SHELL_FISH},       {"pwsh", CUDNNCTL_SHELL_PWSH},
-               {"powershell", CUDNNCTL_SHELL_PWSH}, {"cmd", CUDNNCTL_SHELL_CMD}};
+               {"powershell", CUDNNCTL_SHELL_PWSH}, {"cmd", CUDNNCTL_SHELL_CMD},
+               {"lmod", CUDNNCTL_SHELL_LMOD},       {"tcl", CUDNNCTL_SHELL_TCL}};
     if (!name)
         return CUDNNCTL_E_USAGE;
     const char *base = name;
@@ -262,6 +265,81 @@ static void sh_filter(ob *b, const cudnnctl_env_selection *s, const char *var)
           "done\n");
 }
 
+/* __cudnnctl_d=1 when $__cudnnctl_e lies under a managed dir or a dir in CUDNNCTL_ENV. */
+static void sh_drop_test(ob *b, const cudnnctl_env_selection *s)
+{
+    op(b, "  __cudnnctl_d=\n");
+    if (s->n_managed) {
+        op(b, "  case $__cudnnctl_e in\n    ");
+        for (size_t i = 0; i < s->n_managed; i++) {
+            char *m = trimmed(s->managed[i]);
+            if (!m) {
+                b->fail = 1;
+                continue;
+            }
+            if (i)
+                op(b, "|");
+            q_sh(b, m);
+            op(b, "|");
+            q_sh(b, m);
+            op(b, "/*");
+            free(m);
+        }
+        op(b, ") __cudnnctl_d=1 ;;\n  esac\n");
+    }
+    op(b, "  __cudnnctl_k=${CUDNNCTL_ENV:+$CUDNNCTL_ENV:}\n"
+          "  while [ -n \"$__cudnnctl_k\" ]; do\n"
+          "    __cudnnctl_x=${__cudnnctl_k%%:*}; __cudnnctl_k=${__cudnnctl_k#*:}\n"
+          "    case $__cudnnctl_x in '') ;; *) case $__cudnnctl_e in "
+          "\"$__cudnnctl_x\"|\"$__cudnnctl_x\"/*) __cudnnctl_d=1 ;; esac ;; esac\n"
+          "  done\n");
+}
+
+/* What compilers and build systems read (env_build.c): the list variables get the same
+ * filtering as PATH; the root variables name the selected cuDNN, or, without one, are unset
+ * where they name a managed dir (a user's own value stays). */
+static void sh_build(ob *b, const cudnnctl_env_selection *s)
+{
+    cc_env_list_var lv[CC_ENV_LIST_VARS];
+    size_t nl = cc_env_list_vars(s, lv), nv = 0;
+    for (size_t i = 0; i < nl; i++) {
+        sh_filter(b, s, lv[i].name);
+        if (lv[i].n) {
+            char *post = cc_asprintf("${__cudnnctl_f:+:}$__cudnnctl_n; export %s\n", lv[i].name);
+            char *pre = cc_asprintf("%s=", lv[i].name);
+            if (!post || !pre)
+                b->fail = 1;
+            else
+                put_list(b, pre, lv[i].dirs, lv[i].n, &sh_style, post);
+            free(post);
+            free(pre);
+        } else {
+            opf(b,
+                "if [ -n \"$__cudnnctl_f\" ]; then %s=$__cudnnctl_n; export %s; else unset %s; "
+                "fi\n",
+                lv[i].name, lv[i].name, lv[i].name);
+        }
+    }
+    const cudnnctl_build_var *bv = cudnnctl_env_build_vars(&nv);
+    if (s->cudnn_path) {
+        for (size_t i = 0; i < nv; i++) {
+            if (!cudnnctl_env_build_value(s, &bv[i]))
+                continue;
+            opf(b, "%s=", bv[i].name);
+            q_sh(b, cudnnctl_env_build_value(s, &bv[i]));
+            opf(b, "; export %s\n", bv[i].name);
+        }
+        return;
+    }
+    op(b, "for __cudnnctl_v in");
+    for (size_t i = 0; i < nv; i++)
+        opf(b, " %s", bv[i].name);
+    op(b, "; do\n  eval \"__cudnnctl_e=\\${$__cudnnctl_v-}\"\n"
+          "  [ -n \"$__cudnnctl_e\" ] || continue\n");
+    sh_drop_test(b, s);
+    op(b, "  if [ -n \"$__cudnnctl_d\" ]; then unset \"$__cudnnctl_v\"; fi\ndone\n");
+}
+
 static void render_sh(ob *b, const cudnnctl_env_selection *s, cudnnctl_shell sh, int ldp)
 {
     header(b, "#", s, sh);
@@ -281,13 +359,14 @@ static void render_sh(ob *b, const cudnnctl_env_selection *s, cudnnctl_shell sh,
         op(b, "if [ -n \"$__cudnnctl_f\" ]; then LD_LIBRARY_PATH=$__cudnnctl_n; "
               "export LD_LIBRARY_PATH; else unset LD_LIBRARY_PATH; fi\n");
     }
+    sh_build(b, s);
     if (s->n_roots) {
         put_list(b, "CUDNNCTL_ENV=", s->roots, s->n_roots, &sh_style, "; export CUDNNCTL_ENV\n");
     } else {
         op(b, "unset CUDNNCTL_ENV\n");
     }
     op(b, "unset __cudnnctl_r __cudnnctl_n __cudnnctl_f __cudnnctl_e __cudnnctl_k "
-          "__cudnnctl_d __cudnnctl_x\n");
+          "__cudnnctl_d __cudnnctl_x __cudnnctl_v\n");
 }
 
 /* ---- fish ------------------------------------------------------------------------------------ */
@@ -305,6 +384,56 @@ static void fish_filter(ob *b, const char *var)
           "    end\n"
           "    if test $__cudnnctl_x = 0\n"
           "        set -a __cudnnctl_keep $__cudnnctl_e\n"
+          "    end\n"
+          "end\n");
+}
+
+/* The build variables (sh_build says how); fish keeps lists as path variables. */
+static void fish_build(ob *b, const cudnnctl_env_selection *s)
+{
+    cc_env_list_var lv[CC_ENV_LIST_VARS];
+    size_t nl = cc_env_list_vars(s, lv), nv = 0;
+    for (size_t i = 0; i < nl; i++) {
+        fish_filter(b, lv[i].name);
+        if (lv[i].n) {
+            char *pre = cc_asprintf("set -gx --path %s", lv[i].name);
+            if (!pre)
+                b->fail = 1;
+            else
+                put_list(b, pre, lv[i].dirs, lv[i].n, &fish_style, " $__cudnnctl_keep\n");
+            free(pre);
+        } else {
+            opf(b,
+                "if set -q __cudnnctl_keep[1]\n"
+                "    set -gx --path %s $__cudnnctl_keep\n"
+                "else if set -q %s\n"
+                "    set -e %s\n"
+                "end\n",
+                lv[i].name, lv[i].name, lv[i].name);
+        }
+    }
+    const cudnnctl_build_var *bv = cudnnctl_env_build_vars(&nv);
+    if (s->cudnn_path) {
+        for (size_t i = 0; i < nv; i++) {
+            if (!cudnnctl_env_build_value(s, &bv[i]))
+                continue;
+            opf(b, "set -gx %s ", bv[i].name);
+            q_fish(b, cudnnctl_env_build_value(s, &bv[i]));
+            op(b, "\n");
+        }
+        return;
+    }
+    op(b, "for __cudnnctl_v in");
+    for (size_t i = 0; i < nv; i++)
+        opf(b, " %s", bv[i].name);
+    op(b, "\n"
+          "    set -q $__cudnnctl_v; or continue\n"
+          "    for __cudnnctl_d in $__cudnnctl_drop\n"
+          "        if test -n \"$__cudnnctl_d\"; and string match -qr -- "
+          "'^'(string escape --style=regex -- $__cudnnctl_d)'(/|$)' \"$$__cudnnctl_v\"\n"
+          "            set -e $__cudnnctl_v\n"
+          "            break\n"
+          "        end\n"
           "    end\n"
           "end\n");
 }
@@ -328,6 +457,7 @@ static void render_fish(ob *b, const cudnnctl_env_selection *s, int ldp)
               "    set -e LD_LIBRARY_PATH\n"
               "end\n");
     }
+    fish_build(b, s);
     if (s->n_roots) {
         put_list(b, "set -gx --path CUDNNCTL_ENV", s->roots, s->n_roots, &fish_style, "\n");
     } else {
@@ -347,6 +477,50 @@ static void pwsh_filter(ob *b, const char *var)
         "$__cudnnctl_e.StartsWith($_ + '/', [StringComparison]::OrdinalIgnoreCase) }) } "
         "})\n",
         var, var);
+}
+
+/* The build variables (sh_build says how). */
+static void pwsh_build(ob *b, const cudnnctl_env_selection *s)
+{
+    cc_env_list_var lv[CC_ENV_LIST_VARS];
+    size_t nl = cc_env_list_vars(s, lv), nv = 0;
+    for (size_t i = 0; i < nl; i++) {
+        pwsh_filter(b, lv[i].name);
+        if (lv[i].n) {
+            char *pre = cc_asprintf("$env:%s = (", lv[i].name);
+            if (!pre)
+                b->fail = 1;
+            else
+                put_list(b, pre, lv[i].dirs, lv[i].n, &pwsh_style,
+                         " + $__cudnnctl_keep) -join $__cudnnctl_sep\n");
+            free(pre);
+        } else {
+            opf(b,
+                "if ($__cudnnctl_keep.Count) { $env:%s = $__cudnnctl_keep -join $__cudnnctl_sep "
+                "} else { Remove-Item Env:%s -ErrorAction SilentlyContinue }\n",
+                lv[i].name, lv[i].name);
+        }
+    }
+    const cudnnctl_build_var *bv = cudnnctl_env_build_vars(&nv);
+    if (s->cudnn_path) {
+        for (size_t i = 0; i < nv; i++) {
+            if (!cudnnctl_env_build_value(s, &bv[i]))
+                continue;
+            opf(b, "$env:%s = ", bv[i].name);
+            q_pwsh(b, cudnnctl_env_build_value(s, &bv[i]));
+            op(b, "\n");
+        }
+        return;
+    }
+    op(b, "foreach ($__cudnnctl_v in @(");
+    for (size_t i = 0; i < nv; i++)
+        opf(b, "%s'%s'", i ? ", " : "", bv[i].name);
+    op(b, ")) { $__cudnnctl_x = [Environment]::GetEnvironmentVariable($__cudnnctl_v); "
+          "if ($__cudnnctl_x) { $__cudnnctl_e = $__cudnnctl_x.TrimEnd('\\', '/'); "
+          "if ($__cudnnctl_drop | Where-Object { $__cudnnctl_e -eq $_ -or "
+          "$__cudnnctl_e.StartsWith($_ + '\\', [StringComparison]::OrdinalIgnoreCase) -or "
+          "$__cudnnctl_e.StartsWith($_ + '/', [StringComparison]::OrdinalIgnoreCase) }) { "
+          "Remove-Item \"Env:$__cudnnctl_v\" -ErrorAction SilentlyContinue } } }\n");
 }
 
 static void render_pwsh(ob *b, const cudnnctl_env_selection *s, int ldp)
@@ -372,14 +546,15 @@ static void render_pwsh(ob *b, const cudnnctl_env_selection *s, int ldp)
                   "-ErrorAction SilentlyContinue }\n");
         }
     }
+    pwsh_build(b, s);
     if (s->n_roots) {
         put_list(b, "$env:CUDNNCTL_ENV = ", s->roots, s->n_roots, &pwsh_style,
                  " -join $__cudnnctl_sep\n");
     } else {
         op(b, "Remove-Item Env:CUDNNCTL_ENV -ErrorAction SilentlyContinue\n");
     }
-    op(b, "Remove-Variable __cudnnctl_sep, __cudnnctl_drop, __cudnnctl_keep, __cudnnctl_e "
-          "-ErrorAction SilentlyContinue\n");
+    op(b, "Remove-Variable __cudnnctl_sep, __cudnnctl_drop, __cudnnctl_keep, __cudnnctl_e, "
+          "__cudnnctl_v, __cudnnctl_x -ErrorAction SilentlyContinue\n");
 }
 
 /* ---- cmd.exe (a batch file: `call` it) ------------------------------------------------------- */
@@ -395,6 +570,96 @@ static void cmd_drop(ob *b, const char *entry)
         op(b, "@set \"PATH=%PATH:;");
         q_cmd(b, entry);
         op(b, ";=;%\"\n");
+    }
+}
+
+/* One exact entry out of a ';'-list variable (cmd_drop for PATH). An entry with '=' cannot be
+ * named in %VAR:old=new%: it stays (the PATH text says so; these lists only get it back). */
+static void cmd_drop_var(ob *b, const char *var, const char *entry)
+{
+    if (strchr(entry, '='))
+        return;
+    for (int k = 0; k < 2; k++) {
+        opf(b, "@set \"%s=%%%s:;", var, var);
+        q_cmd(b, entry);
+        op(b, ";=;%\"\n");
+    }
+}
+
+/* A list variable: the managed dirs' build sub-dirs dropped (with and without a trailing
+ * '\\'), the selection's dirs in front; left undefined when nothing is in it. */
+static void cmd_list(ob *b, const cudnnctl_env_selection *s, const cc_env_list_var *v)
+{
+    const char *const *subdirs = v->subdirs;
+    opf(b, "@set \"%s=;%%%s%%;\"\n", v->name, v->name);
+    for (size_t i = 0; i < s->n_managed; i++) {
+        char *m = trimmed(s->managed[i]);
+        for (int k = 0; m && subdirs[k]; k++) {
+            char *e = *subdirs[k] ? cc_env_join(m, subdirs[k], 1) : cc_strdup(m);
+            char *e2 = e ? cc_asprintf("%s\\", e) : NULL;
+            if (e && e2) {
+                cmd_drop_var(b, v->name, e);
+                cmd_drop_var(b, v->name, e2);
+            } else {
+                b->fail = 1;
+            }
+            free(e);
+            free(e2);
+        }
+        free(m);
+    }
+    opf(b, "@set \"%s=%%%s:~1,-1%%\"\n", v->name, v->name);
+    if (!v->n)
+        return;
+    opf(b, "@if defined %s (set \"%s=", v->name, v->name);
+    for (size_t i = 0; i < v->n; i++) {
+        q_cmd(b, v->dirs[i]);
+        op(b, ";");
+    }
+    opf(b, "%%%s%%\") else (set \"%s=", v->name, v->name);
+    for (size_t i = 0; i < v->n; i++) {
+        if (i)
+            op(b, ";");
+        q_cmd(b, v->dirs[i]);
+    }
+    op(b, "\")\n");
+}
+
+/* The build variables (sh_build says how); without a cuDNN a root variable goes when it is
+ * exactly one of the managed dirs (cmd cannot match a prefix of a path). */
+static void cmd_build(ob *b, const cudnnctl_env_selection *s)
+{
+    cc_env_list_var lv[CC_ENV_LIST_VARS];
+    size_t nl = cc_env_list_vars(s, lv), nv = 0;
+    for (size_t i = 0; i < nl; i++)
+        cmd_list(b, s, &lv[i]);
+    const cudnnctl_build_var *bv = cudnnctl_env_build_vars(&nv);
+    for (size_t i = 0; s->cudnn_path && i < nv; i++) {
+        if (!cudnnctl_env_build_value(s, &bv[i]))
+            continue;
+        opf(b, "@set \"%s=", bv[i].name);
+        q_cmd(b, cudnnctl_env_build_value(s, &bv[i]));
+        op(b, "\"\n");
+    }
+    for (size_t m = 0; !s->cudnn_path && m < s->n_managed; m++) {
+        char *d = trimmed(s->managed[m]);
+        char *inc = d ? cc_env_join(d, "include", 1) : NULL;
+        char *lib = d ? cc_env_join(d, "lib", 1) : NULL;
+        for (size_t i = 0; inc && lib && i < nv; i++) {
+            const char *val = strcmp(bv[i].what, "include") == 0 ? inc
+                              : strcmp(bv[i].what, "lib") == 0   ? lib
+                                                                 : d;
+            if (strchr(val, '"'))
+                continue;
+            opf(b, "@if /i \"%%%s%%\"==\"", bv[i].name);
+            q_cmd(b, val);
+            opf(b, "\" set \"%s=\"\n", bv[i].name);
+        }
+        if (!inc || !lib)
+            b->fail = 1;
+        free(d);
+        free(inc);
+        free(lib);
     }
 }
 
@@ -427,6 +692,7 @@ static void render_cmd(ob *b, const cudnnctl_env_selection *s)
         }
         op(b, "%PATH%\"\n");
     }
+    cmd_build(b, s);
     if (s->n_roots) {
         op(b, "@set \"CUDNNCTL_ENV=");
         for (size_t i = 0; i < s->n_roots; i++) {
@@ -460,6 +726,11 @@ cudnnctl_err cudnnctl_env_render(cudnnctl_ctx *ctx, const cudnnctl_env_selection
         break;
     case CUDNNCTL_SHELL_CMD:
         render_cmd(&o, s);
+        break;
+    case CUDNNCTL_SHELL_LMOD:
+    case CUDNNCTL_SHELL_TCL:
+        if (cc_env_render_module(s, sh, flags, &o.b) != 0)
+            o.fail = 1;
         break;
     default:
         CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "unknown shell %d", (int)sh);

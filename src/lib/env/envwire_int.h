@@ -124,6 +124,28 @@ int cc_alt_find(cudnnctl_ctx *ctx, const cc_alt *a, const char *path);
 cudnnctl_err cc_alt_set(cudnnctl_ctx *ctx, const char *name, const char *path,
                         cudnnctl_changes *ch);
 
+/* ---- what builds read (env_build.c) -------------------------------------------------------- */
+/* Fill the selection's include / link / pkg-config / CMake dirs and its cuDNN include and lib
+ * dirs (after its bin and lib dirs are known). */
+cudnnctl_err cc_env_build_dirs(cudnnctl_ctx *ctx, cudnnctl_env_selection *s);
+void cc_env_build_free(cudnnctl_env_selection *s); /* those members only */
+/* One list variable of an activation and the dirs it gets in front. */
+typedef struct {
+    const char *name;
+    char **dirs;
+    size_t n;
+    const char *const *subdirs; /* where under an install its entries lie (NULL-ended; Windows
+                                   spelling): what cmd.exe, which cannot match a prefix, drops */
+} cc_env_list_var;
+#define CC_ENV_LIST_VARS 6
+/* The list variables of a selection (INCLUDE and LIB only for Windows layouts): their count. */
+size_t cc_env_list_vars(const cudnnctl_env_selection *s, cc_env_list_var v[CC_ENV_LIST_VARS]);
+
+/* ---- modulefiles (env_modules.c) ------------------------------------------------------------ */
+/* Append the Lmod (Lua) or Tcl modulefile of a selection to @p b; -1 on OOM. */
+int cc_env_render_module(const cudnnctl_env_selection *s, cudnnctl_shell sh, unsigned flags,
+                         cc_buf *b);
+
 /* ---- persistence shared with use ------------------------------------------------------------- */
 /* Rewrite /etc/ld.so.conf.d/cudnnctl-*.conf for @p s when one exists (use), or always (persist);
  * runs ldconfig unless under --root or @p no_ldconfig. */
