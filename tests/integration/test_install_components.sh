@@ -98,6 +98,7 @@ D="$T/root$Q/cudnn-$V-cuda13"
 [ ! -e "$D/include" ] || fail "--components runtime left an include dir: $(ls -R "$D/include")"
 [ -z "$(find "$D" -name '*.a')" ] || fail "--components runtime left static archives: $(find "$D" -name '*.a')"
 [ -z "$(find "$D" -name '*.so')" ] || fail "--components runtime left .so dev links: $(find "$D" -name '*.so')"
+[ ! -e "$D/lib/pkgconfig" ] && [ ! -e "$D/lib/cmake" ] || fail "--components runtime left build metadata (it is dev)"
 [ -L "$D/lib/libcudnn.so.9" ] && [ -f "$D/lib/libcudnn.so.9.29.0" ] && [ -f "$D/LICENSE" ] \
   || fail "--components runtime lacks the runtime files"
 (cd "$D" && find . -printf '%p %i %y %l\n' | LC_ALL=C sort && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) > "$T/rt-files"
@@ -108,6 +109,7 @@ grep -q "this install adds dev" "$T/dry.txt" || { cat "$T/dry.txt"; fail "--dry-
 json_assert "$T/dev.json" 'd["result"] == "installed" and d["components"] == "dev" and d["components_installed"] == "runtime,dev"'
 [ -f "$D/include/cudnn.h" ] && [ -L "$D/include/cudnn_v9.h" ] || fail "--components dev added no headers"
 [ -L "$D/lib/libcudnn.so" ] || fail "--components dev added no libcudnn.so link"
+[ -f "$D/lib/pkgconfig/cudnn.pc" ] && [ -f "$D/lib/cmake/CUDNN/CUDNNConfig.cmake" ] || fail "--components dev added no build metadata"
 [ -z "$(find "$D" -name '*.a')" ] || fail "--components dev brought static archives"
 # the runtime files: not touched (same inode, same bytes)
 (cd "$D" && find . -printf '%p %i %y %l\n' | LC_ALL=C sort && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) > "$T/now-files"

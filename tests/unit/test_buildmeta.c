@@ -72,7 +72,7 @@ static void linux_prefix(void **state)
     touch(s, "lib/libcudnn_graph.so.9");
     touch(s, "lib/libcudnn_adv_static.a");
     cc_buildmeta_in in = {
-        s, "9.19.0.56", "13", 0, 1, NULL, NULL, NULL, "/usr/local/cuda-13.0/include", "000007"};
+        s, "9.19.0.56", "13", 0, 1, NULL, NULL, NULL, "/usr/local/cuda-13.0/include", "000007", NULL};
     size_t n = 0;
     assert_int_equal(cc_buildmeta_write(ctx, &in, &n), CUDNNCTL_E_OK);
     assert_int_equal(n, 4); /* cudnn.pc, cudnn_graph.pc, the config and its version file */
@@ -117,7 +117,7 @@ static void windows_tree(void **state)
     const char *tk = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v13.0";
     char *inc = cc_asprintf("%s\\include", tk), *lib = cc_asprintf("%s\\lib\\x64", tk),
          *bin = cc_asprintf("%s\\bin\\x64", tk);
-    cc_buildmeta_in in = {s, "9.19.0.56", "13", 1, 0, inc, lib, bin, inc, "000001"};
+    cc_buildmeta_in in = {s, "9.19.0.56", "13", 1, 0, inc, lib, bin, inc, "000001", NULL};
     size_t n = 0;
     assert_int_equal(cc_buildmeta_write(ctx, &in, &n), CUDNNCTL_E_OK);
     char *pc = slurp(s, "lib/pkgconfig/cudnn.pc");
@@ -135,7 +135,7 @@ static void windows_tree(void **state)
     free(cm);
     /* a control character in a target path: refused, nothing is named with it */
     char *bad = cc_asprintf("%s\\in\nclude", tk);
-    cc_buildmeta_in b2 = {s, "9.19.0.56", "13", 1, 0, bad, lib, bin, NULL, "000002"};
+    cc_buildmeta_in b2 = {s, "9.19.0.56", "13", 1, 0, bad, lib, bin, NULL, "000002", NULL};
     assert_int_equal(cc_buildmeta_write(ctx, &b2, &n), CUDNNCTL_E_USAGE);
     free(bad);
     free(inc);

@@ -89,9 +89,19 @@ static int add_lib(bm_libs *l, const char *staging, const char *name, int window
     return b->location && (windows || b->soname) ? 0 : -1;
 }
 
+static cudnnctl_err scan_dir(cudnnctl_ctx *ctx, const cc_buildmeta_in *in, char *dir, bm_libs *l);
+
 static cudnnctl_err scan_libs(cudnnctl_ctx *ctx, const cc_buildmeta_in *in, bm_libs *l)
 {
-    char *dir = cc_path_join(in->staging, in->windows ? "bin" : "lib");
+    cudnnctl_err rc = scan_dir(ctx, in, cc_path_join(in->staging, in->windows ? "bin" : "lib"), l);
+    if (rc == CUDNNCTL_E_OK && l->n == 0 && in->libs_dir)
+        rc = scan_dir(ctx, in, cc_strdup(in->libs_dir), l);
+    return rc;
+}
+
+/* Every library in dir (taken and freed). */
+static cudnnctl_err scan_dir(cudnnctl_ctx *ctx, const cc_buildmeta_in *in, char *dir, bm_libs *l)
+{
     cc_pf_dir *d = dir ? cc_pf_opendir(dir) : NULL;
     const char *nm;
     int bad = !dir;

@@ -18,6 +18,8 @@ typedef struct {
     const char *cuda_include; /* the toolkit's include dir (cudnn.h includes cuda_runtime_api.h);
                                  NULL when no toolkit of that major is known */
     const char *receipt_id;   /* named in the files' first lines */
+    const char *libs_dir;     /* real dir of the installed libraries (lib/ or bin/), read when the
+                                 staged tree has none: dev added to an installed runtime */
 } cc_buildmeta_in;
 
 /* Write lib/pkgconfig/cudnn.pc (+ one .pc per sub-library) and

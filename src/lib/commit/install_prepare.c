@@ -328,6 +328,8 @@ static char *toolkit_include(const cudnnctl_detect_result *det, const cc_source_
 static cudnnctl_err prep_buildmeta(cudnnctl_ctx *ctx, const cudnnctl_detect_result *det,
                                    cudnnctl_install_handle *h)
 {
+    if (!(h->ch.components & CUDNNCTL_COMPONENT_DEV))
+        return CUDNNCTL_E_OK; /* build metadata is part of dev (docs/flavors.md, components) */
     const cc_dest *d = &h->dest;
     int prefix = d->mode == CUDNNCTL_TARGET_PREFIX;
     char *inc = cc_unrooted(ctx, d->include_dir), *lib = cc_unrooted(ctx, d->lib_dir);
@@ -343,7 +345,11 @@ static cudnnctl_err prep_buildmeta(cudnnctl_ctx *ctx, const cudnnctl_detect_resu
                           lib,
                           bin,
                           cuda,
-                          h->rec.id};
+                          h->rec.id,
+                          (h->ch.have & CUDNNCTL_COMPONENT_RUNTIME)
+                              ? (d->bin_dir && cc_str_starts(h->ch.platform, "windows") ? d->bin_dir
+                                                                                         : d->lib_dir)
+                              : NULL};
     cudnnctl_err rc = inc && lib ? cc_buildmeta_write(ctx, &in, &n)
                                  : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     if (rc == CUDNNCTL_E_OK && n)
