@@ -16,7 +16,7 @@
 #     is gone (the loaded DLL renamed aside and queued, the holder named), 9.2 is selected again
 #     (Path, record); after the holder exits the next run deletes what was queued;
 #  5. uninstall of the last one leaves the prefix without cudnn-* dirs, HKCU Path exactly as before
-#     the first install, and the prefix forgotten in STATE\direct.json.
+#     the first install, and the prefix forgotten (no STATE\direct.json: nothing left to record).
 # On a wine that can make junctions the junction path is checked instead (current\bin on Path).
 set -euo pipefail
 : "${WINE:?run through scripts/test-windows.sh}" "${WINEPREFIX:?}" "${CUDNNCTL:?}" "${CUDART_DOUBLE:?}" "${HOLDDLL:?}"
@@ -86,7 +86,7 @@ install() { # install TOP: --json into $TMP/install.json, stderr into $TMP/err
 }
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 path_first() { reg_path | cut -d';' -f1; }
-recorded() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["prefixes"].get("C:/cudnnctl-pfxtest/prefix", "-"))' "$STATE/direct.json"; }
+recorded() { [ -e "$STATE/direct.json" ] || { echo -; return; }; python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["prefixes"].get("C:/cudnnctl-pfxtest/prefix", "-"))' "$STATE/direct.json"; }
 list_json() { "$WINE" "$CUDNNCTL" list --json "$WP" 2>/dev/null | tr -d '\r' >"$TMP/list.json"; }
 active() { list_json; json "$TMP/list.json" '" ".join(i["install_dir"].rsplit("/",1)[1] for i in d["installs"] if i["active"])'; }
 
@@ -191,6 +191,6 @@ echo "ok: uninstall of 9.1 with its DLL loaded (holder pid $HPID named): 9.2 sel
 [ -z "$(find "$PFX" -mindepth 1 -maxdepth 1 -name 'cudnn-*' 2>/dev/null)" ] || fail "cudnn-* dirs left: $(ls -a "$PFX")"
 [ ! -e "$STATE/cleanup.json" ] || fail "what was queued was not deleted by the next run: $(cat "$STATE/cleanup.json")"
 [ "$(reg_path)" = "$ORIG_PATH" ] || fail "Path not restored: '$(reg_path)', was '$ORIG_PATH'"
-[ "$(recorded)" = - ] || fail "STATE\\direct.json still names the prefix: $(cat "$STATE/direct.json")"
+[ ! -e "$STATE/direct.json" ] || fail "STATE\\direct.json left with nothing to record: $(cat "$STATE/direct.json")"
 ls "$STATE/receipts"/*.json >/dev/null 2>&1 && fail "receipts left: $(ls "$STATE/receipts")"
 echo "ok: the last uninstall: no cudnn-* dir, Path exactly as before, the prefix forgotten, no receipt"

@@ -19,19 +19,21 @@ cudnnctl_err cc_direct_probe(cudnnctl_ctx *ctx, const char *dir, int *direct)
         return CUDNNCTL_E_OK;
     char *t = cc_path_join(dir, PROBE_DIR), *l = cc_path_join(dir, PROBE_LINK);
     cudnnctl_err rc = CUDNNCTL_E_OK;
+    int made = 0;
     if (!t || !l) {
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     } else if (cc_sys_mkdir(ctx, t, 0755) != 0) {
         rc = CC_ERR_PF(ctx, "cannot create", t);
-    } else if (cc_sys_symlink_dir(ctx, PROBE_DIR, l) != 0) {
+    } else if ((made = 1, cc_sys_symlink_dir(ctx, PROBE_DIR, l)) != 0) {
         if (cc_pf_last_error() == CUDNNCTL_E_UNSUPPORTED)
-            *direct = 1;
+            *direct = 1; /* (a half-made junction is removed by the platform layer) */
         else
             rc = CC_ERR_PF(ctx, "cannot create a directory link", l);
     } else if (cc_sys_rm_rf(ctx, l) != 0) {
         rc = CC_ERR_PF(ctx, "cannot remove", l);
     }
-    if (t && rc == CUDNNCTL_E_OK && cc_sys_rm_rf(ctx, t) != 0)
+    /* the probe's dir goes in any case; a first error is the one reported */
+    if (made && cc_sys_rm_rf(ctx, t) != 0 && rc == CUDNNCTL_E_OK)
         rc = CC_ERR_PF(ctx, "cannot remove", t);
     free(t);
     free(l);
@@ -101,6 +103,11 @@ cudnnctl_err cc_direct_record(cudnnctl_ctx *ctx, const char *state, const char *
         cJSON_Delete(cJSON_DetachItemViaPointer(px, old));
     if (name && !cJSON_AddStringToObject(px, prefix, name)) {
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        goto out;
+    }
+    if (!px->child) { /* nothing left to record: no file */
+        if (cc_tx_kind(path) != CC_OBJ_NONE && cc_sys_unlink(ctx, path) != 0)
+            rc = CC_ERR_PF(ctx, "cannot remove", path);
         goto out;
     }
     rc = cc_json_out(o, 1, &text); /* frees o */
