@@ -11,7 +11,7 @@
 const cli_example cli_examples[] = {
     {"", "sudo cudnnctl install", "the newest cuDNN that fits the active CUDA toolkit and the driver, into that toolkit's tree, validated on the GPU"},
     {"", "cudnnctl install --prefix ~/cudnn --cudnn 9.19", "cuDNN 9.19 into a per-version prefix you own, no root needed"},
-    {"", "eval \"$(cudnnctl env --prefix ~/cudnn)\"", "use that prefix in this shell"},
+    {"", "eval \"$(cudnnctl env ~/cudnn)\"", "use that prefix in this shell"},
     {"", "cudnnctl doctor", "find problems (mixed versions, broken links, an old driver) with a fix for each"},
 
     {"detect", "cudnnctl detect", "every CUDA toolkit, the driver, the platform key and every cuDNN copy found"},
@@ -47,7 +47,7 @@ const cli_example cli_examples[] = {
     {"use", "cudnnctl use --prefix ~/cudnn --cudnn 9.14", "switch a prefix to the 9.14 installed there side by side"},
 
     {"env", "eval \"$(cudnnctl env 13.0)\"", "use CUDA 13.0 and its cuDNN in this shell"},
-    {"env", "cudnnctl env --prefix ~/cudnn --shell fish | source", "the same for a prefix, in fish"},
+    {"env", "cudnnctl env ~/cudnn --shell fish | source", "a prefix's current cuDNN, in fish"},
     {"env", "cudnnctl env 13.0 --persist", "write the activation into your shell's start-up files"},
 
     {"validate", "cudnnctl validate", "load the active cuDNN and run a convolution on GPU 0"},
