@@ -1,7 +1,9 @@
 # manpages.cmake: write cudnnctl.1 and cudnnctl-COMMAND.1 for every command the binary lists,
-# from its command table (`cudnnctl __man [COMMAND]`). -DEXE=cudnnctl -DOUT=dir
+# from its command table (`cudnnctl __man [COMMAND]`), and each compressed as Debian and Fedora
+# install man pages (`gzip -9n`: best compression, no name or time stamp, so the bytes are
+# reproducible). -DEXE=cudnnctl -DOUT=dir -DGZIP=gzip
 file(MAKE_DIRECTORY ${OUT})
-file(GLOB old ${OUT}/*.1)
+file(GLOB old ${OUT}/*.1 ${OUT}/*.1.gz)
 if(old)
   file(REMOVE ${old})
 endif()
@@ -21,6 +23,13 @@ foreach(l ${lines})
     if(NOT r EQUAL 0)
       message(FATAL_ERROR "cudnnctl __man ${c} failed (${r})")
     endif()
+  endif()
+endforeach()
+file(GLOB pages ${OUT}/*.1)
+foreach(p ${pages})
+  execute_process(COMMAND ${GZIP} -9n -c ${p} OUTPUT_FILE ${p}.gz RESULT_VARIABLE r)
+  if(NOT r EQUAL 0)
+    message(FATAL_ERROR "${GZIP} -9n ${p} failed (${r})")
   endif()
 endforeach()
 file(WRITE ${OUT}/.stamp "")

@@ -31,8 +31,9 @@ if(WIN32)
   return()
 endif()
 
+# (not cudnnctl_test.h: the fault-injection hooks are not exported, a program cannot use them)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/cudnnctl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.def" PATTERN "cudnnctl_test.h" EXCLUDE)
 
 # Debian wants the licence as /usr/share/doc/<package>/copyright
 install(FILES ${CMAKE_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME copyright)

@@ -178,6 +178,7 @@ typedef struct {
     long age_days;
 } cudnnctl_catalog_info;
 
+/** What the catalog holds and how old it is (`available`, `--version`): fill, clear, as JSON. */
 CUDNNCTL_API cudnnctl_err cudnnctl_catalog_info_get(cudnnctl_ctx *ctx, cudnnctl_catalog_info *out);
 CUDNNCTL_API void cudnnctl_catalog_info_clear(cudnnctl_catalog_info *info);
 CUDNNCTL_API cudnnctl_err cudnnctl_catalog_info_json(const cudnnctl_catalog_info *info,

@@ -128,6 +128,8 @@ CUDNNCTL_API void cudnnctl_set_log_cb(cudnnctl_ctx *ctx, cudnnctl_log_cb cb, voi
 CUDNNCTL_API void cudnnctl_set_progress_cb(cudnnctl_ctx *ctx, cudnnctl_progress_cb cb, void *user);
 CUDNNCTL_API void cudnnctl_set_event_cb(cudnnctl_ctx *ctx, cudnnctl_event_cb cb, void *user);
 
+/** The callbacks a run consults: questions (cudnnctl_question_cb) and cancellation
+ *  (cudnnctl_cancel_cb); NULL removes one. */
 CUDNNCTL_API void cudnnctl_set_question_cb(cudnnctl_ctx *ctx, cudnnctl_question_cb cb, void *user);
 CUDNNCTL_API void cudnnctl_set_cancel_cb(cudnnctl_ctx *ctx, cudnnctl_cancel_cb cb, void *user);
 /** How long an install / uninstall / rollback waits for a target or state lock another process
@@ -135,6 +137,9 @@ CUDNNCTL_API void cudnnctl_set_cancel_cb(cudnnctl_ctx *ctx, cudnnctl_cancel_cb c
  *  to N seconds (polling the cancel callback); -1 waits for as long as it takes. */
 CUDNNCTL_API void cudnnctl_set_lock_wait(cudnnctl_ctx *ctx, int seconds);
 
+/** The last failure on @p ctx (code, detail with the fix, origin); its strings belong to the
+ *  context (until its next failure). cudnnctl_strerror: a code's message; cudnnctl_err_name:
+ *  its name ("LOCKED" for CUDNNCTL_E_LOCKED); both static strings. */
 CUDNNCTL_API const cudnnctl_error_info *cudnnctl_last_error(const cudnnctl_ctx *ctx);
 CUDNNCTL_API const char *cudnnctl_strerror(cudnnctl_err code);
 CUDNNCTL_API const char *cudnnctl_err_name(cudnnctl_err code);
@@ -152,6 +157,7 @@ typedef struct {
     size_t n_manifests;          /**< manifests embedded */
 } cudnnctl_build_info;
 
+/** This build's cudnnctl_build_info (static, never freed). */
 CUDNNCTL_API const cudnnctl_build_info *cudnnctl_build_info_get(void);
 
 /** Free a string returned by the library. */

@@ -136,6 +136,7 @@ typedef struct {
     size_t n;
 } cudnnctl_changes;
 
+/** Free the changes a persist, remove or use returned. */
 CUDNNCTL_API void cudnnctl_changes_free(cudnnctl_changes *c);
 /** JSON array of {action, path, detail}. */
 CUDNNCTL_API cudnnctl_err cudnnctl_changes_json(const cudnnctl_changes *c, char **json);

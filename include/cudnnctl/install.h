@@ -305,11 +305,14 @@ typedef struct {
     size_t n_files;
     size_t n_links;
     size_t n_replaced;
-    int active; /**< tree: the newest on its target; prefix: PREFIX/current → it */
+    int active; /**< tree: the newest on its target; prefix: PREFIX/current → it (direct: the
+                 *   selected install the state records) */
     char *receipt_path;
     cudnnctl_flavor flavor;         /**< full, or the Graph JIT library */
     cudnnctl_components components; /**< what this install placed */
     char *sublibs; /**< the cuDNN sub-libraries it placed, "libcudnn,libcudnn_graph,..." */
+    int direct; /**< prefix on a filesystem without directory links (FAT32, exFAT, network
+                 *   shares, wine): no PREFIX/current, the environment names install_dir */
 } cudnnctl_install_record;
 
 typedef struct {

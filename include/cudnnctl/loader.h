@@ -58,6 +58,8 @@ typedef struct {
     size_t n;
 } cudnnctl_load_tree;
 
+/** The load tree of @p consumer (a program or shared object) under @p env; free it with
+ *  cudnnctl_load_tree_free. */
 CUDNNCTL_API cudnnctl_err cudnnctl_loader_tree(cudnnctl_ctx *ctx, const cudnnctl_loader_env *env,
                                                const char *consumer, cudnnctl_load_tree **out);
 CUDNNCTL_API void cudnnctl_load_tree_free(cudnnctl_load_tree *t);

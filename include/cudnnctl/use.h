@@ -44,6 +44,7 @@ typedef struct {
     size_t n_alt_choices;
 } cudnnctl_cuda_link;
 
+/** What /usr/local/cuda (or CUDA_PATH) is on this machine; free it with cudnnctl_cuda_link_free. */
 CUDNNCTL_API cudnnctl_err cudnnctl_cuda_link_info(cudnnctl_ctx *ctx, cudnnctl_cuda_link **out);
 CUDNNCTL_API void cudnnctl_cuda_link_free(cudnnctl_cuda_link *l);
 /** JSON for `use` without a version: {"toolkits": [{path, version, major, minor, active,

@@ -105,6 +105,21 @@ typedef struct {
 
 extern const cli_optspec cli_optspecs[];
 
+/* examples.c: what help and the man pages show under EXAMPLES and ENVIRONMENT. An example's
+ * command is "" for cudnnctl(1) itself; a variable's commands are "*" or command names. */
+typedef struct {
+    const char *command, *line, *what;
+} cli_example;
+extern const cli_example cli_examples[];
+typedef struct {
+    const char *name, *commands, *meaning;
+} cli_envvar;
+extern const cli_envvar cli_envvars[];
+int cli_example_for(const cli_example *e, const char *command);
+int cli_envvar_for(const cli_envvar *v, const char *command); /* "" = cudnnctl(1): all */
+/* Every visible command has 2-3 examples that parse; every CUDNNCTL_* variable is listed. */
+int cli_examples_check(cudnnctl_ctx *ctx);
+
 /* opts.c */
 int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd);
 void cli_usage(FILE *f);

@@ -34,7 +34,9 @@ int cmd_list(cli_opts *o, cudnnctl_ctx *ctx)
                                  it->cuda_variant,
                                  cudnnctl_flavor_name(it->flavor),
                                  comp,
-                                 it->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree",
+                                 it->mode != CUDNNCTL_TARGET_PREFIX ? "cuda-tree"
+                                 : it->direct                       ? "prefix (no link)"
+                                                                    : "prefix",
                                  it->install_dir ? it->install_dir : it->target_path,
                                  it->installed_at,
                                  it->active ? (it->verified ? "yes" : "yes (unverified)")
@@ -43,6 +45,13 @@ int cmd_list(cli_opts *o, cudnnctl_ctx *ctx)
         }
         cli_table_print(t, stdout);
         cli_table_free(t);
+        size_t n_direct = 0;
+        for (size_t i = 0; i < l->n_items; i++)
+            n_direct += l->items[i].direct;
+        if (n_direct)
+            cli_info(o, "prefix (no link): the prefix's filesystem holds no directory junction, "
+                        "so there is no PREFIX/current; the environment names the active "
+                        "install's own dir ('cudnnctl use --prefix DIR --cudnn V' switches it)");
     }
     if (l->pending_journal)
         cli_warn(o,

@@ -117,6 +117,18 @@ static void wrap(FILE *f, const char *text, int ind)
     fputc('\n', f);
 }
 
+/* examples.c's lines for this command: the line, then what it does, indented. */
+static void print_examples(FILE *f, const char *command)
+{
+    int any = 0;
+    for (const cli_example *e = cli_examples; e->line; e++) {
+        if (!cli_example_for(e, command))
+            continue;
+        fprintf(f, "%s  %s\n", any++ ? "" : "\nexamples:\n", e->line);
+        wrap(f, e->what, 6);
+    }
+}
+
 void cli_command_help(FILE *f, const cli_command *c)
 {
     fprintf(f, "usage: cudnnctl %s [options]%s%s\n\n", c->name, c->args && *c->args ? " " : "",
@@ -131,6 +143,7 @@ void cli_command_help(FILE *f, const cli_command *c)
     }
     fprintf(f, "\nglobal options:\n");
     print_opts(f, NULL, 1);
+    print_examples(f, c->name);
     fprintf(f, "\nSee cudnnctl-%s(1) and docs/cli.md; exit codes: cudnnctl help.\n", c->name);
 }
 

@@ -37,8 +37,10 @@ static void man_header(FILE *f, const char *name, const char *what)
     up[i] = 0;
     fprintf(f, ".TH \"");
     roff(f, up);
-    fprintf(f, "\" \"1\" \"%s\" \"cudnnctl %s\" \"User Commands\"\n.SH NAME\n", date,
-            CUDNNCTL_VERSION_STRING);
+    /* .nh: no hyphenation, so groff never breaks a command name ("cud-nnctl-install(1)"); .ad l:
+     * ragged right, no stretched gaps between long names */
+    fprintf(f, "\" \"1\" \"%s\" \"cudnnctl %s\" \"User Commands\"\n.nh\n.ad l\n.SH NAME\n",
+            date, CUDNNCTL_VERSION_STRING);
     roff(f, name);
     fputs(" \\- ", f);
     roff(f, what);
@@ -67,18 +69,55 @@ static void man_options(FILE *f, const cli_command *c, int global)
     }
 }
 
-static void man_exit_and_see_also(FILE *f, const char *self)
+/* ENVIRONMENT: the variables that matter to this page's command ("" for cudnnctl(1): all). */
+static void man_environment(FILE *f, const char *command)
 {
+    fputs(".SH ENVIRONMENT\n", f);
+    for (const cli_envvar *v = cli_envvars; v->name; v++) {
+        if (!cli_envvar_for(v, command))
+            continue;
+        fputs(".TP\n.B ", f);
+        roff(f, v->name);
+        fputc('\n', f);
+        roff(f, v->meaning);
+        fputc('\n', f);
+    }
+}
+
+/* EXAMPLES: what each does, then the line as typed, in bold, not filled. */
+static void man_examples(FILE *f, const char *command)
+{
+    int any = 0;
+    fputs(".SH EXAMPLES\n", f);
+    for (const cli_example *e = cli_examples; e->line; e++) {
+        if (!cli_example_for(e, command))
+            continue;
+        if (any++)
+            fputs(".PP\n", f);
+        roff(f, e->what);
+        fputs(":\n.RS 4\n.nf\n\\fB", f);
+        roff(f, e->line);
+        fputs("\\fR\n.fi\n.RE\n", f);
+    }
+}
+
+/* The sections after the options; command "" is cudnnctl(1) itself. */
+static void man_exit_and_see_also(FILE *f, const char *command)
+{
+    const char *self = *command ? command : "cudnnctl";
     fputs(".SH EXIT STATUS\n", f);
     for (const cli_exit_code *e = cli_exit_codes; e->meaning; e++) {
         fprintf(f, ".TP\n.B %d\n", e->code);
         roff(f, e->meaning);
         fputc('\n', f);
     }
+    man_environment(f, command);
     fputs(".SH FILES\n.TP\n.I /etc/cudnnctl/config\nsystem configuration (INI)\n"
           ".TP\n.I $XDG_CONFIG_HOME/cudnnctl/config\nuser configuration; see\n"
-          ".BR cudnnctl\\-config (1)\n.SH SEE ALSO\n",
+          ".BR cudnnctl\\-config (1)\n",
           f);
+    man_examples(f, command);
+    fputs(".SH SEE ALSO\n", f);
     int first = 1;
     if (strcmp(self, "cudnnctl") != 0) {
         fputs(".BR cudnnctl (1)", f);
@@ -116,7 +155,7 @@ static void man_main(FILE *f)
     fputs(".SH GLOBAL OPTIONS\n", f);
     man_options(f, NULL, 1);
     fputs(".TP\n.B \\-\\-version\nversions of cudnnctl, its libraries and catalog\n", f);
-    man_exit_and_see_also(f, "cudnnctl");
+    man_exit_and_see_also(f, "");
 }
 
 static void man_command(FILE *f, const cli_command *c)
@@ -241,7 +280,6 @@ static int check_commands_list(const cli_optspec *s)
 int cmd_cli_check(cli_opts *o, cudnnctl_ctx *ctx)
 {
     (void)o;
-    (void)ctx;
     int bad = 0, has_arg = 0;
     const char *n;
     for (int i = 0; (n = cli_getopt_name(i, &has_arg)) != NULL; i++) {
@@ -266,5 +304,6 @@ int cmd_cli_check(cli_opts *o, cudnnctl_ctx *ctx)
         }
         bad |= check_commands_list(s);
     }
+    bad |= cli_examples_check(ctx);
     return bad;
 }

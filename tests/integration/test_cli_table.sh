@@ -12,7 +12,7 @@ trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 DOC=$SOURCE_DIR/docs/cli.md
 
-"$CUDNNCTL" __cli-check || fail "__cli-check: the getopt table and optspec.c disagree (above)"
+"$CUDNNCTL" __cli-check || fail "__cli-check: the getopt table and optspec.c disagree, or an example or variable of examples.c is wrong (above)"
 
 # every long option of opts.c's getopt table, read from the source itself (not through the
 # binary), is in docs/cli.md and is taken by at least one command

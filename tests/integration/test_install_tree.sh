@@ -4,7 +4,8 @@
 #    errors.def, lib/pkgconfig/cudnnctl.pc (prefix = the install prefix), lib/cmake/cudnnctl/,
 #    share/doc/cudnnctl/{LICENSE,README.md,copyright,docs/}
 #  - libcudnnctl.so.0: SONAME libcudnnctl.so.0, and its dynamic symbols are exactly the functions
-#    the public headers declare CUDNNCTL_API (internals hidden)
+#    the installed headers declare CUDNNCTL_API (internals hidden; the committed list and the doc
+#    comments: test_library_symbols.sh); no cudnnctl_test.h
 #  - detect does not take libcudnnctl.so.0 for a cuDNN copy
 #  - the installed cudnnctl.h compiles on its own (C11 -pedantic -Werror, and as C++)
 #  - tests/packaging/consumer/demo.c built through pkg-config and through find_package(cudnnctl)
@@ -30,8 +31,10 @@ for f in bin/cudnnctl "$LIBDIR/libcudnnctl.so.0.1.0" "$LIBDIR/libcudnnctl.so.0" 
     [ -e "$P/$f" ] || fail "not installed: $f"
 done
 for h in "$SOURCE_DIR"/include/cudnnctl/*.h; do
+    [ "$(basename "$h")" != cudnnctl_test.h ] || continue # the test hooks: not installed (below)
     cmp -s "$h" "$P/include/cudnnctl/$(basename "$h")" || fail "header $(basename "$h") not installed as is"
 done
+[ ! -e "$P/include/cudnnctl/cudnnctl_test.h" ] || fail "the test hooks' header cudnnctl_test.h is installed"
 [ "$(readlink "$P/$LIBDIR/libcudnnctl.so.0")" = libcudnnctl.so.0.1.0 ] || fail "libcudnnctl.so.0 does not point at .so.0.1.0"
 "$P/bin/cudnnctl" --print-version | grep '^cudnnctl 0\.1\.0' >/dev/null || fail "installed cudnnctl --print-version"
 # cudnnctl's own libcudnnctl.so.0 is no cuDNN copy: with the prefix as the root, its lib/ is the
@@ -44,7 +47,7 @@ python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cudnn"]; sys.exit("
 SO=$P/$LIBDIR/libcudnnctl.so.0
 readelf -d "$SO" | grep 'Library soname: \[libcudnnctl.so.0\]' >/dev/null || fail "SONAME is not libcudnnctl.so.0"
 nm -D --defined-only "$SO" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort >"$T/exported"
-python3 - "$SOURCE_DIR"/include/cudnnctl/*.h >"$T/declared" <<'PY'
+python3 - "$P"/include/cudnnctl/*.h >"$T/declared" <<'PY'
 import re, sys
 names = set()
 for p in sys.argv[1:]:

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # test_packages.sh: the packages CPack makes, and the .deb installed into a clean Debian 12 root.
 #  1. cpack -G DEB;RPM;TGZ from this build. Each package carries exactly what `cmake --install
-#     --prefix /usr` installs (so man pages and completions too, once the tree installs them);
-#     `dpkg -c` / `rpm -qpl` list binary, library, headers, pkg-config, CMake config, docs, LICENSE.
+#     --prefix /usr` installs (so man pages and completions too, once the tree installs them),
+#     except what docs/packaging.md lists per format (packaging/cpack_tree.cmake): the DEB adds
+#     share/doc/cudnnctl/changelog.gz, the RPM has the zsh completion in Fedora's site-functions;
+#     `dpkg -c` / `rpm -qpl` list binary, library, headers, pkg-config, CMake config, docs, LICENSE;
+#     no package holds cudnnctl_test.h or an uncompressed man page.
 #     The .deb's Depends (dpkg-shlibdeps) and the RPM's Requires name libarchive, libcurl,
-#     OpenSSL's libcrypto and cJSON.
+#     OpenSSL's libcrypto and cJSON. lintian on the .deb: no error, and every warning is one
+#     docs/packaging.md explains; its control area has the ldconfig trigger and no maintainer
+#     script; its Maintainer is CUDNNCTL_MAINTAINER; `rpm -qip` shows the package's own
+#     description (not CPack's placeholder) and the maintainer as Packager.
 #  2. A clean bookworm root (tests/tools/debroot.sh: mmdebstrap, cached outside the clone); in it
 #     (chroot): `dpkg -i` the .deb without forcing; every library the binary and libcudnnctl.so.0
 #     load belongs to a package the .deb depends on; `cudnnctl --version` (or --print-version);
@@ -19,6 +25,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "NOTE: $*" >&2; }
 [ "$(id -u)" -eq 0 ] || { echo "test_packages: not root: chroot needs root (skipped)" >&2; exit 77; }
 command -v rpmbuild >/dev/null || fail "rpmbuild is missing: run scripts/bootstrap (apt-get install rpm)"
+command -v lintian >/dev/null || fail "lintian is missing: run scripts/bootstrap (apt-get install lintian)"
 T=$(mktemp -d "${TMPDIR:-/tmp}/cc-packages-XXXXXX")
 trap 'rm -rf "$T"' EXIT
 VER=$(sed -n 's/^set(CPACK_PACKAGE_VERSION "\(.*\)")$/\1/p' "$BUILD_DIR/CPackConfig.cmake")
@@ -40,10 +47,17 @@ DESTDIR=$T/ref cmake --install "$BUILD_DIR" --prefix /usr >/dev/null
 dpkg-deb --fsys-tarfile "$DEB" | tar -t | grep -v '/$' | sed 's|^\./|/|' | sort >"$T/deb.list"
 rpm -qpl "$RPM" 2>/dev/null | sort >"$T/rpm.all"
 tar -tzf "$TGZ" | grep -v '/$' | sed "s|^cudnnctl-${VER}-Linux||" | sort >"$T/tgz.list"
-diff -u "$T/ref.list" "$T/deb.list" || fail "the .deb does not hold what cmake --install installs (- missing, + extra)"
+# the per-format differences (packaging/cpack_tree.cmake)
+{ cat "$T/ref.list"; echo /usr/share/doc/cudnnctl/changelog.gz; } | sort >"$T/ref.deb"
+sed 's|^/usr/share/zsh/vendor-completions/_cudnnctl$|/usr/share/zsh/site-functions/_cudnnctl|' "$T/ref.list" | sort >"$T/ref.rpm"
+diff -u "$T/ref.deb" "$T/deb.list" || fail "the .deb does not hold what cmake --install installs + changelog.gz (- missing, + extra)"
 diff -u "$T/ref.list" "$T/tgz.list" || fail "the .tar.gz does not hold what cmake --install installs"
-comm -23 "$T/ref.list" "$T/rpm.all" >"$T/rpm.missing"
+comm -23 "$T/ref.rpm" "$T/rpm.all" >"$T/rpm.missing"
 [ ! -s "$T/rpm.missing" ] || fail "the RPM lacks: $(cat "$T/rpm.missing")"
+! grep -q '/usr/share/zsh/vendor-completions' "$T/rpm.all" || fail "the RPM has Debian's zsh path: $(grep zsh "$T/rpm.all")"
+for l in deb.list rpm.all tgz.list; do
+    ! grep -E '/cudnnctl_test\.h$|/man1/[^/]*\.1$' "$T/$l" || fail "$l: a test header or an uncompressed man page (above)"
+done
 dpkg -c "$DEB" >"$T/dpkg-c"
 for re in ' \./usr/bin/cudnnctl$' ' \./usr/lib/(x86_64-linux-gnu/)?libcudnnctl\.so\.0\.[0-9.]+$' \
           ' \./usr/lib/(x86_64-linux-gnu/)?libcudnnctl\.so\.0 -> ' ' \./usr/include/cudnnctl/cudnnctl\.h$' \
@@ -61,6 +75,33 @@ deps=$(dpkg-deb -f "$DEB" Depends)
 for p in libc6 libarchive13 libcurl4 libssl3 libcjson1; do
     grep -Eq "(^|, )$p( |,|$)" <<<"$deps" || fail ".deb Depends lacks $p: $deps"
 done
+# ---- lintian, the control area, the descriptions ---------------------------------------------------
+# lintian's exit status: 0 no error, 1 errors found, 2 it could not run
+rc=0; lintian --tag-display-limit 0 "$DEB" >"$T/lintian" 2>"$T/lintian.err" || rc=$?
+[ $rc -le 1 ] || { cat "$T/lintian.err"; fail "lintian did not run (exit $rc)"; }
+! grep '^E: ' "$T/lintian" && [ $rc -eq 0 ] || fail "lintian reports errors on the .deb (above; exit $rc)"
+# every warning is explained in docs/packaging.md's table ("| `tag` | ... |")
+sed -n 's/^W: cudnnctl: \([a-z0-9-]*\).*/\1/p' "$T/lintian" | sort -u >"$T/warn.tags"
+while read -r tag; do
+    grep -q "^| \`$tag\` |" "$SOURCE_DIR/docs/packaging.md" ||
+        fail "lintian warning $tag is neither fixed nor explained in docs/packaging.md: $(grep "$tag" "$T/lintian")"
+done <"$T/warn.tags"
+dpkg-deb -e "$DEB" "$T/control"
+[ "$(grep -v '^#' "$T/control/triggers")" = "activate-noawait ldconfig" ] || fail "the .deb's triggers: $(cat "$T/control/triggers" 2>&1)"
+for f in postinst postrm preinst prerm; do [ ! -e "$T/control/$f" ] || fail "the .deb has a $f: $(cat "$T/control/$f")"; done
+MAINT=$(sed -n 's/^CUDNNCTL_MAINTAINER:STRING=//p' "$BUILD_DIR/CMakeCache.txt")
+[ -n "$MAINT" ] && [ "$(dpkg-deb -f "$DEB" Maintainer)" = "$MAINT" ] || fail "Maintainer: $(dpkg-deb -f "$DEB" Maintainer), CUDNNCTL_MAINTAINER: $MAINT"
+dpkg-deb --fsys-tarfile "$DEB" | tar -xOf - ./usr/share/doc/cudnnctl/changelog.gz | zcat >"$T/changelog"
+head -n1 "$T/changelog" | grep -q "^cudnnctl ($VER) " || fail "changelog.gz does not start with cudnnctl ($VER): $(head -n1 "$T/changelog")"
+grep -q "^ -- $MAINT  " "$T/changelog" || fail "changelog.gz's trailer is not by $MAINT: $(grep '^ -- ' "$T/changelog")"
+rpm -qip "$RPM" 2>/dev/null >"$T/rpm.info"
+sed -n '/^Description :$/,$p' "$T/rpm.info" | tail -n +2 >"$T/rpm.desc"
+dpkg-deb -f "$DEB" Description | tail -n +2 | sed 's/^ //' >"$T/deb.desc"
+grep -q '^cudnnctl detects CUDA toolkits' "$T/rpm.desc" && ! grep -qi 'cpack' "$T/rpm.desc" ||
+    fail "rpm -qip shows no real description: $(cat "$T/rpm.desc")"
+diff -u "$T/deb.desc" "$T/rpm.desc" || fail "the RPM's and the DEB's descriptions differ"
+grep -q "^Packager *: $MAINT$" "$T/rpm.info" || fail "rpm -qip Packager: $(grep Packager "$T/rpm.info")"
+
 rpm -qpR "$RPM" 2>/dev/null >"$T/rpm.req"
 for r in 'libarchive\.so\.13' 'libcurl\.so\.4' 'libcrypto\.so\.3' 'libcjson\.so\.1'; do
     grep -q "^$r" "$T/rpm.req" || fail "the RPM does not require $r: $(tr '\n' ' ' <"$T/rpm.req")"

@@ -7,8 +7,9 @@
  * names, staging dirs, journal or stray receipts left. The whole `cudnnctl install` through the
  * binary (cache, extraction, staging, commit; the CLI's fault hooks and its "recovered"
  * report): tests/fault/test_install_torture.sh. Where no POSIX symlinks can be made (wine) the
- * tree cases run on a Windows CUDA tree (DLLs, plain files) and the prefix cases are skipped
- * (their `current` is a junction there, which wine cannot make). */
+ * tree cases run on a Windows CUDA tree (DLLs, plain files) and the prefix cases on a Windows
+ * staging tree in direct mode (no junction can be made there either: no `current`, the probe
+ * and the record of commit/direct.c inside the loop). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,17 +65,22 @@ static void setup(torture *t, cudnnctl_target_mode mode)
     memset(t, 0, sizeof(*t));
     char *tmp = fx_tmpdir_fast();
     if (!pff_posix_symlinks(tmp)) {
-        if (mode == CUDNNCTL_TARGET_PREFIX) {
-            fx_rm(tmp);
-            free(tmp);
-            print_message("no POSIX symlinks nor junctions here (wine): prefix mode's `current`\n");
-            skip();
-        }
         assert_int_equal(fx_world_make_win(&t->w, tmp), 0);
         t->w.fixture = cc_path_join(t->w.tmp, "fixture");
         assert_int_equal(fx_staging_win(t->w.fixture, "9.19.0", stems_win), 0);
         t->target_rel = "CUDA/v13.0";
         fx_plan_init_win(&t->plan, "9.19.0.56");
+        if (mode == CUDNNCTL_TARGET_PREFIX) {
+            /* no junction either (wine): the prefix install runs in direct mode (direct.h) */
+            t->target_rel = "opt";
+            char *opt = cc_path_join(t->w.root, "opt");
+            pff_mkdir_p(opt);
+            free(opt);
+            fx_plan_init(&t->plan, "9.19.0.56", mode, "/opt/cudnn");
+            t->plan.p.archive.platform = (char *)"windows-x86_64";
+            t->plan.p.archive.relative_path = (char *)"cudnn/windows-x86_64/test-archive.zip";
+            t->plan.p.url = (char *)"file:///nowhere/test-archive.zip";
+        }
     } else {
         assert_int_equal(fx_world_make_in(&t->w, tmp), 0);
         t->w.fixture = cc_path_join(t->w.tmp, "fixture");

@@ -40,6 +40,7 @@ typedef struct {
     char *install_dir; /* tree: = target; prefix: PREFIX/cudnn-<ver>-cuda<M> */
     char *include_dir, *lib_dir, *bin_dir, *doc_dir;
     char *current; /* prefix: PREFIX/current */
+    int direct;    /* prefix: its filesystem holds no directory link, so no current (direct.h) */
 } cc_dest;
 void cc_dest_free(cc_dest *d);
 

@@ -1,7 +1,9 @@
 /* commit_prefix.c: plan a prefix install — the staged tree (PREFIX/.staging-<id>, same
  * filesystem) becomes PREFIX/cudnn-<ver>-cuda<M> in one rename, then PREFIX/current is flipped
  * to it atomically (a new link under a temp name renamed over the old one); components added to
- * an installed version are placed into its dir file by file instead. */
+ * an installed version are placed into its dir file by file instead. On a filesystem that cannot
+ * hold a directory link (d->direct, direct.h) there is no current: the receipt says so and the
+ * environment names the version dir itself. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,9 +225,24 @@ cudnnctl_err cc_commit_prefix_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *
     cudnnctl_err rc = place_version_dir(ctx, t, d->install_dir, in, r, old, &n_backup);
     if (rc == CUDNNCTL_E_OK)
         rc = list_tree(ctx, d->install_dir, in, r, old);
-    if (rc == CUDNNCTL_E_OK)
-        rc = flip_current(ctx, t, d, in, r, &n_backup);
-    return rc;
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    if (!d->direct)
+        return flip_current(ctx, t, d, in, r, &n_backup);
+    r->direct = 1;
+    if (in->warnings) {
+        char *p = cc_unrooted(ctx, d->target), *v = cc_unrooted(ctx, d->install_dir);
+        cc_strv_push_own(in->warnings,
+                         cc_asprintf("%s cannot hold a directory junction (FAT32, exFAT, many "
+                                     "network shares, wine): no %s/current; the environment names "
+                                     "%s itself, and `cudnnctl use --prefix %s --cudnn V` switches "
+                                     "it",
+                                     p ? p : d->target, p ? p : d->target, v ? v : d->install_dir,
+                                     p ? p : d->target));
+        free(p);
+        free(v);
+    }
+    return CUDNNCTL_E_OK;
 }
 
 /* Components added to a version dir already there (its other files stay as they are): each

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commit.h"
+#include "direct.h"
 #include "content_policy.h"
 #include "install_internal.h"
 #include "journal.h"
@@ -119,6 +120,15 @@ static void commit_after(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
                                                            : CC_WINENV_USER_KEY));
         }
     }
+    cc_saved_err sr;
+    cc_err_save(ctx, &sr);
+    if (h->dest.direct && cc_direct_record(ctx, h->state, h->target_shown,
+                                           cc_path_base(h->dest.install_dir)) != CUDNNCTL_E_OK)
+        cc_strv_push_own(&h->warnings, cc_asprintf("the selected install of %s was not recorded "
+                                                   "(the newest is taken): %s",
+                                                   h->target_shown,
+                                                   cudnnctl_last_error(ctx)->detail));
+    cc_err_restore(ctx, &sr, NULL);
     cc_ldconfig(ctx, h->opts.no_ldconfig, &res->ldconfig);
     cc_install_step(ctx, &h->steps,
                     cc_asprintf("ldconfig: %s", res->ldconfig ? res->ldconfig : "?"));

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "direct.h"
 #include "install_internal.h"
 #include "winenv.h"
 
@@ -228,6 +229,18 @@ cudnnctl_err cc_install_perm_hint(cudnnctl_ctx *ctx, cudnnctl_err rc, const char
     return rc;
 }
 
+/* A prefix without PREFIX/current (direct.h): Path names the version dir, the others' dropped. */
+static cudnnctl_err wire_direct(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
+                                const cc_dest *d, int dry, cJSON *changes, int *n_changed)
+{
+    char *px = cc_unrooted(ctx, d->target), *v = cc_unrooted(ctx, d->install_dir);
+    cudnnctl_err rc = px && v ? cc_direct_wire(ctx, px, v, o->system_env, dry, changes, n_changed)
+                              : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    free(px);
+    free(v);
+    return rc;
+}
+
 /* Windows: the registry environment an install into @p d sets (CUDA_PATH, CUDA_PATH_Vx_y for a
  * CUDA tree; PATH with the tree's bin (and bin\x64) or the prefix's bin first). dry: only
  * computed into *env_json (the receipt's "env" array); else written, *n_changed set. */
@@ -241,16 +254,20 @@ cudnnctl_err cc_install_wire_env(cudnnctl_ctx *ctx, const cudnnctl_install_opts 
     int tree = d->mode == CUDNNCTL_TARGET_CUDA_TREE;
     if (!changes)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    rc = cc_winenv_install_bins(ctx, tree, d->target, d->current, d->bin_dir, &bins);
-    cc_winenv_want w = {0};
-    w.system = o->system_env;
-    w.toolkit = tree ? d->target : NULL;
-    w.version = tree ? p->toolkit_version : NULL;
-    w.bins = (const char *const *)bins.v;
-    w.n_bins = bins.n;
-    w.dry = dry;
-    if (rc == CUDNNCTL_E_OK)
-        rc = cc_winenv_apply(ctx, &w, changes, n_changed);
+    if (d->direct) {
+        rc = wire_direct(ctx, o, d, dry, changes, n_changed);
+    } else {
+        rc = cc_winenv_install_bins(ctx, tree, d->target, d->current, d->bin_dir, &bins);
+        cc_winenv_want w = {0};
+        w.system = o->system_env;
+        w.toolkit = tree ? d->target : NULL;
+        w.version = tree ? p->toolkit_version : NULL;
+        w.bins = (const char *const *)bins.v;
+        w.n_bins = bins.n;
+        w.dry = dry;
+        if (rc == CUDNNCTL_E_OK)
+            rc = cc_winenv_apply(ctx, &w, changes, n_changed);
+    }
     if (rc == CUDNNCTL_E_OK && env_json && !(*env_json = cJSON_PrintUnformatted(changes)))
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     cJSON_Delete(changes);

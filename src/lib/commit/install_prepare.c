@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "buildmeta.h"
+#include "direct.h"
 #include "install_internal.h"
 #include "journal.h"
 #include "links.h"
@@ -242,10 +243,12 @@ static cudnnctl_err prep_state(cudnnctl_ctx *ctx, cudnnctl_install_handle *h, in
                h->ch.cudnn_version, res->install_dir, same->id))
         return CUDNNCTL_E_OK;
     int flipped = 0;
-    if (h->dest.mode == CUDNNCTL_TARGET_PREFIX &&
-        (rc = cc_switch_current(ctx, h->state, h->dest.current,
-                                cc_path_base(h->dest.install_dir), &flipped, &h->steps)) !=
-            CUDNNCTL_E_OK)
+    if (h->dest.mode == CUDNNCTL_TARGET_PREFIX && same->direct)
+        rc = cc_direct_switch(ctx, h->state, &h->rs, same, &flipped, &h->steps);
+    else if (h->dest.mode == CUDNNCTL_TARGET_PREFIX)
+        rc = cc_switch_current(ctx, h->state, h->dest.current, cc_path_base(h->dest.install_dir),
+                               &flipped, &h->steps);
+    if (rc != CUDNNCTL_E_OK)
         return rc;
     /* nothing was downloaded or hashed now: say when it was */
     res->result = flipped ? CUDNNCTL_INSTALL_SWITCHED : CUDNNCTL_INSTALL_UNCHANGED;
@@ -298,7 +301,9 @@ static cudnnctl_err prep_staging(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
     if (cc_sys_mkdir(ctx, h->staging, 0755) != 0)
         return cc_install_perm_hint(
             ctx, CC_ERR_PF(ctx, "cannot create the staging dir", h->staging), h->target_shown);
-    return CUDNNCTL_E_OK;
+    /* can the prefix's filesystem hold PREFIX/current? (no: direct.h) */
+    return d->mode == CUDNNCTL_TARGET_PREFIX ? cc_direct_probe(ctx, h->staging, &d->direct)
+                                             : CUDNNCTL_E_OK;
 }
 
 /* The include dir of the toolkit a prefix install is for: the plan's toolkit, else the active

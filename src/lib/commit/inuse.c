@@ -33,6 +33,32 @@ static char *holders(const char *path)
     return b.data;
 }
 
+/* Who holds what is left of a directory that could not be removed (a prefix's version dir with a
+ * loaded DLL, renamed aside first): its files, each also under @p orig, the name it was loaded
+ * by. Depth-limited; NULL when nobody is known. */
+static char *dir_holders(const char *path, const char *orig, int depth)
+{
+    cc_pf_dir *d = depth < 4 ? cc_pf_opendir(path) : NULL;
+    const char *name;
+    char *who = NULL;
+    while (d && !who && (name = cc_pf_readdir(d)) != NULL) {
+        char *p = cc_path_join(path, name), *o = orig ? cc_path_join(orig, name) : NULL;
+        cc_pf_stat_t st;
+        if (p && cc_pf_lstat(p, &st) == 0 && st.is_dir && !st.is_link) {
+            who = dir_holders(p, o, depth + 1);
+        } else {
+            who = p ? holders(p) : NULL;
+            if (!who && o)
+                who = holders(o);
+        }
+        free(p);
+        free(o);
+    }
+    if (d)
+        cc_pf_closedir(d);
+    return who;
+}
+
 static int in_use_error(cudnnctl_err e)
 {
     return e == CUDNNCTL_E_PERMISSION;
@@ -111,6 +137,8 @@ int cc_inuse_remove(cudnnctl_ctx *ctx, const char *state_dir, const char *path, 
     char *who = holders(path), *shown = cc_unrooted(ctx, path);
     if (!who && orig)
         who = holders(orig);
+    if (!who && cc_tx_kind(path) == CC_OBJ_DIR)
+        who = dir_holders(path, orig, 0);
     char *file = cc_path_join(state_dir, CLEANUP_FILE);
     cJSON *doc = file ? load_list(ctx, file) : NULL;
     cJSON *files = cJSON_GetObjectItemCaseSensitive(doc, "files"), *it;

@@ -4,17 +4,20 @@
 
 #include <cjson/cJSON.h>
 
+#include "direct.h"
 #include "json.h"
 #include "libnames.h"
 #include "receipt.h"
 
-static int is_active(const cudnnctl_ctx *ctx, const cc_receipts *rs, size_t i)
+static int is_active(cudnnctl_ctx *ctx, const char *state, const cc_receipts *rs, size_t i)
 {
     const cc_receipt *r = &rs->v[i];
     for (size_t k = 0; k < rs->n; k++)
         if (cc_receipt_supersedes(&rs->v[k], r) && (rs->v[k].components & r->components))
             return 0; /* reinstalled over: the later receipt is the live one (a later install
                        * that only added components leaves this one live beside it) */
+    if (r->mode == CUDNNCTL_TARGET_PREFIX && r->direct) /* no current: the state's record */
+        return cc_direct_current(ctx, state, rs, r->target_path) == r;
     if (r->mode == CUDNNCTL_TARGET_PREFIX) {
         char *cur = r->current_link ? cc_rooted(ctx, r->current_link) : NULL;
         char *t = cur ? cc_pf_readlink(cur) : NULL;
@@ -105,7 +108,8 @@ cudnnctl_err cudnnctl_list(cudnnctl_ctx *ctx, const char *target, cudnnctl_insta
         for (size_t k = 0; k < r->n_entries; k++)
             *(r->entries[k].type == CC_OBJ_LINK ? &it->n_links : &it->n_files) += 1;
         it->n_replaced = r->n_replaced;
-        it->active = is_active(ctx, &rs, i);
+        it->active = is_active(ctx, state, &rs, i);
+        it->direct = r->direct;
         it->receipt_path = cc_unrooted(ctx, r->file);
         it->flavor = r->flavor;
         it->components = r->components;
@@ -164,7 +168,9 @@ cudnnctl_err cudnnctl_install_list_json(const cudnnctl_install_list *l, char **j
             !cJSON_AddNumberToObject(j, "files", (double)it->n_files) ||
             !cJSON_AddNumberToObject(j, "links", (double)it->n_links) ||
             !cJSON_AddNumberToObject(j, "replaced", (double)it->n_replaced) ||
-            !cJSON_AddBoolToObject(j, "active", it->active) || cc_json_str(j, "receipt", it->receipt_path))
+            !cJSON_AddBoolToObject(j, "active", it->active) ||
+            (it->mode == CUDNNCTL_TARGET_PREFIX && !cJSON_AddBoolToObject(j, "direct", it->direct)) ||
+            cc_json_str(j, "receipt", it->receipt_path))
             goto oom;
         char comp[40];
         cudnnctl_components_text(it->components, comp, sizeof(comp));

@@ -155,7 +155,8 @@ cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **j
         cc_json_str(t, "path", r->target_path) || cc_json_str(t, "install_dir", r->install_dir) ||
         cc_json_str(t, "lib_dir", r->lib_dir) || cc_json_str(t, "include_dir", r->include_dir) ||
         cc_json_str(t, "bin_dir", r->bin_dir) || cc_json_str(t, "doc_dir", r->doc_dir) ||
-        cc_json_str(t, "current_link", r->current_link) || cc_json_str(t, "id", r->target_id))
+        cc_json_str(t, "current_link", r->current_link) || cc_json_str(t, "id", r->target_id) ||
+        (r->direct && !cJSON_AddTrueToObject(t, "direct")))
         goto oom;
     cJSON *files = cJSON_AddArrayToObject(o, "files");
     cJSON *links = cJSON_AddArrayToObject(o, "links");
@@ -259,6 +260,7 @@ static int parse_fields(const cJSON *o, const cJSON *t, cc_receipt *r)
         r->flavor = CUDNNCTL_FLAVOR_FULL;
     if (!comp || cudnnctl_components_parse(comp, &r->components) != 0)
         r->components = CUDNNCTL_COMPONENTS_ALL;
+    r->direct = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "direct"));
     if (dup_to(&r->id, gs(o, "id")) || dup_to(&r->installed_at, gs(o, "installed_at")) ||
         dup_to(&r->tool_version, gs(o, "tool_version")) ||
         dup_to(&r->cudnn_version, gs(o, "cudnn_version")) ||

@@ -43,7 +43,9 @@ typedef struct {
     } archive;
     cudnnctl_target_mode mode;
     char *target_path, *install_dir, *lib_dir, *include_dir, *bin_dir, *doc_dir;
-    char *current_link; /* prefix: PREFIX/current, NULL in tree mode */
+    char *current_link; /* prefix: PREFIX/current, NULL in tree mode and when direct */
+    int direct;         /* prefix on a filesystem without directory links: no current, the
+                         * environment names install_dir (direct.h) */
     char *target_id;    /* "dev:ino" of the target dir when installed (NULL in old receipts) */
     cc_rentry *entries; /* files and links */
     size_t n_entries, cap_entries;

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "direct.h"
 #include "hash.h"
 #include "install_internal.h"
 #include "journal.h"
@@ -200,6 +201,15 @@ cudnnctl_err cudnnctl_switch(cudnnctl_ctx *ctx, const cudnnctl_switch_opts *o,
                  : cc_asprintf("verified at install %s (receipt %s); %zu files present",
                                r->installed_at ? r->installed_at : "?", r->id, res->n_checked));
     int flipped = 0;
+    if (r->direct) { /* no PREFIX/current (direct.h): the Path and the state's record */
+        const cc_receipt *was = cc_direct_current(ctx, state, &rs, r->target_path);
+        free(res->previous);
+        res->previous = was ? cc_strdup(cc_path_base(was->install_dir)) : NULL;
+        if ((rc = cc_direct_switch(ctx, state, &rs, r, &flipped, &steps)) == CUDNNCTL_E_OK &&
+            flipped)
+            res->result = CUDNNCTL_SWITCH_SWITCHED;
+        goto out;
+    }
     if ((rc = cc_switch_current(ctx, state, current_real, cc_path_base(r->install_dir), &flipped,
                                 &steps)) != CUDNNCTL_E_OK)
         goto out;

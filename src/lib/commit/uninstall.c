@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "direct.h"
 #include "hash.h"
 #include "install_internal.h"
 #include "journal.h"
@@ -332,7 +333,7 @@ static cudnnctl_err undo(cudnnctl_ctx *ctx, const char *state, const cc_receipts
                 keep_backup(&u, rep, "holds files cudnnctl did not install");
         }
         free(v);
-        if (rc == CUDNNCTL_E_OK)
+        if (rc == CUDNNCTL_E_OK && r->current_link) /* none when direct (direct.h) */
             rc = plan_current(&u, rs, r);
     } else {
         rc = plan_entries(&u, r);
@@ -374,6 +375,8 @@ static cudnnctl_err undo(cudnnctl_ctx *ctx, const char *state, const cc_receipts
         cc_err_restore(ctx, &se, NULL);
         cJSON_Delete(env);
     }
+    if (rc == CUDNNCTL_E_OK && r->direct) /* the prefix's next install becomes the selected one */
+        cc_direct_after_undo(ctx, state, rs, r, &acc->warnings);
     if (rc == CUDNNCTL_E_OK || u.t->phase == CC_PH_COMMITTED) {
         cc_strv_push(&acc->ids, r->id);
         cc_strv_push(&acc->versions, r->cudnn_version);
@@ -435,8 +438,9 @@ static cudnnctl_err pick_target(cudnnctl_ctx *ctx, const cc_receipts *rs, const 
 }
 
 /* Which receipt to undo next (index into rs), -1 when none is left. */
-static long choose(cudnnctl_ctx *ctx, const cc_receipts *rs, const char *target,
-                   const cudnnctl_uninstall_opts *o, int rollback, cudnnctl_err *rc)
+static long choose(cudnnctl_ctx *ctx, const char *state, const cc_receipts *rs,
+                   const char *target, const cudnnctl_uninstall_opts *o, int rollback,
+                   cudnnctl_err *rc)
 {
     long newest = -1, match = -1, n_match = 0, active = -1;
     *rc = CUDNNCTL_E_OK;
@@ -472,6 +476,8 @@ static long choose(cudnnctl_ctx *ctx, const cc_receipts *rs, const char *target,
             match = (long)i;
             n_match++;
         }
+        if (r->direct && cc_direct_current(ctx, state, rs, r->target_path) == r)
+            active = (long)i;
         if (r->current_link && r->install_dir) {
             char *cur = cc_rooted(ctx, r->current_link);
             char *t = cur ? cc_pf_readlink(cur) : NULL;
@@ -516,7 +522,7 @@ static cudnnctl_err undo_loop(cudnnctl_ctx *ctx, const char *state, cc_receipts 
     cudnnctl_err rc = CUDNNCTL_E_OK;
     char *next_id = NULL;
     for (int round = 0;; round++) {
-        long i = next_id ? find_id(rs, next_id) : choose(ctx, rs, target, o, rollback, &rc);
+        long i = next_id ? find_id(rs, next_id) : choose(ctx, state, rs, target, o, rollback, &rc);
         free(next_id);
         next_id = NULL;
         if (rc != CUDNNCTL_E_OK)

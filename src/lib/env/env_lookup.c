@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "direct.h"
 #include "envwire_int.h"
 
 int cc_env_parse_install_name(const char *name, char **version, int *major)
@@ -33,6 +34,20 @@ int cc_env_parse_install_name(const char *name, char **version, int *major)
             return 0;
     }
     return 1;
+}
+
+/* A prefix without `current`: the install the state records as its selected one (direct.h). */
+static void direct_selected(cudnnctl_ctx *ctx, cc_env_prefix *p)
+{
+    char *state = cc_state_dir(ctx);
+    char *name = state ? cc_direct_recorded(ctx, state, p->prefix) : NULL;
+    for (size_t i = 0; name && i < p->n; i++)
+        if (strcmp(cc_path_base(p->v[i].path), name) == 0) {
+            p->current = (int)i;
+            p->direct = 1;
+        }
+    free(name);
+    free(state);
 }
 
 void cc_env_prefix_free(cc_env_prefix *p)
@@ -100,6 +115,8 @@ cudnnctl_err cc_env_scan_prefix(cudnnctl_ctx *ctx, const char *prefix, cc_env_pr
             out->current = (int)i;
         free(r);
     }
+    if (!cur_real && out->n)
+        direct_selected(ctx, out);
 out:
     free(rp);
     free(cur);

@@ -388,7 +388,7 @@ static cudnnctl_err sel_follow(cudnnctl_ctx *ctx, sel_state *st)
         }
     }
     free(link_real);
-    if (st->ii >= 0 && st->px[st->pi].current == st->ii) {
+    if (st->ii >= 0 && st->px[st->pi].current == st->ii && !st->px[st->pi].direct) {
         free(s->cudnn_path);
         if (!(s->cudnn_path = cc_path_join(st->px[st->pi].prefix, "current")))
             return sel_oom(ctx);

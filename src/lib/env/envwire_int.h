@@ -51,6 +51,8 @@ typedef struct {
     cc_env_install *v;
     size_t n;
     int current; /* index of the install `current` leads to, -1 when none */
+    int direct;  /* no `current` (a filesystem without directory links): current is the install
+                  * the state records as selected (commit/direct.h) */
 } cc_env_prefix;
 
 /* 1 when the name is cudnn-<ver>-cuda<M>; fills version (malloc'd) and major. */
