@@ -51,13 +51,25 @@ typedef struct {
 /* With CC_PF_O_RDONLY: opened only to be flushed by cc_pf_fsync (Windows needs write access for
  * FlushFileBuffers; a read-only file there is opened for reading and not flushed). */
 #define CC_PF_O_FOR_SYNC 0x100
+/* Read a file that will be believed (state, receipts, journal, config, cache records): walked
+ * with the trust rule whoever runs (every directory owned by root or the effective user, not
+ * writable by others unless sticky; links owned by them), and the file itself a regular file of
+ * root or the effective user, not writable by group or others. Else CUDNNCTL_E_UNTRUSTED. */
+#define CC_PF_O_TRUSTED 0x200
 
 typedef intptr_t cc_pf_fd; /* -1 = invalid */
 
 int cc_pf_stat(const char *path, cc_pf_stat_t *st);  /* follows links; st->exists=0 if absent */
 int cc_pf_lstat(const char *path, cc_pf_stat_t *st); /* does not follow the last link */
 int cc_pf_fstat(cc_pf_fd fd, cc_pf_stat_t *st);       /* an open file: exists, size, dev, ino */
+/* Opens that write or create (and every rename, unlink, rmdir, mkdir, symlink, link, chmod and
+ * lock below) go through the safe-path layer (docs/security.md, "Running as root"): the path is
+ * walked one component at a time without following links blindly — as root a link is followed
+ * only when root owns it, and every directory walked must pass the trust rule — and the last
+ * component is never followed: nothing is written through a link. Read-only opens follow links
+ * as the kernel does (reading is harmless), except with CC_PF_O_TRUSTED. */
 cc_pf_fd cc_pf_open(const char *path, int flags, uint32_t mode);
+cc_pf_fd cc_pf_open_trusted(const char *path); /* = cc_pf_open(path, CC_PF_O_TRUSTED, 0) */
 long long cc_pf_read(cc_pf_fd fd, void *buf, size_t len);
 long long cc_pf_write(cc_pf_fd fd, const void *buf, size_t len);
 int cc_pf_seek(cc_pf_fd fd, uint64_t off);
@@ -89,12 +101,29 @@ size_t cc_pf_path_root_len(const char *path);
 /* Directory listing: names only, without "." and "..". */
 typedef struct cc_pf_dir cc_pf_dir;
 cc_pf_dir *cc_pf_opendir(const char *path);
+/* The same through the safe-path walk, a final link not followed (a tree being deleted). */
+cc_pf_dir *cc_pf_opendir_nofollow(const char *path);
 const char *cc_pf_readdir(cc_pf_dir *d); /* NULL at end */
 void cc_pf_closedir(cc_pf_dir *d);
 
 /* Exclusive, non-blocking advisory lock on a file (created if missing). 1 = busy. */
 int cc_pf_lock(const char *path, cc_pf_fd *out, int *busy);
 void cc_pf_unlock(cc_pf_fd fd);
+
+/* ---- trust (docs/security.md, "Running as root") ----------------------------------------- */
+/* The trust rule, whoever runs: every directory from "/" to path (links resolved on the way,
+ * each owned by root or the effective user) is owned by root or the effective user and not
+ * writable by group or others unless sticky; with CC_PF_TRUST_OBJECT the object itself too (a
+ * directory by the same rule, a file owned by them and writable by nobody else). 0 when it
+ * holds; -1 with CUDNNCTL_E_UNTRUSTED naming the component, its owner and mode, and a fix.
+ * Windows: reparse points on the way are refused unless they are directory junctions; ACLs are
+ * not read (docs/security.md says what a check of them would add). */
+#define CC_PF_TRUST_PATH 0x0
+#define CC_PF_TRUST_OBJECT 0x1
+int cc_pf_trust_check(const char *path, unsigned what);
+/* len bytes from the OS's random source (getrandom, BCryptGenRandom): temp names nobody can
+ * guess. */
+int cc_pf_random(void *buf, size_t len);
 
 /* ---- environment / processes ---------------------------------------------------------------- */
 const char *cc_pf_getenv(const char *name);

@@ -34,7 +34,11 @@ cudnnctl_err cc_txn_new(cudnnctl_ctx *ctx, const char *state_dir, const char *ki
     if (!t)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     t->path = cc_path_join(state_dir, "journal.json");
-    t->id = cc_asprintf("%lld-%ld-%u", (long long)cc_pf_time(), cc_pf_getpid(), ++counter);
+    char *tok = cc_sys_random_token();
+    t->id = tok ? cc_asprintf("%lld-%ld-%u-%.8s", (long long)cc_pf_time(), cc_pf_getpid(),
+                              ++counter, tok)
+                : NULL;
+    free(tok);
     t->kind = cc_strdup(kind);
     if (!t->path || !t->id || !t->kind) {
         cc_txn_free(t);

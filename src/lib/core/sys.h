@@ -45,6 +45,10 @@ int cc_sys_symlink_dir(cudnnctl_ctx *ctx, const char *target, const char *linkpa
 int cc_sys_link(cudnnctl_ctx *ctx, const char *existing, const char *newpath);
 void *cc_sys_malloc(cudnnctl_ctx *ctx, size_t n);
 
+/* 16 lower-case hex digits from the OS's random source: the unguessable part of every temp
+ * name (a name another user could predict is a name they could plant first). NULL on failure. */
+char *cc_sys_random_token(void);
+
 /* Helpers built on the wrappers. */
 int cc_sys_mkdir_p(cudnnctl_ctx *ctx, const char *path, uint32_t mode);
 /* Read a whole (small) file; returns 0 and a NUL-terminated malloc'd buffer. */

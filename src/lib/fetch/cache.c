@@ -72,7 +72,9 @@ cudnnctl_err cc_cache_entry_open(cudnnctl_ctx *ctx, const char *sha256_hex, cc_c
         e->resumable = 1;
     } else {
         /* nothing to key a resume on: a private part, named by process and time */
-        hex = cc_asprintf("tmp-%lu-%llu", cc_pf_pid(), (unsigned long long)cc_pf_now_ms());
+        char *tok = cc_sys_random_token();
+        hex = tok ? cc_asprintf("tmp-%lu-%s", cc_pf_pid(), tok) : NULL;
+        free(tok);
         e->part = hex ? cc_asprintf("%s/%s.part", blobs, hex) : NULL;
     }
     if (!e->part) {
