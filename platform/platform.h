@@ -121,6 +121,12 @@ void cc_pf_unlock(cc_pf_fd fd);
 #define CC_PF_TRUST_PATH 0x0
 #define CC_PF_TRUST_OBJECT 0x1
 int cc_pf_trust_check(const char *path, unsigned what);
+/* The --root of this process (NULL: none). The safe-path layer then resolves a path under it
+ * inside it, as openat2(RESOLVE_IN_ROOT) does: an absolute link target starts again at the root
+ * and ".." at the root stays there, so a tree from another machine cannot point a write, a
+ * deletion or a trusted read outside itself. (Windows: recorded, not used; junctions under a
+ * root are refused like links by cc_pf_trust_check.) */
+void cc_pf_set_resolve_root(const char *root);
 /* len bytes from the OS's random source (getrandom, BCryptGenRandom): temp names nobody can
  * guess. */
 int cc_pf_random(void *buf, size_t len);
@@ -212,7 +218,8 @@ char *cc_pf_hostname(void);       /* this machine's name (gethostname / GetCompu
 char *cc_pf_kernel_release(void); /* "6.1.0-27-amd64" (uname -r); NULL where there is none */
 
 /* ---- default locations ---------------------------------------------------------------------- */
-char *cc_pf_default_cache_dir(void); /* $XDG_CACHE_HOME/cudnnctl, %LOCALAPPDATA%\cudnnctl\cache */
+/* /var/cache/cudnnctl for root, else $XDG_CACHE_HOME/cudnnctl; %LOCALAPPDATA%\cudnnctl\cache */
+char *cc_pf_default_cache_dir(void);
 char *cc_pf_default_state_dir(void); /* /var/lib/cudnnctl for root, else $XDG_STATE_HOME/cudnnctl */
 
 /* ---- process start-up / environment changes (Windows helper) ----------------------------- */

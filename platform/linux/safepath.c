@@ -49,9 +49,29 @@ int cc_sp_dir_trusted(const struct stat *st)
     return 1;
 }
 
+/* path quoted for a POSIX shell ('...' with each ' as '\'') into buf. */
+static const char *sh_quote(const char *path, char *buf, size_t cap)
+{
+    size_t n = 0;
+    if (cap < 8)
+        return "''";
+    buf[n++] = '\'';
+    for (const char *p = path; *p && n + 6 < cap; p++) {
+        if (*p == '\'') {
+            memcpy(buf + n, "'\\''", 4);
+            n += 4;
+        } else {
+            buf[n++] = *p;
+        }
+    }
+    buf[n++] = '\'';
+    buf[n] = '\0';
+    return buf;
+}
+
 void cc_sp_distrust(const char *path, const struct stat *st, const char *what)
 {
-    char owner[96];
+    char owner[96], q[1100], fix[2400];
     struct passwd *pw = getpwuid(st->st_uid);
     if (pw && pw->pw_name)
         snprintf(owner, sizeof(owner), "uid %u (%s)", (unsigned)st->st_uid, pw->pw_name);
@@ -60,7 +80,17 @@ void cc_sp_distrust(const char *path, const struct stat *st, const char *what)
     const char *why = !cc_sp_owner_trusted(st) ? "owned by another user"
                       : (st->st_mode & S_IWOTH) ? "writable by others"
                                                 : "writable by its group";
-    char text[1400];
+    sh_quote(path, q, sizeof(q));
+    if (geteuid() == 0)
+        snprintf(fix, sizeof(fix),
+                 "use a directory only root can write, or make it one: chown root:root %s && "
+                 "chmod go-w %s",
+                 q, q);
+    else if (st->st_uid == geteuid())
+        snprintf(fix, sizeof(fix), "chmod go-w %s", q);
+    else
+        snprintf(fix, sizeof(fix), "use a directory of your own that only you can write");
+    char text[3000];
     if (S_ISLNK(st->st_mode))
         snprintf(text, sizeof(text),
                  "%s is a symbolic link owned by %s: not followed (another user could have "
@@ -69,11 +99,9 @@ void cc_sp_distrust(const char *path, const struct stat *st, const char *what)
     else
         snprintf(text, sizeof(text),
                  "%s%s%s is owned by %s with mode %04o (%s): another user could change what "
-                 "cudnnctl %s there; fix: use a directory only root can write, or make it one: "
-                 "chown root:root '%s' && chmod go-w '%s'",
+                 "cudnnctl %s there; fix: %s",
                  what ? what : "", what ? " " : "", path, owner, (unsigned)(st->st_mode & 07777),
-                 why, geteuid() == 0 ? "running as root reads, writes or runs" : "relies on",
-                 path, path);
+                 why, geteuid() == 0 ? "running as root reads, writes or runs" : "relies on", fix);
     cc_pf_set_error(CUDNNCTL_E_UNTRUSTED, text);
 }
 
@@ -83,7 +111,21 @@ typedef struct {
     char *done;
     int fd;
     int links;
+    int floor; /* --root: the root's fd (links and ".." never leave it), or -1 */
+    struct stat floor_st;
+    const char *floor_name;
 } walk;
+
+/* --root of this process (cc_pf_set_resolve_root): a path under it resolves inside it, as
+ * openat2(RESOLVE_IN_ROOT) would — an absolute link target starts again at the root and ".."
+ * at the root stays there — so a tree from another machine cannot point a write outside. */
+static char *g_root;
+
+void cc_pf_set_resolve_root(const char *root)
+{
+    free(g_root);
+    g_root = root && *root && strcmp(root, "/") != 0 ? strdup(root) : NULL;
+}
 
 static int set_str(char **dst, char *src)
 {
@@ -106,6 +148,15 @@ static char *join_done(const char *done, const char *comp)
 
 static int restart_at_root(walk *w)
 {
+    if (w->floor >= 0) {
+        int fd = dup(w->floor);
+        if (fd < 0)
+            return -1;
+        if (w->fd >= 0)
+            close(w->fd);
+        w->fd = fd;
+        return set_str(&w->done, strdup(w->floor_name));
+    }
     int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return -1;
@@ -191,6 +242,13 @@ static int next_comp(walk *w, char **comp, char **rest)
 static int step(walk *w, const char *comp, const char *rest, int last, unsigned flags,
                 char **base)
 {
+    if (strcmp(comp, "..") == 0 && w->floor >= 0) {
+        struct stat here;
+        if (fstat(w->fd, &here) != 0)
+            return -1;
+        if (here.st_dev == w->floor_st.st_dev && here.st_ino == w->floor_st.st_ino)
+            comp = "."; /* ".." at the root is the root */
+    }
     if (strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0) {
         int nfd = openat(w->fd, comp, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (nfd < 0)
@@ -204,7 +262,9 @@ static int step(walk *w, const char *comp, const char *rest, int last, unsigned 
         w->fd = nfd;
         if (strcmp(comp, "..") == 0) {
             char *slash = strrchr(w->done, '/');
-            if (slash && slash != w->done)
+            if (w->floor >= 0 && strcmp(w->done, w->floor_name) == 0)
+                ; /* stays */
+            else if (slash && slash != w->done)
                 *slash = '\0';
             else if (set_str(&w->done, strdup("/")) != 0)
                 return -1;
@@ -266,8 +326,26 @@ int cc_sp_parent(const char *path, unsigned flags, char **base)
         cc_pf_errno_();
         return -1;
     }
-    walk w = {NULL, NULL, -1, 0};
-    if (path[0] == '/') {
+    walk w = {NULL, NULL, -1, 0, -1, {0}, NULL};
+    size_t rl = g_root && !(flags & SP_NOFLOOR) ? strlen(g_root) : 0;
+    if (rl && strncmp(path, g_root, rl) == 0 && (path[rl] == '/' || path[rl] == '\0')) {
+        char *rb = NULL;
+        int rfd = cc_sp_parent(g_root, (flags | SP_FOLLOW | SP_NOFLOOR), &rb);
+        int dir_ok = rfd >= 0 && rb && strcmp(rb, ".") == 0 && fstat(rfd, &w.floor_st) == 0;
+        free(rb);
+        if (!dir_ok) {
+            if (rfd >= 0)
+                close(rfd);
+            if (rfd >= 0)
+                cc_pf_set_error(CUDNNCTL_E_NOT_FOUND, "the --root is not a directory");
+            return -1;
+        }
+        w.floor = rfd;
+        w.floor_name = g_root;
+        w.todo = strdup(path + rl);
+        if (w.todo && !*w.todo)
+            set_str(&w.todo, strdup("."));
+    } else if (path[0] == '/') {
         w.todo = strdup(path);
     } else {
         char *cwd = getcwd(NULL, 0);
@@ -277,7 +355,7 @@ int cc_sp_parent(const char *path, unsigned flags, char **base)
     }
     int rc = w.todo ? restart_at_root(&w) : -1;
     if (rc == 0)
-        rc = check_dir(&w, w.fd, "/", flags);
+        rc = check_dir(&w, w.fd, w.floor >= 0 ? w.floor_name : "/", flags);
     while (rc == 0 && !*base) {
         char *comp = NULL, *rest = NULL;
         int last = next_comp(&w, &comp, &rest);
@@ -295,6 +373,8 @@ int cc_sp_parent(const char *path, unsigned flags, char **base)
     }
     free(w.todo);
     free(w.done);
+    if (w.floor >= 0)
+        close(w.floor);
     if (rc != 0) {
         if (rc == -1)
             cc_pf_errno_();

@@ -8,6 +8,7 @@
 /* sp_walk flags */
 #define SP_ENFORCE 0x1 /* apply the trust rule to every directory and link walked */
 #define SP_FOLLOW 0x2  /* resolve the last component too when it is a (trusted) link */
+#define SP_NOFLOOR 0x4 /* internal: walking the --root itself */
 
 /* The trust rule's policy for this process: enforced when the effective user is root. */
 int cc_sp_enforcing(void);

@@ -108,3 +108,8 @@ int cc_pf_random(void *buf, size_t len)
     }
     return 0;
 }
+
+void cc_pf_set_resolve_root(const char *root)
+{
+    (void)root; /* the Windows walk refuses links outright; nothing is resolved through them */
+}

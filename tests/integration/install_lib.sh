@@ -90,9 +90,10 @@ json_assert() {
     || { cat "$1" >&2; fail "JSON check failed: $2"; }
 }
 
-# leftovers DIR: temp names or staging dirs a run must never leave.
+# leftovers DIR: temp names or staging dirs a run must never leave (the target's ledger of its
+# installs, TARGET/.cudnnctl-owners, is state, not a leftover: it goes with the last install).
 no_leftovers() {
-  local l; l=$(find "$1" \( -name '.cudnnctl-*' -o -name '.staging-*' \) -print)
+  local l; l=$(find "$1" \( \( -name '.cudnnctl-*' ! -name .cudnnctl-owners \) -o -name '.staging-*' \) -print)
   [ -z "$l" ] || fail "leftovers in $1: $l"
 }
 

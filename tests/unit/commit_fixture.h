@@ -479,7 +479,9 @@ static inline int fx_no_leftovers(const char *dir)
     cc_pf_dir *d = cc_pf_opendir(dir);
     const char *n;
     while (ok && d && (n = cc_pf_readdir(d)) != NULL) {
-        if (strncmp(n, ".cudnnctl-", 10) == 0 || strncmp(n, ".staging-", 9) == 0) {
+        /* the target's ledger (TARGET/.cudnnctl-owners) is state, not a leftover */
+        if ((strncmp(n, ".cudnnctl-", 10) == 0 && strcmp(n, ".cudnnctl-owners") != 0) ||
+            strncmp(n, ".staging-", 9) == 0) {
             fprintf(stderr, "left over: %s/%s\n", dir, n);
             ok = 0;
             break;

@@ -7,7 +7,7 @@
 
 cudnnctl_err cudnnctl_recover(cudnnctl_ctx *ctx, const char **what, char **kind)
 {
-    cc_lock lock = {-1, NULL, 0};
+    cc_lock lock = {-1, NULL, 0, NULL, 0};
     char *state = cc_state_dir(ctx);
     *what = NULL;
     if (kind)

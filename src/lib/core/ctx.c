@@ -84,7 +84,10 @@ static cudnnctl_err set_dir(cudnnctl_ctx *ctx, char **slot, const char *dir, con
 
 cudnnctl_err cudnnctl_set_root(cudnnctl_ctx *ctx, const char *root)
 {
-    return set_dir(ctx, &ctx->root, root, "--root");
+    cudnnctl_err rc = set_dir(ctx, &ctx->root, root, "--root");
+    if (rc == CUDNNCTL_E_OK)
+        cc_pf_set_resolve_root(ctx->root); /* writes under the root stay in it */
+    return rc;
 }
 
 cudnnctl_err cudnnctl_set_cache_dir(cudnnctl_ctx *ctx, const char *dir)

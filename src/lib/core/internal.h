@@ -96,5 +96,11 @@ char *cc_unrooted(const cudnnctl_ctx *ctx, const char *real_path);
 /* Effective cache / state dirs (malloc'd, already rooted). */
 char *cc_cache_dir(const cudnnctl_ctx *ctx);
 char *cc_state_dir(const cudnnctl_ctx *ctx);
+/* The trust rule (platform.h, cc_pf_trust_check) for a directory whose contents are believed
+ * (role: "state dir", "download cache"), or for its nearest existing ancestor when it does not
+ * exist yet; CUDNNCTL_E_UNTRUSTED (exit 9) naming owner and mode, with the fix and `option`
+ * ("--state-dir DIR") as the other way out. */
+cudnnctl_err cc_trust_dir(cudnnctl_ctx *ctx, const char *dir, const char *role,
+                          const char *option);
 
 #endif

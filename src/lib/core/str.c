@@ -350,3 +350,13 @@ char *cc_now_iso(void)
         return cc_strdup("1970-01-01T00:00:00Z");
     return cc_strdup(buf);
 }
+
+char *cc_sh_quote(const char *s)
+{
+    cc_buf b = {0};
+    cc_buf_puts(&b, "'");
+    for (const char *p = s ? s : ""; *p; p++)
+        cc_buf_puts(&b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
+    cc_buf_puts(&b, "'");
+    return b.data;
+}

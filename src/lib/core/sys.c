@@ -164,12 +164,13 @@ int cc_sys_mkdir_p(cudnnctl_ctx *ctx, const char *path, uint32_t mode)
     return 0;
 }
 
-int cc_sys_read_file(cudnnctl_ctx *ctx, const char *path, size_t max, char **data, size_t *len)
+static int read_with(cudnnctl_ctx *ctx, const char *path, int flags, size_t max, char **data,
+                     size_t *len)
 {
     *data = NULL;
     if (len)
         *len = 0;
-    cc_pf_fd fd = cc_sys_open(ctx, path, CC_PF_O_RDONLY, 0);
+    cc_pf_fd fd = cc_sys_open(ctx, path, flags, 0);
     if (fd < 0)
         return -1;
     cc_buf b = {0};
@@ -203,6 +204,17 @@ int cc_sys_read_file(cudnnctl_ctx *ctx, const char *path, size_t max, char **dat
     if (len)
         *len = b.len;
     return 0;
+}
+
+int cc_sys_read_file(cudnnctl_ctx *ctx, const char *path, size_t max, char **data, size_t *len)
+{
+    return read_with(ctx, path, CC_PF_O_RDONLY, max, data, len);
+}
+
+int cc_sys_read_trusted(cudnnctl_ctx *ctx, const char *path, size_t max, char **data,
+                        size_t *len)
+{
+    return read_with(ctx, path, CC_PF_O_TRUSTED, max, data, len);
 }
 
 int cc_sys_write_file_atomic(cudnnctl_ctx *ctx, const char *path, const void *data, size_t len,

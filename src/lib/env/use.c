@@ -234,7 +234,7 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
     cudnnctl_cuda_link *info = NULL;
     cudnnctl_env_selection *sel = NULL;
     cudnnctl_use_result *r = NULL;
-    cc_lock lock = {-1, NULL, 0};
+    cc_lock lock = {-1, NULL, 0, NULL, 0};
     char *state = NULL;
     const cudnnctl_toolkit *tk = NULL;
     cudnnctl_err rc = cc_env_use_target(ctx, in, version, 1, &det, &owned, &tk, &r);

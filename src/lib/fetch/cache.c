@@ -58,6 +58,8 @@ cudnnctl_err cc_cache_entry_open(cudnnctl_ctx *ctx, const char *sha256_hex, cc_c
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;
     }
+    if ((rc = cc_trust_dir(ctx, e->root, "download cache", "--cache-dir DIR")) != CUDNNCTL_E_OK)
+        goto out;
     if (cc_sys_mkdir_p(ctx, blobs, 0755) != 0 || cc_sys_mkdir_p(ctx, locks, 0755) != 0) {
         rc = cc_set_error(ctx, cc_pf_last_error(), __func__, __FILE__, __LINE__,
                           "cannot create the download cache under %s: %s; choose another place "
