@@ -178,6 +178,25 @@ mkdir -p "$RR/srv2"; A7=$(make_archive "$RR/srv2" 9.19.0.56 "libcudnn libcudnn_g
 "$CUDNNCTL" --root "$RR" --state-dir "$T/state8" env --persist --system --prefix /p7 --no-ldconfig > /dev/null 2>&1 || true
 [ -z "$(ls -A "$T/outside")" ] || rs_fail "--root: env --persist --system wrote outside the root: $(ls -A "$T/outside")"
 
+# ---- the hostile-archive corpus writes nothing outside the target, the state dir and the cache --
+HC=$T/hc; mkdir -p "$HC/parent"
+python3 "$SOURCE_DIR/tests/fixtures/make_archive.py" hostile "$HC/corpus" --outside "$HC/parent/outside" > /dev/null
+cp -a "$TREE" "$HC/parent/tree"
+snap "$HC/parent" > "$HC/before"
+n=0
+for a in "$HC"/corpus/*/*; do
+  case $a in *.json) continue ;; esac
+  for tgt in "--cuda-home $HC/parent/tree" "--prefix $HC/parent/pfx"; do
+    # shellcheck disable=SC2086
+    "$CUDNNCTL" --state-dir "$HC/state" --cache-dir "$HC/cache" install $tgt --archive "$a" \
+      --insecure-skip-verify --no-validate --no-ldconfig --no-progress > /dev/null 2>&1 || true
+    n=$((n + 1))
+  done
+done
+[ $n -gt 40 ] || rs_fail "the hostile corpus has only $n cases"
+snap "$HC/parent" > "$HC/after"
+same_snap "$HC/before" "$HC/after" "a hostile archive changed something beside or in the target ($n installs)"
+
 # ---- legitimate use: a root-owned prefix whose path has spaces and quotes -------------------
 P="$T/opt/cu dnn 'q' \"dq\""
 "$CUDNNCTL" --state-dir "$T/state9" --cache-dir "$ST" install --prefix "$P" --archive "$A" \
