@@ -328,7 +328,8 @@ int cc_sp_parent(const char *path, unsigned flags, char **base)
     }
     walk w = {NULL, NULL, -1, 0, -1, {0}, NULL};
     size_t rl = g_root && !(flags & SP_NOFLOOR) ? strlen(g_root) : 0;
-    if (rl && strncmp(path, g_root, rl) == 0 && (path[rl] == '/' || path[rl] == '\0')) {
+    /* strictly below the root: the root itself is an ordinary path (it can be removed) */
+    if (rl && strncmp(path, g_root, rl) == 0 && path[rl] == '/' && path[rl + strspn(path + rl, "/")]) {
         char *rb = NULL;
         int rfd = cc_sp_parent(g_root, (flags | SP_FOLLOW | SP_NOFLOOR), &rb);
         int dir_ok = rfd >= 0 && rb && strcmp(rb, ".") == 0 && fstat(rfd, &w.floor_st) == 0;
@@ -343,8 +344,6 @@ int cc_sp_parent(const char *path, unsigned flags, char **base)
         w.floor = rfd;
         w.floor_name = g_root;
         w.todo = strdup(path + rl);
-        if (w.todo && !*w.todo)
-            set_str(&w.todo, strdup("."));
     } else if (path[0] == '/') {
         w.todo = strdup(path);
     } else {

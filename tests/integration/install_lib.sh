@@ -69,10 +69,12 @@ make_tree() {
   ln -s libcudnn_adv.so.9 "$t/lib/libcudnn_adv.so"
 }
 
-# snap DIR: every entry (path, type, link target, mode) and every file's SHA-256.
+# snap DIR: every entry (path, type, link target, mode) and every file's SHA-256 — but DIR's own
+# ledger (DIR/.cudnnctl-owners: advisory state of the installs on DIR, checked on its own by
+# test_install_concurrent.sh; a fault may keep it from being written while the install stands).
 snap() {
-  (cd "$1" && find . -printf '%p %y %l %m\n' | LC_ALL=C sort &&
-     find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
+  (cd "$1" && find . -path ./.cudnnctl-owners -prune -o -printf '%p %y %l %m\n' | LC_ALL=C sort &&
+     find . -path ./.cudnnctl-owners -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
 }
 
 # same_snap A B WHAT: compare two snapshot files, show the difference on failure.

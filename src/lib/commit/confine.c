@@ -116,10 +116,10 @@ cudnnctl_err cc_txn_confined(cudnnctl_ctx *ctx, const cc_txn *t, const char *sta
             if (either[k] && !in_txn(ctx, t, state, either[k]))
                 return outside(ctx, "the journal", why, either[k], t->target);
     }
-    const cc_strv *lists[] = {&t->mkdirs, &t->rmdirs};
+    const cc_strv *lists[] = {&t->mkdirs, &t->rmdirs}; /* the prefix itself may come and go */
     for (size_t k = 0; k < 2; k++)
         for (size_t i = 0; i < lists[k]->n; i++)
-            if (!cc_confine_under(ctx, t->target, lists[k]->v[i], 0))
+            if (!cc_confine_under(ctx, t->target, lists[k]->v[i], 1))
                 return outside(ctx, "the journal", why, lists[k]->v[i], t->target);
     for (size_t i = 0; i < t->rm_after.n; i++)
         if (!in_txn(ctx, t, state, t->rm_after.v[i]))

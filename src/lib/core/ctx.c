@@ -22,6 +22,8 @@ void cudnnctl_ctx_free(cudnnctl_ctx *ctx)
 {
     if (!ctx)
         return;
+    if (ctx->root)
+        cc_pf_set_resolve_root(NULL); /* the process's --root goes with the context that set it */
     free(ctx->root);
     free(ctx->cache_dir);
     free(ctx->state_dir);
