@@ -10,7 +10,10 @@
 #   with_etc_copy CMD...     run CMD in a private mount namespace where /etc is a copy (RS_ETC,
 #                            made on the first call; the machine's /etc is never written): what CMD
 #                            writes to /etc/ld.so.conf.d, /etc/profile.d, /etc/ld.so.cache lands
-#                            in "$RS_ETC"/...
+#                            in "$RS_ETC"/...; RS_BINDS (below) adds more binds
+#   with_binds 'SRC:DST ...' CMD...
+#                            run CMD in a private mount namespace with each SRC bound over DST
+#                            (a temp dir over /root, /opt, ...; no spaces in the paths)
 #   rs_marker_lib OUT SONAME MARKER
 #                            a shared object with that SONAME whose constructor appends
 #                            "euid=N pid=N" to MARKER: it proves that it was mapped, and by whom
@@ -89,8 +92,15 @@ with_etc_copy() {
         # everything root can read; sockets, fifos and the like are not needed by anything here
         cp -a /etc "$RS_ETC" 2>/dev/null || [ -d "$RS_ETC" ] || rs_fail "cannot copy /etc"
     fi
-    RS_ETC=$RS_ETC unshare -m --propagation private -- \
-        bash -c 'mount --bind "$RS_ETC" /etc || exit 125; exec "$@"' with_etc_copy "$@"
+    with_binds "$RS_ETC:/etc ${RS_BINDS:-}" "$@"
+}
+
+with_binds() {
+    local binds=$1
+    shift
+    RS_BIND_LIST=$binds unshare -m --propagation private -- bash -c '
+        for b in $RS_BIND_LIST; do mount --bind "${b%%:*}" "${b#*:}" || exit 125; done
+        exec "$@"' with_binds "$@"
 }
 
 rs_marker_lib() {
