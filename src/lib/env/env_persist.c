@@ -143,6 +143,28 @@ static char *ldconf_name(const cudnnctl_env_selection *s)
     return n;
 }
 
+cudnnctl_err cc_env_ldconf_allowed(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                   int only_if_present, const char *what)
+{
+    cc_strv have = {0};
+    cudnnctl_err rc = our_ldconfs(ctx, &have);
+    if (rc == CUDNNCTL_E_OK && (!only_if_present || have.n > 0))
+        rc = cc_env_trust_system(ctx, s, what);
+    cc_strv_free(&have);
+    return rc;
+}
+
+/* One line per dir: a control character in a (resolved) dir would register another dir. */
+static cudnnctl_err ldconf_line(cudnnctl_ctx *ctx, cc_buf *b, const char *dir)
+{
+    char *r = cc_env_realpath(ctx, dir);
+    cudnnctl_err rc = r ? cc_refuse_ctl_path(ctx, "the library dir", r) : CUDNNCTL_E_NOMEM;
+    if (rc == CUDNNCTL_E_OK && cc_buf_printf(b, "%s\n", r) != 0)
+        rc = CUDNNCTL_E_NOMEM;
+    free(r);
+    return rc == CUDNNCTL_E_NOMEM ? oom(ctx) : rc;
+}
+
 cudnnctl_err cc_env_write_ldconf(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
                                  int only_if_present, int no_ldconfig, cudnnctl_changes *ch)
 {
@@ -152,6 +174,9 @@ cudnnctl_err cc_env_write_ldconf(cudnnctl_ctx *ctx, const cudnnctl_env_selection
     int changed = 0;
     cudnnctl_err rc = our_ldconfs(ctx, &have);
     if (rc != CUDNNCTL_E_OK || (only_if_present && have.n == 0))
+        goto out;
+    if ((rc = cc_env_trust_system(ctx, s, only_if_present ? "use" : "env --persist --system")) !=
+        CUDNNCTL_E_OK)
         goto out;
     if (s->n_lib_dirs == 0) {
         if (cc_changes_add(ch, "keep", LDCONF_DIR, "the selection has no library dir") != 0)
@@ -166,16 +191,9 @@ cudnnctl_err cc_env_write_ldconf(cudnnctl_ctx *ctx, const cudnnctl_env_selection
     }
     cc_buf_puts(&b, "# written by cudnnctl: library dirs of the selected CUDA toolkit / cuDNN.\n"
                     "# cudnnctl use rewrites it; remove with: cudnnctl env --remove --system\n");
-    for (size_t i = 0; i < s->n_lib_dirs; i++) {
-        /* the real dir: the cache then names it, whatever links lead there */
-        char *r = cc_env_realpath(ctx, s->lib_dirs[i]);
-        if (!r || cc_buf_printf(&b, "%s\n", r) != 0) {
-            free(r);
-            rc = oom(ctx);
+    for (size_t i = 0; i < s->n_lib_dirs; i++) /* the real dir: the cache then names it */
+        if ((rc = ldconf_line(ctx, &b, s->lib_dirs[i])) != CUDNNCTL_E_OK)
             goto out;
-        }
-        free(r);
-    }
     size_t before = ch->n;
     if ((rc = write_file(ctx, path, b.data, 0644, ch)) != CUDNNCTL_E_OK)
         goto out;
@@ -424,7 +442,9 @@ static cudnnctl_err persist_user(cudnnctl_ctx *ctx, const cudnnctl_env_selection
                        : cc_asprintf("if [ -r \"%s\" ]; then . \"%s\"; fi  " MARK
                                      " (remove: cudnnctl env --remove)",
                                      expr, expr);
-        rc = line ? edit_rc(ctx, f, line, ch) : oom(ctx);
+        rc = !line ? oom(ctx) : cc_refuse_ctl_path(ctx, "the config dir", expr);
+        if (rc == CUDNNCTL_E_OK)
+            rc = edit_rc(ctx, f, line, ch);
         free(f);
         free(expr);
         free(line);
@@ -458,6 +478,8 @@ cudnnctl_err cudnnctl_env_persist(cudnnctl_ctx *ctx, const cudnnctl_env_selectio
         return persist_user(ctx, s, o ? o->shells : 0, out);
     cudnnctl_err rc = need_system(ctx, "env --persist --system");
     char *text = NULL;
+    if (rc == CUDNNCTL_E_OK) /* before anything is written */
+        rc = cc_env_trust_system(ctx, s, "env --persist --system");
     if (rc != CUDNNCTL_E_OK)
         return rc;
     if ((rc = cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_SH, 0, &text)) != CUDNNCTL_E_OK ||
