@@ -11,6 +11,7 @@
 #     (with the test's archive for the download), installs, registers and the loader finds it;
 #  3. a prefix under a world-writable non-sticky dir, a library writable by others, a library
 #     owned by the user inside a root-owned dir: refused the same way;
+#     doctor's "register it with the loader" fix is not offered for such a dir;
 #  4. `use` that would rewrite an existing ld.so.conf.d entry to such a dir refuses before it
 #     flips /usr/local/cuda;
 #  5. legitimate use: a root-owned prefix whose path has spaces and quotes installs, activates
@@ -136,6 +137,15 @@ grep -qx "$T/rp/cudnn-9.19.0.99-cuda13/lib" "$RS_ETC"/ld.so.conf.d/cudnnctl-*.co
 rm -f "$RS_ETC"/ld.so.conf.d/cudnnctl-* "$RS_ETC/profile.d/cudnnctl.sh" "$RS_ETC/fish/conf.d/cudnnctl.fish"
 ETC0=$(etc_state)
 echo "3b. a library writable by others / owned by the user: refused, naming it; put right: registered"
+
+# 3c. doctor does not advise registering a dir another user can write either
+mkdir -p "$U_HOME/cuda-12.4/lib64" "$U_HOME/cuda-12.4/bin"
+printf '{"cuda":{"version":"12.4.1"}}\n' >"$U_HOME/cuda-12.4/version.json"
+elf_double "$U_HOME/cuda-12.4/lib64/libcudart.so.12" libcudart.so.12
+chown -R "$U:$U" "$U_HOME/cuda-12.4"
+CUDA_HOME=$U_HOME/cuda-12.4 "${RC[@]}" doctor --json >"$T/d.json" 2>/dev/null || true
+json_assert "$T/d.json" '[f for f in d["findings"] if f["code"] == "TOOLKIT_NOT_IN_LOADER_PATH" and "must not be registered" in f["fix"] and "ld.so.conf.d" not in f["fix"] and not f.get("command")]'
+echo "3c. doctor: the user's toolkit dir is not offered for /etc/ld.so.conf.d"
 
 # 4. use would rewrite an existing ld.so.conf.d entry to the user's dir: refused before any flip
 R=$T/root

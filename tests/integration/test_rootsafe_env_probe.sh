@@ -10,8 +10,9 @@
 #     (that file) and loads nothing; install's effective check says so (--json: modelled);
 #  3. root with the user's dir in the loader cache (a copy of /etc, ldconfig run in a namespace):
 #     the same;
-#  4. root validating the user's prefix: exit 9 with `runuser -u U -- cudnnctl validate ...`; that
-#     fix, run as printed, validates as the user (their marker, not root's);
+#  4. root validating the user's prefix: exit 9 with `runuser -u U -- cudnnctl validate ...`; the
+#     validation child asked directly does not load it either (cc_pf_dlopen's guard); the fix,
+#     run as printed, validates as the user (their marker, not root's);
 #  5. sudo -E: HOME is the user's, with a .bash_profile that writes a marker: the login probe runs
 #     with root's passwd home instead (it runs: the login scope maps a file), no marker;
 #  6. root's own start-up files not root's (a /root/.bash_profile of the user, bound over /root;
@@ -78,6 +79,13 @@ rc=$?
 set -e
 [ $rc = 9 ] || fail "root validating the user's prefix: exit $rc: $(cat "$T/e")"
 rs_expect_absent "$M/mapped" "root's validate mapped the user's library"
+# the validation child itself (the guard in cc_pf_dlopen: as root, a path that fails the trust
+# rule is not loaded) refuses too, when asked directly
+printf '{"lib_dir":"%s","cudnn_lib":"%s/libcudnn.so.9","major":9,"device":0,"toolkit_dirs":[]}' \
+    "$U_HOME/p/cudnn-9.19.0.99-cuda13/lib" "$U_HOME/p/cudnn-9.19.0.99-cuda13/lib" |
+    "$CUDNNCTL" __validate-child >"$T/vc" 2>&1 || true
+grep -q '"name":"load_cudnn","ok":false.*not loaded as root' "$T/vc" || fail "the validation child loaded it: $(cat "$T/vc")"
+rs_expect_absent "$M/mapped" "the validation child mapped the user's library as root"
 fix=$(sed -n 's/.*; fix: validate it as its owner, who loads it without risk: //p' "$T/e")
 [ "$fix" = "runuser -u $U -- cudnnctl validate $U_HOME/p/current/lib" ] || fail "unexpected fix '$fix': $(cat "$T/e")"
 mkdir -p "$T/bin"

@@ -162,7 +162,8 @@ static cudnnctl_env_selection *linux_selection(const char *lib, const char *mana
 
 /* issue 18: no raw control character anywhere in any shell's text, comments included: what is
  * only shown is escaped (\xNN), a managed dir that cannot be quoted is left out, a dir the text
- * would set is refused (exit 2), and cmd.exe refuses a '"' it cannot quote. */
+ * would set is refused (exit 2), so is one holding the list separator, and cmd.exe refuses a '"'
+ * it cannot quote. */
 static void control_characters(void **state)
 {
     (void)state;
@@ -192,6 +193,19 @@ static void control_characters(void **state)
         assert_null(t);
         assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, "\\x1b"));
     }
+    cudnnctl_env_selection_free(s);
+    /* a ':' (the list separator) in a dir that goes into LD_LIBRARY_PATH / CUDNNCTL_ENV */
+    s = linux_selection("/opt/a:b/lib", "/opt/p");
+    char *t0 = NULL;
+    assert_int_equal(cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_SH, CUDNNCTL_ENV_LD_LIBRARY_PATH,
+                                         &t0),
+                     CUDNNCTL_E_USAGE);
+    assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, "has a ':' in it"));
+    assert_int_equal(cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_SH, 0, &t0), CUDNNCTL_E_OK);
+    cudnnctl_free(t0);
+    free(s->roots[0]);
+    s->roots[0] = cc_strdup("/opt/a:b");
+    assert_int_equal(cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_FISH, 0, &t0), CUDNNCTL_E_USAGE);
     cudnnctl_env_selection_free(s);
     s = linux_selection("/opt/a\"&calc&\"b/lib", "/opt/p");
     char *t = NULL;

@@ -469,14 +469,24 @@ static int unquotable(const char *v, cudnnctl_shell sh)
     return cc_str_ctl(v) || (sh == CUDNNCTL_SHELL_CMD && strchr(v, '"'));
 }
 
-/* The values the text sets must be quotable: refused otherwise (never escaped: a changed path
- * would name another dir). */
+/* The first value of a list (PATH, LD_LIBRARY_PATH, CUDNNCTL_ENV) that holds the list's separator:
+ * it cannot be one entry (a ':' in a LD_LIBRARY_PATH entry makes two dirs, one relative). */
+static const char *split_by_sep(char **v, size_t n, char sep)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strchr(v[i], sep))
+            return v[i];
+    return NULL;
+}
+
+/* The values the text sets must be quotable and, in a list, one entry: refused otherwise (never
+ * escaped: a changed path would name another dir). */
 static cudnnctl_err check_values(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
-                                 cudnnctl_shell sh)
+                                 cudnnctl_shell sh, int ldp)
 {
     const char *one[] = {s->toolkit_path, s->cudnn_path};
-    char **const lists[] = {s->bin_dirs, s->lib_dirs, s->roots};
-    const size_t ns[] = {s->n_bin_dirs, s->n_lib_dirs, s->n_roots};
+    char **const lists[] = {s->bin_dirs, s->roots, s->lib_dirs};
+    const size_t ns[] = {s->n_bin_dirs, s->n_roots, s->n_lib_dirs};
     const char *bad = NULL;
     for (size_t i = 0; i < 2 && !bad; i++)
         if (one[i] && unquotable(one[i], sh))
@@ -485,14 +495,23 @@ static cudnnctl_err check_values(cudnnctl_ctx *ctx, const cudnnctl_env_selection
         for (size_t i = 0; i < ns[k] && !bad; i++)
             if (unquotable(lists[k][i], sh))
                 bad = lists[k][i];
-    if (!bad)
-        return CUDNNCTL_E_OK;
-    if (cc_str_ctl(bad))
+    if (bad && cc_str_ctl(bad))
         return cc_refuse_ctl_path(ctx, "the activation's directory", bad);
-    CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
-               "the activation's directory %s has a '\"' in it, which a cmd.exe batch file cannot "
-               "quote; fix: rename it, or use --shell pwsh",
-               bad);
+    if (bad)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                   "the activation's directory %s has a '\"' in it, which a cmd.exe batch file "
+                   "cannot quote; fix: rename it, or use --shell pwsh",
+                   bad);
+    char sep = s->windows ? ';' : ':';
+    for (size_t k = 0; k < (ldp ? 3u : 2u) && !bad; k++) /* lib dirs: only in LD_LIBRARY_PATH */
+        bad = split_by_sep(lists[k], ns[k], sep);
+    if (bad)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                   "the activation's directory %s has a '%c' in it, the separator of PATH, "
+                   "LD_LIBRARY_PATH and CUDNNCTL_ENV: it cannot be one entry of them; fix: rename "
+                   "it without '%c' (or install into another prefix)",
+                   bad, sep, sep);
+    return CUDNNCTL_E_OK;
 }
 
 static cudnnctl_err render(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s, cudnnctl_shell sh,
@@ -502,18 +521,19 @@ cudnnctl_err cudnnctl_env_render(cudnnctl_ctx *ctx, const cudnnctl_env_selection
                                  cudnnctl_shell sh, unsigned flags, char **text)
 {
     *text = NULL;
-    cudnnctl_err rc = check_values(ctx, s, sh);
+    cudnnctl_err rc = check_values(ctx, s, sh, (flags & CUDNNCTL_ENV_LD_LIBRARY_PATH) != 0);
     if (rc != CUDNNCTL_E_OK)
         return rc;
-    /* a managed dir the shell cannot quote is not dropped from PATH (it cannot be in an entry
-     * this text wrote, which check_values guarantees) */
+    /* a managed dir the shell cannot quote, or holding the list separator, is not dropped from
+     * PATH (no entry this text wrote can be under it: check_values) */
     cudnnctl_env_selection sel = *s;
     sel.managed = calloc(s->n_managed ? s->n_managed : 1, sizeof(char *));
     if (!sel.managed)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     sel.n_managed = 0;
-    for (size_t i = 0; i < s->n_managed; i++)
-        if (!unquotable(s->managed[i], sh))
+    char sep = s->windows ? ';' : ':';
+    for (size_t i = 0; i < s->n_managed; i++) /* (an entry never holds the separator either) */
+        if (!unquotable(s->managed[i], sh) && !strchr(s->managed[i], sep))
             sel.managed[sel.n_managed++] = s->managed[i];
     ob o = {{0}, 0};
     rc = render(ctx, &sel, sh, (flags & CUDNNCTL_ENV_LD_LIBRARY_PATH) != 0, &o);
