@@ -76,7 +76,7 @@ static void distrust(const char *path, const struct stat *st, const char *what, 
         snprintf(owner, sizeof(owner), "uid %u (%s)", (unsigned)st->st_uid, pw->pw_name);
     else
         snprintf(owner, sizeof(owner), "uid %u", (unsigned)st->st_uid);
-    const char *why = !owner_ok(st, flags) ? "owned by another user"
+    const char *why = !owner_ok(st, flags)      ? "owned by another user"
                       : (st->st_mode & S_IWOTH) ? "writable by others"
                                                 : "writable by its group";
     char text[1400];

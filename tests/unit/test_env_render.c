@@ -169,11 +169,13 @@ static void control_characters(void **state)
     (void)state;
     cudnnctl_ctx *ctx = NULL;
     assert_int_equal(cudnnctl_ctx_new(&ctx), CUDNNCTL_E_OK);
-    cudnnctl_env_selection *s = linux_selection("/usr/local/cuda-13.0/lib64", "/opt/x\ntouch PWNED3");
+    cudnnctl_env_selection *s =
+        linux_selection("/usr/local/cuda-13.0/lib64", "/opt/x\ntouch PWNED3");
     for (int sh = CUDNNCTL_SHELL_SH; sh <= CUDNNCTL_SHELL_CMD; sh++) {
         char *t = NULL;
-        assert_int_equal(cudnnctl_env_render(ctx, s, (cudnnctl_shell)sh, CUDNNCTL_ENV_LD_LIBRARY_PATH, &t),
-                         CUDNNCTL_E_OK);
+        assert_int_equal(
+            cudnnctl_env_render(ctx, s, (cudnnctl_shell)sh, CUDNNCTL_ENV_LD_LIBRARY_PATH, &t),
+            CUDNNCTL_E_OK);
         for (const char *p = t; *p; p++)
             if (((unsigned char)*p < 0x20 && *p != '\n') || (unsigned char)*p == 0x7f)
                 fail_msg("%s: raw control byte 0x%02x at %d:\n%s", cudnnctl_shell_name(sh),
@@ -197,9 +199,9 @@ static void control_characters(void **state)
     /* a ':' (the list separator) in a dir that goes into LD_LIBRARY_PATH / CUDNNCTL_ENV */
     s = linux_selection("/opt/a:b/lib", "/opt/p");
     char *t0 = NULL;
-    assert_int_equal(cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_SH, CUDNNCTL_ENV_LD_LIBRARY_PATH,
-                                         &t0),
-                     CUDNNCTL_E_USAGE);
+    assert_int_equal(
+        cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_SH, CUDNNCTL_ENV_LD_LIBRARY_PATH, &t0),
+        CUDNNCTL_E_USAGE);
     assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, "has a ':' in it"));
     assert_int_equal(cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_SH, 0, &t0), CUDNNCTL_E_OK);
     cudnnctl_free(t0);

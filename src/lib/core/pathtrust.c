@@ -1,6 +1,7 @@
-/* pathtrust.c: the trust rule (docs/security.md, "Running as root") over whole directories, for what
- * root is about to load, run or register for every user: cc_pf_trust_check on each object, with
- * "does not exist" counting as trusted when the walk to it was (nobody else can create it there). */
+/* pathtrust.c: the trust rule (docs/security.md, "Running as root") over whole directories, for
+ * what root is about to load, run or register for every user: cc_pf_trust_check on each object,
+ * with "does not exist" counting as trusted when the walk to it was (nobody else can create it
+ * there). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
-/* pathtrust.h: the trust rule over files and whole directories (pathtrust.c; docs/security.md, "Running
- * as root"). Flags: 0 (the effective user's rule) or CC_PF_TRUST_AS_ROOT. */
+/* pathtrust.h: the trust rule over files and whole directories (pathtrust.c; docs/security.md,
+ * "Running as root"). Flags: 0 (the effective user's rule) or CC_PF_TRUST_AS_ROOT. */
 #ifndef CC_PATHTRUST_H
 #define CC_PATHTRUST_H
 

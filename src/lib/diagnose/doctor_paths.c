@@ -150,7 +150,7 @@ static void loader_path_check(cc_doctor_run *run)
         int reg = registrable(run, t->lib_dir);
         char *cmd = reg ? conf_cmd(run, t->lib_dir, name) : NULL;
         char *fix = !reg ? unregistrable_fix(t->lib_dir, "install the toolkit where only root can "
-                                                          "write (/usr/local/cuda-X.Y) instead")
+                                                         "write (/usr/local/cuda-X.Y) instead")
                          : cc_asprintf("register it with the loader: `echo %s > "
                                        "/etc/ld.so.conf.d/%s.conf && ldconfig` (or activate it per "
                                        "shell: `eval \"$(cudnnctl env)\"`)",

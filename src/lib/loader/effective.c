@@ -12,7 +12,8 @@
 
 #define MARK "cudnnctl-load: "
 #define MARK_LLP "cudnnctl-llp: "
-#define MARK_MODEL "cudnnctl-model: " /* as root, not loaded: the model's answer (probe_guard.c) */
+/* as root, not loaded: the loader model's answer instead (probe_guard.c) */
+#define MARK_MODEL "cudnnctl-model: "
 
 cudnnctl_err cudnnctl_load_probe_child(cudnnctl_ctx *ctx, const char *const *sonames, size_t n,
                                        void (*emit)(void *, const char *), void *user)
@@ -73,7 +74,8 @@ static void parse_probe(const char *out, const char *soname, cudnnctl_effective 
         if (!line)
             return;
         char *p;
-        if ((p = strstr(line, MARK_MODEL)) != NULL && cc_str_starts(p + strlen(MARK_MODEL), soname) &&
+        if ((p = strstr(line, MARK_MODEL)) != NULL &&
+            cc_str_starts(p + strlen(MARK_MODEL), soname) &&
             p[strlen(MARK_MODEL) + strlen(soname)] == ' ') {
             p += strlen(MARK_MODEL) + strlen(soname) + 1;
             e->modelled = 1;
@@ -151,8 +153,8 @@ static cudnnctl_err probe(cudnnctl_ctx *ctx, const char *const *argv, const char
 
 static void effective_clear(cudnnctl_effective *e)
 {
-    char *const *fields[] = {&e->soname, &e->scope,  &e->mapped, &e->mapped_real,
-                             &e->ld_library_path, &e->error, &e->fix, &e->expected};
+    char *const *fields[] = {&e->soname,          &e->scope, &e->mapped, &e->mapped_real,
+                             &e->ld_library_path, &e->error, &e->fix,    &e->expected};
     for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
         free(*fields[k]);
     cudnnctl_load_result_free(e->model);
@@ -197,10 +199,18 @@ static cudnnctl_err login_scope(cudnnctl_ctx *ctx, const char *self, const char 
         cc_pf_stat_t st;
         const char *envbin =
             cc_pf_stat("/usr/bin/env", &st) == 0 && st.is_reg ? "/usr/bin/env" : "/bin/env";
-        const char *argv[] = {envbin, "-i", h ? h : "HOME=/", u ? u : "USER=nobody",
-                              l ? l : "LOGNAME=nobody", "TERM=dumb",
+        const char *argv[] = {envbin,
+                              "-i",
+                              h ? h : "HOME=/",
+                              u ? u : "USER=nobody",
+                              l ? l : "LOGNAME=nobody",
+                              "TERM=dumb",
                               "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                              "bash", "-lic", "exec \"$0\" __load-probe \"$1\"", self, soname,
+                              "bash",
+                              "-lic",
+                              "exec \"$0\" __load-probe \"$1\"",
+                              self,
+                              soname,
                               NULL};
         rc = probe(ctx, argv, "login", soname, expect_dir, fix, e);
         if (rc == CUDNNCTL_E_OK && e->not_run) { /* no bash / env here: no login scope */

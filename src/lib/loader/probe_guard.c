@@ -79,8 +79,8 @@ int cc_ld_probe_may_load(cudnnctl_ctx *ctx, const char *soname, char **predicted
  * ~/.bashrc); the dirs too, where a file could be added. "" = the dir itself. */
 static const char *const etc_startup[] = {"/etc/profile", "/etc/bash.bashrc", "/etc/bashrc",
                                           "/etc/profile.d", NULL};
-static const char *const home_startup[] = {"", ".bash_profile", ".bash_login", ".profile",
-                                           ".bashrc", NULL};
+static const char *const home_startup[] = {"",         ".bash_profile", ".bash_login",
+                                           ".profile", ".bashrc",       NULL};
 
 static int dir_entries_trusted(const char *dir, char **why)
 {
@@ -107,10 +107,10 @@ char *cc_ld_login_startup_why(const char *home)
         return why ? why : cc_strdup("out of memory");
     for (size_t i = 0; home_startup[i]; i++) {
         char *p = *home_startup[i] ? cc_path_join(home, home_startup[i]) : cc_strdup(home);
-        int rc = p ? cc_ld_trusted_or_why(p, *home_startup[i] ? "a login shell's start-up file"
-                                                                : "the home dir",
-                                          &why)
-                   : -1;
+        int rc =
+            p ? cc_ld_trusted_or_why(
+                    p, *home_startup[i] ? "a login shell's start-up file" : "the home dir", &why)
+              : -1;
         free(p);
         if (rc != 0)
             return why ? why : cc_strdup("out of memory");
