@@ -22,9 +22,9 @@ static cudnnctl_err refuse(cudnnctl_ctx *ctx, const cudnnctl_validate_opts *o, c
     const char *u = owner ? owner : "nobody";
     cudnnctl_err rc =
         CC_ERR(ctx, CUDNNCTL_E_UNTRUSTED,
-               "validating %s as root would load its libraries and run their code as root, but %s: "
-               "another user could put code there; nothing was loaded; fix: validate it as %s, who "
-               "loads it without risk: runuser -u %s -- cudnnctl%s validate %s%s%s",
+               "validating %s as root would load its libraries and run their code as root, but %s; "
+               "nothing was loaded; fix: validate it as %s, who loads it without risk: runuser -u "
+               "%s -- cudnnctl%s validate %s%s%s",
                shown ? shown : dir, why ? why : "it fails the trust rule",
                owner ? "its owner" : "an unprivileged user", u, root ? root : "", target,
                o->cuda_home ? " --cuda-home " : "", o->cuda_home ? o->cuda_home : "");
