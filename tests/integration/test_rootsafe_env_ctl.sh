@@ -159,4 +159,26 @@ for sh in bash dash zsh; do
     [ "$out" = "/usr/local/cuda-12.4/bin:/usr/bin:/bin" ] || fail "$sh: PATH $out"
     no_pwned "$sh beside a toolkit dir with a newline"
 done
+echo "a managed dir with a control character is left out; the rest evaluates as before"
+
+# 5. nothing is written when a persisted file would get one: a lib dir whose real path has a
+# newline (the ld.so.conf.d line), a config dir with one (the rc lines)
+R3=$T/root3
+mkdir -p "$R3/etc" "$R3/opt/p/cudnn-9.19.0.99-cuda13" "$R3/opt/real${NL}touch PWNED"
+ln -s "../../real${NL}touch PWNED" "$R3/opt/p/cudnn-9.19.0.99-cuda13/lib"
+set +e
+"$CUDNNCTL" --root "$R3" --state-dir "$T/rstate" env --persist --system /opt/p >/dev/null 2>"$T/err"
+rc=$?
+set -e
+[ $rc = 2 ] && grep -qF '\x0a' "$T/err" || fail "persist --system, a lib dir linked to a newline name: exit $rc: $(cat "$T/err")"
+[ -z "$(find "$R3/etc" -type f)" ] || fail "persist --system wrote $(find "$R3/etc" -type f) before refusing"
+rm -rf "$XDG_CONFIG_HOME" "$HOME/.bashrc"
+touch "$HOME/.bashrc"
+set +e
+XDG_CONFIG_HOME="$T/cfg${NL}touch PWNED" "${C[@]}" env --persist --shell bash --prefix "$Q" >/dev/null 2>"$T/err"
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q 'XDG_CONFIG_HOME' "$T/err" || fail "persist with a newline in XDG_CONFIG_HOME: exit $rc: $(cat "$T/err")"
+[ ! -e "$T/cfg${NL}touch PWNED" ] && [ ! -s "$HOME/.bashrc" ] || fail "persist wrote files before refusing"
+echo "persisting refuses before writing: a linked lib dir with a newline, a config dir with one"
 echo "ok"
