@@ -190,9 +190,6 @@ cudnnctl_err cc_env_write_ldconf(cudnnctl_ctx *ctx, const cudnnctl_env_selection
     cudnnctl_err rc = our_ldconfs(ctx, &have);
     if (rc != CUDNNCTL_E_OK || (only_if_present && have.n == 0))
         goto out;
-    if ((rc = cc_env_trust_system(ctx, s, only_if_present ? "use" : "env --persist --system")) !=
-        CUDNNCTL_E_OK)
-        goto out;
     if (s->n_lib_dirs == 0) {
         if (cc_changes_add(ch, "keep", LDCONF_DIR, "the selection has no library dir") != 0)
             rc = oom(ctx);

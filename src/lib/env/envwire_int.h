@@ -134,7 +134,8 @@ cudnnctl_err cc_env_trust_system(cudnnctl_ctx *ctx, const cudnnctl_env_selection
 
 /* ---- persistence shared with use ------------------------------------------------------------- */
 /* Rewrite /etc/ld.so.conf.d/cudnnctl-*.conf for @p s when one exists (use), or always (persist);
- * runs ldconfig unless under --root or @p no_ldconfig. */
+ * runs ldconfig unless under --root or @p no_ldconfig. Callers first ask cc_env_ldconf_allowed
+ * (the trust rule), before they change anything. */
 cudnnctl_err cc_env_write_ldconf(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
                                  int only_if_present, int no_ldconfig, cudnnctl_changes *ch);
 /* The check cc_env_write_ldconf makes before it writes, alone (use runs it before it flips
