@@ -120,6 +120,9 @@ void cc_pf_unlock(cc_pf_fd fd);
  * not read (docs/security.md says what a check of them would add). */
 #define CC_PF_TRUST_PATH 0x0
 #define CC_PF_TRUST_OBJECT 0x1
+/* The rule as root applies it, whoever asks (only root's files and dirs trusted): would
+ * `sudo cudnnctl ...` accept this path? Used to decide which fix to print. */
+#define CC_PF_TRUST_AS_ROOT 0x2
 int cc_pf_trust_check(const char *path, unsigned what);
 /* The --root of this process (NULL: none). The safe-path layer then resolves a path under it
  * inside it, as openat2(RESOLVE_IN_ROOT) does: an absolute link target starts again at the root
@@ -143,6 +146,13 @@ uint64_t cc_pf_now_ms(void); /* monotonic */
 int64_t cc_pf_time(void);    /* wall clock, seconds since the epoch */
 char *cc_pf_home_dir(void);
 int cc_pf_is_root(void); /* uid 0 / elevated */
+/* The effective user's home and name from the passwd database, never from $HOME / $USER (which
+ * `sudo -E` keeps from the caller); NULL when unknown. Windows: the profile dir, %USERNAME%. */
+char *cc_pf_passwd_home(void);
+char *cc_pf_passwd_name(void);
+/* The owner of path (links followed): its uid and user name (*name NULL when the uid has none).
+ * Windows: -1 with CUDNNCTL_E_UNSUPPORTED. */
+int cc_pf_owner(const char *path, uint32_t *uid, char **name);
 
 /* Run argv[0] (absolute, or looked up on PATH), capture stdout (and stderr when merge_stderr),
  * kill it after timeout_ms. env: NULL = inherit, else a NULL-terminated "K=V" list.
@@ -151,7 +161,9 @@ int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin
               unsigned timeout_ms, int merge_stderr, char **out, size_t *out_len, int *status);
 
 /* ---- dynamic loading ------------------------------------------------------------------------ */
-void *cc_pf_dlopen(const char *path); /* by absolute path, or plain SONAME via the loader */
+/* By absolute path, or plain SONAME via the loader. As root a path (one with a '/') that fails
+ * cc_pf_trust_check(CC_PF_TRUST_OBJECT) is not loaded: NULL, and cc_pf_dlerror() says why. */
+void *cc_pf_dlopen(const char *path);
 void *cc_pf_dlsym(void *handle, const char *name);
 void cc_pf_dlclose(void *handle);
 const char *cc_pf_dlerror(void);

@@ -31,14 +31,16 @@ int cc_sp_enforcing(void)
     return geteuid() == 0;
 }
 
-int cc_sp_owner_trusted(const struct stat *st)
+/* The user besides root whose files are trusted: the effective user, or with SP_AS_ROOT nobody
+ * (the rule as root applies it, whoever asks: would `sudo cudnnctl ...` accept this?). */
+static int owner_ok(const struct stat *st, unsigned flags)
 {
-    return st->st_uid == 0 || st->st_uid == geteuid();
+    return st->st_uid == 0 || (!(flags & SP_AS_ROOT) && st->st_uid == geteuid());
 }
 
-int cc_sp_dir_trusted(const struct stat *st)
+static int dir_ok(const struct stat *st, unsigned flags)
 {
-    if (!cc_sp_owner_trusted(st))
+    if (!owner_ok(st, flags))
         return 0;
     if (st->st_mode & S_ISVTX)
         return 1; /* sticky: others may add names, but not replace or remove ours */
@@ -47,6 +49,16 @@ int cc_sp_dir_trusted(const struct stat *st)
     if ((st->st_mode & S_IWGRP) && st->st_gid != 0)
         return 0;
     return 1;
+}
+
+int cc_sp_owner_trusted(const struct stat *st)
+{
+    return owner_ok(st, 0);
+}
+
+int cc_sp_dir_trusted(const struct stat *st)
+{
+    return dir_ok(st, 0);
 }
 
 /* path quoted for a POSIX shell ('...' with each ' as '\'') into buf. */
@@ -69,19 +81,27 @@ static const char *sh_quote(const char *path, char *buf, size_t cap)
     return buf;
 }
 
+static void distrust(const char *path, const struct stat *st, const char *what, unsigned flags);
+
 void cc_sp_distrust(const char *path, const struct stat *st, const char *what)
 {
+    distrust(path, st, what, 0);
+}
+
+static void distrust(const char *path, const struct stat *st, const char *what, unsigned flags)
+{
     char owner[96], q[1100], fix[2400];
+    int as_root = geteuid() == 0 || (flags & SP_AS_ROOT);
     struct passwd *pw = getpwuid(st->st_uid);
     if (pw && pw->pw_name)
         snprintf(owner, sizeof(owner), "uid %u (%s)", (unsigned)st->st_uid, pw->pw_name);
     else
         snprintf(owner, sizeof(owner), "uid %u", (unsigned)st->st_uid);
-    const char *why = !cc_sp_owner_trusted(st) ? "owned by another user"
+    const char *why = !owner_ok(st, flags)      ? "owned by another user"
                       : (st->st_mode & S_IWOTH) ? "writable by others"
                                                 : "writable by its group";
     sh_quote(path, q, sizeof(q));
-    if (geteuid() == 0)
+    if (as_root)
         snprintf(fix, sizeof(fix),
                  "use a directory only root can write, or make it one: chown root:root %s && "
                  "chmod go-w %s",
@@ -101,7 +121,7 @@ void cc_sp_distrust(const char *path, const struct stat *st, const char *what)
                  "%s%s%s is owned by %s with mode %04o (%s): another user could change what "
                  "cudnnctl %s there; fix: %s",
                  what ? what : "", what ? " " : "", path, owner, (unsigned)(st->st_mode & 07777),
-                 why, geteuid() == 0 ? "running as root reads, writes or runs" : "relies on", fix);
+                 why, as_root ? "running as root reads, writes or runs" : "relies on", fix);
     cc_pf_set_error(CUDNNCTL_E_UNTRUSTED, text);
 }
 
@@ -175,8 +195,8 @@ static int check_dir(walk *w, int fd, const char *shown, unsigned flags)
         errno = ENOTDIR;
         return -1;
     }
-    if ((flags & SP_ENFORCE) && !cc_sp_dir_trusted(&st)) {
-        cc_sp_distrust(shown, &st, "the directory");
+    if ((flags & SP_ENFORCE) && !dir_ok(&st, flags)) {
+        distrust(shown, &st, "the directory", flags);
         return -2;
     }
     (void)w;
@@ -189,8 +209,8 @@ static int expand_link(walk *w, int lfd, const char *shown, const char *rest, un
     struct stat st;
     if (fstat(lfd, &st) != 0)
         return -1;
-    if ((flags & SP_ENFORCE) && !cc_sp_owner_trusted(&st)) {
-        cc_sp_distrust(shown, &st, NULL);
+    if ((flags & SP_ENFORCE) && !owner_ok(&st, flags)) {
+        distrust(shown, &st, NULL, flags);
         return -2;
     }
     if (++w->links > MAX_LINKS) {
@@ -416,7 +436,8 @@ int cc_sp_open(const char *path, int oflags, mode_t mode, unsigned flags)
 int cc_pf_trust_check(const char *path, unsigned what)
 {
     char *base = NULL;
-    int d = cc_sp_parent(path, SP_ENFORCE | SP_FOLLOW, &base);
+    unsigned flags = SP_ENFORCE | SP_FOLLOW | ((what & CC_PF_TRUST_AS_ROOT) ? SP_AS_ROOT : 0);
+    int d = cc_sp_parent(path, flags, &base);
     if (d < 0)
         return -1;
     int rc = 0;
@@ -425,10 +446,10 @@ int cc_pf_trust_check(const char *path, unsigned what)
         if (fstatat(d, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
             cc_pf_errno_();
             rc = -1;
-        } else if (S_ISDIR(st.st_mode) ? !cc_sp_dir_trusted(&st)
-                                       : (!cc_sp_owner_trusted(&st) || (st.st_mode & S_IWOTH) ||
+        } else if (S_ISDIR(st.st_mode) ? !dir_ok(&st, flags)
+                                       : (!owner_ok(&st, flags) || (st.st_mode & S_IWOTH) ||
                                           ((st.st_mode & S_IWGRP) && st.st_gid != 0))) {
-            cc_sp_distrust(path, &st, S_ISDIR(st.st_mode) ? "the directory" : "the file");
+            distrust(path, &st, S_ISDIR(st.st_mode) ? "the directory" : "the file", flags);
             rc = -1;
         }
     }

@@ -8,7 +8,8 @@
 /* sp_walk flags */
 #define SP_ENFORCE 0x1 /* apply the trust rule to every directory and link walked */
 #define SP_FOLLOW 0x2  /* resolve the last component too when it is a (trusted) link */
-#define SP_NOFLOOR 0x4 /* internal: walking the --root itself */
+#define SP_NOFLOOR 0x8 /* internal: walking the --root itself */
+#define SP_AS_ROOT 0x4 /* judge as root would: only root's files and dirs are trusted */
 
 /* The trust rule's policy for this process: enforced when the effective user is root. */
 int cc_sp_enforcing(void);

@@ -58,6 +58,10 @@ cudnnctl_err cc_set_error(cudnnctl_ctx *ctx, cudnnctl_err code, const char *func
     cc_set_error((ctx), cc_pf_last_error(), __func__, __FILE__, __LINE__, "%s %s: %s", (what),     \
                  (path), cc_pf_last_error_text())
 void cc_clear_error(cudnnctl_ctx *ctx);
+/* CUDNNCTL_E_USAGE (exit 2) when @p path has a control character, naming @p what (the option:
+ * "--prefix") and the byte as \xNN; CUDNNCTL_E_OK otherwise (also for NULL). A target path is
+ * refused rather than escaped: it would end up in shell activation text and loader files. */
+cudnnctl_err cc_refuse_ctl_path(cudnnctl_ctx *ctx, const char *what, const char *path);
 /* Keep the first error while cleanup code (which may record its own) runs. */
 typedef struct {
     cudnnctl_err code;

@@ -195,15 +195,34 @@ static void put_toolkit(ob *b, const cudnnctl_env_selection *s, void (*quote)(ob
     op(b, end);
 }
 
+/* Text for a comment line: control characters as \xNN, so nothing in it (a path, a version read
+ * from a toolkit's version.json, a note) can end the comment and start a command. */
+static void oc(ob *b, const char *s)
+{
+    char *p = cc_str_printable(s);
+    if (!p) {
+        b->fail = 1;
+        return;
+    }
+    op(b, p);
+    free(p);
+}
+
 static void header(ob *b, const char *c, const cudnnctl_env_selection *s, cudnnctl_shell sh)
 {
     opf(b, "%s cudnnctl activation:", c);
-    if (s->toolkit_path)
-        opf(b, " CUDA %s at %s", s->toolkit_version ? s->toolkit_version : "(version ?)",
-            s->toolkit_path);
-    if (s->cudnn_path)
-        opf(b, "%s cuDNN %s at %s", s->toolkit_path ? "," : "",
-            s->cudnn_version ? s->cudnn_version : "?", s->cudnn_path);
+    if (s->toolkit_path) {
+        op(b, " CUDA ");
+        oc(b, s->toolkit_version ? s->toolkit_version : "(version ?)");
+        op(b, " at ");
+        oc(b, s->toolkit_path);
+    }
+    if (s->cudnn_path) {
+        opf(b, "%s cuDNN ", s->toolkit_path ? "," : "");
+        oc(b, s->cudnn_version ? s->cudnn_version : "?");
+        op(b, " at ");
+        oc(b, s->cudnn_path);
+    }
     op(b, "\n");
     switch (sh) {
     case CUDNNCTL_SHELL_FISH:
@@ -222,8 +241,11 @@ static void header(ob *b, const char *c, const cudnnctl_env_selection *s, cudnnc
         opf(b, "%s use: eval \"$(cudnnctl env --shell %s)\"  (twice = once)\n", c,
             cudnnctl_shell_name(sh));
     }
-    for (size_t i = 0; i < s->n_notes; i++)
-        opf(b, "%s note: %s\n", c, s->notes[i]);
+    for (size_t i = 0; i < s->n_notes; i++) {
+        opf(b, "%s note: ", c);
+        oc(b, s->notes[i]);
+        op(b, "\n");
+    }
 }
 
 /* ---- POSIX sh (dash, bash, zsh): builtins and parameter expansion only --------------------- */
@@ -440,12 +462,91 @@ static void render_cmd(ob *b, const cudnnctl_env_selection *s)
     }
 }
 
+/* 1 when the shell's quoting cannot hold v: a control character (no shell gets one raw), or for
+ * cmd.exe a '"' (a batch file has no way to quote it inside `set "X=..."`). */
+static int unquotable(const char *v, cudnnctl_shell sh)
+{
+    return cc_str_ctl(v) || (sh == CUDNNCTL_SHELL_CMD && strchr(v, '"'));
+}
+
+/* The first value of a list (PATH, LD_LIBRARY_PATH, CUDNNCTL_ENV) that holds the list's separator:
+ * it cannot be one entry (a ':' in a LD_LIBRARY_PATH entry makes two dirs, one relative). */
+static const char *split_by_sep(char **v, size_t n, char sep)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strchr(v[i], sep))
+            return v[i];
+    return NULL;
+}
+
+/* The values the text sets must be quotable and, in a list, one entry: refused otherwise (never
+ * escaped: a changed path would name another dir). */
+static cudnnctl_err check_values(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                 cudnnctl_shell sh, int ldp)
+{
+    const char *one[] = {s->toolkit_path, s->cudnn_path};
+    char **const lists[] = {s->bin_dirs, s->roots, s->lib_dirs};
+    const size_t ns[] = {s->n_bin_dirs, s->n_roots, s->n_lib_dirs};
+    const char *bad = NULL;
+    for (size_t i = 0; i < 2 && !bad; i++)
+        if (one[i] && unquotable(one[i], sh))
+            bad = one[i];
+    for (size_t k = 0; k < 3 && !bad; k++)
+        for (size_t i = 0; i < ns[k] && !bad; i++)
+            if (unquotable(lists[k][i], sh))
+                bad = lists[k][i];
+    if (bad && cc_str_ctl(bad))
+        return cc_refuse_ctl_path(ctx, "the activation's directory", bad);
+    if (bad)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                   "the activation's directory %s has a '\"' in it, which a cmd.exe batch file "
+                   "cannot quote; fix: rename it, or use --shell pwsh",
+                   bad);
+    char sep = s->windows ? ';' : ':';
+    for (size_t k = 0; k < (ldp ? 3u : 2u) && !bad; k++) /* lib dirs: only in LD_LIBRARY_PATH */
+        bad = split_by_sep(lists[k], ns[k], sep);
+    if (bad)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                   "the activation's directory %s has a '%c' in it, the separator of PATH, "
+                   "LD_LIBRARY_PATH and CUDNNCTL_ENV: it cannot be one entry of them; fix: rename "
+                   "it without '%c' (or install into another prefix)",
+                   bad, sep, sep);
+    return CUDNNCTL_E_OK;
+}
+
+static cudnnctl_err render(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s, cudnnctl_shell sh,
+                           int ldp, ob *o);
+
 cudnnctl_err cudnnctl_env_render(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
                                  cudnnctl_shell sh, unsigned flags, char **text)
 {
     *text = NULL;
+    cudnnctl_err rc = check_values(ctx, s, sh, (flags & CUDNNCTL_ENV_LD_LIBRARY_PATH) != 0);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    /* a managed dir the shell cannot quote, or holding the list separator, is not dropped from
+     * PATH (no entry this text wrote can be under it: check_values) */
+    cudnnctl_env_selection sel = *s;
+    sel.managed = calloc(s->n_managed ? s->n_managed : 1, sizeof(char *));
+    if (!sel.managed)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    sel.n_managed = 0;
+    char sep = s->windows ? ';' : ':';
+    for (size_t i = 0; i < s->n_managed; i++) /* (an entry never holds the separator either) */
+        if (!unquotable(s->managed[i], sh) && !strchr(s->managed[i], sep))
+            sel.managed[sel.n_managed++] = s->managed[i];
     ob o = {{0}, 0};
-    int ldp = (flags & CUDNNCTL_ENV_LD_LIBRARY_PATH) != 0;
+    rc = render(ctx, &sel, sh, (flags & CUDNNCTL_ENV_LD_LIBRARY_PATH) != 0, &o);
+    free(sel.managed);
+    if (rc == CUDNNCTL_E_OK)
+        *text = o.b.data;
+    return rc;
+}
+
+static cudnnctl_err render(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s, cudnnctl_shell sh,
+                           int ldp, ob *po)
+{
+    ob o = {{0}, 0};
     switch (sh) {
     case CUDNNCTL_SHELL_SH:
     case CUDNNCTL_SHELL_BASH:
@@ -468,6 +569,6 @@ cudnnctl_err cudnnctl_env_render(cudnnctl_ctx *ctx, const cudnnctl_env_selection
         cc_buf_free(&o.b);
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
-    *text = o.b.data;
+    *po = o;
     return CUDNNCTL_E_OK;
 }

@@ -124,10 +124,24 @@ int cc_alt_find(cudnnctl_ctx *ctx, const cc_alt *a, const char *path);
 cudnnctl_err cc_alt_set(cudnnctl_ctx *ctx, const char *name, const char *path,
                         cudnnctl_changes *ch);
 
+/* ---- what may be registered for every user (env_trust.c) ------------------------------------ */
+/* CUDNNCTL_E_UNTRUSTED (exit 9) when a lib or bin dir of @p s, a dir above it or a file in it
+ * fails the trust rule as root applies it (docs/security.md, "Running as root"); the error
+ * names it (owner, mode), says nothing was written, and how to install into a root-owned prefix
+ * instead. @p what: the command ("env --persist --system"). */
+cudnnctl_err cc_env_trust_system(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                 const char *what);
+
 /* ---- persistence shared with use ------------------------------------------------------------- */
 /* Rewrite /etc/ld.so.conf.d/cudnnctl-*.conf for @p s when one exists (use), or always (persist);
- * runs ldconfig unless under --root or @p no_ldconfig. */
+ * runs ldconfig unless under --root or @p no_ldconfig. Callers first ask cc_env_ldconf_allowed
+ * (the trust rule), before they change anything. */
 cudnnctl_err cc_env_write_ldconf(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
                                  int only_if_present, int no_ldconfig, cudnnctl_changes *ch);
+/* The check cc_env_write_ldconf makes before it writes, alone (use runs it before it flips
+ * anything): CUDNNCTL_E_OK when there is nothing to rewrite (@p only_if_present and no
+ * cudnnctl-*.conf) or the selection may be registered. */
+cudnnctl_err cc_env_ldconf_allowed(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                   int only_if_present, const char *what);
 
 #endif
