@@ -51,13 +51,25 @@ typedef struct {
 /* With CC_PF_O_RDONLY: opened only to be flushed by cc_pf_fsync (Windows needs write access for
  * FlushFileBuffers; a read-only file there is opened for reading and not flushed). */
 #define CC_PF_O_FOR_SYNC 0x100
+/* Read a file that will be believed (state, receipts, journal, config, cache records): walked
+ * with the trust rule whoever runs (every directory owned by root or the effective user, not
+ * writable by others unless sticky; links owned by them), and the file itself a regular file of
+ * root or the effective user, not writable by group or others. Else CUDNNCTL_E_UNTRUSTED. */
+#define CC_PF_O_TRUSTED 0x200
 
 typedef intptr_t cc_pf_fd; /* -1 = invalid */
 
 int cc_pf_stat(const char *path, cc_pf_stat_t *st);  /* follows links; st->exists=0 if absent */
 int cc_pf_lstat(const char *path, cc_pf_stat_t *st); /* does not follow the last link */
 int cc_pf_fstat(cc_pf_fd fd, cc_pf_stat_t *st);       /* an open file: exists, size, dev, ino */
+/* Opens that write or create (and every rename, unlink, rmdir, mkdir, symlink, link, chmod and
+ * lock below) go through the safe-path layer (docs/security.md, "Running as root"): the path is
+ * walked one component at a time without following links blindly — as root a link is followed
+ * only when root owns it, and every directory walked must pass the trust rule — and the last
+ * component is never followed: nothing is written through a link. Read-only opens follow links
+ * as the kernel does (reading is harmless), except with CC_PF_O_TRUSTED. */
 cc_pf_fd cc_pf_open(const char *path, int flags, uint32_t mode);
+cc_pf_fd cc_pf_open_trusted(const char *path); /* = cc_pf_open(path, CC_PF_O_TRUSTED, 0) */
 long long cc_pf_read(cc_pf_fd fd, void *buf, size_t len);
 long long cc_pf_write(cc_pf_fd fd, const void *buf, size_t len);
 int cc_pf_seek(cc_pf_fd fd, uint64_t off);
@@ -89,12 +101,38 @@ size_t cc_pf_path_root_len(const char *path);
 /* Directory listing: names only, without "." and "..". */
 typedef struct cc_pf_dir cc_pf_dir;
 cc_pf_dir *cc_pf_opendir(const char *path);
+/* The same through the safe-path walk, a final link not followed (a tree being deleted). */
+cc_pf_dir *cc_pf_opendir_nofollow(const char *path);
 const char *cc_pf_readdir(cc_pf_dir *d); /* NULL at end */
 void cc_pf_closedir(cc_pf_dir *d);
 
 /* Exclusive, non-blocking advisory lock on a file (created if missing). 1 = busy. */
 int cc_pf_lock(const char *path, cc_pf_fd *out, int *busy);
 void cc_pf_unlock(cc_pf_fd fd);
+
+/* ---- trust (docs/security.md, "Running as root") ----------------------------------------- */
+/* The trust rule, whoever runs: every directory from "/" to path (links resolved on the way,
+ * each owned by root or the effective user) is owned by root or the effective user and not
+ * writable by group or others unless sticky; with CC_PF_TRUST_OBJECT the object itself too (a
+ * directory by the same rule, a file owned by them and writable by nobody else). 0 when it
+ * holds; -1 with CUDNNCTL_E_UNTRUSTED naming the component, its owner and mode, and a fix.
+ * Windows: reparse points on the way are refused unless they are directory junctions; ACLs are
+ * not read (docs/security.md says what a check of them would add). */
+#define CC_PF_TRUST_PATH 0x0
+#define CC_PF_TRUST_OBJECT 0x1
+/* The rule as root applies it, whoever asks (only root's files and dirs trusted): would
+ * `sudo cudnnctl ...` accept this path? Used to decide which fix to print. */
+#define CC_PF_TRUST_AS_ROOT 0x2
+int cc_pf_trust_check(const char *path, unsigned what);
+/* The --root of this process (NULL: none). The safe-path layer then resolves a path under it
+ * inside it, as openat2(RESOLVE_IN_ROOT) does: an absolute link target starts again at the root
+ * and ".." at the root stays there, so a tree from another machine cannot point a write, a
+ * deletion or a trusted read outside itself. (Windows: recorded, not used; junctions under a
+ * root are refused like links by cc_pf_trust_check.) */
+void cc_pf_set_resolve_root(const char *root);
+/* len bytes from the OS's random source (getrandom, BCryptGenRandom): temp names nobody can
+ * guess. */
+int cc_pf_random(void *buf, size_t len);
 
 /* ---- environment / processes ---------------------------------------------------------------- */
 const char *cc_pf_getenv(const char *name);
@@ -108,6 +146,13 @@ uint64_t cc_pf_now_ms(void); /* monotonic */
 int64_t cc_pf_time(void);    /* wall clock, seconds since the epoch */
 char *cc_pf_home_dir(void);
 int cc_pf_is_root(void); /* uid 0 / elevated */
+/* The effective user's home and name from the passwd database, never from $HOME / $USER (which
+ * `sudo -E` keeps from the caller); NULL when unknown. Windows: the profile dir, %USERNAME%. */
+char *cc_pf_passwd_home(void);
+char *cc_pf_passwd_name(void);
+/* The owner of path (links followed): its uid and user name (*name NULL when the uid has none).
+ * Windows: -1 with CUDNNCTL_E_UNSUPPORTED. */
+int cc_pf_owner(const char *path, uint32_t *uid, char **name);
 
 /* Run argv[0] (absolute, or looked up on PATH), capture stdout (and stderr when merge_stderr),
  * kill it after timeout_ms. env: NULL = inherit, else a NULL-terminated "K=V" list.
@@ -116,7 +161,9 @@ int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin
               unsigned timeout_ms, int merge_stderr, char **out, size_t *out_len, int *status);
 
 /* ---- dynamic loading ------------------------------------------------------------------------ */
-void *cc_pf_dlopen(const char *path); /* by absolute path, or plain SONAME via the loader */
+/* By absolute path, or plain SONAME via the loader. As root a path (one with a '/') that fails
+ * cc_pf_trust_check(CC_PF_TRUST_OBJECT) is not loaded: NULL, and cc_pf_dlerror() says why. */
+void *cc_pf_dlopen(const char *path);
 void *cc_pf_dlsym(void *handle, const char *name);
 void cc_pf_dlclose(void *handle);
 const char *cc_pf_dlerror(void);
@@ -223,7 +270,8 @@ typedef struct {
 int cc_pf_cpu_x86(cc_pf_cpu *cpu);
 
 /* ---- default locations ---------------------------------------------------------------------- */
-char *cc_pf_default_cache_dir(void); /* $XDG_CACHE_HOME/cudnnctl, %LOCALAPPDATA%\cudnnctl\cache */
+/* /var/cache/cudnnctl for root, else $XDG_CACHE_HOME/cudnnctl; %LOCALAPPDATA%\cudnnctl\cache */
+char *cc_pf_default_cache_dir(void);
 char *cc_pf_default_state_dir(void); /* /var/lib/cudnnctl for root, else $XDG_STATE_HOME/cudnnctl */
 
 /* ---- process start-up / environment changes (Windows helper) ----------------------------- */

@@ -161,6 +161,11 @@ typedef struct {
 CUDNNCTL_API cudnnctl_err cudnnctl_env_persist(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
                                                const cudnnctl_persist_opts *o,
                                                cudnnctl_changes *out);
+/** 1 when registering @p dir for every user (`env --persist --system`: /etc/ld.so.conf.d,
+ *  /etc/profile.d) would be accepted as root: it, every dir above it and every file in it are
+ *  root's and writable by nobody else (docs/security.md, "Running as root"); 0 otherwise. Lets a
+ *  front end offer that fix only where it works. */
+CUDNNCTL_API int cudnnctl_env_system_ok(cudnnctl_ctx *ctx, const char *dir);
 /** Undo cudnnctl_env_persist for the scope in @p o (every marked line, every file). */
 CUDNNCTL_API cudnnctl_err cudnnctl_env_unpersist(cudnnctl_ctx *ctx, const cudnnctl_persist_opts *o,
                                                  cudnnctl_changes *out);

@@ -173,14 +173,21 @@ typedef struct {
     char *expected; /**< the dir that should win; NULL = no expectation */
     int matches;  /**< 1 when mapped is inside the expected dir (or no expectation) */
     char *fix;    /**< a command that makes the expected copy win; NULL when matches */
-    int not_run;  /**< the probe could not be started (no bash in that scope, ...) */
+    int not_run;  /**< the probe could not be started (no bash in that scope, ...), or as root was
+                       not run (error says why: a start-up file another user can write) */
+    /** 1: nothing was loaded: as root the loader model's prediction (mapped) touched a file or
+     *  dir another user could write; error says which. mapped is then the model's answer. */
+    int modelled;
 } cudnnctl_effective;
 
 /**
  * Re-run this program (@p self_exe; NULL = the running binary) as `__load-probe SONAME` in a
  * child: once with this process's environment ("current"), once (not under --root) in a new
- * login shell ("login": `bash -lic` started from a clean environment with this HOME), and
- * compare the file each maps with @p expect_dir (the lib dir just installed or selected; NULL =
+ * login shell ("login": `bash -lic` started from a clean environment with the effective user's
+ * passwd home and name, never $HOME, and no controlling terminal; as root only when the start-up
+ * files it would run are root's: else not_run with the reason). As root the child loads nothing
+ * the loader model says another user could have written (modelled). Compare
+ * the file each maps with @p expect_dir (the lib dir just installed or selected; NULL =
  * no expectation). @p fix_current / @p fix_login: the command that makes it win in each scope
  * (NULL: an LD_LIBRARY_PATH export). out[0..*n).
  */

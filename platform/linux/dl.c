@@ -2,13 +2,35 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "platform.h"
 
+/* Why the last load of this thread was refused before dlopen ran ("" when it was not). */
+static _Thread_local char refused[1400];
+
+/* As root, a file is loaded by path only when it passes the trust rule (docs/security.md,
+ * "Running as root"): its constructors would run as root, so nobody but root may have been able
+ * to write it or any directory on the way. 0 when it may be loaded. By name (no '/') the loader
+ * searches: the caller predicts that with the loader model (effective.c). */
+int cc_pf_dl_guard_(const char *path)
+{
+    refused[0] = '\0';
+    if (geteuid() != 0 || !path || !strchr(path, '/'))
+        return 0;
+    if (cc_pf_trust_check(path, CC_PF_TRUST_OBJECT) == 0)
+        return 0;
+    snprintf(refused, sizeof(refused), "not loaded as root: %s", cc_pf_last_error_text());
+    return -1;
+}
+
 void *cc_pf_dlopen(const char *path)
 {
+    if (cc_pf_dl_guard_(path) != 0)
+        return NULL;
     return dlopen(path, RTLD_NOW | RTLD_LOCAL);
 }
 
@@ -25,6 +47,8 @@ void cc_pf_dlclose(void *handle)
 
 const char *cc_pf_dlerror(void)
 {
+    if (refused[0])
+        return refused;
     const char *e = dlerror();
     return e ? e : "unknown dynamic loader error";
 }

@@ -1,4 +1,4 @@
-/* install.c (linux): primitives the install/commit work needs: hard links and process ids. */
+/* install.c (linux): primitives the install/commit work needs: process ids (hard links: fs.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -8,15 +8,6 @@
 #include "platform.h"
 
 void cc_pf_errno_(void);
-
-int cc_pf_link(const char *existing, const char *newpath)
-{
-    if (link(existing, newpath) != 0) {
-        cc_pf_errno_();
-        return -1;
-    }
-    return 0;
-}
 
 long cc_pf_getpid(void)
 {

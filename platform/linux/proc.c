@@ -52,6 +52,12 @@ void cc_pf_interrupt_newline(volatile int *pending)
 static void child_exec(const char *const *argv, const char *const *env, int in_fd, int out_fd,
                        int merge_stderr)
 {
+    /* a new session: no controlling terminal (an interactive `bash -i` child would otherwise
+     * take the terminal's job control and stop on SIGTTOU, and nothing it runs can read the
+     * user's keyboard), and its own process group, so a timeout can kill grandchildren too */
+    setsid();
+    if (in_fd < 0)
+        in_fd = open("/dev/null", O_RDONLY);
     dup2(in_fd, 0);
     dup2(out_fd, 1);
     if (merge_stderr)
@@ -61,8 +67,6 @@ static void child_exec(const char *const *argv, const char *const *env, int in_f
         if (dn >= 0)
             dup2(dn, 2);
     }
-    /* own process group, so a timeout can kill grandchildren too */
-    setpgid(0, 0);
     if (env)
         execvpe(argv[0], (char *const *)argv, (char *const *)env);
     else
@@ -70,17 +74,18 @@ static void child_exec(const char *const *argv, const char *const *env, int in_f
     _exit(127);
 }
 
-/* Fork the child in its own process group with pipes for its input and output; the parent's ends
- * in *in_w and *out_r. -1 when it cannot. */
+/* Fork the child in its own session with a pipe for its output and, when it gets input, one for
+ * that (else its stdin is /dev/null); the parent's ends in *in_w (-1: none) and *out_r. -1 when
+ * it cannot. */
 static pid_t spawn_child(const char *const *argv, const char *const *env, int merge_stderr,
-                         int *in_w, int *out_r)
+                         int with_input, int *in_w, int *out_r)
 {
-    int op[2], ip[2];
+    int op[2], ip[2] = {-1, -1};
     if (pipe2(op, O_CLOEXEC) != 0) {
         cc_pf_errno_();
         return -1;
     }
-    if (pipe2(ip, O_CLOEXEC) != 0) {
+    if (with_input && pipe2(ip, O_CLOEXEC) != 0) {
         cc_pf_errno_();
         close(op[0]);
         close(op[1]);
@@ -91,15 +96,17 @@ static pid_t spawn_child(const char *const *argv, const char *const *env, int me
         cc_pf_errno_();
         close(op[0]);
         close(op[1]);
-        close(ip[0]);
-        close(ip[1]);
+        if (with_input) {
+            close(ip[0]);
+            close(ip[1]);
+        }
         return -1;
     }
     if (pid == 0)
         child_exec(argv, env, ip[0], op[1], merge_stderr);
-    setpgid(pid, pid);
     close(op[1]);
-    close(ip[0]);
+    if (with_input)
+        close(ip[0]);
     *in_w = ip[1];
     *out_r = op[0];
     return pid;
@@ -109,6 +116,8 @@ static pid_t spawn_child(const char *const *argv, const char *const *env, int me
  * them. */
 static void feed_stdin(int fd, const char *stdin_data)
 {
+    if (fd < 0)
+        return;
     if (stdin_data) {
         size_t n = strlen(stdin_data);
         signal(SIGPIPE, SIG_IGN);
@@ -172,7 +181,7 @@ int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin
         *out = NULL;
     if (out_len)
         *out_len = 0;
-    pid_t pid = spawn_child(argv, env, merge_stderr, &in_w, &out_r);
+    pid_t pid = spawn_child(argv, env, merge_stderr, stdin_data != NULL, &in_w, &out_r);
     if (pid < 0)
         return -1;
     feed_stdin(in_w, stdin_data);
@@ -180,8 +189,10 @@ int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin
     size_t len = 0;
     int timed_out = read_output(out_r, timeout_ms, &buf, &len);
     close(out_r);
-    if (timed_out)
-        kill(-pid, SIGKILL);
+    if (timed_out) {
+        kill(-pid, SIGKILL); /* its session's group: grandchildren too */
+        kill(pid, SIGKILL);  /* in case it had not reached setsid() yet */
+    }
     int ws = 0;
     while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;

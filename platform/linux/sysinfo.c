@@ -73,6 +73,10 @@ static char *xdg(const char *var, const char *fallback_rel)
 
 char *cc_pf_default_cache_dir(void)
 {
+    /* root's cache is the system's (FHS), never under a $HOME or $XDG_CACHE_HOME that sudo -E
+     * kept from the calling user: root would believe what that user put there */
+    if (geteuid() == 0)
+        return strdup("/var/cache/cudnnctl");
     return xdg("XDG_CACHE_HOME", ".cache");
 }
 

@@ -10,8 +10,12 @@
 
 #include "platform.h"
 
+int cc_pf_dl_guard_(const char *path); /* dl.c: the trust rule for loads as root */
+
 void *cc_pf_dlopen_ex(const char *path, unsigned flags)
 {
+    if (cc_pf_dl_guard_(path) != 0)
+        return NULL;
     int f = (flags & CC_PF_DL_LAZY) ? RTLD_LAZY : RTLD_NOW;
     f |= (flags & CC_PF_DL_GLOBAL) ? RTLD_GLOBAL : RTLD_LOCAL;
     return dlopen(path, f);

@@ -213,3 +213,24 @@ void cc_pf_sleep_ms(unsigned ms)
 {
     Sleep(ms);
 }
+
+/* Windows has no passwd database: the profile dir and the logon name stand in for it. */
+char *cc_pf_passwd_home(void)
+{
+    return cc_pf_home_dir();
+}
+
+char *cc_pf_passwd_name(void)
+{
+    const char *u = cc_pf_getenv("USERNAME");
+    return u && *u ? _strdup(u) : NULL;
+}
+
+int cc_pf_owner(const char *path, uint32_t *uid, char **name)
+{
+    (void)path;
+    *uid = 0;
+    *name = NULL;
+    cc_pf_set_error(CUDNNCTL_E_UNSUPPORTED, "file owners are ACLs on Windows (not read)");
+    return -1;
+}

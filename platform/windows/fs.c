@@ -134,9 +134,16 @@ int cc_pf_lstat(const char *path, cc_pf_stat_t *st)
 
 cc_pf_fd cc_pf_open(const char *path, int flags, uint32_t mode)
 {
+    if (flags & CC_PF_O_TRUSTED)
+        return cc_pf_open_trusted(path);
     wchar_t *w = cc_w_path(path);
     if (!w)
         return -1;
+    if (((flags & 0x3) != CC_PF_O_RDONLY || (flags & (CC_PF_O_CREAT | CC_PF_O_TRUNC))) &&
+        cc_w_write_through_link(path, w)) {
+        free(w);
+        return -1;
+    }
     DWORD access;
     switch (flags & 0x3) {
     case CC_PF_O_WRONLY:

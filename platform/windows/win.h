@@ -30,6 +30,9 @@ void cc_w_strip_prefix(wchar_t *w);
 void cc_w_set_error(DWORD e, const char *what);
 /* Shorthand: record GetLastError(). */
 void cc_w_last_error(const char *what);
+/* 1 (with the platform error set) when a write to path would go through a final symbolic link
+ * (fs_safe.c). */
+int cc_w_write_through_link(const char *path, const wchar_t *w);
 
 /* Replace the directory junction @p dst by the junction @p src: @p src's reparse data is written
  * onto @p dst in place (FSCTL_SET_REPARSE_POINT on an existing mount point of the same tag replaces

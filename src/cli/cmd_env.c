@@ -41,11 +41,10 @@ static char *effective_after_persist(cli_opts *o, cudnnctl_ctx *ctx,
     const char *lib = cudnn_lib_dir(sel);
     if (!lib)
         return NULL;
-    char args[1024], cur[1200], login[1200];
+    char args[1024], cur[1200], login[1400];
     env_args(o, args, sizeof(args));
     snprintf(cur, sizeof(cur), "eval \"$(cudnnctl env%s)\"", args);
-    snprintf(login, sizeof(login), "%scudnnctl env --persist --system%s",
-             cudnnctl_is_elevated() ? "" : "sudo ", args);
+    cli_login_fix(ctx, lib, args, sel->cudnn_version, sel->cudnn_cuda_major, login, sizeof(login));
     return cli_effective(o, ctx, sel->cudnn_version, lib, cur,
                          o->system_wide ? NULL : login);
 }

@@ -31,17 +31,17 @@ static int print_postcheck(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_instal
  * what was just installed, here and in a new login shell? The fixes name the activation. */
 static char *effective_after_install(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_install_result *r)
 {
-    char cur[1200], login[1200];
-    const char *sudo = cudnnctl_is_elevated() ? "" : "sudo ";
+    char cur[1200], login[1400], args[1200];
     if (r->mode == CUDNNCTL_TARGET_PREFIX) {
         snprintf(cur, sizeof(cur), "eval \"$(cudnnctl env --prefix %s)\"", r->target_path);
-        snprintf(login, sizeof(login), "%scudnnctl env --persist --system --prefix %s", sudo,
-                 r->target_path);
+        snprintf(args, sizeof(args), " --prefix %s", r->target_path);
     } else {
         snprintf(cur, sizeof(cur), "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}",
                  r->lib_dir);
-        snprintf(login, sizeof(login), "%scudnnctl env --persist --system %s", sudo, r->target_path);
+        snprintf(args, sizeof(args), " %s", r->target_path);
     }
+    cli_login_fix(ctx, r->lib_dir, args, r->cudnn_version,
+                  r->cuda_variant ? atoi(r->cuda_variant) : 0, login, sizeof(login));
     return cli_effective(o, ctx, r->cudnn_version, r->lib_dir, cur, login);
 }
 

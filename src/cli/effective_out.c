@@ -2,6 +2,7 @@
  * this environment and one with a new login shell's dlopen libcudnn.so.<M> by name; when the
  * file mapped is not in the dir just installed or selected, one line names the winner, why it
  * wins and the fix. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,24 @@ char *cli_effective(cli_opts *o, cudnnctl_ctx *ctx, const char *cudnn_version,
         js = NULL;
     cudnnctl_effective_free(v, n);
     return js;
+}
+
+void cli_login_fix(cudnnctl_ctx *ctx, const char *lib_dir, const char *args,
+                   const char *cudnn_version, int cuda_major, char *buf, size_t n)
+{
+    const char *sudo = cudnnctl_is_elevated() ? "" : "sudo ";
+    if (cudnnctl_env_system_ok(ctx, lib_dir))
+        snprintf(buf, n, "%scudnnctl env --persist --system%s", sudo, args);
+    else if (cudnn_version && cuda_major > 0)
+        snprintf(buf, n,
+                 "%scudnnctl install --prefix /opt/cudnnctl --cudnn %s --cuda %d && %scudnnctl "
+                 "env --persist --system --prefix /opt/cudnnctl",
+                 sudo, cudnn_version, cuda_major, sudo);
+    else
+        snprintf(buf, n,
+                 "%scudnnctl install --prefix /opt/cudnnctl && %scudnnctl env --persist --system "
+                 "--prefix /opt/cudnnctl",
+                 sudo, sudo);
 }
 
 void cli_print_json_with(const char *doc, const char *key, const char *value_json)

@@ -69,10 +69,12 @@ make_tree() {
   ln -s libcudnn_adv.so.9 "$t/lib/libcudnn_adv.so"
 }
 
-# snap DIR: every entry (path, type, link target, mode) and every file's SHA-256.
+# snap DIR: every entry (path, type, link target, mode) and every file's SHA-256 — but DIR's own
+# ledger (DIR/.cudnnctl-owners: advisory state of the installs on DIR, checked on its own by
+# test_install_concurrent.sh; a fault may keep it from being written while the install stands).
 snap() {
-  (cd "$1" && find . -printf '%p %y %l %m\n' | LC_ALL=C sort &&
-     find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
+  (cd "$1" && find . -path ./.cudnnctl-owners -prune -o -printf '%p %y %l %m\n' | LC_ALL=C sort &&
+     find . -path ./.cudnnctl-owners -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
 }
 
 # same_snap A B WHAT: compare two snapshot files, show the difference on failure.
@@ -90,9 +92,10 @@ json_assert() {
     || { cat "$1" >&2; fail "JSON check failed: $2"; }
 }
 
-# leftovers DIR: temp names or staging dirs a run must never leave.
+# leftovers DIR: temp names or staging dirs a run must never leave (the target's ledger of its
+# installs, TARGET/.cudnnctl-owners, is state, not a leftover: it goes with the last install).
 no_leftovers() {
-  local l; l=$(find "$1" \( -name '.cudnnctl-*' -o -name '.staging-*' \) -print)
+  local l; l=$(find "$1" \( \( -name '.cudnnctl-*' ! -name .cudnnctl-owners \) -o -name '.staging-*' \) -print)
   [ -z "$l" ] || fail "leftovers in $1: $l"
 }
 

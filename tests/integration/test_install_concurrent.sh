@@ -16,8 +16,9 @@ A=$(make_archive "$R/srv" 9.19.0.56 "libcudnn libcudnn_graph" tiny)
 SHA=$(sha256sum "$A" | cut -c1-64)
 make_tree "$R" clean
 TREE=$R/usr/local/cuda-13.0
-LOCK=$R/usr/local/.cuda-13.0.cudnnctl-lock
-LEDGER=$R/usr/local/.cuda-13.0.cudnnctl-owners
+# the lock and the ledger live inside the tree, never beside it (issue 18)
+LOCK=$TREE/.cudnnctl-lock
+LEDGER=$TREE/.cudnnctl-owners
 snap "$TREE" > "$T/before"
 c() { local s=$1; shift; "$CUDNNCTL" --root "$R" --cache-dir "$T/cache$s" --state-dir "$T/state$s" --no-progress "$@"; }
 INST=(install --cuda-home /usr/local/cuda-13.0 --archive "$A" --sha256 "$SHA" --no-validate --no-ldconfig)
@@ -80,6 +81,7 @@ done
 snap "$TREE" > "$T/now"
 same_snap "$T/before" "$T/now" "the tree after $N concurrent install+uninstall pairs is not the original"
 no_leftovers "$TREE"
-[ ! -e "$LOCK" ] && [ ! -e "$LEDGER" ] || fail "the lock or the ledger stayed beside the tree"
+[ ! -e "$LOCK" ] && [ ! -e "$LEDGER" ] || fail "the lock or the ledger stayed in the tree"
+[ -z "$(find "$R/usr/local" -maxdepth 1 -name '.cuda-13.0*')" ] || fail "something was written beside the tree"
 [ -z "$(find "$R/usr/local" -maxdepth 1 -name '*.tmp-*')" ] || fail "temp files beside the tree"
 echo "ok: $N concurrent pairs, $refused uninstall(s) refused and redone, tree as before"

@@ -145,7 +145,8 @@ json_assert "$T/p4.json" 'd["result"] == "dry-run"'
 if [ "$(id -u)" -eq 0 ]; then
   command -v setpriv > /dev/null || fail "setpriv (util-linux) is needed to test as an unprivileged user"
   chmod -R a+rX "$T" "$M"
-  mkdir -m 0777 "$T/nstate" "$T/ncache"
+  # the user's own state and cache (a 0777 one is refused as untrusted: test_rootsafe_state.sh)
+  mkdir -m 0700 "$T/nstate" "$T/ncache"; chown 65534:65534 "$T/nstate" "$T/ncache"
   set +e
   setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T/nstate" \
     "$CUDNNCTL" --root "$T/root" --cache-dir "$T/ncache" --state-dir "$T/nstate" install --cuda 13 \

@@ -140,11 +140,93 @@ static void pwsh_and_cmd_golden(void **state)
     cudnnctl_ctx_free(ctx);
 }
 
+/* A hand-made Linux selection (the strings are owned: cudnnctl_env_selection_free frees them). */
+static cudnnctl_env_selection *linux_selection(const char *lib, const char *managed)
+{
+    cudnnctl_env_selection *s = calloc(1, sizeof(*s));
+    assert_non_null(s);
+    s->toolkit_path = cc_strdup("/usr/local/cuda-13.0");
+    s->toolkit_version = cc_strdup("13.0\ntouch PWNED\n"); /* as a hostile version.json gives */
+    s->toolkit_major = 13;
+    s->cudnn_cuda_major = -1;
+    s->bin_dirs = calloc(1, sizeof(char *));
+    s->bin_dirs[s->n_bin_dirs++] = cc_strdup("/usr/local/cuda-13.0/bin");
+    s->lib_dirs = calloc(1, sizeof(char *));
+    s->lib_dirs[s->n_lib_dirs++] = cc_strdup(lib);
+    s->roots = calloc(1, sizeof(char *));
+    s->roots[s->n_roots++] = cc_strdup("/usr/local/cuda-13.0");
+    s->managed = calloc(2, sizeof(char *));
+    s->managed[s->n_managed++] = cc_strdup("/usr/local/cuda-13.0");
+    s->managed[s->n_managed++] = cc_strdup(managed);
+    s->notes = calloc(1, sizeof(char *));
+    s->notes[s->n_notes++] = cc_strdup("a note\r\ntouch PWNED2 \x1b[2J");
+    return s;
+}
+
+/* issue 18: no raw control character anywhere in any shell's text, comments included: what is
+ * only shown is escaped (\xNN), a managed dir that cannot be quoted is left out, a dir the text
+ * would set is refused (exit 2), so is one holding the list separator, and cmd.exe refuses a '"'
+ * it cannot quote. */
+static void control_characters(void **state)
+{
+    (void)state;
+    cudnnctl_ctx *ctx = NULL;
+    assert_int_equal(cudnnctl_ctx_new(&ctx), CUDNNCTL_E_OK);
+    cudnnctl_env_selection *s =
+        linux_selection("/usr/local/cuda-13.0/lib64", "/opt/x\ntouch PWNED3");
+    for (int sh = CUDNNCTL_SHELL_SH; sh <= CUDNNCTL_SHELL_CMD; sh++) {
+        char *t = NULL;
+        assert_int_equal(
+            cudnnctl_env_render(ctx, s, (cudnnctl_shell)sh, CUDNNCTL_ENV_LD_LIBRARY_PATH, &t),
+            CUDNNCTL_E_OK);
+        for (const char *p = t; *p; p++)
+            if (((unsigned char)*p < 0x20 && *p != '\n') || (unsigned char)*p == 0x7f)
+                fail_msg("%s: raw control byte 0x%02x at %d:\n%s", cudnnctl_shell_name(sh),
+                         (unsigned char)*p, (int)(p - t), t);
+        assert_null(strstr(t, "\ntouch PWNED"));
+        assert_non_null(strstr(t, "13.0\\x0atouch PWNED\\x0a"));
+        assert_non_null(strstr(t, "a note\\x0d\\x0atouch PWNED2 \\x1b[2J"));
+        assert_null(strstr(t, "PWNED3")); /* the unquotable managed dir is left out */
+        cudnnctl_free(t);
+    }
+    cudnnctl_env_selection_free(s);
+    /* a dir the text would set: refused, nothing rendered */
+    s = linux_selection("/opt/p\x1b]0;x\a/lib", "/opt/p");
+    for (int sh = CUDNNCTL_SHELL_SH; sh <= CUDNNCTL_SHELL_CMD; sh++) {
+        char *t = (char *)"x";
+        assert_int_equal(cudnnctl_env_render(ctx, s, (cudnnctl_shell)sh, 0, &t), CUDNNCTL_E_USAGE);
+        assert_null(t);
+        assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, "\\x1b"));
+    }
+    cudnnctl_env_selection_free(s);
+    /* a ':' (the list separator) in a dir that goes into LD_LIBRARY_PATH / CUDNNCTL_ENV */
+    s = linux_selection("/opt/a:b/lib", "/opt/p");
+    char *t0 = NULL;
+    assert_int_equal(
+        cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_SH, CUDNNCTL_ENV_LD_LIBRARY_PATH, &t0),
+        CUDNNCTL_E_USAGE);
+    assert_non_null(strstr(cudnnctl_last_error(ctx)->detail, "has a ':' in it"));
+    assert_int_equal(cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_SH, 0, &t0), CUDNNCTL_E_OK);
+    cudnnctl_free(t0);
+    free(s->roots[0]);
+    s->roots[0] = cc_strdup("/opt/a:b");
+    assert_int_equal(cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_FISH, 0, &t0), CUDNNCTL_E_USAGE);
+    cudnnctl_env_selection_free(s);
+    s = linux_selection("/opt/a\"&calc&\"b/lib", "/opt/p");
+    char *t = NULL;
+    assert_int_equal(cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_CMD, 0, &t), CUDNNCTL_E_USAGE);
+    assert_int_equal(cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_BASH, 0, &t), CUDNNCTL_E_OK);
+    cudnnctl_free(t);
+    cudnnctl_env_selection_free(s);
+    cudnnctl_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shell_names),
         cmocka_unit_test(pwsh_and_cmd_golden),
+        cmocka_unit_test(control_characters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

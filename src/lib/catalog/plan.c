@@ -538,6 +538,9 @@ cudnnctl_err cudnnctl_plan_make(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
     }
     in.windows = cc_str_starts(in.platform, "windows");
     in.foreign = det && det->platform && strcmp(in.platform, det->platform) != 0;
+    if ((e = cc_refuse_ctl_path(ctx, "--prefix", in.sel->prefix)) != CUDNNCTL_E_OK ||
+        (e = cc_refuse_ctl_path(ctx, "--cuda-home", in.sel->cuda_home)) != CUDNNCTL_E_OK)
+        goto out;
     if ((e = resolve_cuda(&in)) != CUDNNCTL_E_OK || (e = resolve_driver(&in)) != CUDNNCTL_E_OK)
         goto out;
     cc_select_in si = {in.platform,  in.cuda_major, in.cuda_minor,
@@ -564,7 +567,9 @@ cudnnctl_err cudnnctl_plan_make(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
                              cc_asprintf("%s is not in the mirror directory yet", p->url));
         free(real);
     }
-    if ((e = make_target(&in, p)) != CUDNNCTL_E_OK || (e = make_steps(&in, p, mirror_dir)) != 0)
+    if ((e = make_target(&in, p)) != CUDNNCTL_E_OK ||
+        (e = cc_refuse_ctl_path(ctx, "the install target", p->target_path)) != CUDNNCTL_E_OK ||
+        (e = make_steps(&in, p, mirror_dir)) != 0)
         goto out;
 out:
     if (p) {

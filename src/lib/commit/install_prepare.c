@@ -277,7 +277,7 @@ static cudnnctl_err prep_staging(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
                    h->target_shown);
     if ((rc = cc_install_space_check(ctx, d->target, h->ch.size)) != CUDNNCTL_E_OK)
         return rc;
-    if ((rc = cc_txn_new(ctx, h->state, "install", &h->txn)) != CUDNNCTL_E_OK)
+    if ((rc = cc_txn_new(ctx, h->state, d->target, "install", &h->txn)) != CUDNNCTL_E_OK)
         return rc;
     char *sname = cc_asprintf(
         d->mode == CUDNNCTL_TARGET_PREFIX ? ".staging-%s" : ".cudnnctl-staging-%s", h->txn->id);
@@ -288,6 +288,14 @@ static cudnnctl_err prep_staging(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
     h->txn->staging = h->staging ? cc_strdup(h->staging) : NULL;
     if (!h->staging || !h->rec.id || !h->txn->staging)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (d->mode == CUDNNCTL_TARGET_PREFIX && h->tlock.rmdir_if_empty) {
+        /* the target lock (inside the prefix) made the prefix dir for this install: it is the
+         * install's, as if made at the commit */
+        char *shown = cc_unrooted(ctx, d->target);
+        if (!shown || cc_strv_push(&h->txn->mkdirs, d->target) != 0 ||
+            cc_strv_push_own(&h->rec.dirs_created, shown) != 0)
+            CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
     if (d->mode == CUDNNCTL_TARGET_PREFIX &&
         (rc = cc_commit_need_dir(ctx, h->txn, &h->rec, d->target)) != CUDNNCTL_E_OK)
         return rc;

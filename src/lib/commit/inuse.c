@@ -9,6 +9,8 @@
  * replaces an open or mapped file). */
 #include "inuse.h"
 
+#include "confine.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,7 +105,7 @@ static cJSON *load_list(cudnnctl_ctx *ctx, const char *file)
     char *data = NULL;
     size_t len = 0;
     cJSON *doc = NULL;
-    if (cc_tx_kind(file) == CC_OBJ_FILE && cc_sys_read_file(ctx, file, 1 << 20, &data, &len) == 0)
+    if (cc_tx_kind(file) == CC_OBJ_FILE && cc_sys_read_trusted(ctx, file, 1 << 20, &data, &len) == 0)
         doc = cJSON_Parse(data);
     free(data);
     cJSON *files = cJSON_GetObjectItemCaseSensitive(doc, "files");
@@ -171,6 +173,14 @@ void cc_inuse_sweep(cudnnctl_ctx *ctx, const char *state_dir)
     cJSON *files = cJSON_GetObjectItemCaseSensitive(doc, "files");
     for (int i = cJSON_GetArraySize(files) - 1; i >= 0; i--) {
         const char *p = cJSON_GetStringValue(cJSON_GetArrayItem(files, i));
+        if (p && !cc_confine_cleanup(ctx, state_dir, p)) {
+            cc_event(ctx, CUDNNCTL_EV_WARNING,
+                     "the cleanup list names a path that is neither in the state dir nor one of "
+                     "cudnnctl's temp names: not deleted (another user may have forged it)",
+                     p);
+            cJSON_DeleteItemFromArray(files, i);
+            continue;
+        }
         if (!p || cc_tx_kind(p) == CC_OBJ_NONE || cc_sys_rm_rf(ctx, p) == 0) {
             if (p)
                 cc_log(ctx, CUDNNCTL_LOG_INFO, "deleted %s, left by an earlier run while in use",

@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "confine.h"
 #include "inuse.h"
 #include "journal.h"
 #include "owners.h"
@@ -27,16 +28,22 @@ static int phase_parse(const char *s, cc_phase *p)
     return -1;
 }
 
-cudnnctl_err cc_txn_new(cudnnctl_ctx *ctx, const char *state_dir, const char *kind, cc_txn **out)
+cudnnctl_err cc_txn_new(cudnnctl_ctx *ctx, const char *state_dir, const char *target,
+                        const char *kind, cc_txn **out)
 {
     static unsigned counter;
     cc_txn *t = calloc(1, sizeof(*t));
     if (!t)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     t->path = cc_path_join(state_dir, "journal.json");
-    t->id = cc_asprintf("%lld-%ld-%u", (long long)cc_pf_time(), cc_pf_getpid(), ++counter);
+    char *tok = cc_sys_random_token();
+    t->id = tok ? cc_asprintf("%lld-%ld-%u-%.8s", (long long)cc_pf_time(), cc_pf_getpid(),
+                              ++counter, tok)
+                : NULL;
+    free(tok);
     t->kind = cc_strdup(kind);
-    if (!t->path || !t->id || !t->kind) {
+    t->target = cc_strdup(target);
+    if (!t->path || !t->id || !t->kind || !t->target) {
         cc_txn_free(t);
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
@@ -64,6 +71,7 @@ void cc_txn_free(cc_txn *t)
     free(t->path);
     free(t->id);
     free(t->kind);
+    free(t->target);
     free(t->staging);
     cc_strv_free(&t->mkdirs);
     cc_strv_free(&t->rmdirs);
@@ -129,7 +137,8 @@ static char *to_json(const cc_txn *t)
     if (!o)
         return NULL;
     if (!cJSON_AddNumberToObject(o, "format", 1) || cc_json_str(o, "id", t->id) ||
-        cc_json_str(o, "kind", t->kind) || cc_json_str(o, "phase", cc_phase_name(t->phase)) ||
+        cc_json_str(o, "kind", t->kind) || cc_json_str(o, "target", t->target) ||
+        cc_json_str(o, "phase", cc_phase_name(t->phase)) ||
         cc_json_str(o, "staging", t->staging) || add_strv(o, "mkdirs", &t->mkdirs) ||
         add_strv(o, "rmdirs", &t->rmdirs) || add_strv(o, "rm_after", &t->rm_after) ||
         cc_json_str(o, "receipt_path", t->receipt_path) ||
@@ -213,6 +222,8 @@ static cudnnctl_err from_json(cudnnctl_ctx *ctx, const char *path, const char *t
     }
     if (!(t->id = cc_strdup(jstr(o, "id"))) || !(t->kind = cc_strdup(jstr(o, "kind"))))
         goto oom;
+    if (jstr(o, "target") && !(t->target = cc_strdup(jstr(o, "target"))))
+        goto oom;
     if (jstr(o, "staging") && !(t->staging = cc_strdup(jstr(o, "staging"))))
         goto oom;
     if (read_strv(o, "mkdirs", &t->mkdirs) || read_strv(o, "rmdirs", &t->rmdirs) ||
@@ -292,7 +303,7 @@ cudnnctl_err cc_txn_load(cudnnctl_ctx *ctx, const char *state_dir, cc_txn **out)
         free(path);
         return CUDNNCTL_E_OK;
     }
-    if (cc_sys_read_file(ctx, path, 64u << 20, &text, NULL) != 0) {
+    if (cc_sys_read_trusted(ctx, path, 64u << 20, &text, NULL) != 0) {
         rc = CC_ERR_PF(ctx, "cannot read the install journal", path);
         free(path);
         return rc;
@@ -304,6 +315,8 @@ cudnnctl_err cc_txn_load(cudnnctl_ctx *ctx, const char *state_dir, cc_txn **out)
         t->path = path;
         path = NULL;
         rc = from_json(ctx, t->path, text, t);
+        if (rc == CUDNNCTL_E_OK)
+            rc = cc_txn_confined(ctx, t, state_dir);
     }
     if (rc == CUDNNCTL_E_OK)
         *out = t;

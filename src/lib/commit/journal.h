@@ -36,6 +36,7 @@ typedef struct {
     char *path; /* the journal file */
     char *id;   /* transaction id, part of every temp name */
     char *kind; /* "install" / "uninstall" / "switch" */
+    char *target; /* the target's real path: every op stays inside it (or the state dir) */
     cc_phase phase;
     char *staging; /* removed at the end, whichever way it ends */
     cc_op *ops;
@@ -51,8 +52,10 @@ typedef struct {
     int owners_add;
 } cc_txn;
 
-/* A new transaction whose journal lives at STATE/journal.json. id: unique, used in temp names. */
-cudnnctl_err cc_txn_new(cudnnctl_ctx *ctx, const char *state_dir, const char *kind, cc_txn **out);
+/* A new transaction on target (its real path) whose journal lives at STATE/journal.json. id:
+ * unique and unguessable, used in temp names. */
+cudnnctl_err cc_txn_new(cudnnctl_ctx *ctx, const char *state_dir, const char *target,
+                        const char *kind, cc_txn **out);
 void cc_txn_free(cc_txn *t);
 /* Append an op (strings copied; NULLs allowed where unused). */
 cudnnctl_err cc_txn_add(cudnnctl_ctx *ctx, cc_txn *t, const cc_op *op);

@@ -1,5 +1,6 @@
-/* owners.c: the target's ledger of installs, kept beside it (DIR/.<name>.cudnnctl-owners, next
- * to the target lock) so that runs with different state dirs know of each other. One line per
+/* owners.c: the target's ledger of installs, kept inside it (TARGET/.cudnnctl-owners, next to
+ * the target lock; never beside the target, whose parent others may share) so that runs with
+ * different state dirs know of each other. One line per
  * install, in commit order: "<state dir>\t<receipt id>". Written under the target lock; a line
  * whose receipt no longer exists is stale and ignored (a crash between the line and the commit
  * leaves one). Uninstall refuses to undo an install that a later install from another state
@@ -11,12 +12,7 @@
 
 static char *ledger_path(const char *target_real)
 {
-    char *dir = cc_path_dir(target_real);
-    char *name = cc_asprintf(".%s.cudnnctl-owners", cc_path_base(target_real));
-    char *p = dir && name ? cc_path_join(dir, name) : NULL;
-    free(dir);
-    free(name);
-    return p;
+    return cc_path_join(target_real, ".cudnnctl-owners");
 }
 
 /* The ledger's lines (empty when there is none); -1 on a read error (recorded). */
@@ -26,7 +22,7 @@ static int ledger_read(cudnnctl_ctx *ctx, const char *path, cc_strv *lines)
     cc_pf_stat_t st;
     if (cc_pf_stat(path, &st) != 0 || !st.exists)
         return 0;
-    if (cc_sys_read_file(ctx, path, 1u << 20, &text, NULL) != 0) {
+    if (cc_sys_read_trusted(ctx, path, 1u << 20, &text, NULL) != 0) {
         CC_ERR_PF(ctx, "cannot read", path);
         return -1;
     }
@@ -121,7 +117,7 @@ static int load_line(cudnnctl_ctx *ctx, const char *line, cc_receipt *out, char 
     int ok = -1;
     cc_pf_stat_t st;
     if (file && cc_pf_stat(file, &st) == 0 && st.exists &&
-        cc_sys_read_file(ctx, file, 64u << 20, &json, NULL) == 0 &&
+        cc_sys_read_trusted(ctx, file, 64u << 20, &json, NULL) == 0 &&
         cc_receipt_parse(ctx, json, file, out) == CUDNNCTL_E_OK)
         ok = 0;
     cc_clear_error(ctx);

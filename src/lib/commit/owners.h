@@ -5,7 +5,7 @@
 #include "internal.h"
 #include "receipt.h"
 
-/* The ledger beside the target (DIR/.<name>.cudnnctl-owners) and one install's line in it. */
+/* The ledger inside the target (TARGET/.cudnnctl-owners) and one install's line in it. */
 char *cc_owners_ledger(const char *target_real);
 char *cc_owners_line(const char *state, const char *id);
 /* Add (add=1) or drop the line; idempotent. Run by the journal after the commit point. */

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "receipt.h"
+#include "confine.h"
 #include "json.h"
 
 char *cc_mode_str(uint32_t mode)
@@ -388,6 +389,9 @@ cudnnctl_err cc_receipts_load(cudnnctl_ctx *ctx, const char *state_dir, cc_recei
 {
     out->v = NULL;
     out->n = 0;
+    cudnnctl_err trc = cc_trust_dir(ctx, state_dir, "state dir", "--state-dir DIR");
+    if (trc != CUDNNCTL_E_OK)
+        return trc;
     char *dir = cc_path_join(state_dir, "receipts");
     if (!dir)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
@@ -408,7 +412,7 @@ cudnnctl_err cc_receipts_load(cudnnctl_ctx *ctx, const char *state_dir, cc_recei
             rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
             break;
         }
-        if (cc_sys_read_file(ctx, path, 64u << 20, &text, NULL) != 0) {
+        if (cc_sys_read_trusted(ctx, path, 64u << 20, &text, NULL) != 0) {
             /* unreadable is not "absent": acting without it could undo the wrong install */
             rc = CC_ERR_PF(ctx, "cannot read the receipt", path);
             free(path);
@@ -430,6 +434,12 @@ cudnnctl_err cc_receipts_load(cudnnctl_ctx *ctx, const char *state_dir, cc_recei
             cc_log(ctx, CUDNNCTL_LOG_WARN, "skipping damaged receipt: %s",
                    cudnnctl_last_error(ctx)->detail);
             cc_clear_error(ctx);
+            free(path);
+        } else if (cc_receipt_confined(ctx, r, path) != CUDNNCTL_E_OK) {
+            /* integrity: an event, which -q does not hide */
+            cc_event(ctx, CUDNNCTL_EV_WARNING, cudnnctl_last_error(ctx)->detail, path);
+            cc_clear_error(ctx);
+            cc_receipt_free(r);
             free(path);
         } else {
             r->file = path;

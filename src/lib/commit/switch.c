@@ -28,7 +28,10 @@ cudnnctl_err cc_switch_current(cudnnctl_ctx *ctx, const char *state, const char 
     if (old != CC_OBJ_NONE && old != CC_OBJ_LINK)
         return CUDNNCTL_E_OK; /* not ours to replace; install --force handles it */
     cc_txn *t = NULL;
-    cudnnctl_err rc = cc_txn_new(ctx, state, "switch", &t);
+    char *prefix = cc_path_dir(current);
+    cudnnctl_err rc = prefix ? cc_txn_new(ctx, state, prefix, "switch", &t)
+                             : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    free(prefix);
     if (rc != CUDNNCTL_E_OK)
         return rc;
     cc_op op = {0};
@@ -165,7 +168,7 @@ cudnnctl_err cudnnctl_switch(cudnnctl_ctx *ctx, const cudnnctl_switch_opts *o,
     char *current = shown ? cc_path_join(shown, "current") : NULL;
     char *current_real = current ? cc_rooted(ctx, current) : NULL;
     char *previous = current_real ? cc_pf_readlink(current_real) : NULL;
-    cc_lock lock = {-1, NULL, 0}, tlock = {-1, NULL, 0};
+    cc_lock lock = {-1, NULL, 0, NULL, 0}, tlock = {-1, NULL, 0, NULL, 0};
     cc_receipts rs = {0};
     cc_strv steps = {0};
     const cc_receipt *r = NULL;

@@ -15,6 +15,7 @@
 
 typedef struct {
     cc_strv ids, versions, removed, restored, kept, warnings;
+    int target_dir_made; /* an undone install created the target dir itself: it goes too */
 } undo_acc;
 
 static void warn(cudnnctl_ctx *ctx, undo_acc *acc, char *msg)
@@ -308,7 +309,11 @@ static cudnnctl_err undo(cudnnctl_ctx *ctx, const char *state, const cc_receipts
 {
     cudnnctl_err rc;
     undo_plan u = {ctx, NULL, state, acc, {0}, 0};
-    if ((rc = cc_txn_new(ctx, state, "uninstall", &u.t)) != CUDNNCTL_E_OK)
+    char *txn_target = cc_rooted(ctx, r->target_path);
+    rc = txn_target ? cc_txn_new(ctx, state, txn_target, "uninstall", &u.t)
+                    : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    free(txn_target);
+    if (rc != CUDNNCTL_E_OK)
         return rc;
     if (r->mode == CUDNNCTL_TARGET_PREFIX && r->install_dir) {
         char *v = cc_rooted(ctx, r->install_dir);
@@ -339,6 +344,7 @@ static cudnnctl_err undo(cudnnctl_ctx *ctx, const char *state, const cc_receipts
         rc = plan_entries(&u, r);
     }
     /* dirs we created: deepest first, only when empty */
+    acc->target_dir_made |= cc_strv_contains(&r->dirs_created, r->target_path);
     for (size_t i = r->dirs_created.n; rc == CUDNNCTL_E_OK && i-- > 0;) {
         char *real = cc_rooted(ctx, r->dirs_created.v[i]);
         if (!real || cc_strv_push_own(&u.t->rmdirs, real) != 0)
@@ -565,8 +571,8 @@ static cudnnctl_err run_undo(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *o
                              cudnnctl_uninstall_result **out)
 {
     cudnnctl_err rc = CUDNNCTL_E_OK;
-    undo_acc acc = {{0}, {0}, {0}, {0}, {0}, {0}};
-    cc_lock lock = {-1, NULL, 0}, tlock = {-1, NULL, 0};
+    undo_acc acc = {{0}, {0}, {0}, {0}, {0}, {0}, 0};
+    cc_lock lock = {-1, NULL, 0, NULL, 0}, tlock = {-1, NULL, 0, NULL, 0};
     cc_receipts rs = {0};
     const char *recovered = NULL;
     char *target = NULL;
@@ -607,6 +613,9 @@ static cudnnctl_err run_undo(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *o
     if ((rc = undo_loop(ctx, state, &rs, target, o, rollback, &acc)) != CUDNNCTL_E_OK)
         goto out;
     cc_ldconfig(ctx, o->no_ldconfig, &res->ldconfig);
+    /* the target lock's own file kept the dir from being removed with the rest: it goes when
+     * the lock does */
+    tlock.rmdir_if_empty |= acc.target_dir_made;
 out:
     if (tlock.fd >= 0)
         cc_lock_release(ctx, &tlock);

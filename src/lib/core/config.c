@@ -146,6 +146,22 @@ static char *user_file(void)
     return p;
 }
 
+/* A configuration file is believed only when nobody but root or the effective user could have
+ * written it or anything on its path (docs/security.md, "Running as root": under sudo -E the
+ * caller's ~/.config would otherwise steer root's mirror, CA bundle and dirs). */
+static cudnnctl_err trusted_file(cudnnctl_ctx *ctx, const char *path)
+{
+    cc_pf_stat_t st;
+    if (!path || cc_pf_stat(path, &st) != 0 || !st.exists ||
+        cc_pf_trust_check(path, CC_PF_TRUST_OBJECT) == 0 ||
+        cc_pf_last_error() != CUDNNCTL_E_UNTRUSTED)
+        return CUDNNCTL_E_OK;
+    return CC_ERR(ctx, CUDNNCTL_E_UNTRUSTED,
+                  "the configuration file %s is not read: %s (running as root, use "
+                  "/etc/cudnnctl/config; under sudo, do not keep the caller's environment with -E)",
+                  path, cc_pf_last_error_text());
+}
+
 cudnnctl_err cudnnctl_config_load(cudnnctl_ctx *ctx, cudnnctl_config **out)
 {
     *out = NULL;
@@ -162,8 +178,18 @@ cudnnctl_err cudnnctl_config_load(cudnnctl_ctx *ctx, cudnnctl_config **out)
         c->items[i].key = keys[i][0];
         c->items[i].env = keys[i][1];
     }
-    int bad = add_file(c, cc_rooted(ctx, "/etc/cudnnctl/config"), CUDNNCTL_CFG_SYSTEM);
-    bad |= add_file(c, user_file(), CUDNNCTL_CFG_USER);
+    char *sys_path = cc_rooted(ctx, "/etc/cudnnctl/config"), *user_path = user_file();
+    cudnnctl_err te = trusted_file(ctx, sys_path);
+    if (te == CUDNNCTL_E_OK)
+        te = trusted_file(ctx, user_path);
+    if (te != CUDNNCTL_E_OK) {
+        free(sys_path);
+        free(user_path);
+        cudnnctl_config_free(c);
+        return te;
+    }
+    int bad = add_file(c, sys_path, CUDNNCTL_CFG_SYSTEM);
+    bad |= add_file(c, user_path, CUDNNCTL_CFG_USER);
     for (size_t i = 0; i < N_KEYS && !bad; i++) {
         const char *v = cc_pf_getenv(keys[i][1]);
         if (v && *v)

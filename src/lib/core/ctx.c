@@ -22,6 +22,8 @@ void cudnnctl_ctx_free(cudnnctl_ctx *ctx)
 {
     if (!ctx)
         return;
+    if (ctx->root)
+        cc_pf_set_resolve_root(NULL); /* the process's --root goes with the context that set it */
     free(ctx->root);
     free(ctx->cache_dir);
     free(ctx->state_dir);
@@ -84,7 +86,10 @@ static cudnnctl_err set_dir(cudnnctl_ctx *ctx, char **slot, const char *dir, con
 
 cudnnctl_err cudnnctl_set_root(cudnnctl_ctx *ctx, const char *root)
 {
-    return set_dir(ctx, &ctx->root, root, "--root");
+    cudnnctl_err rc = set_dir(ctx, &ctx->root, root, "--root");
+    if (rc == CUDNNCTL_E_OK)
+        cc_pf_set_resolve_root(ctx->root); /* writes under the root stay in it */
+    return rc;
 }
 
 cudnnctl_err cudnnctl_set_cache_dir(cudnnctl_ctx *ctx, const char *dir)

@@ -71,6 +71,23 @@ void cc_clear_error(cudnnctl_ctx *ctx)
     ctx->err.detail = "";
 }
 
+cudnnctl_err cc_refuse_ctl_path(cudnnctl_ctx *ctx, const char *what, const char *path)
+{
+    const char *c = cc_str_ctl(path);
+    if (!c)
+        return CUDNNCTL_E_OK;
+    char *shown = cc_str_printable(path);
+    cudnnctl_err rc =
+        CC_ERR(ctx, CUDNNCTL_E_USAGE,
+               "%s %s: byte %zu of the path is the control character \\x%02x; cudnnctl refuses a "
+               "target path with a control character (in shell activation text or a loader file "
+               "it could become a command); fix: rename the directory without it, or choose "
+               "another one",
+               what, shown ? shown : "(path)", (size_t)(c - path) + 1, (unsigned char)*c);
+    free(shown);
+    return rc;
+}
+
 void cc_err_save(cudnnctl_ctx *ctx, cc_saved_err *s)
 {
     s->code = ctx->err.code;

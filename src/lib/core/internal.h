@@ -58,6 +58,10 @@ cudnnctl_err cc_set_error(cudnnctl_ctx *ctx, cudnnctl_err code, const char *func
     cc_set_error((ctx), cc_pf_last_error(), __func__, __FILE__, __LINE__, "%s %s: %s", (what),     \
                  (path), cc_pf_last_error_text())
 void cc_clear_error(cudnnctl_ctx *ctx);
+/* CUDNNCTL_E_USAGE (exit 2) when @p path has a control character, naming @p what (the option:
+ * "--prefix") and the byte as \xNN; CUDNNCTL_E_OK otherwise (also for NULL). A target path is
+ * refused rather than escaped: it would end up in shell activation text and loader files. */
+cudnnctl_err cc_refuse_ctl_path(cudnnctl_ctx *ctx, const char *what, const char *path);
 /* Keep the first error while cleanup code (which may record its own) runs. */
 typedef struct {
     cudnnctl_err code;
@@ -96,5 +100,11 @@ char *cc_unrooted(const cudnnctl_ctx *ctx, const char *real_path);
 /* Effective cache / state dirs (malloc'd, already rooted). */
 char *cc_cache_dir(const cudnnctl_ctx *ctx);
 char *cc_state_dir(const cudnnctl_ctx *ctx);
+/* The trust rule (platform.h, cc_pf_trust_check) for a directory whose contents are believed
+ * (role: "state dir", "download cache"), or for its nearest existing ancestor when it does not
+ * exist yet; CUDNNCTL_E_UNTRUSTED (exit 9) naming owner and mode, with the fix and `option`
+ * ("--state-dir DIR") as the other way out. */
+cudnnctl_err cc_trust_dir(cudnnctl_ctx *ctx, const char *dir, const char *role,
+                          const char *option);
 
 #endif

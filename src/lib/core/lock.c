@@ -77,6 +77,8 @@ static cudnnctl_err lock_file(cudnnctl_ctx *ctx, const char *path, const char *w
         }
         if (!busy) {
             cudnnctl_err e = cc_pf_last_error();
+            if (e == CUDNNCTL_E_UNTRUSTED)
+                CC_RET_ERR(ctx, e, "cannot lock %s: %s", path, cc_pf_last_error_text());
             CC_RET_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
                        "cannot lock %s: %s. Run as root (sudo) for system locations, or use "
                        "--state-dir DIR / --prefix DIR you own",
@@ -97,9 +99,17 @@ cudnnctl_err cc_lock_acquire(cudnnctl_ctx *ctx, const char *state_dir, const cha
 {
     out->fd = -1;
     out->path = NULL;
+    out->dir = NULL;
+    out->rmdir_if_empty = 0;
     out->unlink = 0;
+    cudnnctl_err trc = cc_trust_dir(ctx, state_dir, "state dir", "--state-dir DIR");
+    if (trc != CUDNNCTL_E_OK)
+        return trc;
     if (cc_sys_mkdir_p(ctx, state_dir, 0755) != 0) {
         cudnnctl_err e = cc_pf_last_error();
+        if (e == CUDNNCTL_E_UNTRUSTED)
+            return CC_ERR(ctx, e, "cannot create the state dir %s: %s", state_dir,
+                          cc_pf_last_error_text());
         return CC_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
                       "cannot create the state dir %s: %s. Run as root (sudo) for system "
                       "locations, or choose one you own with --state-dir DIR",
@@ -119,52 +129,43 @@ cudnnctl_err cc_lock_acquire(cudnnctl_ctx *ctx, const char *state_dir, const cha
 
 char *cc_lock_target_path(const char *target_real)
 {
-    char *dir = cc_path_dir(target_real);
-    char *name = cc_asprintf(".%s.cudnnctl-lock", cc_path_base(target_real));
-    char *p = dir && name ? cc_path_join(dir, name) : NULL;
-    free(dir);
-    free(name);
-    return p;
+    return cc_path_join(target_real, ".cudnnctl-lock");
 }
 
+/* The target lock lives inside the target (TREE/.cudnnctl-lock, PREFIX/.cudnnctl-lock), never
+ * beside it: the target's parent may be a directory others share, where a planted link or file
+ * would make the holder write or truncate something else; and an install writes nothing outside
+ * its target, state dir and cache. A prefix that does not exist yet is created (as the install
+ * would create it); the lock file goes again on release. */
 cudnnctl_err cc_lock_target(cudnnctl_ctx *ctx, const char *target_real, const char *what,
                             cc_lock *out)
 {
     out->fd = -1;
     out->path = NULL;
+    out->dir = NULL;
+    out->rmdir_if_empty = 0;
     out->unlink = 1;
     char *path = cc_lock_target_path(target_real);
-    char *dir = path ? cc_path_dir(path) : NULL;
-    if (!path || !dir) {
-        free(path);
-        free(dir);
+    if (!path)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    }
-    /* a prefix may not exist yet: its parent is made as the install would make it */
     cc_pf_stat_t st;
-    int mk = cc_pf_stat(dir, &st) == 0 && st.is_dir ? 0 : cc_sys_mkdir_p(ctx, dir, 0755);
-    free(dir);
+    int existed = cc_pf_stat(target_real, &st) == 0 && st.is_dir;
+    int mk = existed ? 0 : cc_sys_mkdir_p(ctx, target_real, 0755);
     char *shown = cc_unrooted(ctx, target_real);
     char *what_for = cc_asprintf("in %s", shown ? shown : target_real);
-    cudnnctl_err rc = mk != 0 ? CC_ERR_PF(ctx, "cannot create the parent of", target_real)
+    cudnnctl_err rc = mk != 0 ? CC_ERR_PF(ctx, "cannot create", target_real)
                               : lock_file(ctx, path, what, what_for ? what_for : "", 1, &out->fd);
-    if (rc == CUDNNCTL_E_PERMISSION && cc_pf_stat(target_real, &st) == 0 && st.is_dir) {
-        /* a tree the user owns inside a dir they cannot write: the lock goes inside the tree
-         * (TREE/.cudnnctl-lock, removed again on release) */
-        char *inside = cc_path_join(target_real, ".cudnnctl-lock");
-        cc_clear_error(ctx);
-        free(path);
-        path = inside;
-        rc = inside ? lock_file(ctx, inside, what, what_for ? what_for : "", 1, &out->fd)
-                    : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    }
     free(shown);
     free(what_for);
     if (rc != CUDNNCTL_E_OK) {
+        if (!existed && mk == 0)
+            (void)cc_pf_rmdir(target_real);
         free(path);
         return rc;
     }
     out->path = path;
+    out->dir = cc_strdup(target_real);
+    out->rmdir_if_empty = !existed;
     return CUDNNCTL_E_OK;
 }
 
@@ -180,7 +181,12 @@ void cc_lock_release(cudnnctl_ctx *ctx, cc_lock *l)
             cc_pf_truncate(l->fd, 0);
         cc_pf_unlock(l->fd);
     }
+    if (l->dir && l->rmdir_if_empty)
+        (void)cc_pf_rmdir(l->dir); /* fails, as it should, when anything is in it */
     l->fd = -1;
     free(l->path);
     l->path = NULL;
+    free(l->dir);
+    l->dir = NULL;
+    l->rmdir_if_empty = 0;
 }

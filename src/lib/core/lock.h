@@ -1,7 +1,7 @@
 /* lock.h: the locks that serialise installs, uninstalls and rollbacks.
- * STATE/lock: one run per state dir. The target lock, a file beside the target
- * (DIR/.<name>.cudnnctl-lock for the target DIR/<name>, its real path): one run per CUDA tree or
- * prefix whatever the state dirs; removed again when released. The holder's pid, command and
+ * STATE/lock: one run per state dir. The target lock, a file inside the target
+ * (TARGET/.cudnnctl-lock, its real path; never beside it): one run per CUDA tree or prefix
+ * whatever the state dirs; removed again when released. The holder's pid, command and
  * start time are written into the file so a second run can name it (docs/security.md). */
 #ifndef CC_LOCK_H
 #define CC_LOCK_H
@@ -12,6 +12,9 @@ typedef struct {
     cc_pf_fd fd;
     char *path;
     int unlink; /* target lock: the file goes on release */
+    char *dir;  /* target lock: the target dir holding the file */
+    int rmdir_if_empty; /* remove dir on release when empty (the lock made it, or an uninstall
+                         * removed what made it) */
 } cc_lock;
 
 /* Take STATE/lock (creating the state dir). Busy → CUDNNCTL_E_LOCKED naming the holder, or a

@@ -102,6 +102,33 @@ char *cc_str_trim(char *s)
     return s;
 }
 
+const char *cc_str_ctl(const char *s)
+{
+    for (; s && *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+            return s;
+    return NULL;
+}
+
+char *cc_str_printable(const char *s)
+{
+    cc_buf b = {0};
+    if (cc_buf_puts(&b, "") != 0)
+        return NULL;
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c < 0x20 || c == 0x7f) && cc_buf_printf(&b, "\\x%02x", c) != 0)
+            break;
+        if (c >= 0x20 && c != 0x7f && cc_buf_append(&b, s, 1) != 0)
+            break;
+    }
+    if (s && *s) {
+        cc_buf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
 char *cc_path_join(const char *a, const char *b)
 {
     if (!a || !*a)
@@ -349,4 +376,14 @@ char *cc_now_iso(void)
     if (!g || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", g) == 0)
         return cc_strdup("1970-01-01T00:00:00Z");
     return cc_strdup(buf);
+}
+
+char *cc_sh_quote(const char *s)
+{
+    cc_buf b = {0};
+    cc_buf_puts(&b, "'");
+    for (const char *p = s ? s : ""; *p; p++)
+        cc_buf_puts(&b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
+    cc_buf_puts(&b, "'");
+    return b.data;
 }

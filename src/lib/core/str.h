@@ -22,6 +22,11 @@ int cc_all_digits(const char *s, size_t n);
  * libcudnn_static.a) -- not libcudnnctl.so.0, cudnnctl's own library. */
 int cc_str_cudnn_lib(const char *name);
 char *cc_str_trim(char *s); /* in place; returns s advanced past leading space */
+/* The first control character of s (0x01-0x1f, 0x7f), NULL when it has none: such a byte in a
+ * path printed into shell text or a loader file would start a new line or an escape. */
+const char *cc_str_ctl(const char *s);
+/* A copy of s with every control character written \xNN (for comments, logs, messages). */
+char *cc_str_printable(const char *s);
 
 /* Join with '/' (normalising doubled separators). */
 char *cc_path_join(const char *a, const char *b);
@@ -79,5 +84,7 @@ int cc_version_cmp_str(const char *a, const char *b);
 
 /* Current UTC time as ISO 8601 (malloc'd). */
 char *cc_now_iso(void);
+/* s quoted for a POSIX shell: '...' with every ' as '\'' (malloc'd): paths in printed fixes. */
+char *cc_sh_quote(const char *s);
 
 #endif

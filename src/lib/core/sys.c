@@ -1,4 +1,5 @@
 /* sys.c: the fault-injectable sys_ops layer and the file helpers built on it. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,6 +124,19 @@ void *cc_sys_malloc(cudnnctl_ctx *ctx, size_t n)
     return ctx->sys.malloc(n);
 }
 
+char *cc_sys_random_token(void)
+{
+    unsigned char r[8];
+    if (cc_pf_random(r, sizeof(r)) != 0)
+        return NULL;
+    char *t = malloc(2 * sizeof(r) + 1);
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < sizeof(r); i++)
+        snprintf(t + 2 * i, 3, "%02x", r[i]);
+    return t;
+}
+
 int cc_sys_mkdir_p(cudnnctl_ctx *ctx, const char *path, uint32_t mode)
 {
     cc_pf_stat_t st;
@@ -150,12 +164,13 @@ int cc_sys_mkdir_p(cudnnctl_ctx *ctx, const char *path, uint32_t mode)
     return 0;
 }
 
-int cc_sys_read_file(cudnnctl_ctx *ctx, const char *path, size_t max, char **data, size_t *len)
+static int read_with(cudnnctl_ctx *ctx, const char *path, int flags, size_t max, char **data,
+                     size_t *len)
 {
     *data = NULL;
     if (len)
         *len = 0;
-    cc_pf_fd fd = cc_sys_open(ctx, path, CC_PF_O_RDONLY, 0);
+    cc_pf_fd fd = cc_sys_open(ctx, path, flags, 0);
     if (fd < 0)
         return -1;
     cc_buf b = {0};
@@ -191,16 +206,29 @@ int cc_sys_read_file(cudnnctl_ctx *ctx, const char *path, size_t max, char **dat
     return 0;
 }
 
+int cc_sys_read_file(cudnnctl_ctx *ctx, const char *path, size_t max, char **data, size_t *len)
+{
+    return read_with(ctx, path, CC_PF_O_RDONLY, max, data, len);
+}
+
+int cc_sys_read_trusted(cudnnctl_ctx *ctx, const char *path, size_t max, char **data,
+                        size_t *len)
+{
+    return read_with(ctx, path, CC_PF_O_TRUSTED, max, data, len);
+}
+
 int cc_sys_write_file_atomic(cudnnctl_ctx *ctx, const char *path, const void *data, size_t len,
                              uint32_t mode)
 {
     char *dir = cc_path_dir(path);
-    char *tmp = cc_asprintf("%s.tmp-%llu", path, (unsigned long long)cc_pf_now_ms());
+    char *tok = cc_sys_random_token();
+    char *tmp = tok ? cc_asprintf("%s.tmp-%s", path, tok) : NULL;
+    free(tok);
     int rc = -1;
     cc_pf_fd fd = -1;
     if (!dir || !tmp)
         goto out;
-    fd = cc_sys_open(ctx, tmp, CC_PF_O_WRONLY | CC_PF_O_CREAT | CC_PF_O_TRUNC, mode);
+    fd = cc_sys_open(ctx, tmp, CC_PF_O_WRONLY | CC_PF_O_CREAT | CC_PF_O_EXCL, mode);
     if (fd < 0)
         goto out;
     if (cc_sys_write_all(ctx, fd, data, len) != 0 || cc_sys_fsync(ctx, fd) != 0) {
@@ -229,7 +257,7 @@ int cc_sys_rm_rf(cudnnctl_ctx *ctx, const char *path)
     if (!st.exists)
         return 0;
     if (st.is_dir && !st.is_link) {
-        cc_pf_dir *d = cc_pf_opendir(path);
+        cc_pf_dir *d = cc_pf_opendir_nofollow(path);
         if (!d)
             return -1;
         const char *name;

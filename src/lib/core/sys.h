@@ -45,10 +45,19 @@ int cc_sys_symlink_dir(cudnnctl_ctx *ctx, const char *target, const char *linkpa
 int cc_sys_link(cudnnctl_ctx *ctx, const char *existing, const char *newpath);
 void *cc_sys_malloc(cudnnctl_ctx *ctx, size_t n);
 
+/* 16 lower-case hex digits from the OS's random source: the unguessable part of every temp
+ * name (a name another user could predict is a name they could plant first). NULL on failure. */
+char *cc_sys_random_token(void);
+
 /* Helpers built on the wrappers. */
 int cc_sys_mkdir_p(cudnnctl_ctx *ctx, const char *path, uint32_t mode);
 /* Read a whole (small) file; returns 0 and a NUL-terminated malloc'd buffer. */
 int cc_sys_read_file(cudnnctl_ctx *ctx, const char *path, size_t max, char **data, size_t *len);
+/* The same for a file that will be believed (state, receipts, journal, ledger, cleanup list,
+ * config, cache records): opened CC_PF_O_TRUSTED (owned by root or the effective user, writable
+ * by nobody else, on a path nobody else could change). Else -1 with CUDNNCTL_E_UNTRUSTED. */
+int cc_sys_read_trusted(cudnnctl_ctx *ctx, const char *path, size_t max, char **data,
+                        size_t *len);
 /* Write a file atomically: temp name in the same dir, fsync, rename, fsync dir. */
 int cc_sys_write_file_atomic(cudnnctl_ctx *ctx, const char *path, const void *data, size_t len,
                              uint32_t mode);

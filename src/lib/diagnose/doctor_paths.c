@@ -9,6 +9,7 @@
 #include "detect_parse.h"
 #include "detect_path.h"
 #include "doctor_int.h"
+#include "pathtrust.h"
 
 /* The resolved form of a root-relative dir (malloc'd), NULL when it does not exist. */
 static char *resolved(cc_doctor_run *run, const char *dir)
@@ -109,6 +110,25 @@ static char *conf_cmd(cc_doctor_run *run, const char *dir, const char *name)
     return cmd;
 }
 
+/* 1 when root may register dir for every user (docs/security.md, "Running as root"); otherwise
+ * the fix must not say so: the user who can write there would put libraries in front of root. */
+static int registrable(cc_doctor_run *run, const char *dir)
+{
+    char *h = cc_rooted(run->ctx, dir);
+    int ok = h && cc_trust_tree(h, run->ctx->root ? 0u : (unsigned)CC_PF_TRUST_AS_ROOT, 1) == 0;
+    free(h);
+    return ok;
+}
+
+/* The fix for a dir that cannot be registered (malloc'd); instead: where to install it. */
+static char *unregistrable_fix(const char *dir, const char *instead)
+{
+    return cc_asprintf("%s can be written by a user other than root, so it must not be registered "
+                       "for every user (setuid programs and root would load what they put there): "
+                       "%s, or activate it per shell: `eval \"$(cudnnctl env)\"`",
+                       dir, instead);
+}
+
 static void loader_path_check(cc_doctor_run *run)
 {
     const cudnnctl_detect_result *d = run->det;
@@ -127,11 +147,14 @@ static void loader_path_check(cc_doctor_run *run)
         !in_loader(run, t->lib_dir)) {
         char name[32];
         snprintf(name, sizeof(name), "cuda-%d-%d", t->major, t->minor);
-        char *cmd = conf_cmd(run, t->lib_dir, name);
-        char *fix = cc_asprintf("register it with the loader: `echo %s > "
-                                "/etc/ld.so.conf.d/%s.conf && ldconfig` (or activate it per "
-                                "shell: `eval \"$(cudnnctl env)\"`)",
-                                t->lib_dir, name);
+        int reg = registrable(run, t->lib_dir);
+        char *cmd = reg ? conf_cmd(run, t->lib_dir, name) : NULL;
+        char *fix = !reg ? unregistrable_fix(t->lib_dir, "install the toolkit where only root can "
+                                                         "write (/usr/local/cuda-X.Y) instead")
+                         : cc_asprintf("register it with the loader: `echo %s > "
+                                       "/etc/ld.so.conf.d/%s.conf && ldconfig` (or activate it per "
+                                       "shell: `eval \"$(cudnnctl env)\"`)",
+                                       t->lib_dir, name);
         cc_doc_add_cmd(run, CC_DC_TOOLKIT_NOT_IN_LOADER_PATH, t->lib_dir, fix, cmd,
                        "the active CUDA toolkit %s's lib dir %s is in no loader path (not in "
                        "/etc/ld.so.conf*, its cache, the default dirs or LD_LIBRARY_PATH): "
@@ -159,11 +182,15 @@ static void loader_path_check(cc_doctor_run *run)
             continue;
         char name[48];
         snprintf(name, sizeof(name), "cudnn-%s", c->version ? c->version : "x");
-        char *cmd = conf_cmd(run, c->path, name);
-        char *fix = cc_asprintf("register it: `echo %s > /etc/ld.so.conf.d/%s.conf && ldconfig`, "
-                                "or activate it per shell (`eval \"$(cudnnctl env)\"` puts it on "
-                                "LD_LIBRARY_PATH)",
-                                c->path, name);
+        int reg = registrable(run, c->path);
+        char *cmd = reg ? conf_cmd(run, c->path, name) : NULL;
+        char *fix = !reg ? unregistrable_fix(c->path, "install cuDNN into a root-owned prefix "
+                                                      "instead (sudo cudnnctl install --prefix "
+                                                      "/opt/cudnnctl)")
+                         : cc_asprintf("register it: `echo %s > /etc/ld.so.conf.d/%s.conf && "
+                                       "ldconfig`, or activate it per shell (`eval \"$(cudnnctl "
+                                       "env)\"` puts it on LD_LIBRARY_PATH)",
+                                       c->path, name);
         cc_doc_add_cmd(run, CC_DC_CUDNN_NOT_IN_LOADER_PATH, c->path, fix, cmd,
                        "cuDNN %s in %s is in no loader path and no other cuDNN %d is: programs "
                        "that load cuDNN through the loader (TensorFlow, C/C++ programs) fail "

@@ -220,13 +220,13 @@ cudnnctl_err cc_env_replace_link(cudnnctl_ctx *ctx, const char *link, const char
     char *tmp = NULL;
     if (!real || !dir)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    tmp = cc_asprintf("%s/.%s.cudnnctl-%llu-%lu", dir, cc_path_base(real),
-                      (unsigned long long)cc_pf_now_ms(), ++seq);
+    char *tok = cc_sys_random_token();
+    tmp = tok ? cc_asprintf("%s/.%s.cudnnctl-%s-%lu", dir, cc_path_base(real), tok, ++seq) : NULL;
+    free(tok);
     if (!tmp) {
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;
     }
-    cc_pf_unlink(tmp); /* a leftover of a killed run */
     if (cc_sys_symlink(ctx, text, tmp) != 0) {
         if (cc_pf_last_error() == CUDNNCTL_E_PERMISSION)
             rc = CC_ERR(ctx, CUDNNCTL_E_PERMISSION,

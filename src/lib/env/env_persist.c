@@ -143,6 +143,43 @@ static char *ldconf_name(const cudnnctl_env_selection *s)
     return n;
 }
 
+/* One line per dir: a control character in a (resolved) dir would register another dir. */
+static cudnnctl_err ldconf_line(cudnnctl_ctx *ctx, cc_buf *b, const char *dir)
+{
+    char *r = cc_env_realpath(ctx, dir);
+    cudnnctl_err rc = r ? cc_refuse_ctl_path(ctx, "the library dir", r) : CUDNNCTL_E_NOMEM;
+    if (rc == CUDNNCTL_E_OK && cc_buf_printf(b, "%s\n", r) != 0)
+        rc = CUDNNCTL_E_NOMEM;
+    free(r);
+    return rc == CUDNNCTL_E_NOMEM ? oom(ctx) : rc;
+}
+
+/* The file's text: a comment, then the real lib dirs (the cache then names them, whatever links
+ * lead there). */
+static cudnnctl_err ldconf_text(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s, cc_buf *b)
+{
+    cc_buf_puts(b, "# written by cudnnctl: library dirs of the selected CUDA toolkit / cuDNN.\n"
+                   "# cudnnctl use rewrites it; remove with: cudnnctl env --remove --system\n");
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    for (size_t i = 0; i < s->n_lib_dirs && rc == CUDNNCTL_E_OK; i++)
+        rc = ldconf_line(ctx, b, s->lib_dirs[i]);
+    return rc;
+}
+
+cudnnctl_err cc_env_ldconf_allowed(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                   int only_if_present, const char *what)
+{
+    cc_strv have = {0};
+    cudnnctl_err rc = our_ldconfs(ctx, &have);
+    cc_buf b = {0};
+    if (rc == CUDNNCTL_E_OK && (!only_if_present || have.n > 0) &&
+        (rc = cc_env_trust_system(ctx, s, what)) == CUDNNCTL_E_OK)
+        rc = ldconf_text(ctx, s, &b); /* its lines too: nothing is written when one is refused */
+    cc_buf_free(&b);
+    cc_strv_free(&have);
+    return rc;
+}
+
 cudnnctl_err cc_env_write_ldconf(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
                                  int only_if_present, int no_ldconfig, cudnnctl_changes *ch)
 {
@@ -164,18 +201,8 @@ cudnnctl_err cc_env_write_ldconf(cudnnctl_ctx *ctx, const cudnnctl_env_selection
         rc = oom(ctx);
         goto out;
     }
-    cc_buf_puts(&b, "# written by cudnnctl: library dirs of the selected CUDA toolkit / cuDNN.\n"
-                    "# cudnnctl use rewrites it; remove with: cudnnctl env --remove --system\n");
-    for (size_t i = 0; i < s->n_lib_dirs; i++) {
-        /* the real dir: the cache then names it, whatever links lead there */
-        char *r = cc_env_realpath(ctx, s->lib_dirs[i]);
-        if (!r || cc_buf_printf(&b, "%s\n", r) != 0) {
-            free(r);
-            rc = oom(ctx);
-            goto out;
-        }
-        free(r);
-    }
+    if ((rc = ldconf_text(ctx, s, &b)) != CUDNNCTL_E_OK)
+        goto out;
     size_t before = ch->n;
     if ((rc = write_file(ctx, path, b.data, 0644, ch)) != CUDNNCTL_E_OK)
         goto out;
@@ -391,6 +418,11 @@ static cudnnctl_err persist_user(cudnnctl_ctx *ctx, const cudnnctl_env_selection
     cudnnctl_err rc = get_user_dirs(ctx, &u);
     if (rc != CUDNNCTL_E_OK)
         return rc;
+    /* both end up in the rc lines: refused before anything is written */
+    if ((rc = cc_refuse_ctl_path(ctx, "the home dir", u.home)) != CUDNNCTL_E_OK ||
+        (rc = cc_refuse_ctl_path(ctx, "the config dir ($XDG_CONFIG_HOME)", u.config)) !=
+            CUDNNCTL_E_OK)
+        goto out;
     if (shells & ((1u << CUDNNCTL_SHELL_PWSH) | (1u << CUDNNCTL_SHELL_CMD))) {
         rc = CC_ERR(ctx, CUDNNCTL_E_UNSUPPORTED,
                     "persisting activation for pwsh / cmd is not done by rc lines; put "
@@ -424,7 +456,9 @@ static cudnnctl_err persist_user(cudnnctl_ctx *ctx, const cudnnctl_env_selection
                        : cc_asprintf("if [ -r \"%s\" ]; then . \"%s\"; fi  " MARK
                                      " (remove: cudnnctl env --remove)",
                                      expr, expr);
-        rc = line ? edit_rc(ctx, f, line, ch) : oom(ctx);
+        rc = !line ? oom(ctx) : cc_refuse_ctl_path(ctx, "the config dir", expr);
+        if (rc == CUDNNCTL_E_OK)
+            rc = edit_rc(ctx, f, line, ch);
         free(f);
         free(expr);
         free(line);
@@ -458,6 +492,8 @@ cudnnctl_err cudnnctl_env_persist(cudnnctl_ctx *ctx, const cudnnctl_env_selectio
         return persist_user(ctx, s, o ? o->shells : 0, out);
     cudnnctl_err rc = need_system(ctx, "env --persist --system");
     char *text = NULL;
+    if (rc == CUDNNCTL_E_OK) /* before anything is written */
+        rc = cc_env_ldconf_allowed(ctx, s, 0, "env --persist --system");
     if (rc != CUDNNCTL_E_OK)
         return rc;
     if ((rc = cudnnctl_env_render(ctx, s, CUDNNCTL_SHELL_SH, 0, &text)) != CUDNNCTL_E_OK ||

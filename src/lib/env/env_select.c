@@ -467,9 +467,14 @@ cudnnctl_err cudnnctl_env_select(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *i
                                  const char *target, unsigned flags, cudnnctl_env_selection **out)
 {
     *out = NULL;
+    cudnnctl_err rc = cc_refuse_ctl_path(ctx, "the env target", target);
+    for (size_t i = 0; in && rc == CUDNNCTL_E_OK && i < in->n_prefixes; i++)
+        rc = cc_refuse_ctl_path(ctx, "--prefix", in->prefixes[i]);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
     sel_state st = {0};
     st.ii = -1;
-    cudnnctl_err rc = sel_run(ctx, &st, in, target, flags);
+    rc = sel_run(ctx, &st, in, target, flags);
     if (rc == CUDNNCTL_E_OK) {
         cudnnctl_env_selection *s = st.s;
         take(&st.l.bins, &s->bin_dirs, &s->n_bin_dirs);

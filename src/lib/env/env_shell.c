@@ -198,15 +198,34 @@ static void put_toolkit(ob *b, const cudnnctl_env_selection *s, void (*quote)(ob
     op(b, end);
 }
 
+/* Text for a comment line: control characters as \xNN, so nothing in it (a path, a version read
+ * from a toolkit's version.json, a note) can end the comment and start a command. */
+static void oc(ob *b, const char *s)
+{
+    char *p = cc_str_printable(s);
+    if (!p) {
+        b->fail = 1;
+        return;
+    }
+    op(b, p);
+    free(p);
+}
+
 static void header(ob *b, const char *c, const cudnnctl_env_selection *s, cudnnctl_shell sh)
 {
     opf(b, "%s cudnnctl activation:", c);
-    if (s->toolkit_path)
-        opf(b, " CUDA %s at %s", s->toolkit_version ? s->toolkit_version : "(version ?)",
-            s->toolkit_path);
-    if (s->cudnn_path)
-        opf(b, "%s cuDNN %s at %s", s->toolkit_path ? "," : "",
-            s->cudnn_version ? s->cudnn_version : "?", s->cudnn_path);
+    if (s->toolkit_path) {
+        op(b, " CUDA ");
+        oc(b, s->toolkit_version ? s->toolkit_version : "(version ?)");
+        op(b, " at ");
+        oc(b, s->toolkit_path);
+    }
+    if (s->cudnn_path) {
+        opf(b, "%s cuDNN ", s->toolkit_path ? "," : "");
+        oc(b, s->cudnn_version ? s->cudnn_version : "?");
+        op(b, " at ");
+        oc(b, s->cudnn_path);
+    }
     op(b, "\n");
     switch (sh) {
     case CUDNNCTL_SHELL_FISH:
@@ -225,8 +244,11 @@ static void header(ob *b, const char *c, const cudnnctl_env_selection *s, cudnnc
         opf(b, "%s use: eval \"$(cudnnctl env --shell %s)\"  (twice = once)\n", c,
             cudnnctl_shell_name(sh));
     }
-    for (size_t i = 0; i < s->n_notes; i++)
-        opf(b, "%s note: %s\n", c, s->notes[i]);
+    for (size_t i = 0; i < s->n_notes; i++) {
+        opf(b, "%s note: ", c);
+        oc(b, s->notes[i]);
+        op(b, "\n");
+    }
 }
 
 /* ---- POSIX sh (dash, bash, zsh): builtins and parameter expansion only --------------------- */
@@ -706,10 +728,38 @@ static void render_cmd(ob *b, const cudnnctl_env_selection *s)
     }
 }
 
+static cudnnctl_err render(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s, cudnnctl_shell sh,
+                           unsigned flags, ob *o);
+
 cudnnctl_err cudnnctl_env_render(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
                                  cudnnctl_shell sh, unsigned flags, char **text)
 {
     *text = NULL;
+    cudnnctl_err rc = cc_env_check_values(ctx, s, sh, (flags & CUDNNCTL_ENV_LD_LIBRARY_PATH) != 0);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    /* a managed dir the shell cannot quote, or holding the list separator, is not dropped from
+     * PATH (no entry this text wrote can be under it: cc_env_check_values) */
+    cudnnctl_env_selection sel = *s;
+    sel.managed = calloc(s->n_managed ? s->n_managed : 1, sizeof(char *));
+    if (!sel.managed)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    sel.n_managed = 0;
+    char sep = s->windows ? ';' : ':';
+    for (size_t i = 0; i < s->n_managed; i++) /* (an entry never holds the separator either) */
+        if (!cc_env_unquotable(s->managed[i], sh) && !strchr(s->managed[i], sep))
+            sel.managed[sel.n_managed++] = s->managed[i];
+    ob o = {{0}, 0};
+    rc = render(ctx, &sel, sh, flags, &o);
+    free(sel.managed);
+    if (rc == CUDNNCTL_E_OK)
+        *text = o.b.data;
+    return rc;
+}
+
+static cudnnctl_err render(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s, cudnnctl_shell sh,
+                           unsigned flags, ob *po)
+{
     ob o = {{0}, 0};
     int ldp = (flags & CUDNNCTL_ENV_LD_LIBRARY_PATH) != 0;
     switch (sh) {
@@ -739,6 +789,6 @@ cudnnctl_err cudnnctl_env_render(cudnnctl_ctx *ctx, const cudnnctl_env_selection
         cc_buf_free(&o.b);
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
-    *text = o.b.data;
+    *po = o;
     return CUDNNCTL_E_OK;
 }

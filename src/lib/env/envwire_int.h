@@ -147,11 +147,32 @@ size_t cc_env_list_vars(const cudnnctl_env_selection *s, cc_env_list_var v[CC_EN
 /* Append the Lmod (Lua) or Tcl modulefile of a selection to @p b; -1 on OOM. */
 int cc_env_render_module(const cudnnctl_env_selection *s, cudnnctl_shell sh, unsigned flags,
                          cc_buf *b);
+/* ---- what an activation may set (env_check.c) ----------------------------------------------- */
+/* 1 when the shell's quoting cannot hold v (a control character; for cmd.exe a '"'). */
+int cc_env_unquotable(const char *v, cudnnctl_shell sh);
+/* CUDNNCTL_E_USAGE (exit 2, naming the dir and the byte) when a value the text for sh would set
+ * is unquotable, or a list entry holds the list's separator (ldp: LD_LIBRARY_PATH is set). */
+cudnnctl_err cc_env_check_values(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                 cudnnctl_shell sh, int ldp);
+
+/* ---- what may be registered for every user (env_trust.c) ------------------------------------ */
+/* CUDNNCTL_E_UNTRUSTED (exit 9) when a lib or bin dir of @p s, a dir above it or a file in it
+ * fails the trust rule as root applies it (docs/security.md, "Running as root"); the error
+ * names it (owner, mode), says nothing was written, and how to install into a root-owned prefix
+ * instead. @p what: the command ("env --persist --system"). */
+cudnnctl_err cc_env_trust_system(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                 const char *what);
 
 /* ---- persistence shared with use ------------------------------------------------------------- */
 /* Rewrite /etc/ld.so.conf.d/cudnnctl-*.conf for @p s when one exists (use), or always (persist);
- * runs ldconfig unless under --root or @p no_ldconfig. */
+ * runs ldconfig unless under --root or @p no_ldconfig. Callers first ask cc_env_ldconf_allowed
+ * (the trust rule), before they change anything. */
 cudnnctl_err cc_env_write_ldconf(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
                                  int only_if_present, int no_ldconfig, cudnnctl_changes *ch);
+/* The check cc_env_write_ldconf makes before it writes, alone (use runs it before it flips
+ * anything): CUDNNCTL_E_OK when there is nothing to rewrite (@p only_if_present and no
+ * cudnnctl-*.conf) or the selection may be registered. */
+cudnnctl_err cc_env_ldconf_allowed(cudnnctl_ctx *ctx, const cudnnctl_env_selection *s,
+                                   int only_if_present, const char *what);
 
 #endif

@@ -234,7 +234,7 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
     cudnnctl_cuda_link *info = NULL;
     cudnnctl_env_selection *sel = NULL;
     cudnnctl_use_result *r = NULL;
-    cc_lock lock = {-1, NULL, 0};
+    cc_lock lock = {-1, NULL, 0, NULL, 0};
     char *state = NULL;
     const cudnnctl_toolkit *tk = NULL;
     cudnnctl_err rc = cc_env_use_target(ctx, in, version, 1, &det, &owned, &tk, &r);
@@ -248,6 +248,14 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
                     version, dest, version);
         goto out;
     }
+    /* an ld.so.conf.d entry follows the switch: refused before anything flips when the dirs it
+     * would then register fail the trust rule (the selection is the same after the flips) */
+    cudnnctl_env_inputs in1 = {det, in ? in->prefixes : NULL, in ? in->n_prefixes : 0};
+    if ((rc = cudnnctl_env_select(ctx, &in1, dest, 0, &sel)) != CUDNNCTL_E_OK ||
+        (rc = cc_env_ldconf_allowed(ctx, sel, 1, "use")) != CUDNNCTL_E_OK)
+        goto out;
+    cudnnctl_env_selection_free(sel);
+    sel = NULL;
     /* installs flip PREFIX/current too: one of us at a time */
     if (!(state = cc_state_dir(ctx)))
         goto oom;

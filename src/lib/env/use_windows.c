@@ -15,7 +15,7 @@ cudnnctl_err cc_use_windows(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, co
     const cudnnctl_detect_result *det = NULL;
     cudnnctl_detect_result *owned = NULL;
     cudnnctl_use_result *r = NULL;
-    cc_lock lock = {-1, NULL, 0};
+    cc_lock lock = {-1, NULL, 0, NULL, 0};
     char *state = NULL, *prev = NULL;
     cJSON *changes = NULL;
     int system = (flags & CUDNNCTL_USE_SYSTEM) != 0, n = 0, type = 0;

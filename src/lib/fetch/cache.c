@@ -58,6 +58,8 @@ cudnnctl_err cc_cache_entry_open(cudnnctl_ctx *ctx, const char *sha256_hex, cc_c
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;
     }
+    if ((rc = cc_trust_dir(ctx, e->root, "download cache", "--cache-dir DIR")) != CUDNNCTL_E_OK)
+        goto out;
     if (cc_sys_mkdir_p(ctx, blobs, 0755) != 0 || cc_sys_mkdir_p(ctx, locks, 0755) != 0) {
         rc = cc_set_error(ctx, cc_pf_last_error(), __func__, __FILE__, __LINE__,
                           "cannot create the download cache under %s: %s; choose another place "
@@ -72,7 +74,9 @@ cudnnctl_err cc_cache_entry_open(cudnnctl_ctx *ctx, const char *sha256_hex, cc_c
         e->resumable = 1;
     } else {
         /* nothing to key a resume on: a private part, named by process and time */
-        hex = cc_asprintf("tmp-%lu-%llu", cc_pf_pid(), (unsigned long long)cc_pf_now_ms());
+        char *tok = cc_sys_random_token();
+        hex = tok ? cc_asprintf("tmp-%lu-%s", cc_pf_pid(), tok) : NULL;
+        free(tok);
         e->part = hex ? cc_asprintf("%s/%s.part", blobs, hex) : NULL;
     }
     if (!e->part) {

@@ -41,9 +41,11 @@ static int push(cudnnctl_cache_listing *l, const char *dir, const char *name, co
 /* Every entry of dir as kind (blobs: by their name's hash). */
 static int scan(cudnnctl_cache_listing *l, const char *dir, int blobs, const char *kind)
 {
-    cc_pf_dir *d = cc_pf_opendir(dir);
+    /* opened without following a final link: a `quarantine` planted as a link to another
+     * directory is not listed, so clean cannot be made to delete what it points at */
+    cc_pf_dir *d = cc_pf_opendir_nofollow(dir);
     if (!d)
-        return 0; /* not there: nothing of that kind */
+        return 0; /* not there (or not a directory of ours): nothing of that kind */
     const char *name;
     int rc = 0;
     while (rc == 0 && (name = cc_pf_readdir(d)) != NULL) {
@@ -73,6 +75,11 @@ cudnnctl_err cudnnctl_cache_list(cudnnctl_ctx *ctx, int verify, cudnnctl_cache_l
     if (!l || !(l->dir = cc_cache_dir(ctx))) {
         free(l);
         return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    cudnnctl_err te = cc_trust_dir(ctx, l->dir, "download cache", "--cache-dir DIR");
+    if (te != CUDNNCTL_E_OK) {
+        cudnnctl_cache_listing_free(l);
+        return te;
     }
     char *blobs = cc_path_join(l->dir, "blobs/sha256");
     char *quar = cc_path_join(l->dir, "quarantine");

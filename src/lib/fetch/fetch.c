@@ -56,7 +56,7 @@ static uint64_t trusted_prefix(cc_source *s, uint64_t part_size)
     unsigned long long len = 0;
     char want[65] = {0};
     uint64_t ok = 0;
-    if (path && cc_sys_read_file(s->ctx, path, 256, &text, NULL) == 0 &&
+    if (path && cc_sys_read_trusted(s->ctx, path, 256, &text, NULL) == 0 &&
         sscanf(text, "%llu %64s", &len, want) == 2 && len > 0 && len <= part_size &&
         cc_sha256_is_hex(want)) {
         cc_sha256 *h = cc_sha256_new();

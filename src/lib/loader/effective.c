@@ -12,6 +12,8 @@
 
 #define MARK "cudnnctl-load: "
 #define MARK_LLP "cudnnctl-llp: "
+/* as root, not loaded: the loader model's answer instead (probe_guard.c) */
+#define MARK_MODEL "cudnnctl-model: "
 
 cudnnctl_err cudnnctl_load_probe_child(cudnnctl_ctx *ctx, const char *const *sonames, size_t n,
                                        void (*emit)(void *, const char *), void *user)
@@ -22,6 +24,22 @@ cudnnctl_err cudnnctl_load_probe_child(cudnnctl_ctx *ctx, const char *const *son
         emit(user, line);
     free(line);
     for (size_t i = 0; i < n; i++) {
+        char *predicted = NULL, *why = NULL;
+        if (!cc_ld_probe_may_load(ctx, sonames[i], &predicted, &why)) {
+            line = cc_asprintf(MARK_MODEL "%s %s", sonames[i], predicted ? predicted : "-");
+            if (line)
+                emit(user, line);
+            free(line);
+            line = cc_asprintf(MARK "%s - not loaded: as root cudnnctl loads nothing another user "
+                                    "could have written (%s)",
+                               sonames[i], why ? why : "untrusted");
+            if (line)
+                emit(user, line);
+            free(line);
+            free(predicted);
+            free(why);
+            continue;
+        }
         void *h = cc_pf_dlopen_ex(sonames[i], CC_PF_DL_LAZY);
         if (!h) {
             const char *err = cc_pf_dlerror();
@@ -56,7 +74,14 @@ static void parse_probe(const char *out, const char *soname, cudnnctl_effective 
         if (!line)
             return;
         char *p;
-        if ((p = strstr(line, MARK_LLP)) != NULL) {
+        if ((p = strstr(line, MARK_MODEL)) != NULL &&
+            cc_str_starts(p + strlen(MARK_MODEL), soname) &&
+            p[strlen(MARK_MODEL) + strlen(soname)] == ' ') {
+            p += strlen(MARK_MODEL) + strlen(soname) + 1;
+            e->modelled = 1;
+            free(e->mapped);
+            e->mapped = strcmp(p, "-") == 0 ? NULL : cc_strdup(p);
+        } else if ((p = strstr(line, MARK_LLP)) != NULL) {
             p += strlen(MARK_LLP);
             free(e->ld_library_path);
             e->ld_library_path = *p == '=' ? cc_strdup(p + 1) : NULL;
@@ -126,6 +151,81 @@ static cudnnctl_err probe(cudnnctl_ctx *ctx, const char *const *argv, const char
     return e->soname && e->scope ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
 }
 
+static void effective_clear(cudnnctl_effective *e)
+{
+    char *const *fields[] = {&e->soname,          &e->scope, &e->mapped, &e->mapped_real,
+                             &e->ld_library_path, &e->error, &e->fix,    &e->expected};
+    for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+        free(*fields[k]);
+    cudnnctl_load_result_free(e->model);
+    memset(e, 0, sizeof(*e));
+}
+
+/* As root, a login shell runs root's start-up files: not run when another user could have
+ * written one of them (they would run as root). */
+static cudnnctl_err login_refused(const char *soname, const char *expect_dir, char *why,
+                                  cudnnctl_effective *e)
+{
+    memset(e, 0, sizeof(*e));
+    e->soname = cc_strdup(soname);
+    e->scope = cc_strdup("login");
+    e->expected = expect_dir ? cc_strdup(expect_dir) : NULL;
+    e->error = cc_asprintf("not run as root: %s (a login shell would run it as root)", why);
+    e->not_run = 1;
+    free(why);
+    return e->soname && e->scope && e->error ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+}
+
+/* The login scope: `bash -lic` from a clean environment with the effective user's passwd home
+ * and name (not $HOME / $USER: under `sudo -E` those are the caller's, whose .bash_profile
+ * would run as root), through /usr/bin/env (not one found on the caller's PATH). *keep = 0 when
+ * there is no login scope here (no bash). */
+static cudnnctl_err login_scope(cudnnctl_ctx *ctx, const char *self, const char *soname,
+                                const char *expect_dir, const char *fix, cudnnctl_effective *e,
+                                int *keep)
+{
+    char *home = cc_pf_passwd_home();
+    char *name = cc_pf_passwd_name();
+    const char *hd = home ? home : "/";
+    char *why = cc_pf_is_root() ? cc_ld_login_startup_why(hd) : NULL;
+    cudnnctl_err rc;
+    *keep = 1;
+    if (why) {
+        rc = login_refused(soname, expect_dir, why, e);
+    } else {
+        char *h = cc_asprintf("HOME=%s", hd);
+        char *u = cc_asprintf("USER=%s", name ? name : "nobody");
+        char *l = cc_asprintf("LOGNAME=%s", name ? name : "nobody");
+        cc_pf_stat_t st;
+        const char *envbin =
+            cc_pf_stat("/usr/bin/env", &st) == 0 && st.is_reg ? "/usr/bin/env" : "/bin/env";
+        const char *argv[] = {envbin,
+                              "-i",
+                              h ? h : "HOME=/",
+                              u ? u : "USER=nobody",
+                              l ? l : "LOGNAME=nobody",
+                              "TERM=dumb",
+                              "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                              "bash",
+                              "-lic",
+                              "exec \"$0\" __load-probe \"$1\"",
+                              self,
+                              soname,
+                              NULL};
+        rc = probe(ctx, argv, "login", soname, expect_dir, fix, e);
+        if (rc == CUDNNCTL_E_OK && e->not_run) { /* no bash / env here: no login scope */
+            effective_clear(e);
+            *keep = 0;
+        }
+        free(h);
+        free(u);
+        free(l);
+    }
+    free(home);
+    free(name);
+    return rc;
+}
+
 cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char *self_exe, const char *soname,
                                       const char *expect_dir, const char *fix_current,
                                       const char *fix_login, unsigned flags,
@@ -146,34 +246,13 @@ cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char *self_exe, c
     cudnnctl_err e = probe(ctx, cur, "current", soname, expect_dir, fix_current, &v[0]);
     size_t cnt = 1;
     if (e == CUDNNCTL_E_OK && !ctx->root && !(flags & CUDNNCTL_EFFECTIVE_CURRENT_ONLY)) {
-        char *home = cc_pf_home_dir();
-        char *h = cc_asprintf("HOME=%s", home ? home : "/");
-        const char *user = cc_pf_getenv("USER");
-        char *u = cc_asprintf("USER=%s", user ? user : "root");
-        const char *login[] = {"env",  "-i",  h ? h : "HOME=/", u ? u : "USER=root",
-                               "TERM=dumb",
-                               "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                               "bash", "-lic", "exec \"$0\" __load-probe \"$1\"", self, soname,
-                               NULL};
-        e = probe(ctx, login, "login", soname, expect_dir, fix_login, &v[1]);
-        cnt = 2;
-        if (e == CUDNNCTL_E_OK && v[1].not_run) { /* no bash / env here: no login scope */
-            char *const *fields[] = {&v[1].soname, &v[1].scope, &v[1].mapped, &v[1].mapped_real,
-                                     &v[1].ld_library_path, &v[1].error, &v[1].fix,
-                                     &v[1].expected};
-            for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
-                free(*fields[k]);
-            cudnnctl_load_result_free(v[1].model);
-            memset(&v[1], 0, sizeof(v[1]));
-            cnt = 1;
-        }
-        free(home);
-        free(h);
-        free(u);
+        int keep = 0;
+        e = login_scope(ctx, self, soname, expect_dir, fix_login, &v[1], &keep);
+        cnt = keep ? 2 : 1;
     }
     free(self);
     if (e != CUDNNCTL_E_OK) {
-        cudnnctl_effective_free(v, cnt);
+        cudnnctl_effective_free(v, 2);
         CC_RET_ERR(ctx, e, "out of memory");
     }
     *out = v;
@@ -212,6 +291,8 @@ cudnnctl_err cudnnctl_effective_json(const cudnnctl_effective *v, size_t n, char
         cc_json_str(o, "error", v[i].error);
         cc_json_str(o, "expected", v[i].expected);
         cJSON_AddBoolToObject(o, "matches", v[i].matches);
+        cJSON_AddBoolToObject(o, "not_run", v[i].not_run);
+        cJSON_AddBoolToObject(o, "modelled", v[i].modelled);
         cc_json_str(o, "fix", v[i].fix);
         if (v[i].model)
             cJSON_AddItemToObject(o, "model", cc_ld_result_obj(v[i].model));
@@ -226,9 +307,22 @@ cudnnctl_err cudnnctl_effective_json(const cudnnctl_effective *v, size_t n, char
 
 char *cudnnctl_effective_line(const cudnnctl_effective *e)
 {
+    const char *who = strcmp(e->scope, "login") == 0 ? "a new login shell" : "this environment";
+    if (e->not_run)
+        return cc_asprintf("%s was not checked for %s: %s", who, e->soname,
+                           e->error ? e->error : "the probe did not run");
+    if (e->modelled) { /* nothing loaded: say so, whatever the model predicts */
+        const char *m = e->mapped ? e->mapped : "nothing";
+        const char *why = e->error ? e->error : "not loaded";
+        if (e->matches || !e->fix)
+            return cc_asprintf("%s would map %s for %s (the loader model's answer; %s)", who, m,
+                               e->soname, why);
+        return cc_asprintf("%s would map %s for %s, not the copy in %s (the loader model's answer; "
+                           "%s); fix: %s",
+                           who, m, e->soname, e->expected ? e->expected : "?", why, e->fix);
+    }
     if (e->matches)
         return NULL;
-    const char *who = strcmp(e->scope, "login") == 0 ? "a new login shell" : "this environment";
     const char *why = e->model && e->model->why ? e->model->why : "";
     const char *exp = e->expected ? e->expected : "?";
     if (!e->mapped)

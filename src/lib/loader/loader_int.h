@@ -39,6 +39,18 @@ int32_t cc_ldcache_flags_for(unsigned machine, int is_64);
 const cc_ldc_entry *cc_ldcache_lookup(const cc_ldcache *c, const char *soname, int32_t flags,
                                       int *n_other);
 
+/* ---- the effective-load probe as root (probe_guard.c) ------------------------------------- */
+/* 1 when the probe may dlopen soname here: not root, or the loader model's prediction (the file,
+ * what it needs, every LD_LIBRARY_PATH dir) passes the trust rule. 0: *why says what failed;
+ * *predicted is the model's file (NULL: none). Both malloc'd. */
+int cc_ld_probe_may_load(cudnnctl_ctx *ctx, const char *soname, char **predicted, char **why);
+/* 0 when path passes the trust rule (a path that does not exist passes when the walk to it
+ * did: nobody else can create it there); -1 with *why = "ROLE: the reason" (malloc'd). */
+int cc_ld_trusted_or_why(const char *path, const char *role, char **why);
+/* As root, before a login shell runs: NULL when every start-up file `bash -l` would run for this
+ * home (and /etc/profile, /etc/profile.d/...) is root's or absent; else why not (malloc'd). */
+char *cc_ld_login_startup_why(const char *home);
+
 /* ---- versions (consumers.c) --------------------------------------------------------------- */
 /* "9.19.0" from ".../libcudnn.so.9.19.0"; NULL when the name carries no version. */
 char *cc_ld_version_from_name(const char *real_path, const char *stem);

@@ -94,6 +94,8 @@ cudnnctl_err cudnnctl_validate(cudnnctl_ctx *ctx, const cudnnctl_validate_opts *
     *out = NULL;
     cc_val_target t;
     cudnnctl_err e = cc_val_resolve_target(ctx, opts, &t);
+    if (e == CUDNNCTL_E_OK && (e = cc_val_trust(ctx, opts, &t)) != CUDNNCTL_E_OK)
+        cc_val_target_free(&t);
     if (e != CUDNNCTL_E_OK)
         return e;
     t.jit = cc_val_is_jit(t.lib_dir, t.major); /* proven with the graph API, not the legacy one */

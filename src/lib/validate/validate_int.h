@@ -29,6 +29,11 @@ typedef struct {
 cudnnctl_err cc_val_resolve_target(cudnnctl_ctx *ctx, const cudnnctl_validate_opts *opts,
                                    cc_val_target *t);
 void cc_val_target_free(cc_val_target *t);
+/* As root: CUDNNCTL_E_UNTRUSTED (exit 9) when a file the child would load (the target's lib dir,
+ * the toolkit dirs) or a dir above one could have been written by another user; the error names
+ * it and the fix (validate it as that user: runuser -u USER -- cudnnctl validate ...). */
+cudnnctl_err cc_val_trust(cudnnctl_ctx *ctx, const cudnnctl_validate_opts *o,
+                          const cc_val_target *t);
 /* Files named <stem>.so.<N> or <stem>.so.<N>.<n> (CUDA 11's libcudart.so.11.0) in dir: the
  * highest N, or exactly want when want >= 0; -1 when none. *name (optional) gets the file's base
  * name (malloc'd). */
