@@ -119,7 +119,7 @@ static void commit_after(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
                                                            : CC_WINENV_USER_KEY));
         }
     }
-    cc_ldconfig(ctx, h->opts.no_ldconfig, &res->ldconfig);
+    cc_ldconfig(ctx, h->ch.plan->mode, h->opts.no_ldconfig, &res->ldconfig);
     cc_install_step(ctx, &h->steps,
                     cc_asprintf("ldconfig: %s", res->ldconfig ? res->ldconfig : "?"));
     cc_install_step(ctx, &h->steps,

@@ -108,6 +108,6 @@ cudnnctl_err cc_install_wire_env(cudnnctl_ctx *ctx, const cudnnctl_install_opts 
                                  char **env_json, int *n_changed);
 
 /* Refresh the loader cache after a system-wide install on Linux; *what says what happened. */
-void cc_ldconfig(cudnnctl_ctx *ctx, int no_ldconfig, char **what);
+void cc_ldconfig(cudnnctl_ctx *ctx, cudnnctl_target_mode mode, int no_ldconfig, char **what);
 
 #endif

@@ -14,6 +14,7 @@
 
 typedef struct {
     cc_strv ids, versions, removed, restored, kept, warnings;
+    int tree_undone; /* a CUDA-tree install was undone: the loader cache needs a refresh */
 } undo_acc;
 
 static void warn(cudnnctl_ctx *ctx, undo_acc *acc, char *msg)
@@ -309,6 +310,7 @@ static cudnnctl_err undo(cudnnctl_ctx *ctx, const char *state, const cc_receipts
     undo_plan u = {ctx, NULL, state, acc, {0}, 0};
     if ((rc = cc_txn_new(ctx, state, "uninstall", &u.t)) != CUDNNCTL_E_OK)
         return rc;
+    acc->tree_undone |= r->mode == CUDNNCTL_TARGET_CUDA_TREE;
     if (r->mode == CUDNNCTL_TARGET_PREFIX && r->install_dir) {
         char *v = cc_rooted(ctx, r->install_dir);
         size_t found = 0, want = 0;
@@ -559,7 +561,7 @@ static cudnnctl_err run_undo(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *o
                              cudnnctl_uninstall_result **out)
 {
     cudnnctl_err rc = CUDNNCTL_E_OK;
-    undo_acc acc = {{0}, {0}, {0}, {0}, {0}, {0}};
+    undo_acc acc = {{0}, {0}, {0}, {0}, {0}, {0}, 0};
     cc_lock lock = {-1, NULL, 0}, tlock = {-1, NULL, 0};
     cc_receipts rs = {0};
     const char *recovered = NULL;
@@ -600,7 +602,8 @@ static cudnnctl_err run_undo(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *o
         goto out;
     if ((rc = undo_loop(ctx, state, &rs, target, o, rollback, &acc)) != CUDNNCTL_E_OK)
         goto out;
-    cc_ldconfig(ctx, o->no_ldconfig, &res->ldconfig);
+    cc_ldconfig(ctx, acc.tree_undone ? CUDNNCTL_TARGET_CUDA_TREE : CUDNNCTL_TARGET_PREFIX,
+                o->no_ldconfig, &res->ldconfig);
 out:
     if (tlock.fd >= 0)
         cc_lock_release(ctx, &tlock);
