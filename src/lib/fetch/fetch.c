@@ -156,6 +156,7 @@ static cudnnctl_err on_data(void *user, const void *data, size_t len, char **why
         return CUDNNCTL_E_INTERRUPTED;
     }
     d->have += len;
+    cc_src_received(s, d->have);
     if (s->cache.resumable && d->have - d->recorded_at >= RECORD_EVERY)
         write_record(d);
     return CUDNNCTL_E_OK;
@@ -196,6 +197,7 @@ static cudnnctl_err replay_part(dl *d, uint64_t len, char **why)
             goto out;
         }
         d->have += (uint64_t)n;
+        cc_src_received(s, d->have);
     }
 out:
     if (in >= 0)

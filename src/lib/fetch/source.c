@@ -144,8 +144,13 @@ static void report_progress(cc_source *s, int force)
     if (!force && now - s->last_progress_ms < 100)
         return;
     s->last_progress_ms = now;
-    cc_progress(s->ctx, s->kind == CC_SRC_DOWNLOAD ? "download" : "read", s->consumed,
-                s->expected_size);
+    cc_pf_mutex_lock(s->mu);
+    uint64_t got = s->received;
+    cc_pf_mutex_unlock(s->mu);
+    uint64_t done = got > s->consumed ? got : s->consumed;
+    if (s->expected_size && done > s->expected_size)
+        done = s->expected_size;
+    cc_progress(s->ctx, s->kind == CC_SRC_DOWNLOAD ? "download" : "read", done, s->expected_size);
 }
 
 /* Move the producer's failure into the context. */
@@ -221,8 +226,10 @@ static long long source_read(cc_source *s, void *buf, size_t len, int discard)
         uint64_t off = 0, avail = 0;
         long long n = cc_ring_read_ex(s->ring, buf, len, &off, &avail);
         emit_pending(s);
-        if (n == -2)
+        if (n == -2) {
+            report_progress(s, 0); /* woken: bytes arrived out of order, or events */
             continue;
+        }
         if (n == CC_RING_IN_FILE && discard) {
             cc_ring_read_from_file(s->ring, avail);
             n = avail > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)avail;

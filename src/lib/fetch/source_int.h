@@ -50,6 +50,9 @@ struct cc_source {
     char *pdetail;
     cc_src_event *events;
     size_t n_events, cap_events;
+    uint64_t received; /* bytes of the download on disk, in any order (ranges arrive out of
+                          order): what the progress shows, not only the in-order part */
+    uint64_t received_wake_ms; /* producer-owned: when the consumer was last woken for it */
 
     /* consumer side */
     uint64_t consumed;
@@ -67,6 +70,9 @@ enum { CC_READY_DATA = 1, CC_READY_END = 2, CC_READY_FAILED = 3 };
 void cc_src_mark_ready(cc_source *s, int why);
 void cc_src_fail(cc_source *s, cudnnctl_err code, char *detail_owned);
 void cc_src_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned);
+/* The download now holds `total` bytes on disk (any order); wakes a consumer blocked on the
+ * in-order part at most every 100 ms so that it reports the progress. */
+void cc_src_received(cc_source *s, uint64_t total);
 /* Hash, count and hand bytes to the consumer; -1 when the consumer has gone. */
 int cc_src_deliver(cc_source *s, const void *data, size_t len);
 
