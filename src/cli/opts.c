@@ -85,22 +85,34 @@ static const struct option *find_long(const char *name, size_t n)
     return NULL;
 }
 
-/* `cudnnctl [global options] --version` before any command word: the version, not uninstall's
- * --version V. Returns 1 (plain) or 2 (--json) when so, else 0. */
+/* A separate value of an option whose value is optional ("--wait 5"): a number. */
+static int optional_value(const char *a)
+{
+    return a && *a && strspn(a, "0123456789") == strlen(a);
+}
+
+/* `cudnnctl [global options] --version` before any command word (the version, not uninstall's
+ * --version V), or -V anywhere (no option takes a value "-V"). Returns 1 (plain) or 2 (--json)
+ * when so, else 0. */
 static int version_requested(int argc, char **argv)
 {
-    int json = 0, asked = 0;
+    int json = 0, asked = 0, before_cmd = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--") == 0 || a[0] != '-' || !a[1])
-            break; /* the command word */
-        if (strcmp(a, "--version") == 0)
+        if (strcmp(a, "--") == 0)
+            break;
+        if (strcmp(a, "-V") == 0)
             asked = 1;
         else if (strcmp(a, "--json") == 0)
             json = 1;
+        else if (a[0] != '-' || !a[1])
+            before_cmd = 0; /* the command word, or an argument */
+        else if (before_cmd && strcmp(a, "--version") == 0)
+            asked = 1;
         else if (a[1] == '-' && !strchr(a, '=')) {
             const struct option *p = find_long(a + 2, strlen(a + 2));
-            if (p && p->has_arg == required_argument)
+            if (p && (p->has_arg == required_argument ||
+                      (p->has_arg == optional_argument && optional_value(argv[i + 1]))))
                 i++; /* its value */
         }
     }
@@ -115,11 +127,38 @@ static const char *seen_name(int c, int li)
     return c == 'q' ? "quiet" : c == 'v' ? "verbose" : c == 'h' ? "help" : "?";
 }
 
+/* "--cu": the long options it abbreviates, when more than one (getopt's own report, which
+ * opterr = 0 keeps from printing). 1 when it said so. */
+static int ambiguous(const char *arg)
+{
+    if (arg[0] != '-' || arg[1] != '-')
+        return 0;
+    const char *name = arg + 2;
+    size_t n = strcspn(name, "="), count = 0;
+    if (!n || find_long(name, n))
+        return 0;
+    for (const struct option *p = longopts; p->name; p++)
+        count += strncmp(p->name, name, n) == 0;
+    if (count < 2)
+        return 0;
+    fprintf(stderr, "cudnnctl: option '--%.*s' is ambiguous; possibilities:", (int)n, name);
+    for (const struct option *p = longopts; p->name; p++)
+        if (strncmp(p->name, name, n) == 0)
+            fprintf(stderr, " '--%s'", p->name);
+    fputc('\n', stderr);
+    return 1;
+}
+
 static int unknown_option(const char *arg, const cli_command *cmd)
 {
     char name[64];
     size_t n = strcspn(arg, "=");
     snprintf(name, sizeof(name), "%.*s", (int)(n < 60 ? n : 60), arg);
+    if (ambiguous(arg)) {
+        fprintf(stderr, "cudnnctl: see cudnnctl %s%s--help\n", cmd ? cmd->name : "",
+                cmd ? " " : "");
+        return 2;
+    }
     const char *near = name[0] == '-' && name[1] == '-' ? cli_suggest_option(name + 2, cmd) : NULL;
     if (near)
         fprintf(stderr, "cudnnctl: unknown option '%s'; did you mean '--%s'?\n", name, near);
@@ -281,7 +320,8 @@ static int apply_valued(int c, cli_opts *o)
         long t = optarg ? strtol(optarg, &end, 10) : -1;
         if (optarg && (!end || *end || t <= 0 || t > 86400)) {
             fprintf(stderr, "cudnnctl: --wait takes no value (wait as long as it takes) or "
-                            "=SECONDS (1..86400)\n");
+                            "SECONDS (1..86400), not '%s'\n",
+                    optarg);
             return 2;
         }
         o->lock_wait = (int)t;
@@ -389,6 +429,9 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
         if (li >= 0 && longopts[li].has_arg == required_argument && optarg[0] == '-' &&
             optarg[1] == '-' && find_long(optarg + 2, strcspn(optarg + 2, "=")))
             return missing_value(longopts[li].name); /* "--cudnn --cuda 13": no value */
+        if (li >= 0 && longopts[li].has_arg == optional_argument && !optarg &&
+            optind < argc && optional_value(argv[optind]))
+            optarg = argv[optind++]; /* "--wait 5" as well as "--wait=5" */
         if (n_seen < (int)(sizeof(seen) / sizeof(seen[0])))
             seen[n_seen++] = (char *)seen_name(c, li);
         int rc = apply_option(c, o, &help);
@@ -413,6 +456,11 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
         return rc;
     if (o->cuda_home && o->prefix) {
         fprintf(stderr, "cudnnctl: give either --cuda-home or --prefix, not both\n");
+        return 2;
+    }
+    if (o->quiet && o->verbose) {
+        fprintf(stderr, "cudnnctl: give either -q (errors and warnings only) or -v (more "
+                        "detail), not both\n");
         return 2;
     }
     return -1;

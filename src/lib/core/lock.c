@@ -29,10 +29,17 @@ static char *holder(cudnnctl_ctx *ctx, const char *path)
 static cudnnctl_err busy_error(cudnnctl_ctx *ctx, const char *path, const char *what_for)
 {
     char *who = holder(ctx, path);
+    int w = ctx->lock_wait_s;
+    char *fix = w > 0 ? cc_asprintf("still held after the %d s the wait allowed; run again once "
+                                    "it has finished, or wait longer (--wait SECONDS, or --wait "
+                                    "alone for as long as it takes)",
+                                    w)
+                      : cc_strdup("wait for it to finish and run again, or pass --wait (--wait "
+                                  "SECONDS to wait at most that long)");
     cudnnctl_err rc = CC_ERR(ctx, CUDNNCTL_E_LOCKED,
-                             "another cudnnctl is installing or removing %s (%s holds %s); wait "
-                             "for it to finish and run again, or pass --wait",
-                             what_for, who ? who : "a process", path);
+                             "another cudnnctl is installing or removing %s (%s holds %s); %s",
+                             what_for, who ? who : "a process", path, fix ? fix : "");
+    free(fix);
     free(who);
     return rc;
 }
