@@ -131,6 +131,11 @@ int cli_config_apply(cli_opts *o, const cli_command *cmd, cudnnctl_ctx *ctx);
 const char *cli_config_get(const char *key);
 void cli_config_free(void);
 
+/* paths.c: a path option naming nothing (or a file for a dir): exit 2 naming it, else 0. Before
+ * the configuration is applied (only what the command line gave); the root before set_root. */
+int cli_check_root(const cli_opts *o, const cli_command *cmd, const cudnnctl_ctx *ctx);
+int cli_check_paths(const cli_opts *o, const cli_command *cmd, const cudnnctl_ctx *ctx);
+
 /* output.c */
 void cli_setup_output(cli_opts *o, cudnnctl_ctx *ctx);
 /* Print the context's last error (with origin under --debug); returns the exit code. */

@@ -20,8 +20,12 @@ int main(int argc, char **argv)
     }
     cli_setup_output(&o, ctx);
     cudnnctl_set_lock_wait(ctx, o.lock_wait);
-    if (o.root && cudnnctl_set_root(ctx, o.root) != CUDNNCTL_E_OK)
+    if ((rc = cli_check_root(&o, cmd, ctx)) != 0)
+        ; /* --root names no directory: said */
+    else if (o.root && cudnnctl_set_root(ctx, o.root) != CUDNNCTL_E_OK)
         rc = cli_fail(&o, ctx, cudnnctl_last_error(ctx)->code);
+    else if ((rc = cli_check_paths(&o, cmd, ctx)) != 0)
+        ; /* a path option names nothing there: said (exit 2) */
     else if (cmd->name[0] != '_' && (rc = cli_config_apply(&o, cmd, ctx)) != 0)
         ; /* the configuration failed (out of memory); the error is printed */
     else if ((o.cache_dir && cudnnctl_set_cache_dir(ctx, o.cache_dir) != CUDNNCTL_E_OK) ||

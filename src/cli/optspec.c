@@ -37,6 +37,7 @@ const cli_optspec cli_optspecs[] = {
     {"cacert", 0, "FILE", "install mirror config", CLI_COMP_FILE, "CA bundle for https"},
     /* target */
     {"cuda-home", 0, "DIR", "plan install uninstall rollback list validate report", CLI_COMP_DIR, "target: merge into this CUDA tree"},
+    {"cuda-home", 0, "DIR", "env", CLI_COMP_DIR, "activate this CUDA toolkit (= env DIR)"},
     {"prefix", 0, "DIR", "plan install uninstall rollback list use env validate report config", CLI_COMP_DIR, "target: a per-version prefix under DIR"},
     /* install */
     {"dry-run", 0, NULL, "install", CLI_COMP_NONE, "say what would be done, change nothing"},
