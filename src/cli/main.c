@@ -1,7 +1,21 @@
 /* main.c: entry point of the cudnnctl command-line tool. */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+
+/* The output that did not get out is a failure, as in coreutils' close_stdout: `cudnnctl
+ * available > /dev/full` must not exit 0. */
+static int close_stdout(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout) && fclose(stdout) == 0)
+        return rc;
+    fprintf(stderr, "cudnnctl: error: write error on standard output%s%s\n", errno ? ": " : "",
+            errno ? strerror(errno) : "");
+    return rc ? rc : 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -11,7 +25,7 @@ int main(int argc, char **argv)
     int rc = cli_parse(argc, argv, &o, &cmd);
     if (rc >= 0) {
         free(o.args);
-        return rc;
+        return close_stdout(rc);
     }
     cudnnctl_ctx *ctx = NULL;
     if (cudnnctl_ctx_new(&ctx) != CUDNNCTL_E_OK) {
@@ -37,5 +51,5 @@ int main(int argc, char **argv)
     cli_config_free();
     cudnnctl_ctx_free(ctx);
     free(o.args); /* the positional arguments (the ASan stage's leak check) */
-    return rc;
+    return close_stdout(rc);
 }
