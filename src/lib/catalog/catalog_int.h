@@ -28,6 +28,10 @@ void cc_archive_clear(cudnnctl_archive *a);
 cudnnctl_err cc_manifest_parse(cudnnctl_ctx *ctx, const char *json, size_t len, const char *origin,
                                const char *manifest_sha256, cc_archive_vec *out);
 
+/* What the bytes are when they are a web page or other markup rather than JSON ("an HTML login
+ * page", "an HTML page", "markup (XML or HTML)"), else NULL (manifest_sniff.c). */
+const char *cc_manifest_markup(const char *data, size_t len);
+
 /* A manifest is a few KiB; anything this large is not one. */
 #define CC_MANIFEST_MAX (16u << 20)
 

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "catalog_int.h"
 #include "hash.h"
 #include "source.h"
@@ -40,6 +42,7 @@ static cudnnctl_err download(cudnnctl_ctx *ctx, const char *url, cc_buf *b, char
     o.url = url;
     o.insecure_skip_verify = 1; /* nothing to verify against: NVIDIA does not sign manifests */
     o.use_cache = 1;
+    o.what = "manifest"; /* a 404 is no archive missing: the messages say what to check */
     cc_source *src = NULL;
     cudnnctl_err e = cc_source_open(ctx, &o, &src);
     if (e != CUDNNCTL_E_OK)
@@ -71,6 +74,18 @@ static cudnnctl_err download(cudnnctl_ctx *ctx, const char *url, cc_buf *b, char
 out:
     cc_source_close(src);
     return e;
+}
+
+/* Bytes worth keeping for the offline fallback: a JSON object, never a web page (a login
+ * portal answering for the URL) or a broken body — the fallback would serve them later. */
+static int keepable(const cc_buf *b)
+{
+    if (!b->data || cc_manifest_markup(b->data, b->len))
+        return 0;
+    cJSON *j = cJSON_ParseWithLength(b->data, b->len);
+    int ok = cJSON_IsObject(j);
+    cJSON_Delete(j);
+    return ok;
 }
 
 /* Keep the bytes as manifests/<sha256>.json and point the URL's reference at them. A failure
@@ -136,7 +151,8 @@ cudnnctl_err cc_manifest_fetch(cudnnctl_ctx *ctx, const char *url, char **data, 
     }
     cudnnctl_err e = download(ctx, url, &b, hex);
     if (e == CUDNNCTL_E_OK) {
-        remember(ctx, dir, ref, url, &b, hex);
+        if (keepable(&b)) /* else cc_manifest_parse names what it is */
+            remember(ctx, dir, ref, url, &b, hex);
         *data = b.data ? b.data : cc_strdup("");
         *len = b.len;
         b.data = NULL;

@@ -207,6 +207,7 @@ static cudnnctl_err copy_in(cudnnctl_ctx *ctx, const cudnnctl_mirror_opts *o, co
     so.cacert = o->cacert;
     so.use_cache = 1;
     so.connections = o->connections;
+    so.via_mirror = o->source != NULL; /* the user's upstream (--mirror), not NVIDIA */
     cc_source *src = NULL;
     cudnnctl_err e = cc_source_open(ctx, &so, &src);
     if (e != CUDNNCTL_E_OK)

@@ -21,6 +21,7 @@ typedef struct {
     char *manifest_sha256; /* SHA-256 of that manifest's bytes, NULL when unknown */
     char *manifest_override; /* what --allow-manifest-override accepted (for the receipt) */
     char *cudnn_version, *cuda_variant, *platform;
+    int via_mirror;  /* url is under the user's --mirror (for the fixes messages name) */
 } cc_source_choice;
 
 /* Plan (or take the given plan) and pick the source: the catalog's NVIDIA URL, --mirror joined

@@ -84,10 +84,15 @@ static cudnnctl_err lock_file(cudnnctl_ctx *ctx, const char *path, const char *w
         }
         if (!busy) {
             cudnnctl_err e = cc_pf_last_error();
-            CC_RET_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
-                       "cannot lock %s: %s. Run as root (sudo) for system locations, or use "
-                       "--state-dir DIR / --prefix DIR you own",
-                       path, cc_pf_last_error_text());
+            char *why = cc_strdup(cc_pf_last_error_text());
+            /* verify: the target lock (beside the target), else the state dir's */
+            char *fix = cc_write_fix(ctx, path, verify ? "--prefix DIR" : "--state-dir DIR");
+            cudnnctl_err rc = CC_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
+                                     "cannot lock %s: %s; %s", path, why ? why : "",
+                                     fix ? fix : "");
+            free(why);
+            free(fix);
+            return rc;
         }
         int w = ctx->lock_wait_s;
         if (w == 0 || (w > 0 && cc_pf_now_ms() - t0 >= (uint64_t)w * 1000u))
@@ -107,10 +112,14 @@ cudnnctl_err cc_lock_acquire(cudnnctl_ctx *ctx, const char *state_dir, const cha
     out->unlink = 0;
     if (cc_sys_mkdir_p(ctx, state_dir, 0755) != 0) {
         cudnnctl_err e = cc_pf_last_error();
-        return CC_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
-                      "cannot create the state dir %s: %s. Run as root (sudo) for system "
-                      "locations, or choose one you own with --state-dir DIR",
-                      state_dir, cc_pf_last_error_text());
+        char *why = cc_strdup(cc_pf_last_error_text());
+        char *fix = cc_write_fix(ctx, state_dir, "--state-dir DIR");
+        cudnnctl_err rc = CC_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
+                                 "cannot create the state dir %s: %s; %s", state_dir,
+                                 why ? why : "", fix ? fix : "");
+        free(why);
+        free(fix);
+        return rc;
     }
     char *path = cc_path_join(state_dir, "lock");
     if (!path)

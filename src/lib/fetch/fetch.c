@@ -263,7 +263,9 @@ static cudnnctl_err transfer(dl *d, char **why)
                                 is_cancelled,
                                 d,
                                 0,
-                                s->ctx->proxy};
+                                s->ctx->proxy,
+                                s->what,
+                                s->via_mirror};
         cc_transport_res res;
         uint64_t before = d->have;
         d->skip = 0;
@@ -377,7 +379,19 @@ static void finish(cc_source *s, dl *dd, cudnnctl_err rc, char *why)
         rc = CUDNNCTL_E_GENERIC;
         why = cc_strdup("SHA-256 finalisation failed");
     }
-    if (rc != CUDNNCTL_E_OK) {
+    if (rc == CUDNNCTL_E_NO_SPACE) {
+        /* a rerun would only fill the disk again: say what makes room */
+        char *dir = cc_cache_dir(s->ctx);
+        char *t = cc_asprintf("%s; the download cache %s has no room left: `cudnnctl cache "
+                              "clean` removes the downloads it keeps (`cudnnctl cache list` "
+                              "shows them), or use --cache-dir DIR on a disk with room",
+                              why ? why : cudnnctl_strerror(rc), dir ? dir : "");
+        free(dir);
+        if (t) {
+            free(why);
+            why = t;
+        }
+    } else if (rc != CUDNNCTL_E_OK) {
         if (d.have > 0 && s->cache.resumable && !d.discard) {
             char *t =
                 cc_asprintf("%s; the %llu bytes already downloaded are kept in %s and the "
@@ -388,6 +402,8 @@ static void finish(cc_source *s, dl *dd, cudnnctl_err rc, char *why)
                 why = t;
             }
         }
+    }
+    if (rc != CUDNNCTL_E_OK) {
         cc_src_fail(s, rc, why);
         return;
     }

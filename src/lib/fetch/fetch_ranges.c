@@ -400,6 +400,8 @@ static int next_req(void *user, cc_transport_req *req)
         req->limit = p->end;
         req->cacert = r->s->cacert;
         req->proxy = r->s->ctx->proxy;
+        req->what = r->s->what;
+        req->via_mirror = r->s->via_mirror;
         req->low_speed_bytes = r->s->low_speed_bytes;
         req->low_speed_secs = r->s->low_speed_secs;
         req->connect_timeout_secs = r->s->connect_timeout_secs;

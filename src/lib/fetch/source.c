@@ -385,6 +385,9 @@ cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_sourc
     s->tops = o->transport ? o->transport : cc_transport_curl();
     s->connections = o->connections > 16 ? 16 : o->connections;
     s->piece_bytes = o->piece_bytes;
+    s->what = o->what;
+    s->via_mirror = o->via_mirror;
+    s->sha256_from_user = o->sha256_from_user;
     s->ring = cc_ring_new(o->ring_bytes ? o->ring_bytes : RING_BYTES);
     s->sha = cc_sha256_new();
     s->mu = cc_pf_mutex_new();
@@ -447,8 +450,15 @@ static cudnnctl_err mismatch(cc_source *s, int hash_bad)
     else
         fate = cc_asprintf("moving the bytes to the quarantine failed too; they are still in %s",
                            s->path);
+    char *own = NULL; /* the user's --sha256 was wrong: "pass --sha256" is no fix then */
+    if (s->sha256_from_user && hash_bad && s->kind != CC_SRC_CACHE)
+        own = cc_asprintf("Nothing was installed. The --sha256 given is not this file's: check "
+                          "the value (copy it from NVIDIA's manifest, or `sha256sum` the file); "
+                          "if this is the file you meant, its SHA-256 is %s (--sha256 %s).",
+                          s->hex, s->hex);
     const char *advice =
-        s->kind == CC_SRC_CACHE
+        own ? own
+        : s->kind == CC_SRC_CACHE
             ? "The cached copy was corrupt: run again to download a fresh one."
             : "Nothing was installed. Refresh the manifest and fetch again, check that the "
               "mirror serves the same file as NVIDIA, or, if you know this file is the right "
@@ -462,6 +472,7 @@ static cudnnctl_err mismatch(cc_source *s, int hash_bad)
                  fate ? fate : "", advice);
     free(q);
     free(fate);
+    free(own);
     s->failed = 1;
     s->perr = code;
     return code;

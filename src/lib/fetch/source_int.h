@@ -32,6 +32,8 @@ struct cc_source {
     const cc_transport_ops *tops;
     unsigned connections; /* 0 = chosen from the first connection's rate, 1 = one stream */
     uint64_t piece_bytes; /* ranged downloads: bytes a request; 0 = 8 MiB */
+    const char *what;     /* for messages: NULL (an archive) or "manifest" (a static string) */
+    int via_mirror, sha256_from_user; /* cc_source_opts: the fixes messages name */
     cc_cache_entry cache;
 
     /* producer thread */
