@@ -16,8 +16,8 @@ const cli_optspec cli_optspecs[] = {
     {"debug", 0, NULL, "*", CLI_COMP_NONE, "debug log and error origins (function, file, line)"},
     {"no-progress", 0, NULL, "*", CLI_COMP_NONE, "no progress display (a live line on a terminal, else a line per stage)"},
     {"color", 0, "WHEN", "*", CLI_COMP_COLOR, "auto, always or never (NO_COLOR is honoured)"},
-    {"cache-dir", 0, "DIR", "*", CLI_COMP_DIR, "download cache (default: $XDG_CACHE_HOME/cudnnctl)"},
-    {"state-dir", 0, "DIR", "*", CLI_COMP_DIR, "receipts, journal, lock (default: $XDG_STATE_HOME/cudnnctl)"},
+    {"cache-dir", 0, "DIR", "*", CLI_COMP_DIR, "download cache (default: $XDG_CACHE_HOME/cudnnctl, ~/.cache/cudnnctl; cudnnctl config shows it)"},
+    {"state-dir", 0, "DIR", "*", CLI_COMP_DIR, "receipts, journal, lock (default: /var/lib/cudnnctl as root, else $XDG_STATE_HOME/cudnnctl; cudnnctl config shows it)"},
     {"help", 'h', NULL, "*", CLI_COMP_NONE, "this help"},
     {"print-version", 0, NULL, "*", CLI_COMP_NONE, "print \"cudnnctl VERSION\" (kept for scripts; see --version)"},
     /* selection */
