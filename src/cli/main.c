@@ -17,6 +17,15 @@ static int close_stdout(int rc)
     return rc ? rc : 1;
 }
 
+/* --json on the command line (also when parsing it failed before it was read). */
+static int wants_json(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--json") == 0)
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     cli_opts o;
@@ -24,6 +33,8 @@ int main(int argc, char **argv)
     argv = cudnnctl_host_args_utf8(argc, argv); /* Windows: UTF-8 from the wide command line */
     int rc = cli_parse(argc, argv, &o, &cmd);
     if (rc >= 0) {
+        if (rc == 2 && wants_json(argc, argv))
+            cli_usage_json(cmd ? cmd->name : NULL); /* one document, also for a usage error */
         free(o.args);
         return close_stdout(rc);
     }
@@ -47,6 +58,9 @@ int main(int argc, char **argv)
         rc = cli_fail(&o, ctx, cudnnctl_last_error(ctx)->code);
     else
         rc = cmd->run(&o, ctx);
+    if (rc == 2 && o.json)
+        cli_usage_json(cmd->name); /* unless the command's document says it already */
+    cli_output_end();
     cli_progress_end();
     cli_config_free();
     cudnnctl_ctx_free(ctx);

@@ -141,11 +141,12 @@ static int ambiguous(const char *arg)
         count += strncmp(p->name, name, n) == 0;
     if (count < 2)
         return 0;
-    fprintf(stderr, "cudnnctl: option '--%.*s' is ambiguous; possibilities:", (int)n, name);
-    for (const struct option *p = longopts; p->name; p++)
+    char list[512] = "";
+    size_t len = 0;
+    for (const struct option *p = longopts; p->name && len < sizeof(list); p++)
         if (strncmp(p->name, name, n) == 0)
-            fprintf(stderr, " '--%s'", p->name);
-    fputc('\n', stderr);
+            len += (size_t)snprintf(list + len, sizeof(list) - len, " '--%s'", p->name);
+    cli_usage_error("option '--%.*s' is ambiguous; possibilities:%s", (int)n, name, list);
     return 1;
 }
 
@@ -161,9 +162,9 @@ static int unknown_option(const char *arg, const cli_command *cmd)
     }
     const char *near = name[0] == '-' && name[1] == '-' ? cli_suggest_option(name + 2, cmd) : NULL;
     if (near)
-        fprintf(stderr, "cudnnctl: unknown option '%s'; did you mean '--%s'?\n", name, near);
+        cli_usage_error("unknown option '%s'; did you mean '--%s'?", name, near);
     else
-        fprintf(stderr, "cudnnctl: unknown option '%s'\n", name);
+        cli_usage_error("unknown option '%s'", name);
     fprintf(stderr, "cudnnctl: see cudnnctl %s%s--help\n", cmd ? cmd->name : "", cmd ? " " : "");
     return 2;
 }
@@ -171,7 +172,7 @@ static int unknown_option(const char *arg, const cli_command *cmd)
 static int missing_value(const char *name)
 {
     const cli_optspec *s = cli_find_optspec(name, NULL);
-    fprintf(stderr, "cudnnctl: option '--%s' needs a value%s%s%s\n", name, s ? " (" : "",
+    cli_usage_error("option '--%s' needs a value%s%s%s", name, s ? " (" : "",
             s ? s->arg : "", s ? ")" : "");
     return 2;
 }
@@ -182,31 +183,33 @@ static int check_usage(char **seen, int n_seen, const cli_opts *o, const cli_com
     for (int i = 0; i < n_seen; i++) {
         if (cli_find_optspec(seen[i], cmd))
             continue;
-        fprintf(stderr, "cudnnctl: '%s' does not take --%s", cmd->name, seen[i]);
+        char which[512] = "";
+        size_t len = 0;
         const char *sep = " (it is an option of: ";
-        for (const cli_command *c = cli_commands; c->name; c++)
+        for (const cli_command *c = cli_commands; c->name && len < sizeof(which); c++)
             if (!c->hidden && cli_find_optspec(seen[i], c)) {
-                fprintf(stderr, "%s%s", sep, c->name);
+                len += (size_t)snprintf(which + len, sizeof(which) - len, "%s%s", sep, c->name);
                 sep = ", ";
             }
-        fprintf(stderr, "%s\ncudnnctl: see cudnnctl %s --help\n", *sep == ',' ? ")" : "",
-                cmd->name);
+        cli_usage_error("'%s' does not take --%s%s%s", cmd->name, seen[i], which,
+                        *sep == ',' ? ")" : "");
+        fprintf(stderr, "cudnnctl: see cudnnctl %s --help\n", cmd->name);
         return 2;
     }
     if (cmd->max_args >= 0 && o->n_args > cmd->max_args) {
         if (cmd->max_args == 0)
-            fprintf(stderr, "cudnnctl: '%s' takes no arguments (got '%s')\n", cmd->name,
+            cli_usage_error("'%s' takes no arguments (got '%s')", cmd->name,
                     o->args[0]);
         else
-            fprintf(stderr, "cudnnctl: '%s' takes at most %d argument%s: %s (got '%s' too)\n",
+            cli_usage_error("'%s' takes at most %d argument%s: %s (got '%s' too)",
                     cmd->name, cmd->max_args, cmd->max_args == 1 ? "" : "s", cmd->args,
                     o->args[cmd->max_args]);
         fprintf(stderr, "cudnnctl: see cudnnctl %s --help\n", cmd->name);
         return 2;
     }
     if (o->n_args < cmd->min_args) {
-        fprintf(stderr, "cudnnctl: '%s' needs %s\ncudnnctl: see cudnnctl %s --help\n", cmd->name,
-                cmd->args, cmd->name);
+        cli_usage_error("'%s' needs %s", cmd->name, cmd->args);
+        fprintf(stderr, "cudnnctl: see cudnnctl %s --help\n", cmd->name);
         return 2;
     }
     return -1;
@@ -235,9 +238,9 @@ static int positional(int argc, char **argv, cli_opts *o, const cli_command **cm
     if (!*cmd) {
         const char *near = cli_suggest_command(name);
         if (near)
-            fprintf(stderr, "cudnnctl: unknown command '%s'; did you mean '%s'?\n", name, near);
+            cli_usage_error("unknown command '%s'; did you mean '%s'?", name, near);
         else
-            fprintf(stderr, "cudnnctl: unknown command '%s'\n", name);
+            cli_usage_error("unknown command '%s'", name);
         fprintf(stderr, "cudnnctl: see cudnnctl help\n");
         return 2;
     }
@@ -287,21 +290,21 @@ static int apply_valued(int c, cli_opts *o)
         else if (strcmp(optarg, "auto") == 0)
             o->color = 2;
         else {
-            fprintf(stderr, "cudnnctl: --color takes auto, always or never\n");
+            cli_usage_error("--color takes auto, always or never");
             return 2;
         }
         break;
     case O_MANIFEST:
         if (o->n_manifests >= (int)(sizeof(o->manifests) / sizeof(o->manifests[0]))) {
-            fprintf(stderr, "cudnnctl: too many --manifest options\n");
+            cli_usage_error("too many --manifest options");
             return 2;
         }
         o->manifests[o->n_manifests++] = optarg;
         break;
     case O_MAX_UNPACKED:
         if (cli_parse_size(optarg, &o->max_unpacked) != 0) {
-            fprintf(stderr, "cudnnctl: --max-unpacked takes a size: bytes or a number with "
-                            "K, M, G or T (binary units), e.g. 8G\n");
+            cli_usage_error("--max-unpacked takes a size: bytes or a number with K, M, G or T "
+                            "(binary units), e.g. 8G");
             return 2;
         }
         break;
@@ -309,7 +312,7 @@ static int apply_valued(int c, cli_opts *o)
         char *end = NULL;
         long t = strtol(optarg, &end, 10);
         if (!end || *end || t <= 0 || t > 86400) {
-            fprintf(stderr, "cudnnctl: --timeout takes seconds (1..86400)\n");
+            cli_usage_error("--timeout takes seconds (1..86400)");
             return 2;
         }
         o->timeout_s = (unsigned)t;
@@ -319,9 +322,9 @@ static int apply_valued(int c, cli_opts *o)
         char *end = NULL;
         long t = optarg ? strtol(optarg, &end, 10) : -1;
         if (optarg && (!end || *end || t <= 0 || t > 86400)) {
-            fprintf(stderr, "cudnnctl: --wait takes no value (wait as long as it takes) or "
-                            "SECONDS (1..86400), not '%s'\n",
-                    optarg);
+            cli_usage_error("--wait takes no value (wait as long as it takes) or SECONDS "
+                            "(1..86400), not '%s'",
+                            optarg);
             return 2;
         }
         o->lock_wait = (int)t;
@@ -331,9 +334,8 @@ static int apply_valued(int c, cli_opts *o)
         char *end = NULL;
         unsigned long n = strtoul(optarg, &end, 10);
         if (!end || *end || end == optarg || n > 16) {
-            fprintf(stderr, "cudnnctl: --connections takes a number from 0 (automatic) to "
-                            "16, not '%s'\n",
-                    optarg);
+            cli_usage_error("--connections takes a number from 0 (automatic) to 16, not '%s'",
+                            optarg);
             return 2;
         }
         o->connections = (unsigned)n;
@@ -455,12 +457,12 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
     if (rc >= 0)
         return rc;
     if (o->cuda_home && o->prefix) {
-        fprintf(stderr, "cudnnctl: give either --cuda-home or --prefix, not both\n");
+        cli_usage_error("give either --cuda-home or --prefix, not both");
         return 2;
     }
     if (o->quiet && o->verbose) {
-        fprintf(stderr, "cudnnctl: give either -q (errors and warnings only) or -v (more "
-                        "detail), not both\n");
+        cli_usage_error("give either -q (errors and warnings only) or -v (more detail), not "
+                        "both");
         return 2;
     }
     return -1;

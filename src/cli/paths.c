@@ -58,10 +58,10 @@ static int check_one(const cli_command *cmd, const cudnnctl_ctx *ctx, const path
     if (kind < 0 || kind == a->want)
         return 0; /* cannot tell: the command says what it finds */
     if (kind == 0)
-        fprintf(stderr, "cudnnctl: %s %s: no such %s (%s)\n", a->what, a->value,
+        cli_usage_error("%s %s: no such %s (%s)", a->what, a->value,
                 a->want == WANT_DIR ? "directory" : "file", a->hint);
     else
-        fprintf(stderr, "cudnnctl: %s %s is a %s, not a %s (%s)\n", a->what, a->value,
+        cli_usage_error("%s %s is a %s, not a %s (%s)", a->what, a->value,
                 kind == 2 ? "directory" : "file", a->want == WANT_DIR ? "directory" : "file",
                 a->hint);
     fprintf(stderr, "cudnnctl: see cudnnctl %s --help\n", cmd->name);

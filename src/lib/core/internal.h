@@ -30,6 +30,7 @@ struct cudnnctl_ctx {
     cudnnctl_cancel_cb cancel_cb;
     void *cancel_user;
     int lock_wait_s; /* 0: fail at once; -1: forever */
+    int read_only;   /* cudnnctl_set_read_only: a dry run keeps nothing (no manifest cache) */
     cc_sys_ops sys;  /* file work goes through here (fault-injectable) */
     unsigned long sys_calls;
     unsigned long fail_at;
