@@ -11,6 +11,8 @@ static cli_opts *g_opts;
 static char *g_pending;
 static char g_usage[1024]; /* the last usage error said (cli_usage_error), for --json */
 static int g_printed;      /* a JSON document went out */
+static char *g_error;      /* a failure's {"error": ...} not in a document yet (the document
+                              may follow: install's comes after its validation's failure) */
 
 static void on_log(void *user, cudnnctl_log_level lvl, const char *msg)
 {
@@ -78,29 +80,37 @@ static void put_json(const char *json)
     fflush(stdout);
 }
 
-/* --json: the failure as the document's "error" (one document whatever failed). */
-static void fail_json(cudnnctl_err e, int exit_code, const char *detail)
+/* doc with err's "error" member in it (err: {"error": {...}}); the merged text, or NULL. */
+static char *with_error(const char *doc, const char *err)
 {
-    char *err = NULL, *merged = NULL;
-    if (cudnnctl_error_json(e, exit_code, detail, &err) != CUDNNCTL_E_OK)
-        return;
-    if (!g_pending) {
-        g_pending = own(err);
-        cudnnctl_free(err);
-        return;
-    }
+    char *merged = NULL, *out = NULL;
     const char *obj = strchr(err, ':'); /* {"error":{...}} -> {...} */
     char *inner = obj ? malloc(strlen(obj)) : NULL;
     if (inner) {
         memcpy(inner, obj + 1, strlen(obj + 1) - 1);
         inner[strlen(obj + 1) - 1] = '\0';
     }
-    if (inner && cudnnctl_json_attach(g_pending, "error", inner, &merged) == CUDNNCTL_E_OK) {
-        free(g_pending);
-        g_pending = own(merged);
+    if (inner && cudnnctl_json_attach(doc, "error", inner, &merged) == CUDNNCTL_E_OK) {
+        out = own(merged);
         cudnnctl_free(merged);
     }
     free(inner);
+    return out;
+}
+
+/* --json: the failure as the document's "error" (one document whatever failed). */
+static void fail_json(cudnnctl_err e, int exit_code, const char *detail)
+{
+    char *err = NULL;
+    if (cudnnctl_error_json(e, exit_code, detail, &err) != CUDNNCTL_E_OK)
+        return;
+    char *merged = g_pending ? with_error(g_pending, err) : NULL;
+    if (merged) {
+        free(g_pending);
+        g_pending = merged;
+    } else if (!g_pending && !g_error) {
+        g_error = own(err); /* the first failure: the one to report */
+    }
     cudnnctl_free(err);
 }
 
@@ -108,8 +118,11 @@ void cli_output_end(void)
 {
     if (g_pending)
         put_json(g_pending);
+    else if (g_error)
+        put_json(g_error);
     free(g_pending);
-    g_pending = NULL;
+    free(g_error);
+    g_pending = g_error = NULL;
 }
 
 void cli_usage_error(const char *fmt, ...)
@@ -123,7 +136,7 @@ void cli_usage_error(const char *fmt, ...)
 
 void cli_usage_json(const char *cmd)
 {
-    if (g_pending || g_printed)
+    if (g_pending || g_printed || g_error)
         return; /* the failure is in the document already */
     char fix[128];
     snprintf(fix, sizeof(fix), "; see cudnnctl %s%s--help", cmd ? cmd : "", cmd ? " " : "");
@@ -163,8 +176,18 @@ void cli_print_json(const char *json)
         put_json(json);
         return;
     }
-    cli_output_end(); /* a command with two documents: the first goes out as it was */
-    if (!(g_pending = own(json)))
+    if (g_pending) { /* a command with two documents: the first goes out as it was */
+        put_json(g_pending);
+        free(g_pending);
+        g_pending = NULL;
+    }
+    char *err = g_error;
+    g_error = NULL;
+    g_pending = err ? with_error(json, err) : NULL; /* a failure said before it: in it */
+    if (!g_pending)
+        g_pending = own(json);
+    free(err);
+    if (!g_pending)
         put_json(json);
 }
 
