@@ -20,6 +20,9 @@ extern "C" {
 cudnnctl_err cc_pf_last_error(void);
 const char *cc_pf_last_error_text(void);                   /* static / thread-local buffer */
 void cc_pf_set_error(cudnnctl_err code, const char *text); /* used by fault injection */
+/* Make an errno value that another library reported (libarchive's archive_errno) the last error:
+ * its code and the OS's text for it. */
+void cc_pf_set_errno(int e);
 
 /* ---- identity ------------------------------------------------------------------------------- */
 const char *cc_pf_os(void);      /* "linux" or "windows" */
@@ -93,6 +96,12 @@ int cc_pf_fsync_dir(const char *path); /* no-op where directories cannot be sync
  * a no-op where the OS has no such call. A later fsync then finds little left to do. */
 void cc_pf_start_writeback(const char *path);
 int cc_pf_free_space(const char *path, uint64_t *bytes);
+/* 1 when the file system holding path (which must exist) is mounted read-only, 0 when not. */
+int cc_pf_fs_readonly(const char *path);
+/* 1 when this process may create entries in the directory path (its effective ids, the mount),
+ * 0 when not (cc_pf_last_error says why), -1 when it cannot be told. Windows: only a read-only
+ * volume counts as not writable (ACLs are not evaluated). */
+int cc_pf_dir_writable(const char *path);
 int cc_pf_is_abs(const char *path);
 /* Length of the root of an absolute path, its separator included: "/" 1 (Linux); "C:\" 3,
  * "\\server\share\" (UNC) and "\\?\C:\" their whole prefix (Windows); 0 when relative. */

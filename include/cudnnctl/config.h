@@ -29,6 +29,9 @@ typedef struct {
     char *value;       /**< NULL when unset */
     cudnnctl_config_origin origin;
     char *where;       /**< the file, the variable or the flag it came from; NULL by default */
+    /** What applies when it is unset, for people to read: a real path ("/var/lib/cudnnctl" as
+     *  root, else $XDG_STATE_HOME/cudnnctl expanded), NVIDIA's URL, or "(none: ...)". */
+    char *default_value;
 } cudnnctl_config_item;
 
 typedef struct {

@@ -145,6 +145,16 @@ CUDNNCTL_API const char *cudnnctl_strerror(cudnnctl_err code);
 CUDNNCTL_API const char *cudnnctl_err_name(cudnnctl_err code);
 /** Process exit code group of an error (CLI.md "Exit codes"). */
 CUDNNCTL_API int cudnnctl_err_exit_code(cudnnctl_err code);
+/** A failure as one JSON document (free with cudnnctl_free): {"error": {"code": "NETWORK",
+ *  "exit_code": N, "message": ..., "fix": ... or null}}. @p message NULL: the code's text. The
+ *  fix is what follows the message's first "; " (the messages say what failed, then what to
+ *  do), else its last ": " before an instruction ("update ...", "use ..."); @p exit_code is
+ *  the process's (the front end may map signals). */
+CUDNNCTL_API cudnnctl_err cudnnctl_error_json(cudnnctl_err code, int exit_code,
+                                              const char *message, char **json);
+/** A run that must write nothing (install --dry-run, a check mode): manifests fetched from
+ *  URLs are not kept in the download cache either. */
+CUDNNCTL_API void cudnnctl_set_read_only(cudnnctl_ctx *ctx, int on);
 
 /** What this library is and what it runs with (`cudnnctl --version`). Static strings. */
 typedef struct {

@@ -29,6 +29,18 @@ CUDNNCTL_API void cudnnctl_host_interrupt_newline(volatile int *pending);
  *  until exit. */
 CUDNNCTL_API char **cudnnctl_host_args_utf8(int argc, char **argv);
 
+/** How cudnnctl_host_path_kind() finds a path, as the library reads that kind of path. */
+enum {
+    CUDNNCTL_PATH_AS_IS = 0,   /**< as the process sees it (--cacert, --python, --env-of) */
+    CUDNNCTL_PATH_ROOTED = 1,  /**< an absolute path under the context's root (--cuda-home,
+                                    --manifest FILE, validate TARGET); a relative one as is */
+    CUDNNCTL_PATH_ROOTED_CWD = 2 /**< a relative path made absolute from the working dir first,
+                                      then under the root (--archive FILE, --mirror DIR) */
+};
+/** What is at @p path (links followed): 0 nothing, 1 a file, 2 a directory, -1 it cannot be
+ *  told (no permission to look). For front ends that check a path option before using it. */
+CUDNNCTL_API int cudnnctl_host_path_kind(const cudnnctl_ctx *ctx, const char *path, int how);
+
 #ifdef __cplusplus
 }
 #endif

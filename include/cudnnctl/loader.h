@@ -216,7 +216,7 @@ CUDNNCTL_API int cudnnctl_loader_default_finds(cudnnctl_ctx *ctx, const char *so
                                                const char *dir);
 
 /** Add "key": value_json to the JSON object @p doc (an array doc becomes {"changes": doc,
- *  key: value}). Free *out with cudnnctl_free. */
+ *  key: value}); a key already there gets the new value. Free *out with cudnnctl_free. */
 CUDNNCTL_API cudnnctl_err cudnnctl_json_attach(const char *doc, const char *key,
                                                const char *value_json, char **out);
 

@@ -53,6 +53,12 @@ void cc_pf_errno_(void)
     last_from_errno = 1;
 }
 
+void cc_pf_set_errno(int e)
+{
+    errno = e;
+    cc_pf_errno_();
+}
+
 cudnnctl_err cc_pf_last_error(void)
 {
     return last_code;

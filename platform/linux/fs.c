@@ -384,6 +384,23 @@ int cc_pf_free_space(const char *path, uint64_t *bytes)
     return 0;
 }
 
+int cc_pf_fs_readonly(const char *path)
+{
+    struct statvfs s;
+    if (statvfs(path, &s) != 0)
+        FAIL();
+    return (s.f_flag & ST_RDONLY) ? 1 : 0;
+}
+
+int cc_pf_dir_writable(const char *path)
+{
+    if (faccessat(AT_FDCWD, path, W_OK | X_OK, AT_EACCESS) == 0)
+        return 1;
+    int e = errno;
+    cc_pf_errno_();
+    return e == EACCES || e == EPERM || e == EROFS ? 0 : -1;
+}
+
 int cc_pf_is_abs(const char *path)
 {
     return path && path[0] == '/';

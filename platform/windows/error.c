@@ -1,4 +1,5 @@
 /* error.c (windows): GetLastError() -> cudnnctl_err mapping and the thread's last platform error. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,18 @@ void cc_pf_set_error(cudnnctl_err code, const char *text)
 {
     last_code = code;
     snprintf(last_text, sizeof(last_text), "%s", text ? text : "");
+}
+
+/* The CRT's errno values (libarchive reports them on Windows too). */
+void cc_pf_set_errno(int e)
+{
+    last_code = e == ENOSPC                  ? CUDNNCTL_E_NO_SPACE
+                : e == EACCES || e == EPERM || e == EROFS ? CUDNNCTL_E_PERMISSION
+                : e == ENOENT || e == ENOTDIR ? CUDNNCTL_E_NOT_FOUND
+                : e == EEXIST                 ? CUDNNCTL_E_EXISTS
+                : e == ENOMEM                 ? CUDNNCTL_E_NOMEM
+                                              : CUDNNCTL_E_IO;
+    snprintf(last_text, sizeof(last_text), "%s", strerror(e));
 }
 
 cudnnctl_err cc_pf_last_error(void)

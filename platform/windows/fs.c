@@ -458,6 +458,31 @@ out:
     return rc;
 }
 
+int cc_pf_fs_readonly(const char *path)
+{
+    wchar_t *w = cc_w_path(path);
+    if (!w)
+        return -1;
+    wchar_t vol[MAX_PATH + 1];
+    DWORD flags = 0;
+    int rc = -1;
+    if (GetVolumePathNameW(w, vol, MAX_PATH + 1) &&
+        GetVolumeInformationW(vol, NULL, 0, NULL, NULL, &flags, NULL, 0))
+        rc = (flags & FILE_READ_ONLY_VOLUME) ? 1 : 0;
+    else
+        cc_w_last_error(path);
+    free(w);
+    return rc;
+}
+
+int cc_pf_dir_writable(const char *path)
+{
+    int ro = cc_pf_fs_readonly(path);
+    if (ro == 1)
+        cc_w_set_error(ERROR_WRITE_PROTECT, path);
+    return ro < 0 ? -1 : !ro;
+}
+
 /* ---- directory listing ------------------------------------------------------------------- */
 struct cc_pf_dir {
     HANDLE h;

@@ -151,12 +151,28 @@ int cli_config_apply(cli_opts *o, const cli_command *cmd, cudnnctl_ctx *ctx);
 const char *cli_config_get(const char *key);
 void cli_config_free(void);
 
+/* paths.c: a path option naming nothing (or a file for a dir): exit 2 naming it, else 0. Before
+ * the configuration is applied (only what the command line gave); the root before set_root. */
+int cli_check_root(const cli_opts *o, const cli_command *cmd, const cudnnctl_ctx *ctx);
+int cli_check_paths(const cli_opts *o, const cli_command *cmd, const cudnnctl_ctx *ctx);
+
 /* output.c */
 void cli_setup_output(cli_opts *o, cudnnctl_ctx *ctx);
 /* Print the context's last error (with origin under --debug); returns the exit code. */
 int cli_fail(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_err e);
-/* Print a JSON document (library-made) on stdout followed by a newline. */
+/* Print a JSON document (library-made) on stdout followed by a newline. Under --json it is held
+ * until cli_output_end, so that a failure after it (cli_fail) lands in it as "error": one
+ * document per run, the failure's code, exit code, message and fix in it. */
 void cli_print_json(const char *json);
+void cli_output_end(void);
+/* A usage error: "cudnnctl: MESSAGE" on stderr, remembered for cli_usage_json. */
+void cli_usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* --json and exit 2: the last usage error as the one document ({"error": {"code": "USAGE"...}}). */
+void cli_usage_json(const char *cmd);
 /* Human text: to stdout normally, to stderr under --json; nothing with -q for info. */
 void cli_info(cli_opts *o, const char *fmt, ...)
 #if defined(__GNUC__)

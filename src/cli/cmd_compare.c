@@ -8,6 +8,7 @@
 
 static void print_table(cli_opts *o, const cudnnctl_compare_result *r)
 {
+    (void)o; /* every row, also under -q: the table is the answer */
     int ncols = (int)r->n_hosts + 2;
     const char **cells = calloc((size_t)ncols, sizeof(char *));
     if (!cells)
@@ -19,8 +20,6 @@ static void print_table(cli_opts *o, const cudnnctl_compare_result *r)
     cli_table *t = cli_table_new(ncols, cells);
     for (size_t i = 0; i < r->n_items; i++) {
         const cudnnctl_compare_item *it = &r->items[i];
-        if (o->quiet && !it->drift)
-            continue;
         cells[0] = it->drift ? "*" : "";
         cells[1] = it->item;
         for (size_t h = 0; h < r->n_hosts; h++)

@@ -79,7 +79,11 @@ int cmd_config(cli_opts *o, cudnnctl_ctx *ctx)
         char from[1024];
         snprintf(from, sizeof(from), "%s%s%s%s", cudnnctl_config_origin_name(it->origin),
                  it->where ? " (" : "", it->where ? it->where : "", it->where ? ")" : "");
-        const char *row[] = {it->key, it->value ? it->value : "-", from, it->env};
+        const char *row[] = {it->key,
+                             it->value           ? it->value
+                             : it->default_value ? it->default_value
+                                                 : "-",
+                             from, it->env};
         cli_table_row(t, row);
     }
     cli_table_print(t, stdout);

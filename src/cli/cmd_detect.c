@@ -142,7 +142,7 @@ int cmd_detect(cli_opts *o, cudnnctl_ctx *ctx)
         }
         cli_print_json(json);
         cudnnctl_free(json);
-    } else if (!o->quiet) {
+    } else { /* the answer: -q hides progress and info, never it */
         FILE *f = stdout;
         fprintf(f, "platform: %s\n", r->platform);
         print_toolkits(o, r, f);

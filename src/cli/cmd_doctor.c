@@ -35,9 +35,7 @@ static void print_human(cli_opts *o, const cudnnctl_doctor_result *r)
     FILE *f = stdout;
     int color = o->color == 1 || (o->color == 2 && cudnnctl_host_isatty(1) && !cudnnctl_host_getenv("NO_COLOR"));
     for (size_t i = 0; i < r->n_findings; i++) {
-        const cudnnctl_finding *x = &r->findings[i];
-        if (o->quiet && x->severity != CUDNNCTL_SEV_ERROR)
-            continue;
+        const cudnnctl_finding *x = &r->findings[i]; /* every severity: the answer, also -q */
         const char *sev = cudnnctl_severity_name(x->severity);
         const char *on = !color                                ? ""
                          : x->severity == CUDNNCTL_SEV_ERROR   ? "\033[1;31m"
@@ -52,7 +50,7 @@ static void print_human(cli_opts *o, const cudnnctl_doctor_result *r)
             fprintf(f, "   run: %s\n", x->command);
         fputc('\n', f);
     }
-    if (!o->quiet) {
+    if (!o->quiet) { /* the summary line is info */
         if (r->n_findings == 0)
             fprintf(f, "no problems found");
         else

@@ -24,7 +24,7 @@ static int print_changes(cli_opts *o, cudnnctl_changes *ch, const char *effectiv
 /* The env arguments again, for a fix line: " 13.0 --prefix /opt/p". */
 static void env_args(const cli_opts *o, char *buf, size_t n)
 {
-    const char *target = o->n_args ? o->args[0] : o->cuda;
+    const char *target = o->n_args ? o->args[0] : o->cuda_home ? o->cuda_home : o->cuda;
     snprintf(buf, n, "%s%s%s%s", target ? " " : "", target ? target : "",
              o->prefix ? " --prefix " : "", o->prefix ? o->prefix : "");
 }
@@ -85,8 +85,9 @@ static int env_usage(const cli_opts *o, cudnnctl_shell *sh)
     }
     if (o->modulefiles)
         return 0; /* a modulefile is loaded per session: --ld-library-path is fine there */
-    if (o->n_args > 1 || (o->n_args == 1 && o->cuda)) {
-        fprintf(stderr, "cudnnctl: env takes one target: X.Y, a toolkit dir or a prefix\n");
+    if (o->n_args > 1 || (o->n_args == 1) + !!o->cuda + !!o->cuda_home > 1) {
+        fprintf(stderr, "cudnnctl: env takes one target: X.Y (or --cuda X.Y), a toolkit dir (or "
+                        "--cuda-home DIR) or a prefix\n");
         return 2;
     }
     if (o->persist && o->remove) {
@@ -222,7 +223,7 @@ int cmd_env(cli_opts *o, cudnnctl_ctx *ctx)
     int rc = env_usage(o, &sh);
     if (rc != 0)
         return rc;
-    const char *target = o->n_args ? o->args[0] : o->cuda;
+    const char *target = o->n_args ? o->args[0] : o->cuda_home ? o->cuda_home : o->cuda;
     const char *prefixes[1] = {o->prefix};
     cudnnctl_env_inputs in = {NULL, prefixes, o->prefix ? 1 : 0};
     cudnnctl_persist_opts po = {0, 0};

@@ -97,6 +97,8 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     cudnnctl_detect_result *det = NULL;
     cudnnctl_install_result *r = NULL;
     int code = 0;
+    if (o->dry_run)
+        cudnnctl_set_read_only(ctx, 1); /* a check mode keeps nothing, manifests included */
     cudnnctl_err e = cudnnctl_catalog_load(ctx, &cat);
     if (e == CUDNNCTL_E_OK)
         e = cli_add_base_manifest(o, ctx, cat);

@@ -6,8 +6,7 @@
 
 static void print_human(cli_opts *o, const cudnnctl_validate_result *r)
 {
-    if (o->quiet)
-        return;
+    (void)o; /* the verdict is the answer: -q does not hide it */
     printf("cuDNN %s in %s (%s)\n", r->cudnn_version ? r->cudnn_version : "?",
            r->lib_dir ? r->lib_dir : "?", r->cudnn_lib ? r->cudnn_lib : "?");
     printf("  built for CUDA %s; runtime %s from %s; driver %s (CUDA %s)\n",
@@ -77,8 +76,7 @@ int cmd_validate(cli_opts *o, cudnnctl_ctx *ctx)
     }
     int rc = 0;
     if (e == CUDNNCTL_E_NO_GPU) {
-        if (!o->quiet)
-            cli_warn(o, "%s", cudnnctl_last_error(ctx)->detail);
+        cli_warn(o, "%s", cudnnctl_last_error(ctx)->detail);
         rc = cudnnctl_err_exit_code(e);
     } else if (e != CUDNNCTL_E_OK) {
         rc = cli_fail(o, ctx, e);

@@ -173,6 +173,78 @@ static void print_with_build(cudnnctl_ctx *ctx, const char *report)
     cudnnctl_free(bj);
 }
 
+/* "python", "python3", "python3.12": an interpreter, asked about its frameworks (--python). */
+static int is_python_name(const char *name)
+{
+    return strncmp(name, "python", 6) == 0 && strspn(name + 6, "0123456789.") == strlen(name + 6);
+}
+
+/* "libcudnn.so.9", "libcudart.so": a shared library's name, not a program's. */
+static int is_soname(const char *name)
+{
+    const char *so = strstr(name, ".so");
+    return so && (so[3] == '\0' || so[3] == '.');
+}
+
+/* A soname as the loader finds it for a program started here (LD_LIBRARY_PATH, ld.so.cache,
+ * the default dirs), like `ldd` users know. 0 with *out set; else the exit code, said. */
+static int resolve_soname(cli_opts *o, cudnnctl_ctx *ctx, const char *name, char **out)
+{
+    char *ldp = NULL;
+    if (o->env_of && cudnnctl_env_of(ctx, o->env_of, cudnnctl_host_getenv("LD_LIBRARY_PATH"),
+                                     &ldp) != CUDNNCTL_E_OK)
+        return cli_fail(o, ctx, cudnnctl_last_error(ctx)->code);
+    cudnnctl_loader_env env = {o->env_of ? ldp : cudnnctl_host_getenv("LD_LIBRARY_PATH"), NULL,
+                               NULL};
+    cudnnctl_load_result *r = NULL;
+    cudnnctl_err e = cudnnctl_loader_resolve(ctx, &env, NULL, name, &r);
+    cudnnctl_free(ldp);
+    if (e != CUDNNCTL_E_OK)
+        return cli_fail(o, ctx, e);
+    int rc = 0;
+    if (r->path && (*out = malloc(strlen(r->path) + 1)) != NULL) {
+        memcpy(*out, r->path, strlen(r->path) + 1);
+        if (!o->json)
+            printf("%s: the loader maps %s (%s: %s)\n", name, r->path, r->rule,
+                   r->why ? r->why : "");
+    } else if (o->json) {
+        char *j = NULL;
+        if (cudnnctl_load_result_json(r, &j) == CUDNNCTL_E_OK)
+            cli_print_json(j);
+        cudnnctl_free(j);
+        rc = 6;
+    } else {
+        print_lib(r); /* not found: where it looked */
+        rc = 6;
+    }
+    cudnnctl_load_result_free(r);
+    return rc;
+}
+
+/* A program name as a shell finds it: the first PATH dir that has it (under --root: that
+ * image's file at the same path), like `which`. 0 with *out set; else 2, said. */
+static int resolve_program(const cudnnctl_ctx *ctx, const char *name, char **out)
+{
+    const char *path = cudnnctl_host_getenv("PATH");
+    for (const char *p = path; p && *p;) {
+        size_t n = strcspn(p, ":");
+        char *cand = malloc(n + strlen(name) + 3);
+        if (!cand)
+            return 1;
+        snprintf(cand, n + strlen(name) + 3, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", name);
+        if (cudnnctl_host_path_kind(ctx, cand, CUDNNCTL_PATH_ROOTED) == 1) {
+            *out = cand;
+            return 0;
+        }
+        free(cand);
+        p += n + (p[n] == ':');
+    }
+    fprintf(stderr, "cudnnctl: which %s: no program of that name on PATH (%s); give its path, "
+                    "or a library's soname (libcudnn.so.9)\n",
+            name, path ? path : "unset");
+    return 2;
+}
+
 int cmd_which(cli_opts *o, cudnnctl_ctx *ctx)
 {
     if (o->dll)
@@ -189,15 +261,29 @@ int cmd_which(cli_opts *o, cudnnctl_ctx *ctx)
                         "--python EXE\n");
         return 2;
     }
+    char *found = NULL; /* a bare name, resolved as a shell or the loader would */
+    const char *arg = o->n_args ? o->args[0] : NULL, *python = o->python;
+    if (arg && !strchr(arg, '/')) {
+        int rc = is_soname(arg) ? resolve_soname(o, ctx, arg, &found)
+                                : resolve_program(ctx, arg, &found);
+        if (rc != 0)
+            return rc;
+        arg = found;
+        if (is_python_name(o->args[0])) { /* `which python3`: what its frameworks load */
+            python = found;
+            arg = NULL;
+        }
+    }
     cudnnctl_which_opts wo;
     memset(&wo, 0, sizeof(wo));
-    wo.consumer = o->n_args ? o->args[0] : NULL;
-    wo.python = o->python;
+    wo.consumer = arg;
+    wo.python = python;
     wo.driver_version = o->driver_version;
     wo.inherit_ld_library_path = 1;
     wo.env_of = o->env_of;
     cudnnctl_which_report *rep = NULL;
     cudnnctl_err e = cudnnctl_which(ctx, &wo, &rep);
+    free(found);
     if (e != CUDNNCTL_E_OK)
         return cli_fail(o, ctx, e);
     int bad = 0;

@@ -155,7 +155,7 @@ void cli_usage(FILE *f)
             fprintf(f, "  %-10s %s\n", c->name, c->summary);
     fprintf(f, "\nglobal options:\n");
     print_opts(f, NULL, 1);
-    fprintf(f, "  %-26s %s\n", "--version", "versions of cudnnctl, its libraries and catalog");
+    fprintf(f, "  %-26s %s\n", "-V, --version", "versions of cudnnctl, its libraries and catalog");
     fprintf(f, "\nexit codes:\n");
     for (const cli_exit_code *e = cli_exit_codes; e->meaning; e++)
         fprintf(f, "  %2d  %s\n", e->code, e->meaning);

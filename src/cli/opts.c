@@ -91,24 +91,36 @@ static const struct option *find_long(const char *name, size_t n)
     return NULL;
 }
 
-/* `cudnnctl [global options] --version` before any command word: the version, not uninstall's
- * --version V. Returns 1 (plain) or 2 (--json) when so, else 0. */
+/* A separate value of an option whose value is optional ("--wait 5"): a number. */
+static int optional_value(const char *a)
+{
+    return a && *a && strspn(a, "0123456789") == strlen(a);
+}
+
+/* `cudnnctl [global options] --version` before any command word (the version, not uninstall's
+ * --version V), or -V anywhere (no option takes a value "-V"). Returns 1 (plain) or 2 (--json)
+ * when so, else 0. */
 static int version_requested(int argc, char **argv, const char **root, const char **state)
 {
-    int json = 0, asked = 0;
+    int json = 0, asked = 0, before_cmd = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--") == 0 || a[0] != '-' || !a[1])
-            break; /* the command word */
-        if (strcmp(a, "--version") == 0)
+        if (strcmp(a, "--") == 0)
+            break;
+        if (strcmp(a, "-V") == 0)
             asked = 1;
         else if (strcmp(a, "--json") == 0)
             json = 1;
         else if ((strcmp(a, "--root") == 0 || strcmp(a, "--state-dir") == 0) && i + 1 < argc)
             *(a[2] == 'r' ? root : state) = argv[++i]; /* where the catalog's store is */
+        else if (a[0] != '-' || !a[1])
+            before_cmd = 0; /* the command word, or an argument */
+        else if (before_cmd && strcmp(a, "--version") == 0)
+            asked = 1;
         else if (a[1] == '-' && !strchr(a, '=')) {
             const struct option *p = find_long(a + 2, strlen(a + 2));
-            if (p && p->has_arg == required_argument)
+            if (p && (p->has_arg == required_argument ||
+                      (p->has_arg == optional_argument && optional_value(argv[i + 1]))))
                 i++; /* its value */
         }
     }
@@ -123,16 +135,44 @@ static const char *seen_name(int c, int li)
     return c == 'q' ? "quiet" : c == 'v' ? "verbose" : c == 'h' ? "help" : "?";
 }
 
+/* "--cu": the long options it abbreviates, when more than one (getopt's own report, which
+ * opterr = 0 keeps from printing). 1 when it said so. */
+static int ambiguous(const char *arg)
+{
+    if (arg[0] != '-' || arg[1] != '-')
+        return 0;
+    const char *name = arg + 2;
+    size_t n = strcspn(name, "="), count = 0;
+    if (!n || find_long(name, n))
+        return 0;
+    for (const struct option *p = longopts; p->name; p++)
+        count += strncmp(p->name, name, n) == 0;
+    if (count < 2)
+        return 0;
+    char list[512] = "";
+    size_t len = 0;
+    for (const struct option *p = longopts; p->name && len < sizeof(list); p++)
+        if (strncmp(p->name, name, n) == 0)
+            len += (size_t)snprintf(list + len, sizeof(list) - len, " '--%s'", p->name);
+    cli_usage_error("option '--%.*s' is ambiguous; possibilities:%s", (int)n, name, list);
+    return 1;
+}
+
 static int unknown_option(const char *arg, const cli_command *cmd)
 {
     char name[64];
     size_t n = strcspn(arg, "=");
     snprintf(name, sizeof(name), "%.*s", (int)(n < 60 ? n : 60), arg);
+    if (ambiguous(arg)) {
+        fprintf(stderr, "cudnnctl: see cudnnctl %s%s--help\n", cmd ? cmd->name : "",
+                cmd ? " " : "");
+        return 2;
+    }
     const char *near = name[0] == '-' && name[1] == '-' ? cli_suggest_option(name + 2, cmd) : NULL;
     if (near)
-        fprintf(stderr, "cudnnctl: unknown option '%s'; did you mean '--%s'?\n", name, near);
+        cli_usage_error("unknown option '%s'; did you mean '--%s'?", name, near);
     else
-        fprintf(stderr, "cudnnctl: unknown option '%s'\n", name);
+        cli_usage_error("unknown option '%s'", name);
     fprintf(stderr, "cudnnctl: see cudnnctl %s%s--help\n", cmd ? cmd->name : "", cmd ? " " : "");
     return 2;
 }
@@ -140,7 +180,7 @@ static int unknown_option(const char *arg, const cli_command *cmd)
 static int missing_value(const char *name)
 {
     const cli_optspec *s = cli_find_optspec(name, NULL);
-    fprintf(stderr, "cudnnctl: option '--%s' needs a value%s%s%s\n", name, s ? " (" : "",
+    cli_usage_error("option '--%s' needs a value%s%s%s", name, s ? " (" : "",
             s ? s->arg : "", s ? ")" : "");
     return 2;
 }
@@ -151,31 +191,33 @@ static int check_usage(char **seen, int n_seen, const cli_opts *o, const cli_com
     for (int i = 0; i < n_seen; i++) {
         if (cli_find_optspec(seen[i], cmd))
             continue;
-        fprintf(stderr, "cudnnctl: '%s' does not take --%s", cmd->name, seen[i]);
+        char which[512] = "";
+        size_t len = 0;
         const char *sep = " (it is an option of: ";
-        for (const cli_command *c = cli_commands; c->name; c++)
+        for (const cli_command *c = cli_commands; c->name && len < sizeof(which); c++)
             if (!c->hidden && cli_find_optspec(seen[i], c)) {
-                fprintf(stderr, "%s%s", sep, c->name);
+                len += (size_t)snprintf(which + len, sizeof(which) - len, "%s%s", sep, c->name);
                 sep = ", ";
             }
-        fprintf(stderr, "%s\ncudnnctl: see cudnnctl %s --help\n", *sep == ',' ? ")" : "",
-                cmd->name);
+        cli_usage_error("'%s' does not take --%s%s%s", cmd->name, seen[i], which,
+                        *sep == ',' ? ")" : "");
+        fprintf(stderr, "cudnnctl: see cudnnctl %s --help\n", cmd->name);
         return 2;
     }
     if (cmd->max_args >= 0 && o->n_args > cmd->max_args) {
         if (cmd->max_args == 0)
-            fprintf(stderr, "cudnnctl: '%s' takes no arguments (got '%s')\n", cmd->name,
+            cli_usage_error("'%s' takes no arguments (got '%s')", cmd->name,
                     o->args[0]);
         else
-            fprintf(stderr, "cudnnctl: '%s' takes at most %d argument%s: %s (got '%s' too)\n",
+            cli_usage_error("'%s' takes at most %d argument%s: %s (got '%s' too)",
                     cmd->name, cmd->max_args, cmd->max_args == 1 ? "" : "s", cmd->args,
                     o->args[cmd->max_args]);
         fprintf(stderr, "cudnnctl: see cudnnctl %s --help\n", cmd->name);
         return 2;
     }
     if (o->n_args < cmd->min_args) {
-        fprintf(stderr, "cudnnctl: '%s' needs %s\ncudnnctl: see cudnnctl %s --help\n", cmd->name,
-                cmd->args, cmd->name);
+        cli_usage_error("'%s' needs %s", cmd->name, cmd->args);
+        fprintf(stderr, "cudnnctl: see cudnnctl %s --help\n", cmd->name);
         return 2;
     }
     return -1;
@@ -204,9 +246,9 @@ static int positional(int argc, char **argv, cli_opts *o, const cli_command **cm
     if (!*cmd) {
         const char *near = cli_suggest_command(name);
         if (near)
-            fprintf(stderr, "cudnnctl: unknown command '%s'; did you mean '%s'?\n", name, near);
+            cli_usage_error("unknown command '%s'; did you mean '%s'?", name, near);
         else
-            fprintf(stderr, "cudnnctl: unknown command '%s'\n", name);
+            cli_usage_error("unknown command '%s'", name);
         fprintf(stderr, "cudnnctl: see cudnnctl help\n");
         return 2;
     }
@@ -282,21 +324,21 @@ static int apply_valued(int c, cli_opts *o)
         else if (strcmp(optarg, "auto") == 0)
             o->color = 2;
         else {
-            fprintf(stderr, "cudnnctl: --color takes auto, always or never\n");
+            cli_usage_error("--color takes auto, always or never");
             return 2;
         }
         break;
     case O_MANIFEST:
         if (o->n_manifests >= (int)(sizeof(o->manifests) / sizeof(o->manifests[0]))) {
-            fprintf(stderr, "cudnnctl: too many --manifest options\n");
+            cli_usage_error("too many --manifest options");
             return 2;
         }
         o->manifests[o->n_manifests++] = optarg;
         break;
     case O_MAX_UNPACKED:
         if (cli_parse_size(optarg, &o->max_unpacked) != 0) {
-            fprintf(stderr, "cudnnctl: --max-unpacked takes a size: bytes or a number with "
-                            "K, M, G or T (binary units), e.g. 8G\n");
+            cli_usage_error("--max-unpacked takes a size: bytes or a number with K, M, G or T "
+                            "(binary units), e.g. 8G");
             return 2;
         }
         break;
@@ -304,7 +346,7 @@ static int apply_valued(int c, cli_opts *o)
         char *end = NULL;
         long t = strtol(optarg, &end, 10);
         if (!end || *end || t <= 0 || t > 86400) {
-            fprintf(stderr, "cudnnctl: --timeout takes seconds (1..86400)\n");
+            cli_usage_error("--timeout takes seconds (1..86400)");
             return 2;
         }
         o->timeout_s = (unsigned)t;
@@ -314,8 +356,9 @@ static int apply_valued(int c, cli_opts *o)
         char *end = NULL;
         long t = optarg ? strtol(optarg, &end, 10) : -1;
         if (optarg && (!end || *end || t <= 0 || t > 86400)) {
-            fprintf(stderr, "cudnnctl: --wait takes no value (wait as long as it takes) or "
-                            "=SECONDS (1..86400)\n");
+            cli_usage_error("--wait takes no value (wait as long as it takes) or SECONDS "
+                            "(1..86400), not '%s'",
+                            optarg);
             return 2;
         }
         o->lock_wait = (int)t;
@@ -325,9 +368,8 @@ static int apply_valued(int c, cli_opts *o)
         char *end = NULL;
         unsigned long n = strtoul(optarg, &end, 10);
         if (!end || *end || end == optarg || n > 16) {
-            fprintf(stderr, "cudnnctl: --connections takes a number from 0 (automatic) to "
-                            "16, not '%s'\n",
-                    optarg);
+            cli_usage_error("--connections takes a number from 0 (automatic) to 16, not '%s'",
+                            optarg);
             return 2;
         }
         o->connections = (unsigned)n;
@@ -426,6 +468,9 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
         if (li >= 0 && longopts[li].has_arg == required_argument && optarg[0] == '-' &&
             optarg[1] == '-' && find_long(optarg + 2, strcspn(optarg + 2, "=")))
             return missing_value(longopts[li].name); /* "--cudnn --cuda 13": no value */
+        if (li >= 0 && longopts[li].has_arg == optional_argument && !optarg &&
+            optind < argc && optional_value(argv[optind]))
+            optarg = argv[optind++]; /* "--wait 5" as well as "--wait=5" */
         if (n_seen < (int)(sizeof(seen) / sizeof(seen[0])))
             seen[n_seen++] = (char *)seen_name(c, li);
         int rc = apply_option(c, o, &help);
@@ -449,7 +494,12 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
     if (rc >= 0)
         return rc;
     if (o->cuda_home && o->prefix) {
-        fprintf(stderr, "cudnnctl: give either --cuda-home or --prefix, not both\n");
+        cli_usage_error("give either --cuda-home or --prefix, not both");
+        return 2;
+    }
+    if (o->quiet && o->verbose) {
+        cli_usage_error("give either -q (errors and warnings only) or -v (more detail), not "
+                        "both");
         return 2;
     }
     return -1;

@@ -11,13 +11,13 @@ const cli_optspec cli_optspecs[] = {
     /* global */
     {"root", 0, "DIR", "*", CLI_COMP_DIR, "resolve every absolute path the tool reads or writes under DIR"},
     {"json", 0, NULL, "*", CLI_COMP_NONE, "machine output on stdout (one JSON document); human text to stderr"},
-    {"quiet", 'q', NULL, "*", CLI_COMP_NONE, "only errors"},
-    {"verbose", 'v', NULL, "*", CLI_COMP_NONE, "more detail (repeat for more)"},
+    {"quiet", 'q', NULL, "*", CLI_COMP_NONE, "errors and warnings only: no progress, no info; the command's own output (detect's report, doctor's findings, ...) stays"},
+    {"verbose", 'v', NULL, "*", CLI_COMP_NONE, "more detail: the steps and info lines (-vv: the debug log too)"},
     {"debug", 0, NULL, "*", CLI_COMP_NONE, "debug log and error origins (function, file, line)"},
     {"no-progress", 0, NULL, "*", CLI_COMP_NONE, "no progress display (a live line on a terminal, else a line per stage)"},
     {"color", 0, "WHEN", "*", CLI_COMP_COLOR, "auto, always or never (NO_COLOR is honoured)"},
-    {"cache-dir", 0, "DIR", "*", CLI_COMP_DIR, "download cache (default: $XDG_CACHE_HOME/cudnnctl)"},
-    {"state-dir", 0, "DIR", "*", CLI_COMP_DIR, "receipts, journal, lock (default: $XDG_STATE_HOME/cudnnctl)"},
+    {"cache-dir", 0, "DIR", "*", CLI_COMP_DIR, "download cache (default: $XDG_CACHE_HOME/cudnnctl, ~/.cache/cudnnctl; cudnnctl config shows it)"},
+    {"state-dir", 0, "DIR", "*", CLI_COMP_DIR, "receipts, journal, lock (default: /var/lib/cudnnctl as root, else $XDG_STATE_HOME/cudnnctl; cudnnctl config shows it)"},
     {"help", 'h', NULL, "*", CLI_COMP_NONE, "this help"},
     {"print-version", 0, NULL, "*", CLI_COMP_NONE, "print \"cudnnctl VERSION\" (kept for scripts; see --version)"},
     /* selection */
@@ -40,6 +40,7 @@ const cli_optspec cli_optspecs[] = {
     {"cacert", 0, "FILE", "install mirror update config", CLI_COMP_FILE, "CA bundle for https"},
     /* target */
     {"cuda-home", 0, "DIR", "plan install uninstall rollback list validate report", CLI_COMP_DIR, "target: merge into this CUDA tree"},
+    {"cuda-home", 0, "DIR", "env", CLI_COMP_DIR, "activate this CUDA toolkit (= env DIR)"},
     {"prefix", 0, "DIR", "plan install uninstall rollback list use env validate report config", CLI_COMP_DIR, "target: a per-version prefix under DIR"},
     /* install */
     {"dry-run", 0, NULL, "install", CLI_COMP_NONE, "say what would be done, change nothing"},
@@ -72,7 +73,7 @@ const cli_optspec cli_optspecs[] = {
     {"deep", 0, NULL, "doctor", CLI_COMP_NONE, "re-hash the files of install receipts"},
     {"deep", 0, NULL, "use", CLI_COMP_NONE, "re-hash the installed files against their receipt before switching"},
     {"windows-env", 0, "FILE", "doctor", CLI_COMP_FILE, "NAME=VALUE lines standing in for a Windows tree's environment and registry (with --platform windows-x86_64 --root DIR)"},
-    {"wait", 0, "[SECONDS]", "install uninstall rollback use recover", CLI_COMP_NONE, "wait for another run on the same target or state dir (at most SECONDS) instead of exiting 8"},
+    {"wait", 0, "[SECONDS]", "install uninstall rollback use recover", CLI_COMP_NONE, "wait for another run on the same target or state dir (at most SECONDS: --wait 5 or --wait=5) instead of exiting 8"},
     {"max-unpacked", 0, "SIZE", "install", CLI_COMP_NONE, "cap on the archive's declared unpacked size (bytes, or with K/M/G/T; default: 10x the archive, 256 MiB to 6 GiB)"},
     {"allow-manifest-override", 0, NULL, "install", CLI_COMP_NONE, "install even when a --manifest contradicts NVIDIA's embedded manifest (recorded in the receipt)"},
     {"allow-manifest-override", 0, NULL, "mirror", CLI_COMP_NONE, "mirror even when a --manifest contradicts NVIDIA's embedded manifest"},

@@ -6,6 +6,13 @@
 #include "cli.h"
 
 static cli_opts *g_opts;
+/* --json: the document to print, held until the run ends so that a failure after it goes into
+ * it ("error") instead of a second document; printed by cli_output_end (or the next one). */
+static char *g_pending;
+static char g_usage[1024]; /* the last usage error said (cli_usage_error), for --json */
+static int g_printed;      /* a JSON document went out */
+static char *g_error;      /* a failure's {"error": ...} not in a document yet (the document
+                              may follow: install's comes after its validation's failure) */
 
 static void on_log(void *user, cudnnctl_log_level lvl, const char *msg)
 {
@@ -56,6 +63,92 @@ void cli_setup_output(cli_opts *o, cudnnctl_ctx *ctx)
     cli_progress_attach(ctx);
 }
 
+/* A copy in this program's heap (the library's strings go back through cudnnctl_free). */
+static char *own(const char *s)
+{
+    char *c = s ? malloc(strlen(s) + 1) : NULL;
+    if (c)
+        memcpy(c, s, strlen(s) + 1);
+    return c;
+}
+
+static void put_json(const char *json)
+{
+    g_printed = 1;
+    fputs(json, stdout);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+/* doc with err's "error" member in it (err: {"error": {...}}); the merged text, or NULL. */
+static char *with_error(const char *doc, const char *err)
+{
+    char *merged = NULL, *out = NULL;
+    const char *obj = strchr(err, ':'); /* {"error":{...}} -> {...} */
+    char *inner = obj ? malloc(strlen(obj)) : NULL;
+    if (inner) {
+        memcpy(inner, obj + 1, strlen(obj + 1) - 1);
+        inner[strlen(obj + 1) - 1] = '\0';
+    }
+    if (inner && cudnnctl_json_attach(doc, "error", inner, &merged) == CUDNNCTL_E_OK) {
+        out = own(merged);
+        cudnnctl_free(merged);
+    }
+    free(inner);
+    return out;
+}
+
+/* --json: the failure as the document's "error" (one document whatever failed). */
+static void fail_json(cudnnctl_err e, int exit_code, const char *detail)
+{
+    char *err = NULL;
+    if (cudnnctl_error_json(e, exit_code, detail, &err) != CUDNNCTL_E_OK)
+        return;
+    char *merged = g_pending ? with_error(g_pending, err) : NULL;
+    if (merged) {
+        free(g_pending);
+        g_pending = merged;
+    } else if (!g_pending && !g_error) {
+        g_error = own(err); /* the first failure: the one to report */
+    }
+    cudnnctl_free(err);
+}
+
+void cli_output_end(void)
+{
+    if (g_pending)
+        put_json(g_pending);
+    else if (g_error)
+        put_json(g_error);
+    free(g_pending);
+    free(g_error);
+    g_pending = g_error = NULL;
+}
+
+void cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_usage, sizeof(g_usage), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "cudnnctl: %s\n", g_usage);
+}
+
+void cli_usage_json(const char *cmd)
+{
+    if (g_pending || g_printed || g_error)
+        return; /* the failure is in the document already */
+    char fix[128];
+    snprintf(fix, sizeof(fix), "; see cudnnctl %s%s--help", cmd ? cmd : "", cmd ? " " : "");
+    size_t n = strlen(g_usage);
+    if (!n)
+        snprintf(g_usage, sizeof(g_usage), "%s", cudnnctl_strerror(CUDNNCTL_E_USAGE));
+    if (!strstr(g_usage, "; ") && n + strlen(fix) < sizeof(g_usage))
+        memcpy(g_usage + strlen(g_usage), fix, strlen(fix) + 1);
+    fail_json(CUDNNCTL_E_USAGE, 2, g_usage);
+    cli_output_end();
+}
+
 int cli_fail(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_err e)
 {
     const cudnnctl_error_info *ei = cudnnctl_last_error(ctx);
@@ -69,16 +162,33 @@ int cli_fail(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_err e)
     if (o->debug && ei->code == e && ei->func)
         fprintf(stderr, "cudnnctl: debug: %s (%s) at %s:%d\n", cudnnctl_err_name(e), ei->func,
                 ei->file, ei->line);
-    if (e == CUDNNCTL_E_INTERRUPTED && cli_signal_caught())
-        return 128 + cli_signal_caught(); /* what a shell reports for a process a signal ended */
-    return cudnnctl_err_exit_code(e);
+    int rc = e == CUDNNCTL_E_INTERRUPTED && cli_signal_caught()
+                 ? 128 + cli_signal_caught() /* what a shell reports for a process a signal ended */
+                 : cudnnctl_err_exit_code(e);
+    if (o->json)
+        fail_json(e, rc, detail);
+    return rc;
 }
 
 void cli_print_json(const char *json)
 {
-    fputs(json, stdout);
-    fputc('\n', stdout);
-    fflush(stdout);
+    if (!g_opts || !g_opts->json) {
+        put_json(json);
+        return;
+    }
+    if (g_pending) { /* a command with two documents: the first goes out as it was */
+        put_json(g_pending);
+        free(g_pending);
+        g_pending = NULL;
+    }
+    char *err = g_error;
+    g_error = NULL;
+    g_pending = err ? with_error(json, err) : NULL; /* a failure said before it: in it */
+    if (!g_pending)
+        g_pending = own(json);
+    free(err);
+    if (!g_pending)
+        put_json(json);
 }
 
 void cli_info(cli_opts *o, const char *fmt, ...)

@@ -5,11 +5,18 @@
  * redrawn whole ("\r", text, spaces over what is left of a longer one) at most 10 times a
  * second; a stage shows up there only once it has run for a second (no bar for sub-second
  * stages). When a stage ends it
- * gets a permanent line of its own ("download  894.5 MiB in 7.4 s (120.9 MiB/s)"). Rates are
- * EWMAs with a 1 s time constant over samples >= 200 ms apart; the ETA is what is left at that
- * rate. Not a terminal, or TERM=dumb: only the permanent lines. Any other output, an error, the
- * end of the run and an interrupt (the platform layer's handler) first end the live line. */
+ * gets a permanent line of its own ("download  894.5 MiB in 7.4 s (120.9 MiB/s)"). The bytes
+ * are every byte received (the library counts ranges that arrived out of order too), and the
+ * shown amount and percentage never go back. The rate is the average since the stage began for
+ * its first RATE_TAU_MS, then an EWMA with that time constant over samples >= 200 ms apart, so
+ * neither it nor the ETA (what is left at that rate) jumps with each burst of a connection. The
+ * line fits the terminal at any width: parts are dropped in order of importance (the bar first,
+ * then a second stage's rate, the totals, the second stage, amounts and rate; the percentage
+ * and the ETA last) instead of cutting the text. Not a terminal, or TERM=dumb: only the
+ * permanent lines. Any other output, an error, the end of the run and an interrupt (the
+ * platform layer's handler) first end the live line. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +27,9 @@ typedef struct {
     int bytes;         /* 1: done/total are bytes; 0: files */
     uint64_t done, total, half; /* half: commit's prepare part (files) */
     uint64_t t0, t_sample, b_sample;
-    double rate; /* per second, smoothed */
+    uint64_t b0;  /* done when the stage began (a resumed download's kept bytes) */
+    double rate;  /* per second, smoothed */
+    int pct;      /* the highest percentage shown: it never goes down */
     int finished;
 } stage;
 
@@ -131,70 +140,136 @@ static stage *new_slot(const char *label, int bytes, uint64_t now)
     return s;
 }
 
+#define RATE_TAU_MS 3000.0
+
 static void sample(stage *s, uint64_t now)
 {
     uint64_t dt = now - s->t_sample;
     if (dt < 200)
         return;
-    double inst = (double)(s->done - s->b_sample) * 1000.0 / (double)dt;
-    double a = 1.0 - exp(-(double)dt / 1000.0);
-    s->rate = s->rate > 0 ? s->rate + a * (inst - s->rate) : inst;
+    if ((double)(now - s->t0) <= RATE_TAU_MS) { /* the start: the average so far */
+        s->rate = (double)(s->done - s->b0) * 1000.0 / (double)(now - s->t0);
+    } else {
+        double inst = (double)(s->done - s->b_sample) * 1000.0 / (double)dt;
+        s->rate += (1.0 - exp(-(double)dt / RATE_TAU_MS)) * (inst - s->rate);
+    }
     s->t_sample = now;
     s->b_sample = s->done;
 }
 
-/* "download [#######.............]  35%  310.2 MiB / 894.5 MiB  120.3 MiB/s  ETA 0:04" */
-static int segment(char *buf, size_t n, const stage *s)
+/* The parts of the live line, each with its importance: when the line is wider than the
+ * terminal the least important part goes first, until it fits. */
+typedef struct {
+    char text[48]; /* with its leading separator */
+    int keep;      /* importance: higher stays longer */
+} part;
+
+enum { MAX_PARTS = 40 };
+
+static void add_part(part *v, int *n, int keep, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void add_part(part *v, int *n, int keep, const char *fmt, ...)
 {
-    char d[32], t[32], r[40] = "";
+    if (*n >= MAX_PARTS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v[*n].text, sizeof(v[*n].text), fmt, ap);
+    va_end(ap);
+    v[(*n)++].keep = keep;
+}
+
+/* One stage's parts. The first stage on the line (first) is what the user waits for: its
+ * percentage and ETA stay longest; a second one (unpack beside the download) goes before the
+ * first's amounts. Full: "download [####......]  35%  310.2 MiB / 894.5 MiB  120.3 MiB/s  ETA
+ * 0:04", then "  |  unpack 300.1 MiB  118.0 MiB/s". */
+static void segment(part *v, int *n, stage *s, int first)
+{
+    char d[32], t[32], r[32] = "";
     amount(d, sizeof(d), s, s->done);
-    if (s->rate > 0 && s->bytes) {
-        char x[32];
-        human(x, sizeof(x), s->rate);
-        snprintf(r, sizeof(r), "%s/s", x);
+    if (s->rate > 0 && s->bytes)
+        human(r, sizeof(r), s->rate);
+    if (!s->total) {
+        add_part(v, n, first ? 100 : 40, "%s%-8s %s", first ? "" : "  |  ", s->label, d);
+        if (*r)
+            add_part(v, n, first ? 60 : 20, "  %s/s", r);
+        return;
     }
-    if (!s->total)
-        return snprintf(buf, n, "%-8s %s%s%s", s->label, d, *r ? "  " : "", r);
     amount(t, sizeof(t), s, s->total);
     int pct = (int)(100.0 * (double)s->done / (double)s->total);
-    char bar[21];
+    if (pct > s->pct)
+        s->pct = pct;
+    char bar[23] = "[";
     for (int i = 0; i < 20; i++)
-        bar[i] = i < pct / 5 ? '#' : '.';
-    bar[20] = '\0';
-    char eta[24] = "";
+        bar[1 + i] = i < s->pct / 5 ? '#' : '.';
+    bar[21] = ']';
+    add_part(v, n, first ? 100 : 40, "%s%-8s", first ? "" : "  |  ", s->label);
+    add_part(v, n, first ? 10 : 11, " %s", bar);
+    add_part(v, n, first ? 90 : 39, " %3d%%", s->pct);
+    add_part(v, n, first ? 50 : 30, "  %s", d);
+    add_part(v, n, first ? 30 : 25, " / %s", t);
+    if (*r)
+        add_part(v, n, first ? 60 : 20, "  %s/s", r);
     if (s->rate > 0) {
         double left = (double)(s->total - s->done) / s->rate;
-        snprintf(eta, sizeof(eta), "  ETA %d:%02d", (int)left / 60, (int)left % 60);
+        int secs = left > 99 * 60 + 59 ? 99 * 60 + 59 : (int)(left + 0.5);
+        add_part(v, n, first ? 80 : 38, "  ETA %d:%02d", secs / 60, secs % 60);
     }
-    return snprintf(buf, n, "%-8s [%s] %3d%%  %s / %s  %s%s", s->label, bar, pct, d, t, r, eta);
+}
+
+/* Join the parts that fit into cols - 1 columns (the last column would wrap on some consoles),
+ * dropping the least important first. Returns the length. */
+static size_t fit(char *line, size_t cap, part *v, int n, int cols)
+{
+    size_t width = 0;
+    for (int i = 0; i < n; i++)
+        width += strlen(v[i].text);
+    while (cols > 1 && width > (size_t)(cols - 1)) {
+        int drop = -1;
+        for (int i = 0; i < n; i++)
+            if (v[i].keep > 0 && v[i].keep < 100 && (drop < 0 || v[i].keep < v[drop].keep))
+                drop = i;
+        if (drop < 0)
+            break; /* only the label is left: cut below */
+        width -= strlen(v[drop].text);
+        v[drop].keep = 0;
+    }
+    size_t len = 0;
+    line[0] = '\0';
+    for (int i = 0; i < n && len + 1 < cap; i++)
+        if (v[i].keep > 0)
+            len += (size_t)snprintf(line + len, cap - len, "%s", v[i].text);
+    if (len >= cap)
+        len = cap - 1;
+    if (cols > 1 && len > (size_t)(cols - 1))
+        line[len = (size_t)(cols - 1)] = '\0';
+    return len;
 }
 
 static void draw(uint64_t now)
 {
-    char line[512] = "";
-    size_t len = 0;
+    part v[MAX_PARTS];
+    int n = 0, shown = 0;
     /* in pipeline order: download (or read), unpack, commit, others */
     static const char *const order[] = {"download", "read", "unpack", "commit", NULL};
     for (int k = 0; k < 5; k++)
-    for (int i = 0; i < g_n; i++) {
-        const stage *s = &g_st[i];
-        int mine = 4;
-        for (int j = 0; order[j]; j++)
-            if (strcmp(s->label, order[j]) == 0)
-                mine = j;
-        if (mine != k || s->finished || now - s->t0 < 1000)
-            continue;
-        char seg[200];
-        segment(seg, sizeof(seg), s);
-        len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s", len ? "  |  " : "", seg);
-        if (len >= sizeof(line))
-            len = sizeof(line) - 1;
-    }
-    if (!len && !g_line_open)
+        for (int i = 0; i < g_n; i++) {
+            stage *s = &g_st[i];
+            int mine = 4;
+            for (int j = 0; order[j]; j++)
+                if (strcmp(s->label, order[j]) == 0)
+                    mine = j;
+            if (mine != k || s->finished || now - s->t0 < 1000)
+                continue;
+            segment(v, &n, s, !shown++);
+        }
+    if (!n && !g_line_open)
         return;
-    int cols = cudnnctl_host_term_cols(2);
-    if (cols > 1 && len > (size_t)(cols - 1))
-        line[len = (size_t)(cols - 1)] = '\0';
+    char line[512];
+    size_t len = fit(line, sizeof(line), v, n, cudnnctl_host_term_cols(2));
     fprintf(stderr, "\r%s%*s", line, g_line_len > (int)len ? g_line_len - (int)len : 0, "");
     g_line_len = (int)len;
     fflush(stderr);
@@ -244,7 +319,10 @@ static void on_progress(void *user, const cudnnctl_progress *p)
         if (p->total && p->done >= p->total && repeat_of(label, p->done))
             return; /* the end of a stage, reported once more */
         s = slot(label, 1, now);
-        s->done = p->done;
+        if (s->t0 == now && !s->done)
+            s->b0 = s->b_sample = p->done; /* a new stage: bytes it starts with are not its rate */
+        if (p->done > s->done)
+            s->done = p->done; /* never back: a fallback to one stream re-counts from the prefix */
         s->total = p->total;
         sample(s, now);
         if (p->total && p->done >= p->total) {

@@ -135,10 +135,11 @@ stage "check mode done"
 touch "$T/stamp1"; sleep 1
 rc=0; play "$T/run1.log" || rc=$?
 [ $rc -ne 0 ] || { cat "$T/run1.log"; fail "the roll-out passed although the canary's validation fails"; }
-grep -A3 'TASK \[cudnnctl : Validate the installed cuDNN\]' "$T/run1.log" | grep '^fatal: \[gpu1\]' >/dev/null ||
-    { cat "$T/run1.log"; fail "gpu1 did not fail at the validation"; }
-grep -q '"rc": 6' "$T/run1.log" || { cat "$T/run1.log"; fail "the canary's validate did not exit 6"; }
-grep -Eq 'libcublas\.so\.13 not found' "$T/run1.log" || fail "the canary's failure does not name libcublas.so.13"
+line=$(grep -A3 'TASK \[cudnnctl : Fail with the validation.s message when it failed\]' "$T/run1.log" | grep '^fatal: \[gpu1\]' || true)
+[ -n "$line" ] || { cat "$T/run1.log"; fail "gpu1 did not fail at the validation"; }
+echo "$line" | grep -q 'cuDNN validation failed on gpu1 (exit 6, status failed)' || { cat "$T/run1.log"; fail "the canary's validate did not exit 6"; }
+echo "$line" | grep -Eq 'libcublas\.so\.13 not found' || fail "the canary's failure line does not name libcublas.so.13: $line"
+[ ${#line} -lt 3000 ] || fail "the canary's reason is a ${#line}-character line, not a message"
 [ "$(count gpu1 failed "$T/run1.log")" = 1 ] || { cat "$T/run1.log"; fail "gpu1 not failed=1 in the recap"; }
 [ -x "$T/roots/gpu1/usr/bin/cudnnctl" ] && [ -e "$T/roots/gpu1/opt/cudnn/cudnn-$CV-cuda13/lib/libcudnn.so.9.19.0" ] ||
     fail "the canary did not get cudnnctl and cuDNN before its validation"

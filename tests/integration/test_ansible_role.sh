@@ -123,8 +123,9 @@ recap() { grep -E '^localhost +:' "$1" | sed -E 's/.*changed=([0-9]+).*failed=([
 # them. First: the default ok list must fail the play at the validate task.
 rc=0; play "$T/run0.log" || rc=$?
 [ "$rc" -ne 0 ] || { cat "$T/run0.log"; fail "validate exit 6 passed with cudnnctl_validate_ok_rc [0, 7]"; }
-grep -q 'TASK \[cudnnctl : Validate the installed cuDNN\]' "$T/run0.log" && grep -q '"rc": 6' "$T/run0.log" ||
-    { cat "$T/run0.log"; fail "the play did not stop at the validation with exit 6"; }
+grep -A3 'TASK \[cudnnctl : Fail with the validation.s message when it failed\]' "$T/run0.log" |
+    grep -q '^fatal: \[localhost\]: FAILED! => .*cuDNN validation failed on localhost (exit 6, status failed): validation of ' ||
+    { cat "$T/run0.log"; fail "the play did not stop at the validation with exit 6 and its message"; }
 [ -e "$T/px/cudnn-$VER-cuda13/lib/libcudnn.so.9.99.0" ] || fail "the first run installed nothing"
 # undo it, so the next run installs again
 "$T/bin/cudnnctl" --state-dir "$T/state" uninstall --prefix "$T/px" --all >/dev/null 2>&1 ||
@@ -153,4 +154,24 @@ R=$T/reports/localhost.json
 "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["format"] == "cudnnctl-report" else 1)' "$R" ||
     fail "the stored report is not a cudnnctl report"
 "$CUDNNCTL" compare "$R" "$R" >/dev/null || fail "compare cannot read the stored report"
-echo "PASS: Ansible role: structure, install changed then unchanged, validate rc judged, report on the controller"
+# ---- a failed install says cudnnctl's message (its --json "error"), not a JSON blob ----------
+rc=0; play "$T/run3.log" -e '{"ok_rc": [0, 6, 7], "cudnnctl_cudnn": "9.98"}' || rc=$?
+[ $rc -ne 0 ] || { cat "$T/run3.log"; fail "an install of a cuDNN the catalog lacks passed"; }
+line=$(grep -A3 'TASK \[cudnnctl : Fail with cudnnctl.s message when the install failed\]' "$T/run3.log" | grep '^fatal: \[localhost\]' || true)
+echo "$line" | grep -Eq 'cudnnctl install failed \(exit 5, NO_MATCH\): .*9\.98' ||
+    { cat "$T/run3.log"; fail "the failed install's task does not say cudnnctl's message"; }
+[ ${#line} -lt 2000 ] || fail "the failure line is ${#line} characters (a JSON blob?)"
+
+# ---- --check with a manifest URL: nothing in the host's cache ----------------------------------------
+"$PY" "$SOURCE_DIR/tests/tools/httpd.py" --root "$T/mirror" --port-file "$T/port" &
+HP=$!
+trap 'kill $HP 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+rm -rf "$T/cache"
+play "$T/run4.log" --check -e "{\"ok_rc\": [0, 6, 7], \"cudnnctl_prefix\": \"$T/px-check\", \"cudnnctl_manifest\": \"http://127.0.0.1:$(cat "$T/port")/redistrib_9.99.0.json\"}" ||
+    { cat "$T/run4.log"; fail "--check with a manifest URL failed"; }
+grep -A2 'TASK \[cudnnctl : Install cuDNN\]' "$T/run4.log" | grep -q '^changed: \[localhost\]' ||
+    { cat "$T/run4.log"; fail "--check did not predict the install"; }
+[ ! -e "$T/cache" ] || fail "--check left something in the host's cache: $(find "$T/cache")"
+[ ! -e "$T/px-check" ] || fail "--check created the prefix"
+echo "PASS: Ansible role: structure, install changed then unchanged, validate rc judged, report on the controller, failures with cudnnctl's message, --check keeps nothing"

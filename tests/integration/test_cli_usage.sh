@@ -72,6 +72,6 @@ cli_make_root "$T/r"
 mkdir -p "$T/r/opt/notcuda/lib"
 expect 5 "--cuda-home /opt/notcuda is not a CUDA toolkit" --root "$T/r" plan --cuda-home /opt/notcuda
 ! grep -q 'pass --cuda M' "$T/out" || fail "--cuda-home at a non-toolkit still says 'pass --cuda M'"
-expect 1 "--cuda-home /opt/none: no such directory" --root "$T/r" plan --cuda-home /opt/none
+expect 2 "--cuda-home /opt/none: no such directory" --root "$T/r" plan --cuda-home /opt/none
 expect 0 "for CUDA 13 on linux-x86_64" --root "$T/r" plan --cuda-home /usr/local/cuda-13.0
 echo "ok: help, usage errors, version, archive and cuda-home checks"

@@ -60,13 +60,19 @@ set -e
 grep -q "driver 525.60.13 is below 580.65.06, the floor of the cuda13 build: update the driver or use --cuda 12" "$T/err" ||
     fail "driver message: $(cat "$T/err")"
 [ ! -s "$T/out" ] || fail "stdout not empty on failure"
-# the same through --json: still exit 5 and nothing on stdout
+# the same through --json: still exit 5, and stdout is one document with the error (docs/cli.md)
 set +e
 "$CUDNNCTL" --root "$T/empty" --json plan --cuda 13 --driver-version 525.60.13 \
     --platform linux-x86_64 >"$T/out" 2>"$T/err"
 rc=$?
 set -e
-[ "$rc" = 5 ] && [ ! -s "$T/out" ] || fail "--json driver case: exit $rc"
+[ "$rc" = 5 ] || fail "--json driver case: exit $rc"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["error"]
+assert e["code"] == "DRIVER_TOO_OLD" and e["exit_code"] == 5 and "525.60.13 is below 580.65.06" in e["message"], e
+assert e["fix"] and "update the driver" in e["fix"], e' "$T/out" || fail "--json driver case: stdout $(cat "$T/out")"
 
 # 3. nothing to go on: exit 5 naming the flag
 set +e

@@ -102,5 +102,5 @@ done
 set +e
 A available --manifest /m/missing.json >/dev/null 2>"$T/err"; rc=$?
 set -e
-[ "$rc" = 1 ] && grep -q missing.json "$T/err" || fail "missing manifest: exit $rc $(cat "$T/err")"
+[ "$rc" = 2 ] && grep -q missing.json "$T/err" || fail "missing manifest: exit $rc $(cat "$T/err")"
 echo "ok: available and --manifest"

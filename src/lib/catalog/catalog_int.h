@@ -34,6 +34,9 @@ int cc_catalog_listing_name_ok(const char *name);
  * appended to names: 0; 1 when the page offers more than any redist listing would (the names
  * so far are kept); -1 out of memory. */
 int cc_catalog_listing_parse(const char *text, size_t len, cc_strv *names);
+/* What the bytes are when they are a web page or other markup rather than JSON ("an HTML login
+ * page", "an HTML page", "markup (XML or HTML)"), else NULL (manifest_sniff.c). */
+const char *cc_manifest_markup(const char *data, size_t len);
 
 /* A manifest is a few KiB; anything this large is not one. */
 #define CC_MANIFEST_MAX (16u << 20)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "catalog_int.h"
 #include "hash.h"
 #include "source.h"
@@ -33,6 +35,35 @@ static char *ref_path(const char *dir, const char *url)
     return cc_asprintf("%s/url-%.32s.ref", dir, h);
 }
 
+/* A dry run keeps nothing: the cache dirs the download made for its temporary part (the
+ * source layer downloads into the cache) go again when they were not there before. */
+static const char *const cache_dirs[] = {"", "blobs", "blobs/sha256", "locks"};
+#define N_CACHE_DIRS (sizeof(cache_dirs) / sizeof(cache_dirs[0]))
+
+static void note_cache_dirs(cudnnctl_ctx *ctx, int had[N_CACHE_DIRS])
+{
+    char *root = cc_cache_dir(ctx);
+    for (size_t i = 0; i < N_CACHE_DIRS; i++) {
+        char *d = root ? cc_path_join(root, cache_dirs[i]) : NULL;
+        cc_pf_stat_t st;
+        had[i] = !d || (cc_pf_stat(d, &st) == 0 && st.exists);
+        free(d);
+    }
+    free(root);
+}
+
+static void drop_new_cache_dirs(cudnnctl_ctx *ctx, const int had[N_CACHE_DIRS])
+{
+    char *root = cc_cache_dir(ctx);
+    for (size_t i = N_CACHE_DIRS; root && i-- > 0;) {
+        char *d = had[i] ? NULL : cc_path_join(root, cache_dirs[i]);
+        if (d)
+            (void)cc_sys_rmdir(ctx, d); /* only when empty: nothing of anyone else goes */
+        free(d);
+    }
+    free(root);
+}
+
 cudnnctl_err cc_manifest_download(cudnnctl_ctx *ctx, const char *url, const char *cacert,
                                   cc_buf *b, char hex[65])
 {
@@ -42,6 +73,7 @@ cudnnctl_err cc_manifest_download(cudnnctl_ctx *ctx, const char *url, const char
     o.cacert = cacert;
     o.insecure_skip_verify = 1; /* nothing to verify against: NVIDIA does not sign manifests */
     o.use_cache = 1;
+    o.what = "manifest"; /* a 404 is no archive missing: the messages say what to check */
     cc_source *src = NULL;
     cudnnctl_err e = cc_source_open(ctx, &o, &src);
     if (e != CUDNNCTL_E_OK)
@@ -73,6 +105,18 @@ cudnnctl_err cc_manifest_download(cudnnctl_ctx *ctx, const char *url, const char
 out:
     cc_source_close(src);
     return e;
+}
+
+/* Bytes worth keeping for the offline fallback: a JSON object, never a web page (a login
+ * portal answering for the URL) or a broken body — the fallback would serve them later. */
+static int keepable(const cc_buf *b)
+{
+    if (!b->data || cc_manifest_markup(b->data, b->len))
+        return 0;
+    cJSON *j = cJSON_ParseWithLength(b->data, b->len);
+    int ok = cJSON_IsObject(j);
+    cJSON_Delete(j);
+    return ok;
 }
 
 /* Keep the bytes as manifests/<sha256>.json and point the URL's reference at them. A failure
@@ -136,9 +180,20 @@ cudnnctl_err cc_manifest_fetch(cudnnctl_ctx *ctx, const char *url, char **data, 
         free(dir);
         return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
+    int had[N_CACHE_DIRS];
+    if (ctx->read_only)
+        note_cache_dirs(ctx, had);
     cudnnctl_err e = cc_manifest_download(ctx, url, NULL, &b, hex);
+    if (ctx->read_only) {
+        cc_saved_err se;
+        cc_err_save(ctx, &se);
+        drop_new_cache_dirs(ctx, had);
+        cc_err_restore(ctx, &se, NULL);
+    }
     if (e == CUDNNCTL_E_OK) {
-        remember(ctx, dir, ref, url, &b, hex);
+        /* not a web page (cc_manifest_parse names it), and not in a dry run: it keeps nothing */
+        if (keepable(&b) && !ctx->read_only)
+            remember(ctx, dir, ref, url, &b, hex);
         *data = b.data ? b.data : cc_strdup("");
         *len = b.len;
         b.data = NULL;

@@ -238,6 +238,20 @@ cudnnctl_err cc_manifest_parse(cudnnctl_ctx *ctx, const char *json, size_t len, 
     cudnnctl_err e = CUDNNCTL_E_OK;
     const char *end = NULL;
     size_t start_n = out->n;
+    const char *page = cc_manifest_markup(json, len);
+    if (page) {
+        int url = strncmp(origin, "http://", 7) == 0 || strncmp(origin, "https://", 8) == 0;
+        return CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
+                      "manifest %s is %s, not NVIDIA's redistrib JSON: %s. Give the .json "
+                      "itself: download it (curl -fLO %sredistrib_X.Y.Z.json) and pass it as "
+                      "--manifest FILE",
+                      origin, page,
+                      url ? "the server answered with a web page instead of the file (a sign-in "
+                            "or captive portal, a proxy's error page, or the URL of a page that "
+                            "links to it); it was not cached — open the URL in a browser to see"
+                          : "a web page was saved instead of the file",
+                      "https://developer.download.nvidia.com/compute/cudnn/redist/");
+    }
     cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
     if (!root) {
         size_t at = end && end >= json ? (size_t)(end - json) : 0;

@@ -44,6 +44,31 @@ void cudnnctl_mirror_result_free(cudnnctl_mirror_result *r)
 
 /* ---- what to mirror ------------------------------------------------------------------------- */
 
+/* Of the archives of one build (version, platform, CUDA variant) from several manifests, the one
+ * install takes (select.c's tie rule): a manifest the user added before the embedded catalog,
+ * then the first in catalog order. The others are not mirrored: an install from the mirror
+ * would never take them, and one of the same file name would be mirrored in their place. */
+static size_t keep_install_picks(const cudnnctl_archive **v, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        int emb = cc_str_starts(v[i]->manifest ? v[i]->manifest : "", "embedded:"), dup = 0;
+        for (size_t j = 0; j < k && !dup; j++) {
+            const cudnnctl_archive *w = v[j];
+            if (strcmp(w->cudnn_version, v[i]->cudnn_version) != 0 ||
+                strcmp(w->platform, v[i]->platform) != 0 ||
+                strcmp(w->cuda_variant, v[i]->cuda_variant) != 0)
+                continue;
+            dup = 1;
+            if (cc_str_starts(w->manifest ? w->manifest : "", "embedded:") && !emb)
+                v[j] = v[i]; /* the user's manifest wins the tie */
+        }
+        if (!dup)
+            v[k++] = v[i];
+    }
+    return k;
+}
+
 /* The entries of the selection: every match, or only those of the newest matching release. */
 static cudnnctl_err select_entries(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
                                    const cudnnctl_mirror_opts *o, const char *platform,
@@ -184,18 +209,64 @@ static cudnnctl_err manifest_text(cudnnctl_ctx *ctx, const cudnnctl_archive *a, 
     return CUDNNCTL_E_OK;
 }
 
+/* Two manifests of one file name (a/redistrib_9.19.0.json, b/redistrib_9.19.0.json, or one the
+ * same as an embedded one's) must not overwrite each other: the first keeps the name, a later
+ * one with other bytes is written as redistrib_9.19.0.<its sha256's first 12>.json, with a
+ * warning. Returns the name to write (malloc'd), or NULL when the same bytes are there already. */
+static char *unique_name(cudnnctl_ctx *ctx, cc_strv *names, cc_strv *digests, const char *name,
+                         const char *data, size_t len, const char *origin)
+{
+    char hex[65] = "";
+    cc_sha256 *h = cc_sha256_new();
+    int ok = h && cc_sha256_update(h, data, len) == 0 && cc_sha256_final_hex(h, hex) == 0;
+    cc_sha256_free(h);
+    size_t i = 0;
+    while (i < names->n && strcmp(names->v[i], name) != 0)
+        i++;
+    if (i == names->n) {
+        if (cc_strv_push(names, name) != 0 || cc_strv_push(digests, hex) != 0)
+            return NULL;
+        return cc_strdup(name);
+    }
+    if (ok && strcmp(digests->v[i], hex) == 0)
+        return NULL; /* the same manifest again */
+    const char *dot = strrchr(name, '.');
+    size_t stem = dot && strcmp(dot, ".json") == 0 ? (size_t)(dot - name) : strlen(name);
+    char *alt = cc_asprintf("%.*s.%.12s.json", (int)stem, name, hex);
+    char *msg = alt ? cc_asprintf("two manifests are named %s with different contents: %s is "
+                                  "mirrored as %s beside the first",
+                                  name, origin, alt)
+                    : NULL;
+    if (msg)
+        cc_event(ctx, CUDNNCTL_EV_WARNING, msg, NULL);
+    free(msg);
+    if (alt && (cc_strv_push(names, alt) != 0 || cc_strv_push(digests, hex) != 0)) {
+        free(alt);
+        return NULL;
+    }
+    return alt;
+}
+
 static cudnnctl_err write_manifests(cudnnctl_ctx *ctx, const char *dir, const cudnnctl_archive **v,
                                     size_t n, cudnnctl_mirror_result *r)
 {
-    cc_strv done = {0};
+    cc_strv done = {0}, names = {0}, digests = {0};
     cudnnctl_err e = CUDNNCTL_E_OK;
     for (size_t i = 0; i < n && e == CUDNNCTL_E_OK; i++) {
         if (!v[i]->manifest || cc_strv_contains(&done, v[i]->manifest))
             continue;
-        char *data = NULL, *name = NULL;
+        char *data = NULL, *name0 = NULL;
         size_t len = 0;
-        if ((e = manifest_text(ctx, v[i], &data, &len, &name)) != CUDNNCTL_E_OK)
+        if ((e = manifest_text(ctx, v[i], &data, &len, &name0)) != CUDNNCTL_E_OK)
             break;
+        char *name = unique_name(ctx, &names, &digests, name0, data, len, v[i]->manifest);
+        free(name0);
+        if (!name) { /* the same bytes under that name already */
+            free(data);
+            if (cc_strv_push(&done, v[i]->manifest) != 0)
+                e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            continue;
+        }
         char *dst = cc_path_join(dir, name);
         char **nm = realloc(r->manifests, (r->n_manifests + 1) * sizeof(char *));
         if (nm)
@@ -213,6 +284,8 @@ static cudnnctl_err write_manifests(cudnnctl_ctx *ctx, const char *dir, const cu
         free(name);
     }
     cc_strv_free(&done);
+    cc_strv_free(&names);
+    cc_strv_free(&digests);
     return e;
 }
 
@@ -277,6 +350,7 @@ static cudnnctl_err copy_in(cudnnctl_ctx *ctx, const cudnnctl_mirror_opts *o, co
     so.cacert = o->cacert;
     so.use_cache = 1;
     so.connections = o->connections;
+    so.via_mirror = o->source != NULL; /* the user's upstream (--mirror), not NVIDIA */
     cc_source *src = NULL;
     cudnnctl_err e = cc_source_open(ctx, &so, &src);
     if (e != CUDNNCTL_E_OK)
@@ -464,9 +538,10 @@ cudnnctl_err cudnnctl_mirror(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
         e = CC_ERR_PF(ctx, "cannot create the mirror dir", r->dir);
         goto out;
     }
-    if ((e = write_manifests(ctx, dir, v, n, r)) != CUDNNCTL_E_OK ||
+    if ((e = write_manifests(ctx, dir, v, n, r)) != CUDNNCTL_E_OK || /* every manifest given */
         (e = write_index(ctx, dir, r)) != CUDNNCTL_E_OK)
         goto out;
+    n = keep_install_picks(v, n); /* but of each build only the archive install takes */
     if (!(r->items = calloc(n, sizeof(*r->items)))) {
         e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;

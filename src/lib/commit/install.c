@@ -36,6 +36,8 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
     so.insecure_skip_verify = c->sha256 ? 0 : 1;
     so.use_cache = !o->no_cache;
     so.connections = o->connections;
+    so.via_mirror = c->via_mirror;
+    so.sha256_from_user = o->sha256 != NULL;
     /* into a CUDA tree only cuDNN's own files; bombs refused on their headers (extract.h) */
     cc_extract_opts xo = {.name_hint = c->file_name, .archive_size = c->size,
                           .max_unpacked = o->max_unpacked, .components = c->components,
@@ -129,7 +131,7 @@ static void commit_after(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
                                                    h->target_shown,
                                                    cudnnctl_last_error(ctx)->detail));
     cc_err_restore(ctx, &sr, NULL);
-    cc_ldconfig(ctx, h->opts.no_ldconfig, &res->ldconfig);
+    cc_ldconfig(ctx, h->ch.plan->mode, h->opts.no_ldconfig, &res->ldconfig);
     cc_install_step(ctx, &h->steps,
                     cc_asprintf("ldconfig: %s", res->ldconfig ? res->ldconfig : "?"));
     cc_install_step(ctx, &h->steps,

@@ -221,11 +221,13 @@ cudnnctl_err cc_install_perm_hint(cudnnctl_ctx *ctx, cudnnctl_err rc, const char
         return rc;
     cc_saved_err s;
     cc_err_save(ctx, &s);
-    char *extra = cc_asprintf(". Writing to %s needs more rights: run as root (sudo cudnnctl "
-                              "install ...) or install into a dir you own with --prefix DIR",
-                              target);
+    char *real = cc_rooted(ctx, target);
+    char *fix = real ? cc_write_fix(ctx, real, "--prefix DIR") : NULL;
+    char *extra = cc_asprintf(". Writing to %s failed: %s", target, fix ? fix : "");
     rc = cc_err_restore(ctx, &s, extra);
     free(extra);
+    free(fix);
+    free(real);
     return rc;
 }
 

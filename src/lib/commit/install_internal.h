@@ -25,6 +25,7 @@ typedef struct {
     cudnnctl_components components; /* what is extracted (never 0): the selection, or for an
                                      * install that adds components, the ones still missing */
     cudnnctl_components have;       /* adding: the components the install already has */
+    int via_mirror;  /* url is under the user's --mirror (for the fixes messages name) */
 } cc_source_choice;
 
 /* Plan (or take the given plan) and pick the source: the catalog's NVIDIA URL, --mirror joined
@@ -121,6 +122,6 @@ cudnnctl_err cc_install_wire_env(cudnnctl_ctx *ctx, const cudnnctl_install_opts 
                                  char **env_json, int *n_changed);
 
 /* Refresh the loader cache after a system-wide install on Linux; *what says what happened. */
-void cc_ldconfig(cudnnctl_ctx *ctx, int no_ldconfig, char **what);
+void cc_ldconfig(cudnnctl_ctx *ctx, cudnnctl_target_mode mode, int no_ldconfig, char **what);
 
 #endif

@@ -62,6 +62,61 @@ static void prep_add(cudnnctl_ctx *ctx, cudnnctl_install_handle *h, const cc_rec
          h->ch.cudnn_version, h->res->install_dir, had, same->id, adds);
 }
 
+/* Could this process write at path, as the real run would (creating what is missing)? OK, or
+ * the error the real run would end with, with the fix that fits (write_fix.c). */
+static cudnnctl_err dry_writable(cudnnctl_ctx *ctx, const char *path, const char *what,
+                                 const char *choose)
+{
+    cc_pf_stat_t st;
+    char *have = path ? cc_deepest_existing(path, &st) : NULL;
+    int w = !have ? -1 : !st.is_dir ? 0 : cc_pf_dir_writable(have);
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    if (w == 0) {
+        char *why = cc_strdup(st.is_dir ? cc_pf_last_error_text() : "not a directory");
+        char *fix = cc_write_fix(ctx, path, choose);
+        char *shown = cc_unrooted(ctx, have);
+        rc = CC_ERR(ctx, st.is_dir ? CUDNNCTL_E_PERMISSION : CUDNNCTL_E_IO,
+                    "--dry-run: the real install would fail: it writes %s in %s, and %s cannot "
+                    "be written (%s); %s",
+                    what, shown ? shown : have, shown ? shown : have, why ? why : "",
+                    fix ? fix : "");
+        free(why);
+        free(fix);
+        free(shown);
+    }
+    free(have);
+    return rc;
+}
+
+/* Every place the real run writes: the state dir (lock, journal, receipt), the target (its lock
+ * and staging dir, a prefix's version dir; a tree's include and lib dirs) and, for a download,
+ * the cache. Nothing is written beside the target (docs/security.md). */
+static cudnnctl_err dry_run_writable(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
+{
+    char *state = cc_state_dir(ctx);
+    const char *u = h->ch.url;
+    int download = u && strstr(u, "://") && !cc_str_starts(u, "file://");
+    char *cache = download ? cc_cache_dir(ctx) : NULL;
+    int tree = h->dest.mode == CUDNNCTL_TARGET_CUDA_TREE;
+    const char *choose = tree ? "--cuda-home DIR or --prefix DIR" : "--prefix DIR";
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    if (!state || (download && !cache))
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (rc == CUDNNCTL_E_OK)
+        rc = dry_writable(ctx, state, "its lock, journal and receipt", "--state-dir DIR");
+    if (rc == CUDNNCTL_E_OK)
+        rc = dry_writable(ctx, h->dest.target, "the target's lock and staging", choose);
+    if (rc == CUDNNCTL_E_OK)
+        rc = dry_writable(ctx, tree ? h->dest.lib_dir : h->dest.target, "the libraries", choose);
+    if (rc == CUDNNCTL_E_OK && tree)
+        rc = dry_writable(ctx, h->dest.include_dir, "the headers", choose);
+    if (rc == CUDNNCTL_E_OK && download)
+        rc = dry_writable(ctx, cache, "the download", "--cache-dir DIR");
+    free(state);
+    free(cache);
+    return rc;
+}
+
 /* A dry run stops after the plan: step 5 of a real run, read only (no lock, no recovery). The
  * same install already there -> "unchanged" (not with --force), so a check mode (Ansible
  * --check) predicts no change; into a CUDA tree, the files a real run would stop at. */
@@ -77,8 +132,11 @@ static cudnnctl_err prep_dry_run(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
          "links, write a receipt",
          res->install_dir);
     res->result = CUDNNCTL_INSTALL_DRY_RUN;
+    cudnnctl_err rc = dry_run_writable(ctx, h);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
     char *state = cc_state_dir(ctx);
-    cudnnctl_err rc = state ? cc_receipts_load(ctx, state, &h->rs) : ctx->err.code;
+    rc = state ? cc_receipts_load(ctx, state, &h->rs) : ctx->err.code;
     free(state);
     if (rc != CUDNNCTL_E_OK && h->opts.force)
         return rc; /* without --force an unreadable state only means "not unchanged" */

@@ -349,6 +349,7 @@ static void choose_url(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o, const 
         c->url = is_url(o->archive) ? cc_strdup(o->archive) : abs ? cc_rooted(ctx, abs) : NULL;
         free(abs);
     } else if (mirror) {
+        c->via_mirror = 1;
         if (is_url(mirror)) {
             size_t n = strlen(mirror);
             while (n > 0 && mirror[n - 1] == '/')

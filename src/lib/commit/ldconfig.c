@@ -1,15 +1,21 @@
-/* ldconfig.c: refresh the dynamic loader's cache after a system-wide install on Linux. */
+/* ldconfig.c: refresh the dynamic loader's cache after a system-wide install on Linux (a CUDA
+ * tree; never for a prefix, which is not in the loader's path: its cache stays as it was). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "install_internal.h"
 #include "txfs.h"
 
-void cc_ldconfig(cudnnctl_ctx *ctx, int no_ldconfig, char **what)
+void cc_ldconfig(cudnnctl_ctx *ctx, cudnnctl_target_mode mode, int no_ldconfig, char **what)
 {
     *what = NULL;
     if (cc_host_is_windows(ctx)) {
         *what = cc_strdup("skipped: not Linux");
+        return;
+    }
+    if (mode != CUDNNCTL_TARGET_CUDA_TREE) {
+        /* what plan says ("ldconfig none"): /etc/ld.so.cache is not rewritten for a prefix */
+        *what = cc_strdup("none: a prefix is not in the loader's path (see `cudnnctl env`)");
         return;
     }
     if (no_ldconfig) {

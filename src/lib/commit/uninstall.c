@@ -16,6 +16,7 @@
 typedef struct {
     cc_strv ids, versions, removed, restored, kept, warnings;
     int target_dir_made; /* an undone install created the target dir itself: it goes too */
+    int tree_undone; /* a CUDA-tree install was undone: the loader cache needs a refresh */
 } undo_acc;
 
 static void warn(cudnnctl_ctx *ctx, undo_acc *acc, char *msg)
@@ -315,6 +316,7 @@ static cudnnctl_err undo(cudnnctl_ctx *ctx, const char *state, const cc_receipts
     free(txn_target);
     if (rc != CUDNNCTL_E_OK)
         return rc;
+    acc->tree_undone |= r->mode == CUDNNCTL_TARGET_CUDA_TREE;
     if (r->mode == CUDNNCTL_TARGET_PREFIX && r->install_dir) {
         char *v = cc_rooted(ctx, r->install_dir);
         size_t found = 0, want = 0;
@@ -571,7 +573,7 @@ static cudnnctl_err run_undo(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *o
                              cudnnctl_uninstall_result **out)
 {
     cudnnctl_err rc = CUDNNCTL_E_OK;
-    undo_acc acc = {{0}, {0}, {0}, {0}, {0}, {0}, 0};
+    undo_acc acc = {{0}, {0}, {0}, {0}, {0}, {0}, 0, 0};
     cc_lock lock = {-1, NULL, 0, NULL, 0}, tlock = {-1, NULL, 0, NULL, 0};
     cc_receipts rs = {0};
     const char *recovered = NULL;
@@ -612,7 +614,8 @@ static cudnnctl_err run_undo(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *o
         goto out;
     if ((rc = undo_loop(ctx, state, &rs, target, o, rollback, &acc)) != CUDNNCTL_E_OK)
         goto out;
-    cc_ldconfig(ctx, o->no_ldconfig, &res->ldconfig);
+    cc_ldconfig(ctx, acc.tree_undone ? CUDNNCTL_TARGET_CUDA_TREE : CUDNNCTL_TARGET_PREFIX,
+                o->no_ldconfig, &res->ldconfig);
     /* the target lock's own file kept the dir from being removed with the rest: it goes when
      * the lock does */
     tlock.rmdir_if_empty |= acc.target_dir_made;

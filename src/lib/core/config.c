@@ -1,8 +1,11 @@
 /* config.c: the configuration: /etc/cudnnctl/config (under the root), the user's
  * $XDG_CONFIG_HOME/cudnnctl/config, CUDNNCTL_* variables; a flag wins over all (config.h).
  * Files are INI, read by inih (Debian's libinih): "key = value" lines, '#' or ';' comments,
- * optionally under a [cudnnctl] section. A build without inih (the Windows cross build) reads
- * no files and says so; the variables still work. */
+ * optionally under a [cudnnctl] section. inih is fed one line at a time through its stream
+ * reader, so that every problem names its line, and a line inih would split at ':' (it takes
+ * "mirror http://x" as the key "mirror http") is refused instead: only '=' separates a key
+ * from its value. A build without inih (the Windows cross build) reads no files and says so;
+ * the variables still work. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,51 +75,151 @@ typedef struct {
     const char *path;
     cudnnctl_config_origin origin;
     int failed;
+    /* the stream inih reads: the file's text, line by line */
+    const char *data;
+    size_t len, pos;
+    int line;      /* the line inih has now */
+    int have_key;  /* a key line came before (an indented line continues its value) */
 } file_ctx;
 
 #ifdef CUDNNCTL_HAVE_INIH
+/* The known key closest to name (at most 2 edits away), NULL when none. */
+static const char *closest_key(const char *name)
+{
+    const char *best = NULL;
+    size_t bestd = 3, n = strlen(name);
+    for (size_t k = 0; k < N_KEYS && n < 40; k++) {
+        const char *key = keys[k][0];
+        size_t m = strlen(key), d[41][41];
+        for (size_t i = 0; i <= n; i++)
+            d[i][0] = i;
+        for (size_t j = 0; j <= m; j++)
+            d[0][j] = j;
+        for (size_t i = 1; i <= n; i++)
+            for (size_t j = 1; j <= m && m < 40; j++) {
+                size_t v = d[i - 1][j - 1] + (name[i - 1] != key[j - 1]);
+                if (d[i - 1][j] + 1 < v)
+                    v = d[i - 1][j] + 1;
+                if (d[i][j - 1] + 1 < v)
+                    v = d[i][j - 1] + 1;
+                d[i][j] = v;
+            }
+        if (m < 40 && d[n][m] < bestd) {
+            bestd = d[n][m];
+            best = key;
+        }
+    }
+    return best;
+}
+
 static int on_ini(void *user, const char *section, const char *name, const char *value)
 {
     file_ctx *f = user;
     cudnnctl_config_item *it = item(f->cfg, name);
+    const char *near = it ? NULL : closest_key(name);
     if (section && *section && strcmp(section, "cudnnctl") != 0)
-        f->failed |= problem(f->cfg, cc_asprintf("%s: [%s]: unknown section (use [cudnnctl] or "
-                                                 "none)",
-                                                 f->path, section));
+        f->failed |= problem(f->cfg, cc_asprintf("%s:%d: [%s]: unknown section (use [cudnnctl] "
+                                                 "or none)",
+                                                 f->path, f->line, section));
     else if (!it)
-        f->failed |= problem(f->cfg, cc_asprintf("%s: unknown key '%s' (known: mirror, "
+        f->failed |= problem(f->cfg, cc_asprintf("%s:%d: unknown key '%s'%s%s%s (known: mirror, "
                                                  "manifest-base-url, cacert, cache-dir, "
                                                  "state-dir, proxy, prefix)",
-                                                 f->path, name));
+                                                 f->path, f->line, name,
+                                                 near ? "; did you mean '" : "",
+                                                 near ? near : "", near ? "'?" : ""));
     else if (set(it, value, f->origin, f->path) != 0)
         f->failed = 1;
     return 1; /* go on: report every problem, not only the first */
 }
+
+/* A line inih would read as "key: value" (or with no '=' at all) is not ours: refused here
+ * with its number, and inih gets an empty line in its place. */
+static int colon_line(file_ctx *f, const char *s)
+{
+    int indented = *s == ' ' || *s == '\t';
+    while (*s == ' ' || *s == '\t' || *s == '\r')
+        s++;
+    if (!*s || *s == '\n' || *s == '#' || *s == ';' || *s == '[')
+        return 0;
+    if (indented && f->have_key)
+        return 0; /* inih's continuation of the value above */
+    size_t eq = strcspn(s, "="), colon = strcspn(s, ":");
+    if (!s[eq] && !s[colon])
+        return 0; /* no separator: inih reports the line */
+    f->have_key = 1;
+    if (colon >= eq)
+        return 0;
+    /* what was meant: the key is the leading word, the value what follows its ':' or blanks */
+    size_t n = strcspn(s, "\r\n"), k = strspn(s, "abcdefghijklmnopqrstuvwxyz"
+                                                 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.");
+    size_t v = k + strspn(s + k, " \t");
+    if (s[v] == ':' && v == colon)
+        v += 1 + strspn(s + v + 1, " \t");
+    f->failed |= problem(f->cfg, cc_asprintf("%s:%d: '%.*s' is not KEY = VALUE (only '=' "
+                                             "separates a key from its value: write '%.*s = "
+                                             "%.*s')",
+                                             f->path, f->line, (int)n, s, (int)k, s,
+                                             (int)(n > v ? n - v : 0), s + v));
+    return 1;
+}
+
+static char *next_line(char *str, int num, void *stream)
+{
+    file_ctx *f = stream;
+    if (f->pos >= f->len || num < 2)
+        return NULL;
+    const char *p = f->data + f->pos;
+    const char *nl = memchr(p, '\n', f->len - f->pos);
+    size_t n = nl ? (size_t)(nl - p) + 1 : f->len - f->pos;
+    f->pos += n; /* a line longer than inih's buffer is cut, never split into two */
+    f->line++;
+    size_t k = n < (size_t)num - 1 ? n : (size_t)num - 1;
+    memcpy(str, p, k);
+    str[k] = '\0';
+    if (k < n && !memchr(str, '\n', k)) {
+        f->failed |= problem(f->cfg, cc_asprintf("%s:%d: longer than %d characters: not read",
+                                                 f->path, f->line, num - 2));
+        str[0] = '\0'; /* an empty line in its place */
+    }
+    if (colon_line(f, str))
+        str[0] = '\0';
+    return str;
+}
 #endif
 
 /* Read one file if it is there; 1 when read, 0 when absent, -1 out of memory. */
-static int read_file(cudnnctl_config *c, const char *path, cudnnctl_config_origin o)
+static int read_file(cudnnctl_ctx *ctx, cudnnctl_config *c, const char *path,
+                     cudnnctl_config_origin o)
 {
     cc_pf_stat_t st;
     if (cc_pf_stat(path, &st) != 0 || !st.exists)
         return 0;
 #ifdef CUDNNCTL_HAVE_INIH
-    file_ctx f = {c, path, o, 0};
-    int rc = ini_parse(path, on_ini, &f);
+    char *data = NULL;
+    size_t len = 0;
+    file_ctx f = {c, path, o, 0, NULL, 0, 0, 0, 0};
+    if (cc_sys_read_file(ctx, path, 1u << 20, &data, &len) != 0)
+        return problem(c, cc_asprintf("%s: cannot read it: %s", path, cc_pf_last_error_text()))
+                   ? -1
+                   : 0;
+    f.data = data;
+    f.len = len;
+    int rc = ini_parse_stream(next_line, &f, on_ini, &f);
     if (rc > 0)
-        f.failed |= problem(c, cc_asprintf("%s:%d: not an INI line (key = value)", path, rc));
-    else if (rc < 0)
-        f.failed |= problem(c, cc_asprintf("%s: cannot read it", path));
+        f.failed |= problem(c, cc_asprintf("%s:%d: not an INI line (KEY = VALUE)", path, rc));
+    free(data);
     return f.failed ? -1 : 1;
 #else
     (void)o;
+    (void)ctx;
     return problem(c, cc_asprintf("%s: not read: this build has no configuration file support "
                                   "(CUDNNCTL_* variables work)",
                                   path)) ? -1 : 0;
 #endif
 }
 
-static int add_file(cudnnctl_config *c, char *path, cudnnctl_config_origin o)
+static int add_file(cudnnctl_ctx *ctx, cudnnctl_config *c, char *path, cudnnctl_config_origin o)
 {
     if (!path)
         return -1;
@@ -130,7 +233,7 @@ static int add_file(cudnnctl_config *c, char *path, cudnnctl_config_origin o)
     }
     c->file_read = nr;
     c->files[c->n_files] = path;
-    int r = read_file(c, path, o);
+    int r = read_file(ctx, c, path, o);
     c->file_read[c->n_files++] = r > 0;
     return r < 0 ? -1 : 0;
 }
@@ -162,6 +265,25 @@ static cudnnctl_err trusted_file(cudnnctl_ctx *ctx, const char *path)
                   path, cc_pf_last_error_text());
 }
 
+/* What each key means when nothing sets it (the library's own defaults, as they are here). */
+static char *default_of(const cudnnctl_ctx *ctx, const char *key)
+{
+    if (strcmp(key, "cache-dir") == 0)
+        return cc_cache_dir(ctx); /* no --cache-dir is set yet: the default, as it applies */
+    if (strcmp(key, "state-dir") == 0)
+        return cc_state_dir(ctx); /* under --root: the root's */
+    if (strcmp(key, "mirror") == 0)
+        return cc_strdup("(none: NVIDIA, https://developer.download.nvidia.com/compute/cudnn/"
+                         "redist/)");
+    if (strcmp(key, "manifest-base-url") == 0)
+        return cc_strdup("(none: the embedded catalog and --manifest only)");
+    if (strcmp(key, "cacert") == 0)
+        return cc_strdup("(none: the system's CA certificates)");
+    if (strcmp(key, "proxy") == 0)
+        return cc_strdup("(none: libcurl's http_proxy / https_proxy / no_proxy)");
+    return cc_strdup("(none: the active CUDA toolkit, --cuda-home or --prefix)");
+}
+
 cudnnctl_err cudnnctl_config_load(cudnnctl_ctx *ctx, cudnnctl_config **out)
 {
     *out = NULL;
@@ -177,6 +299,7 @@ cudnnctl_err cudnnctl_config_load(cudnnctl_ctx *ctx, cudnnctl_config **out)
     for (size_t i = 0; i < N_KEYS; i++) {
         c->items[i].key = keys[i][0];
         c->items[i].env = keys[i][1];
+        c->items[i].default_value = default_of(ctx, keys[i][0]);
     }
     char *sys_path = cc_rooted(ctx, "/etc/cudnnctl/config"), *user_path = user_file();
     cudnnctl_err te = trusted_file(ctx, sys_path);
@@ -188,8 +311,8 @@ cudnnctl_err cudnnctl_config_load(cudnnctl_ctx *ctx, cudnnctl_config **out)
         cudnnctl_config_free(c);
         return te;
     }
-    int bad = add_file(c, sys_path, CUDNNCTL_CFG_SYSTEM);
-    bad |= add_file(c, user_path, CUDNNCTL_CFG_USER);
+    int bad = add_file(ctx, c, sys_path, CUDNNCTL_CFG_SYSTEM);
+    bad |= add_file(ctx, c, user_path, CUDNNCTL_CFG_USER);
     for (size_t i = 0; i < N_KEYS && !bad; i++) {
         const char *v = cc_pf_getenv(keys[i][1]);
         if (v && *v)
@@ -233,7 +356,9 @@ cudnnctl_err cudnnctl_config_json(const cudnnctl_config *cfg, char **json)
              cJSON_AddStringToObject(o, "origin", cudnnctl_config_origin_name(it->origin)) &&
              (it->where ? cJSON_AddStringToObject(o, "where", it->where)
                         : cJSON_AddNullToObject(o, "where")) &&
-             cJSON_AddStringToObject(o, "env", it->env);
+             cJSON_AddStringToObject(o, "env", it->env) &&
+             (it->default_value ? cJSON_AddStringToObject(o, "default", it->default_value)
+                                : cJSON_AddNullToObject(o, "default"));
     }
     for (size_t i = 0; ok && i < cfg->n_files; i++) {
         cJSON *f = cJSON_CreateObject();
@@ -254,6 +379,7 @@ void cudnnctl_config_free(cudnnctl_config *cfg)
     for (size_t i = 0; i < cfg->n_items; i++) {
         free(cfg->items[i].value);
         free(cfg->items[i].where);
+        free(cfg->items[i].default_value);
     }
     free(cfg->items);
     for (size_t i = 0; i < cfg->n_files; i++)

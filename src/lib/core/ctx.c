@@ -142,6 +142,11 @@ void cudnnctl_set_cancel_cb(cudnnctl_ctx *ctx, cudnnctl_cancel_cb cb, void *user
     ctx->cancel_user = user;
 }
 
+void cudnnctl_set_read_only(cudnnctl_ctx *ctx, int on)
+{
+    ctx->read_only = on != 0;
+}
+
 void cudnnctl_set_lock_wait(cudnnctl_ctx *ctx, int seconds)
 {
     ctx->lock_wait_s = seconds < 0 ? -1 : seconds;

@@ -30,6 +30,7 @@ struct cudnnctl_ctx {
     cudnnctl_cancel_cb cancel_cb;
     void *cancel_user;
     int lock_wait_s; /* 0: fail at once; -1: forever */
+    int read_only;   /* cudnnctl_set_read_only: a dry run keeps nothing (no manifest cache) */
     cc_sys_ops sys;  /* file work goes through here (fault-injectable) */
     unsigned long sys_calls;
     unsigned long fail_at;
@@ -97,6 +98,13 @@ cudnnctl_err cc_cancel_check(cudnnctl_ctx *ctx, const char *where);
 char *cc_rooted(const cudnnctl_ctx *ctx, const char *abs_path);
 /* Strip the root prefix again for display / JSON (malloc'd); ROOT/c/x -> "C:/x" (Windows). */
 char *cc_unrooted(const cudnnctl_ctx *ctx, const char *real_path);
+/* The fix for a failure to write at real_path, fitting the situation: a file in the way, a
+ * read-only file system, root refused, or "run as root (sudo)" to a user; choose is the option
+ * that picks another place ("--state-dir DIR"). malloc'd (write_fix.c). */
+char *cc_write_fix(const cudnnctl_ctx *ctx, const char *real_path, const char *choose);
+/* The deepest part of path that exists (path itself or an ancestor), *st its stat; NULL when
+ * none does. malloc'd (write_fix.c). */
+char *cc_deepest_existing(const char *path, cc_pf_stat_t *st);
 /* Effective cache / state dirs (malloc'd, already rooted). */
 char *cc_cache_dir(const cudnnctl_ctx *ctx);
 char *cc_state_dir(const cudnnctl_ctx *ctx);

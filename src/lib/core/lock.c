@@ -29,10 +29,17 @@ static char *holder(cudnnctl_ctx *ctx, const char *path)
 static cudnnctl_err busy_error(cudnnctl_ctx *ctx, const char *path, const char *what_for)
 {
     char *who = holder(ctx, path);
+    int w = ctx->lock_wait_s;
+    char *fix = w > 0 ? cc_asprintf("still held after the %d s the wait allowed; run again once "
+                                    "it has finished, or wait longer (--wait SECONDS, or --wait "
+                                    "alone for as long as it takes)",
+                                    w)
+                      : cc_strdup("wait for it to finish and run again, or pass --wait (--wait "
+                                  "SECONDS to wait at most that long)");
     cudnnctl_err rc = CC_ERR(ctx, CUDNNCTL_E_LOCKED,
-                             "another cudnnctl is installing or removing %s (%s holds %s); wait "
-                             "for it to finish and run again, or pass --wait",
-                             what_for, who ? who : "a process", path);
+                             "another cudnnctl is installing or removing %s (%s holds %s); %s",
+                             what_for, who ? who : "a process", path, fix ? fix : "");
+    free(fix);
     free(who);
     return rc;
 }
@@ -79,10 +86,15 @@ static cudnnctl_err lock_file(cudnnctl_ctx *ctx, const char *path, const char *w
             cudnnctl_err e = cc_pf_last_error();
             if (e == CUDNNCTL_E_UNTRUSTED)
                 CC_RET_ERR(ctx, e, "cannot lock %s: %s", path, cc_pf_last_error_text());
-            CC_RET_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
-                       "cannot lock %s: %s. Run as root (sudo) for system locations, or use "
-                       "--state-dir DIR / --prefix DIR you own",
-                       path, cc_pf_last_error_text());
+            char *why = cc_strdup(cc_pf_last_error_text());
+            /* verify: the target lock (inside the target), else the state dir's */
+            char *fix = cc_write_fix(ctx, path, verify ? "--prefix DIR" : "--state-dir DIR");
+            cudnnctl_err rc = CC_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
+                                     "cannot lock %s: %s; %s", path, why ? why : "",
+                                     fix ? fix : "");
+            free(why);
+            free(fix);
+            return rc;
         }
         int w = ctx->lock_wait_s;
         if (w == 0 || (w > 0 && cc_pf_now_ms() - t0 >= (uint64_t)w * 1000u))
@@ -110,10 +122,14 @@ cudnnctl_err cc_lock_acquire(cudnnctl_ctx *ctx, const char *state_dir, const cha
         if (e == CUDNNCTL_E_UNTRUSTED)
             return CC_ERR(ctx, e, "cannot create the state dir %s: %s", state_dir,
                           cc_pf_last_error_text());
-        return CC_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
-                      "cannot create the state dir %s: %s. Run as root (sudo) for system "
-                      "locations, or choose one you own with --state-dir DIR",
-                      state_dir, cc_pf_last_error_text());
+        char *why = cc_strdup(cc_pf_last_error_text());
+        char *fix = cc_write_fix(ctx, state_dir, "--state-dir DIR");
+        cudnnctl_err rc = CC_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
+                                 "cannot create the state dir %s: %s; %s", state_dir,
+                                 why ? why : "", fix ? fix : "");
+        free(why);
+        free(fix);
+        return rc;
     }
     char *path = cc_path_join(state_dir, "lock");
     if (!path)

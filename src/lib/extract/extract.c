@@ -196,11 +196,26 @@ static cudnnctl_err writer_error(pass *p)
                warn ? warn : "?");
     free(warn);
     cudnnctl_err rc = CUDNNCTL_E_OK;
-    if (r != 0)
-        rc = CC_ERR(p->ctx, CUDNNCTL_E_IO,
-                    "writing into the staging directory %s failed: %s; check its free space and "
-                    "permissions",
-                    p->root, err ? err : "?");
+    int e = r != 0 ? cc_xwriter_errno(p->writer) : 0;
+    if (e)
+        cc_pf_set_errno(e); /* the cause libarchive's "Write failed" hides */
+    cudnnctl_err code = e ? cc_pf_last_error() : CUDNNCTL_E_IO;
+    if (r != 0 && code == CUDNNCTL_E_NO_SPACE) {
+        char *dir = cc_path_dir(p->root); /* the staging dir's place: the target's file system */
+        char *shown = dir ? cc_unrooted(p->ctx, dir) : NULL;
+        rc = CC_ERR(p->ctx, code,
+                    "unpacking into %s failed: %s (%s); nothing was installed and the partly "
+                    "unpacked files are removed: free some space on that file system, or install "
+                    "elsewhere with --prefix DIR",
+                    shown ? shown : p->root, cc_pf_last_error_text(), err ? err : "?");
+        free(shown);
+        free(dir);
+    } else if (r != 0)
+        rc = CC_ERR(p->ctx, code == CUDNNCTL_E_PERMISSION ? code : CUDNNCTL_E_IO,
+                    "writing into the staging directory %s failed: %s%s%s%s; check its free "
+                    "space and permissions",
+                    p->root, err ? err : "?", e ? " (" : "", e ? cc_pf_last_error_text() : "",
+                    e ? ")" : "");
     free(err);
     return rc;
 }

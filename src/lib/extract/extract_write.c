@@ -52,6 +52,7 @@ struct cc_xwriter {
     uint64_t unsynced; /* bytes written since writeback was last started */
     int failed;
     char *err;
+    int err_errno; /* archive_errno() of the first failure, 0 when none: its cause (no space) */
     unsigned warnings;
     char *warn_text;
     /* queue (threaded mode) */
@@ -72,11 +73,13 @@ struct cc_xwriter {
 static void fail(cc_xwriter *w, const char *what, const char *detail)
 {
     char *text = cc_asprintf("%s: %s", what, detail ? detail : "unknown error");
+    int e = w->disk ? archive_errno(w->disk) : 0;
     if (w->mu)
         cc_pf_mutex_lock(w->mu);
     if (!w->failed) {
         w->failed = 1;
         w->err = text;
+        w->err_errno = e;
         text = NULL;
     }
     if (w->mu) {
@@ -407,6 +410,11 @@ int cc_xwriter_finish(cc_xwriter *w, char **err, unsigned *warnings, char **warn
         return -1;
     }
     return 0;
+}
+
+int cc_xwriter_errno(const cc_xwriter *w)
+{
+    return w ? w->err_errno : 0;
 }
 
 void cc_xwriter_free(cc_xwriter *w)

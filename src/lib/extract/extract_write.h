@@ -33,6 +33,10 @@ int cc_xwriter_end(cc_xwriter *w);
  * (malloc'd) saying what failed. *warnings = libarchive warnings seen (first in *warn_text). */
 int cc_xwriter_finish(cc_xwriter *w, char **err, unsigned *warnings, char **warn_text);
 
+/* The OS error number (errno) behind the first failure, 0 when none is known: what a message
+ * says besides libarchive's "Write failed" (no space left, permission). */
+int cc_xwriter_errno(const cc_xwriter *w);
+
 /* Stop (if still running) and release. */
 void cc_xwriter_free(cc_xwriter *w);
 

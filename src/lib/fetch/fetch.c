@@ -156,6 +156,7 @@ static cudnnctl_err on_data(void *user, const void *data, size_t len, char **why
         return CUDNNCTL_E_INTERRUPTED;
     }
     d->have += len;
+    cc_src_received(s, d->have);
     if (s->cache.resumable && d->have - d->recorded_at >= RECORD_EVERY)
         write_record(d);
     return CUDNNCTL_E_OK;
@@ -196,6 +197,7 @@ static cudnnctl_err replay_part(dl *d, uint64_t len, char **why)
             goto out;
         }
         d->have += (uint64_t)n;
+        cc_src_received(s, d->have);
     }
 out:
     if (in >= 0)
@@ -261,7 +263,9 @@ static cudnnctl_err transfer(dl *d, char **why)
                                 is_cancelled,
                                 d,
                                 0,
-                                s->ctx->proxy};
+                                s->ctx->proxy,
+                                s->what,
+                                s->via_mirror};
         cc_transport_res res;
         uint64_t before = d->have;
         d->skip = 0;
@@ -375,7 +379,19 @@ static void finish(cc_source *s, dl *dd, cudnnctl_err rc, char *why)
         rc = CUDNNCTL_E_GENERIC;
         why = cc_strdup("SHA-256 finalisation failed");
     }
-    if (rc != CUDNNCTL_E_OK) {
+    if (rc == CUDNNCTL_E_NO_SPACE) {
+        /* a rerun would only fill the disk again: say what makes room */
+        char *dir = cc_cache_dir(s->ctx);
+        char *t = cc_asprintf("%s; the download cache %s has no room left: `cudnnctl cache "
+                              "clean` removes the downloads it keeps (`cudnnctl cache list` "
+                              "shows them), or use --cache-dir DIR on a disk with room",
+                              why ? why : cudnnctl_strerror(rc), dir ? dir : "");
+        free(dir);
+        if (t) {
+            free(why);
+            why = t;
+        }
+    } else if (rc != CUDNNCTL_E_OK) {
         if (d.have > 0 && s->cache.resumable && !d.discard) {
             char *t =
                 cc_asprintf("%s; the %llu bytes already downloaded are kept in %s and the "
@@ -386,6 +402,8 @@ static void finish(cc_source *s, dl *dd, cudnnctl_err rc, char *why)
                 why = t;
             }
         }
+    }
+    if (rc != CUDNNCTL_E_OK) {
         cc_src_fail(s, rc, why);
         return;
     }

@@ -35,6 +35,7 @@ typedef struct rf {
     cc_source *s;
     cc_pf_fd wfd, rfd;
     uint64_t size, w; /* w: bytes hashed and handed over, in order */
+    uint64_t on_disk; /* every byte of the part received, in any order (the progress) */
     piece *p;
     size_t n, cap, wi; /* wi: the piece holding w */
     uint64_t piece_bytes;
@@ -343,6 +344,8 @@ static cudnnctl_err on_data(void *user, const void *data, size_t len, char **why
         }
         p->got += len;
         p->attempt_got += len;
+        r->on_disk += len;
+        cc_src_received(r->s, r->on_disk);
     }
     if (r->probing && q->i == 0 && cc_pf_now_ms() - r->probe_t0 >= PROBE_MS)
         decide(r, &r->p[0]);
@@ -397,6 +400,8 @@ static int next_req(void *user, cc_transport_req *req)
         req->limit = p->end;
         req->cacert = r->s->cacert;
         req->proxy = r->s->ctx->proxy;
+        req->what = r->s->what;
+        req->via_mirror = r->s->via_mirror;
         req->low_speed_bytes = r->s->low_speed_bytes;
         req->low_speed_secs = r->s->low_speed_secs;
         req->connect_timeout_secs = r->s->connect_timeout_secs;
@@ -501,6 +506,7 @@ static cudnnctl_err resume(rf *r, uint64_t part_size)
         kept += v[i].b - v[i].a;
         at = v[i].b;
     }
+    r->on_disk = kept;
     if (rc == 0)
         rc = push_gap(r, at, r->size);
     free(v);
@@ -524,6 +530,7 @@ static void start_fresh(rf *r, int have_part, uint64_t part_size)
         cc_pf_truncate(r->wfd, keep);
     if (keep > 0 && push_piece(r, 0, keep, keep) != 0)
         fail(r, CUDNNCTL_E_NOMEM, cc_strdup("out of memory"));
+    r->on_disk = keep;
     if (keep > 0)
         cc_src_push_event(s, CUDNNCTL_EV_STEP,
                           cc_asprintf("resuming the download of %s after %llu bytes", s->url,

@@ -144,8 +144,13 @@ static void report_progress(cc_source *s, int force)
     if (!force && now - s->last_progress_ms < 100)
         return;
     s->last_progress_ms = now;
-    cc_progress(s->ctx, s->kind == CC_SRC_DOWNLOAD ? "download" : "read", s->consumed,
-                s->expected_size);
+    cc_pf_mutex_lock(s->mu);
+    uint64_t got = s->received;
+    cc_pf_mutex_unlock(s->mu);
+    uint64_t done = got > s->consumed ? got : s->consumed;
+    if (s->expected_size && done > s->expected_size)
+        done = s->expected_size;
+    cc_progress(s->ctx, s->kind == CC_SRC_DOWNLOAD ? "download" : "read", done, s->expected_size);
 }
 
 /* Move the producer's failure into the context. */
@@ -221,8 +226,10 @@ static long long source_read(cc_source *s, void *buf, size_t len, int discard)
         uint64_t off = 0, avail = 0;
         long long n = cc_ring_read_ex(s->ring, buf, len, &off, &avail);
         emit_pending(s);
-        if (n == -2)
+        if (n == -2) {
+            report_progress(s, 0); /* woken: bytes arrived out of order, or events */
             continue;
+        }
         if (n == CC_RING_IN_FILE && discard) {
             cc_ring_read_from_file(s->ring, avail);
             n = avail > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)avail;
@@ -378,6 +385,9 @@ cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_sourc
     s->tops = o->transport ? o->transport : cc_transport_curl();
     s->connections = o->connections > 16 ? 16 : o->connections;
     s->piece_bytes = o->piece_bytes;
+    s->what = o->what;
+    s->via_mirror = o->via_mirror;
+    s->sha256_from_user = o->sha256_from_user;
     s->ring = cc_ring_new(o->ring_bytes ? o->ring_bytes : RING_BYTES);
     s->sha = cc_sha256_new();
     s->mu = cc_pf_mutex_new();
@@ -440,8 +450,15 @@ static cudnnctl_err mismatch(cc_source *s, int hash_bad)
     else
         fate = cc_asprintf("moving the bytes to the quarantine failed too; they are still in %s",
                            s->path);
+    char *own = NULL; /* the user's --sha256 was wrong: "pass --sha256" is no fix then */
+    if (s->sha256_from_user && hash_bad && s->kind != CC_SRC_CACHE)
+        own = cc_asprintf("Nothing was installed. The --sha256 given is not this file's: check "
+                          "the value (copy it from NVIDIA's manifest, or `sha256sum` the file); "
+                          "if this is the file you meant, its SHA-256 is %s (--sha256 %s).",
+                          s->hex, s->hex);
     const char *advice =
-        s->kind == CC_SRC_CACHE
+        own ? own
+        : s->kind == CC_SRC_CACHE
             ? "The cached copy was corrupt: run again to download a fresh one."
             : "Nothing was installed. Refresh the manifest and fetch again, check that the "
               "mirror serves the same file as NVIDIA, or, if you know this file is the right "
@@ -455,6 +472,7 @@ static cudnnctl_err mismatch(cc_source *s, int hash_bad)
                  fate ? fate : "", advice);
     free(q);
     free(fate);
+    free(own);
     s->failed = 1;
     s->perr = code;
     return code;

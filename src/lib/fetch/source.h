@@ -32,6 +32,11 @@ typedef struct {
      * from the first connection's rate (1–8; archives from 16 MiB), 1 = one stream, N = N. */
     unsigned connections;
     uint64_t piece_bytes; /* bytes a ranged request; 0 = 8 MiB. Tests shrink it */
+    /* For messages whose fix depends on it: what the bytes are (NULL: an archive,
+     * "manifest"); the URL is under the user's --mirror; expected_sha256 is the user's own
+     * --sha256 (a mismatch then says the value given is not this file's). */
+    const char *what;
+    int via_mirror, sha256_from_user;
 } cc_source_opts;
 
 /* Open a source. A cache hit (by expected_sha256) opens the cached blob and downloads nothing

@@ -50,6 +50,18 @@ void cc_src_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned)
     cc_ring_wake(s->ring); /* a consumer blocked in read reports it now */
 }
 
+void cc_src_received(cc_source *s, uint64_t total)
+{
+    cc_pf_mutex_lock(s->mu);
+    s->received = total;
+    cc_pf_mutex_unlock(s->mu);
+    uint64_t now = cc_pf_now_ms();
+    if (now - s->received_wake_ms >= 100) {
+        s->received_wake_ms = now;
+        cc_ring_wake(s->ring);
+    }
+}
+
 int cc_src_deliver(cc_source *s, const void *data, size_t len)
 {
     if (cc_cancel_requested(s->ctx))

@@ -32,6 +32,8 @@ struct cc_source {
     const cc_transport_ops *tops;
     unsigned connections; /* 0 = chosen from the first connection's rate, 1 = one stream */
     uint64_t piece_bytes; /* ranged downloads: bytes a request; 0 = 8 MiB */
+    const char *what;     /* for messages: NULL (an archive) or "manifest" (a static string) */
+    int via_mirror, sha256_from_user; /* cc_source_opts: the fixes messages name */
     cc_cache_entry cache;
 
     /* producer thread */
@@ -50,6 +52,9 @@ struct cc_source {
     char *pdetail;
     cc_src_event *events;
     size_t n_events, cap_events;
+    uint64_t received; /* bytes of the download on disk, in any order (ranges arrive out of
+                          order): what the progress shows, not only the in-order part */
+    uint64_t received_wake_ms; /* producer-owned: when the consumer was last woken for it */
 
     /* consumer side */
     uint64_t consumed;
@@ -67,6 +72,9 @@ enum { CC_READY_DATA = 1, CC_READY_END = 2, CC_READY_FAILED = 3 };
 void cc_src_mark_ready(cc_source *s, int why);
 void cc_src_fail(cc_source *s, cudnnctl_err code, char *detail_owned);
 void cc_src_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned);
+/* The download now holds `total` bytes on disk (any order); wakes a consumer blocked on the
+ * in-order part at most every 100 ms so that it reports the progress. */
+void cc_src_received(cc_source *s, uint64_t total);
 /* Hash, count and hand bytes to the consumer; -1 when the consumer has gone. */
 int cc_src_deliver(cc_source *s, const void *data, size_t len);
 

@@ -39,6 +39,10 @@ typedef struct {
      * end. A bounded request that ends early is a short body (retryable), as without a limit. */
     uint64_t limit;
     const char *proxy; /* NULL = libcurl's default */
+    /* For the fix a failure's message names: what is fetched (NULL: an archive, "manifest"),
+     * and whether the URL is under the user's --mirror (then "use --mirror" is no fix). */
+    const char *what;
+    int via_mirror;
 } cc_transport_req;
 
 typedef struct {

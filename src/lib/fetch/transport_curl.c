@@ -10,6 +10,8 @@
 #include "internal.h"
 #include "transport.h"
 
+#define CC_NVIDIA_REDIST_URL "https://developer.download.nvidia.com/compute/cudnn/redist/"
+
 struct cc_transport {
     CURL *h;
 };
@@ -181,22 +183,51 @@ static void map_http_status(xfer *x, const char *url)
     curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &st);
     res->http_status = st;
     res->code = CUDNNCTL_E_HTTP_STATUS;
-    if (st == 404 || st == 410)
+    int manifest = x->req->what && strcmp(x->req->what, "manifest") == 0;
+    if ((st == 404 || st == 410) && manifest)
+        res->detail = cc_asprintf(
+            "HTTP %ld for %s: there is no manifest at that address; check the URL (NVIDIA's are "
+            "%sredistrib_X.Y.Z.json; a mirror made by `cudnnctl mirror` has them at its top), "
+            "or pass a downloaded one as --manifest FILE",
+            st, url, CC_NVIDIA_REDIST_URL);
+    else if ((st == 404 || st == 410) && x->req->via_mirror)
+        res->detail = cc_asprintf(
+            "HTTP %ld for %s: the mirror does not have this archive; fill it with `cudnnctl "
+            "mirror --to DIR` (with the same --cudnn, --cuda and --platform) on a machine that "
+            "reaches NVIDIA, or leave out --mirror to fetch from NVIDIA",
+            st, url);
+    else if (st == 404 || st == 410)
         res->detail = cc_asprintf(
             "HTTP %ld for %s: the archive is not at that address; check the cuDNN version "
             "and platform (`cudnnctl available`), or point --mirror at a mirror that has it",
             st, url);
     else if (st == 401 || st == 403)
         res->detail = cc_asprintf("HTTP %ld for %s: access denied; the server or a proxy "
-                                  "refuses the download, use --mirror or --archive FILE",
-                                  st, url);
+                                  "refuses the download, %s",
+                                  st, url,
+                                  manifest ? "pass a downloaded copy as --manifest FILE"
+                                  : x->req->via_mirror
+                                      ? "check the mirror's permissions, or use --archive FILE"
+                                      : "use --mirror or --archive FILE");
     else {
         res->retryable = st == 408 || st == 429 || st >= 500;
         res->detail = cc_asprintf("HTTP %ld for %s: %s", st, url,
-                                  st >= 500 ? "the server has trouble; try again later or "
-                                              "use --mirror"
-                                            : "the server refused the request");
+                                  st < 500             ? "the server refused the request"
+                                  : x->req->via_mirror ? "the mirror has trouble; try again later"
+                                                       : "the server has trouble; try again "
+                                                         "later or use --mirror");
     }
+}
+
+/* The fix for a host that cannot be reached: another source than the one that failed. */
+static const char *unreachable_fix(const cc_transport_req *req)
+{
+    if (req->what && strcmp(req->what, "manifest") == 0)
+        return "check the URL, or pass a downloaded copy as --manifest FILE";
+    if (req->via_mirror)
+        return "check the --mirror URL (its host name, the server), or use a local copy: "
+               "--mirror DIR or --archive FILE";
+    return "use --mirror DIR|URL or --archive FILE";
 }
 
 /* A transfer that failed below HTTP: TLS, a timeout or stall, name resolution, connecting, or
@@ -226,15 +257,22 @@ static void map_network(xfer *x, CURLcode rc, const char *url, const char *why)
                                       url, req->connect_timeout_secs, px ? px : "", why);
     } else if (rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY) {
         res->code = CUDNNCTL_E_NETWORK;
-        res->detail = cc_asprintf("cannot resolve the %s for %s%s: %s; the machine looks offline "
-                                  "— use --mirror DIR|URL or --archive FILE",
+        res->detail = cc_asprintf("cannot resolve the %s for %s%s: %s; %s",
                                   rc == CURLE_COULDNT_RESOLVE_PROXY ? "proxy" : "host", url,
-                                  px ? px : "", why);
+                                  px ? px : "", why,
+                                  rc == CURLE_COULDNT_RESOLVE_PROXY
+                                      ? "check the proxy setting (proxy, CUDNNCTL_PROXY or "
+                                        "*_proxy)"
+                                  : req->via_mirror || req->what
+                                      ? unreachable_fix(req)
+                                      : "the machine looks offline — use --mirror DIR|URL or "
+                                        "--archive FILE");
     } else if (rc == CURLE_COULDNT_CONNECT) {
         res->code = CUDNNCTL_E_NETWORK;
-        res->detail = cc_asprintf("cannot connect for %s%s: %s; check the network, or use "
-                                  "--mirror DIR|URL",
-                                  url, px ? px : "", why);
+        res->detail = cc_asprintf("cannot connect for %s%s: %s; %s", url, px ? px : "", why,
+                                  req->via_mirror || req->what
+                                      ? unreachable_fix(req)
+                                      : "check the network, or use --mirror DIR|URL");
     } else {
         res->code = CUDNNCTL_E_NETWORK;
         res->retryable = rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR ||

@@ -401,7 +401,10 @@ cudnnctl_err cudnnctl_json_attach(const char *doc, const char *key, const char *
         cJSON_Delete(v);
         return CUDNNCTL_E_PARSE;
     }
-    cJSON_AddItemToObject(d, key, v);
+    if (cJSON_GetObjectItemCaseSensitive(d, key))
+        cJSON_ReplaceItemInObjectCaseSensitive(d, key, v); /* one key: the newer value */
+    else
+        cJSON_AddItemToObject(d, key, v);
     *out = cJSON_PrintUnformatted(d);
     cJSON_Delete(d);
     return *out ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
