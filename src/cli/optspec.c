@@ -34,7 +34,7 @@ const cli_optspec cli_optspecs[] = {
     {"manifest", 0, "FILE|URL", SEL, CLI_COMP_FILE, "add a redistrib JSON to the catalog (repeatable)"},
     {"mirror", 0, "URL|DIR", "plan install config", CLI_COMP_DIR, "base that an archive's relative_path is joined to"},
     {"mirror", 0, "URL|DIR", "mirror", CLI_COMP_DIR, "upstream to copy from (default: NVIDIA)"},
-    {"cacert", 0, "FILE", "install mirror config", CLI_COMP_FILE, "CA bundle for https"},
+    {"cacert", 0, "FILE", SEL " config", CLI_COMP_FILE, "CA bundle for https (archives and --manifest URLs)"},
     /* target */
     {"cuda-home", 0, "DIR", "plan install uninstall rollback list validate report", CLI_COMP_DIR, "target: merge into this CUDA tree"},
     {"prefix", 0, "DIR", "plan install uninstall rollback list use env validate report config", CLI_COMP_DIR, "target: a per-version prefix under DIR"},

@@ -137,8 +137,10 @@ static int add_file(cudnnctl_config *c, char *path, cudnnctl_config_origin o)
 
 static char *user_file(void)
 {
+    /* a relative XDG_CONFIG_HOME is ignored, as the XDG spec says: it would read a config from
+     * whatever directory the command runs in */
     const char *x = cc_pf_getenv("XDG_CONFIG_HOME");
-    if (x && *x)
+    if (x && *x && cc_pf_is_abs(x))
         return cc_asprintf("%s/cudnnctl/config", x);
     char *home = cc_pf_home_dir();
     char *p = home ? cc_asprintf("%s/.config/cudnnctl/config", home) : NULL;

@@ -26,6 +26,7 @@ void cudnnctl_ctx_free(cudnnctl_ctx *ctx)
     free(ctx->cache_dir);
     free(ctx->state_dir);
     free(ctx->proxy);
+    free(ctx->cacert);
     free(ctx->err_detail);
     cc_memreg_free(ctx->own_reg);
     free(ctx);
@@ -104,6 +105,16 @@ cudnnctl_err cudnnctl_set_proxy(cudnnctl_ctx *ctx, const char *url)
         return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     free(ctx->proxy);
     ctx->proxy = p;
+    return CUDNNCTL_E_OK;
+}
+
+cudnnctl_err cudnnctl_set_cacert(cudnnctl_ctx *ctx, const char *file)
+{
+    char *p = file && *file ? cc_strdup(file) : NULL;
+    if (file && *file && !p)
+        return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    free(ctx->cacert);
+    ctx->cacert = p;
     return CUDNNCTL_E_OK;
 }
 

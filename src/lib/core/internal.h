@@ -19,6 +19,7 @@ struct cudnnctl_ctx {
     char *cache_dir; /* NULL = platform default */
     char *state_dir; /* NULL = platform default */
     char *proxy;     /* NULL = libcurl's own (the *_proxy variables) */
+    char *cacert;    /* NULL = the system's CA bundle (an option's own cacert wins) */
     cudnnctl_log_cb log_cb;
     void *log_user;
     cudnnctl_progress_cb progress_cb;

@@ -363,7 +363,9 @@ cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_sourc
     s->cache.lock_fd = -1;
     s->spill_fd = -1;
     s->url = cc_strdup(o->url);
-    s->cacert = o->cacert ? cc_strdup(o->cacert) : NULL;
+    /* the context's CA bundle serves every download without its own (manifests too) */
+    const char *cacert = o->cacert ? o->cacert : ctx->cacert;
+    s->cacert = cacert ? cc_strdup(cacert) : NULL;
     s->expected_size = o->expected_size;
     if (o->expected_sha256) {
         s->have_expected = 1;
@@ -382,7 +384,7 @@ cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_sourc
     s->sha = cc_sha256_new();
     s->mu = cc_pf_mutex_new();
     s->changed = cc_pf_cond_new();
-    if (!s->url || (o->cacert && !s->cacert) || !s->ring || !s->sha || !s->mu || !s->changed) {
+    if (!s->url || (cacert && !s->cacert) || !s->ring || !s->sha || !s->mu || !s->changed) {
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;
     }
