@@ -121,6 +121,11 @@ void cc_pf_unlock(cc_pf_fd fd);
 #define CC_PF_TRUST_PATH 0x0
 #define CC_PF_TRUST_OBJECT 0x1
 int cc_pf_trust_check(const char *path, unsigned what);
+/* After a CUDNNCTL_E_UNTRUSTED of this thread: the name (or "uid N") of the other user who owns
+ * the component it named — the user to run the command as instead of root; "" when root or the
+ * effective user owns it (writable by others: a chmod fixes that) or where owners are not read
+ * (Windows). */
+const char *cc_pf_untrusted_owner(void);
 /* len bytes from the OS's random source (getrandom, BCryptGenRandom): temp names nobody can
  * guess. */
 int cc_pf_random(void *buf, size_t len);

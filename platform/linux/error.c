@@ -7,7 +7,7 @@
 #include "platform.h"
 
 static _Thread_local cudnnctl_err last_code = CUDNNCTL_E_OK;
-static _Thread_local char last_text[512];
+static _Thread_local char last_text[2048]; /* trust refusals name long paths twice */
 static _Thread_local int last_from_errno = 1;
 
 void cc_pf_set_error(cudnnctl_err code, const char *text)

@@ -49,6 +49,13 @@ int cc_sp_dir_trusted(const struct stat *st)
     return 1;
 }
 
+static __thread char g_untrusted_owner[96];
+
+const char *cc_pf_untrusted_owner(void)
+{
+    return g_untrusted_owner;
+}
+
 void cc_sp_distrust(const char *path, const struct stat *st, const char *what)
 {
     char owner[96];
@@ -57,6 +64,11 @@ void cc_sp_distrust(const char *path, const struct stat *st, const char *what)
         snprintf(owner, sizeof(owner), "uid %u (%s)", (unsigned)st->st_uid, pw->pw_name);
     else
         snprintf(owner, sizeof(owner), "uid %u", (unsigned)st->st_uid);
+    g_untrusted_owner[0] = '\0';
+    if (!cc_sp_owner_trusted(st) && pw && pw->pw_name)
+        snprintf(g_untrusted_owner, sizeof(g_untrusted_owner), "%s", pw->pw_name);
+    else if (!cc_sp_owner_trusted(st))
+        snprintf(g_untrusted_owner, sizeof(g_untrusted_owner), "#%u", (unsigned)st->st_uid);
     const char *why = !cc_sp_owner_trusted(st) ? "owned by another user"
                       : (st->st_mode & S_IWOTH) ? "writable by others"
                                                 : "writable by its group";

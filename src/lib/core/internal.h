@@ -59,6 +59,12 @@ cudnnctl_err cc_set_error(cudnnctl_ctx *ctx, cudnnctl_err code, const char *func
     cc_set_error((ctx), cc_pf_last_error(), __func__, __FILE__, __LINE__, "%s %s: %s", (what),     \
                  (path), cc_pf_last_error_text())
 void cc_clear_error(cudnnctl_ctx *ctx);
+/* After a platform CUDNNCTL_E_UNTRUSTED (a program or file another user could change was not run
+ * as root): record it as "<what>: <why>; fix: run it as OWNER, who owns it, not as root:
+ * sudo -u OWNER <cmd> <path>" (path shell-quoted, may be NULL; cmd NULL, or a component root
+ * owns: the platform's own fix, a chmod). Returns CUDNNCTL_E_UNTRUSTED (untrusted.c). */
+cudnnctl_err cc_untrusted_refusal(cudnnctl_ctx *ctx, const char *what, const char *cmd,
+                                  const char *path);
 /* Keep the first error while cleanup code (which may record its own) runs. */
 typedef struct {
     cudnnctl_err code;
