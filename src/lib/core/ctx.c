@@ -196,6 +196,12 @@ unsigned long cudnnctl_sys_calls(const cudnnctl_ctx *ctx)
     return ctx->sys_calls;
 }
 
+void cudnnctl_set_archive_hook(cudnnctl_ctx *ctx, cudnnctl_archive_hook fn, void *user)
+{
+    ctx->archive_hook = fn;
+    ctx->archive_hook_user = user;
+}
+
 void cudnnctl_free(void *p)
 {
     free(p);

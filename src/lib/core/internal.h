@@ -35,6 +35,8 @@ struct cudnnctl_ctx {
     unsigned long sys_calls;
     unsigned long fail_at;
     int fail_sticky; /* every call after fail_at fails too (crash simulation) */
+    cudnnctl_archive_hook archive_hook; /* tests: between verification and extraction */
+    void *archive_hook_user;
     cudnnctl_error_info err;
     char *err_detail;
     cc_host host;        /* OS rules, path style, environment and registry (host.h) */
