@@ -9,7 +9,8 @@
 # Either way cudnnctl read a private copy (made before anything was hashed), so what lands in the
 # prefix is the genuine archive, byte for byte, the receipt's SHA-256 is the genuine one, and the
 # copy is gone afterwards. A zip downloaded over http is unpacked from the descriptor it was
-# verified through: renaming another file over its cache blob during the pause changes nothing.
+# verified through: renaming another file over its cache blob during the pause changes nothing;
+# a user whose cache others can write (mode 0777) gets the blob hashed again from that descriptor.
 set -euo pipefail
 . "$SOURCE_DIR/tests/integration/install_lib.sh"
 . "$SOURCE_DIR/tests/integration/rootsafe_lib.sh"
@@ -129,4 +130,13 @@ finish_bg "$T/4.json"
 DLL=$P4/cudnn-9.99.0.1-cuda13/bin/cudnn64_9.dll
 grep -q GENUINE "$DLL" && ! grep -q ATTACKER "$DLL" || fail "download: the swapped blob was unpacked"
 [ "$(receipt_sha "$(json_get "$T/4.json" 'd["receipt"]["path"]')")" = "$ZSHA" ] || fail "download: receipt SHA-256"
+
+# ---- 5. eve's own install with a cache anyone can write: the blob is hashed again ---------------
+mkdir -p "$EVE_HOME/c" && chown "$EVE:$EVE" "$EVE_HOME/c" && chmod 0777 "$EVE_HOME/c"
+as_user "$EVE" "$CUDNNCTL" -v --no-progress --cache-dir "$EVE_HOME/c" --state-dir "$EVE_HOME/s" \
+  install --no-validate --no-ldconfig --archive "$U/$ZIP" --sha256 "$ZSHA" --platform windows-x86_64 \
+  --cuda 13 --prefix "$EVE_HOME/p5" > /dev/null 2> "$T/5.err" || { cat "$T/5.err"; fail "eve's install"; }
+grep -q "blobs/sha256/$ZSHA: .*hashing it again from the file unpacked" "$T/5.err" ||
+  { cat "$T/5.err"; fail "a blob in a cache others can write was not hashed again"; }
+grep -q GENUINE "$EVE_HOME/p5/cudnn-9.99.0.1-cuda13/bin/cudnn64_9.dll" || fail "eve's install: DLL"
 echo "PASS: archives swapped or rewritten after verification never reach the prefix (private copy for untrusted dirs and files, one descriptor for a zip); receipts name the bytes installed"

@@ -21,9 +21,9 @@
 #define ZIP_NAME TOP ".zip"
 
 typedef struct {
-    char *dir;      /* the test's temp dir */
-    char *good;     /* the genuine zip (a copy kept outside the archive dir) */
-    char *evil;     /* the attacker's zip */
+    char *dir;  /* the test's temp dir */
+    char *good; /* the genuine zip (a copy kept outside the archive dir) */
+    char *evil; /* the attacker's zip */
     char good_hex[65];
     char *swap_src; /* what the hook renames over the path (a copy of evil) */
     int hook_calls;

@@ -41,8 +41,8 @@ cudnnctl_err cc_untrusted_refusal(cudnnctl_ctx *ctx, const char *what, const cha
         if (fix)
             *fix = '\0';
         cc_set_error(ctx, CUDNNCTL_E_UNTRUSTED, __func__, __FILE__, __LINE__,
-                     "%s: %s; fix: run it as %s, who owns it, not as root: sudo -u %s %s%s%s",
-                     what, why, owner, owner, cmd, word ? " " : "", word ? word : "");
+                     "%s: %s; fix: run it as %s, who owns it, not as root: sudo -u %s %s%s%s", what,
+                     why, owner, owner, cmd, word ? " " : "", word ? word : "");
     }
     free(why);
     free(word);

@@ -2,8 +2,9 @@
  * disk (docs/security.md, "Running as root"): a local archive another user could change (its
  * directory or the file writable by someone else) is first copied into a private file in the
  * cache, and only that copy is hashed and read; a zip keeps the very file its bytes were hashed
- * from open (a download is hashed again from the file it landed in), for the extraction to read
- * by descriptor, whatever the path names meanwhile. */
+ * from open (a download: the file it landed in, hashed again from the descriptor unless only
+ * root or we could have changed it), for the extraction to read by descriptor, whatever the path
+ * names meanwhile. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,8 +26,8 @@ static int copy_bytes(cc_source *s, cc_pf_fd in, cc_pf_fd out, char **why)
         if (n == 0)
             break;
         if (n < 0 || cc_sys_write_all(s->ctx, out, buf, (size_t)n) != 0) {
-            *why = cc_asprintf("cannot copy %s to %s: %s", s->path, s->copy,
-                               cc_pf_last_error_text());
+            *why =
+                cc_asprintf("cannot copy %s to %s: %s", s->path, s->copy, cc_pf_last_error_text());
             rc = -1;
             break;
         }
@@ -51,14 +52,14 @@ cudnnctl_err cc_src_private_copy(cc_source *s, const char *why_untrusted)
     if (!s->copy)
         CC_RET_ERR(s->ctx, CUDNNCTL_E_NOMEM, "out of memory");
     cc_log(s->ctx, CUDNNCTL_LOG_INFO,
-           "%s: %s; it is copied to %s first, and only the copy is verified and unpacked",
-           s->path, why_untrusted, s->copy);
+           "%s: %s; it is copied to %s first, and only the copy is verified and unpacked", s->path,
+           why_untrusted, s->copy);
     cc_event(s->ctx, CUDNNCTL_EV_STEP, "copy the archive to a private file", s->copy);
     char *why = NULL;
     cc_pf_fd in = cc_sys_open(s->ctx, s->path, CC_PF_O_RDONLY, 0);
-    cc_pf_fd out = in < 0 ? -1
-                          : cc_sys_open(s->ctx, s->copy,
-                                        CC_PF_O_RDWR | CC_PF_O_CREAT | CC_PF_O_EXCL, 0600);
+    cc_pf_fd out =
+        in < 0 ? -1
+               : cc_sys_open(s->ctx, s->copy, CC_PF_O_RDWR | CC_PF_O_CREAT | CC_PF_O_EXCL, 0600);
     if (in < 0 || out < 0)
         why = cc_asprintf("cannot copy %s to %s: %s", s->path, s->copy, cc_pf_last_error_text());
     else if (copy_bytes(s, in, out, &why) == 0 && cc_pf_seek(out, 0) != 0)
@@ -68,8 +69,10 @@ cudnnctl_err cc_src_private_copy(cc_source *s, const char *why_untrusted)
     if (why) {
         if (out >= 0)
             cc_sys_close(s->ctx, out);
-        rc = CC_ERR(s->ctx, CUDNNCTL_E_IO, "%s; or give an archive in a directory only you (or "
-                    "root) can write", why);
+        rc = CC_ERR(s->ctx, CUDNNCTL_E_IO,
+                    "%s; or give an archive in a directory only you (or "
+                    "root) can write",
+                    why);
         free(why);
         return rc;
     }
@@ -79,8 +82,19 @@ cudnnctl_err cc_src_private_copy(cc_source *s, const char *why_untrusted)
 
 cudnnctl_err cc_src_keep_download(cc_source *s)
 {
-    /* the download was hashed as it arrived; the file it landed in is hashed again from the
-     * descriptor the extraction will read */
+    /* the download was hashed as it arrived. A blob that only root or we could have changed
+     * since (it and every directory above it: the trust rule) holds exactly those bytes: kept
+     * open as it is. Otherwise it is hashed again from the descriptor the extraction reads. */
+    if (cc_pf_trust_check(s->final_path, CC_PF_TRUST_OBJECT) == 0) {
+        cc_pf_fd kept = cc_sys_open(s->ctx, s->final_path, CC_PF_O_RDONLY, 0);
+        if (kept < 0)
+            CC_RET_ERR(s->ctx, cc_pf_last_error(), "cannot read the verified download %s: %s",
+                       s->final_path, cc_pf_last_error_text());
+        s->file_fd = kept;
+        return CUDNNCTL_E_OK;
+    }
+    cc_log(s->ctx, CUDNNCTL_LOG_INFO, "%s: %s; hashing it again from the file unpacked",
+           s->final_path, cc_pf_last_error_text());
     cc_pf_fd fd = cc_sys_open(s->ctx, s->final_path, CC_PF_O_RDONLY, 0);
     cc_sha256 *h = cc_sha256_new();
     unsigned char *buf = malloc(COPY_CHUNK);
