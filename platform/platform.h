@@ -139,6 +139,11 @@ int cc_pf_trust_check(const char *path, unsigned what);
  * deletion or a trusted read outside itself. (Windows: recorded, not used; junctions under a
  * root are refused like links by cc_pf_trust_check.) */
 void cc_pf_set_resolve_root(const char *root);
+/* After a CUDNNCTL_E_UNTRUSTED of this thread: the name (or "uid N") of the other user who owns
+ * the component it named — the user to run the command as instead of root; "" when root or the
+ * effective user owns it (writable by others: a chmod fixes that) or where owners are not read
+ * (Windows). */
+const char *cc_pf_untrusted_owner(void);
 /* len bytes from the OS's random source (getrandom, BCryptGenRandom): temp names nobody can
  * guess. */
 int cc_pf_random(void *buf, size_t len);

@@ -124,6 +124,9 @@ CUDNNCTL_API cudnnctl_err cudnnctl_set_state_dir(cudnnctl_ctx *ctx, const char *
 /** HTTP(S) proxy for every download ("http://proxy:3128"); NULL: libcurl's default (the
  *  http_proxy / https_proxy / no_proxy variables). */
 CUDNNCTL_API cudnnctl_err cudnnctl_set_proxy(cudnnctl_ctx *ctx, const char *url);
+/** CA bundle for every https download of this context — archives and manifests alike (an
+ *  option's own cacert, e.g. cudnnctl_install_opts.cacert, wins); NULL: the system's. */
+CUDNNCTL_API cudnnctl_err cudnnctl_set_cacert(cudnnctl_ctx *ctx, const char *file);
 CUDNNCTL_API void cudnnctl_set_log_cb(cudnnctl_ctx *ctx, cudnnctl_log_cb cb, void *user);
 CUDNNCTL_API void cudnnctl_set_progress_cb(cudnnctl_ctx *ctx, cudnnctl_progress_cb cb, void *user);
 CUDNNCTL_API void cudnnctl_set_event_cb(cudnnctl_ctx *ctx, cudnnctl_event_cb cb, void *user);

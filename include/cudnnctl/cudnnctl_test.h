@@ -30,6 +30,14 @@ unsigned long cudnnctl_sys_calls(const cudnnctl_ctx *ctx);
  *  from its hidden CUDNNCTL_TEST_LOADER_FACTS variable. Call before other threads use the model. */
 void cudnnctl_set_loader_facts(const char *text);
 
+/** Called by an install once the archive's bytes are held open and, for a zip, verified — right
+ *  before they are unpacked — with the path they were read from (the --archive as given, the
+ *  cache blob, the download): a test renames another archive over that path there and checks
+ *  that what is installed (and what the receipt's SHA-256 says) are still the verified bytes. */
+typedef void (*cudnnctl_archive_hook)(void *user, const char *path);
+CUDNNCTL_API void cudnnctl_set_archive_hook(cudnnctl_ctx *ctx, cudnnctl_archive_hook fn,
+                                            void *user);
+
 #ifdef __cplusplus
 }
 #endif

@@ -35,8 +35,9 @@ int64_t cc_pf_time(void)
 
 char *cc_pf_home_dir(void)
 {
+    /* a relative HOME is ignored like a relative XDG_* (it would name the working directory) */
     const char *h = getenv("HOME");
-    if (h && *h)
+    if (h && h[0] == '/')
         return strdup(h);
     struct passwd *pw = getpwuid(getuid());
     return pw && pw->pw_dir ? strdup(pw->pw_dir) : strdup("/");

@@ -1,19 +1,23 @@
-/* proc.c (linux): running a child with captured output and a timeout. */
+/* proc.c (linux): running a child with captured output and a timeout; as root, only a program
+ * that passes the trust rule. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "platform.h"
+#include "safepath.h"
 
 void cc_pf_errno_(void);
 
@@ -173,6 +177,80 @@ static int read_output(int fd, unsigned timeout_ms, char **bufp, size_t *lenp)
     return timed_out;
 }
 
+/* ---- what root may run (docs/security.md, "Running as root") ------------------------------ */
+
+/* The first executable regular file called name in $PATH, searched as execvp does (glibc's
+ * default path when PATH is unset; an empty entry is the working directory). NULL: none. */
+static char *search_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/bin:/usr/bin";
+    for (const char *s = path;;) {
+        const char *e = strchr(s, ':');
+        int n = e ? (int)(e - s) : (int)strlen(s);
+        char *cand = NULL;
+        struct stat st;
+        if (asprintf(&cand, "%.*s/%s", n ? n : 1, n ? s : ".", name) < 0)
+            return NULL;
+        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+            return cand;
+        free(cand);
+        if (!e)
+            return NULL;
+        s = e + 1;
+    }
+}
+
+static int is_self(const char *path)
+{
+    char *a = realpath(path, NULL), *b = realpath("/proc/self/exe", NULL);
+    int same = a && b && strcmp(a, b) == 0;
+    free(a);
+    free(b);
+    return same;
+}
+
+/* As root, what argv[0] names (a path, or the first match on PATH, which under `sudo -E` may hold
+ * another user's directories) is run only when it passes the trust rule: it and every directory
+ * on its way are owned by root (or the effective user) and writable by nobody else; otherwise
+ * CUDNNCTL_E_UNTRUSTED and nothing runs. The match found is what is executed (no second PATH
+ * search). Our own binary runs as /proc/self/exe: the image already running, whatever its path
+ * holds now. Not root: *exe = NULL, argv[0] is run as given. */
+static int exe_to_run(const char *name, char **exe)
+{
+    *exe = NULL;
+    if (!cc_sp_enforcing())
+        return 0;
+    int searched = !strchr(name, '/');
+    char *cand = searched ? search_path(name) : strdup(name);
+    if (!cand)
+        return 0; /* nothing to run: the exec fails (exit 127) as it always did */
+    if (is_self(cand)) {
+        free(cand);
+        *exe = strdup("/proc/self/exe");
+        return *exe ? 0 : -1;
+    }
+    if (cc_pf_trust_check(cand, CC_PF_TRUST_OBJECT) != 0) {
+        char text[2048];
+        snprintf(text, sizeof(text), "refusing to run %s as root: %s%s", cand,
+                 cc_pf_last_error_text(),
+                 searched ? "; it was the first '" : "");
+        if (searched) {
+            size_t n = strlen(text);
+            snprintf(text + n, sizeof(text) - n,
+                     "%s' on PATH: run cudnnctl with a PATH of root's own directories (plain "
+                     "sudo, without -E, uses root's secure_path)",
+                     name);
+        }
+        cc_pf_set_error(CUDNNCTL_E_UNTRUSTED, text);
+        free(cand);
+        return -1;
+    }
+    *exe = cand;
+    return 0;
+}
+
 int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin_data,
               unsigned timeout_ms, int merge_stderr, char **out, size_t *out_len, int *status)
 {
@@ -181,7 +259,26 @@ int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin
         *out = NULL;
     if (out_len)
         *out_len = 0;
-    pid_t pid = spawn_child(argv, env, merge_stderr, stdin_data != NULL, &in_w, &out_r);
+    char *exe = NULL;
+    if (exe_to_run(argv[0], &exe) != 0)
+        return -1;
+    size_t argc = 0;
+    while (argv[argc])
+        argc++;
+    const char **run_argv = exe ? calloc(argc + 1, sizeof(*run_argv)) : NULL;
+    if (exe && !run_argv) {
+        free(exe);
+        cc_pf_set_error(CUDNNCTL_E_NOMEM, "out of memory");
+        return -1;
+    }
+    if (run_argv) {
+        memcpy(run_argv, argv, argc * sizeof(*run_argv));
+        run_argv[0] = exe; /* the program that was checked, by its path */
+    }
+    pid_t pid = spawn_child(run_argv ? run_argv : argv, env, merge_stderr, stdin_data != NULL, &in_w,
+                            &out_r);
+    free(run_argv);
+    free(exe);
     if (pid < 0)
         return -1;
     feed_stdin(in_w, stdin_data);

@@ -51,6 +51,13 @@ static int dir_ok(const struct stat *st, unsigned flags)
     return 1;
 }
 
+static __thread char g_untrusted_owner[96];
+
+const char *cc_pf_untrusted_owner(void)
+{
+    return g_untrusted_owner;
+}
+
 int cc_sp_owner_trusted(const struct stat *st)
 {
     return owner_ok(st, 0);
@@ -97,6 +104,11 @@ static void distrust(const char *path, const struct stat *st, const char *what, 
         snprintf(owner, sizeof(owner), "uid %u (%s)", (unsigned)st->st_uid, pw->pw_name);
     else
         snprintf(owner, sizeof(owner), "uid %u", (unsigned)st->st_uid);
+    g_untrusted_owner[0] = '\0';
+    if (!owner_ok(st, flags) && pw && pw->pw_name)
+        snprintf(g_untrusted_owner, sizeof(g_untrusted_owner), "%s", pw->pw_name);
+    else if (!owner_ok(st, flags))
+        snprintf(g_untrusted_owner, sizeof(g_untrusted_owner), "#%u", (unsigned)st->st_uid);
     const char *why = !owner_ok(st, flags)      ? "owned by another user"
                       : (st->st_mode & S_IWOTH) ? "writable by others"
                                                 : "writable by its group";

@@ -40,6 +40,7 @@ char *cc_pf_self_exe(void)
     return r;
 }
 
+/* $var/cudnnctl, or ~/fallback_rel/cudnnctl; a relative $var is ignored (the XDG spec says so). */
 static char *xdg(const char *var, const char *fallback_rel)
 {
     const char *v = getenv(var);

@@ -65,12 +65,13 @@ char *cc_pf_self_exe(void)
     }
 }
 
-/* <%var%>\cudnnctl<suffix>; when var is unset: <home><home_rel> or, with no home_rel, dflt. */
+/* <%var%>\cudnnctl<suffix>; when var is unset (or relative: a relative %var% would name the
+ * working directory): <home><home_rel> or, with no home_rel, dflt. */
 static char *under(const char *var, const char *home_rel, const char *dflt, const char *suffix)
 {
     const char *base = cc_pf_getenv(var);
     char *own = NULL, *r = NULL;
-    if (!base || !*base) {
+    if (!base || !*base || !cc_pf_is_abs(base)) {
         char *home = home_rel ? cc_pf_home_dir() : NULL;
         if (home) {
             size_t n = strlen(home) + strlen(home_rel) + 1;

@@ -47,6 +47,9 @@ int cli_config_apply(cli_opts *o, const cli_command *cmd, cudnnctl_ctx *ctx)
     const char *proxy = cudnnctl_config_get(g_cfg, "proxy");
     if (proxy && (e = cudnnctl_set_proxy(ctx, proxy)) != CUDNNCTL_E_OK)
         return cli_fail(o, ctx, e);
+    /* --cacert serves every https download of the command: --manifest URLs as well */
+    if (o->cacert && (e = cudnnctl_set_cacert(ctx, o->cacert)) != CUDNNCTL_E_OK)
+        return cli_fail(o, ctx, e);
     return 0;
 }
 

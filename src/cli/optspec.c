@@ -37,7 +37,7 @@ const cli_optspec cli_optspecs[] = {
     {"mirror", 0, "URL|DIR", "plan install config", CLI_COMP_DIR, "base that an archive's relative_path is joined to"},
     {"mirror", 0, "URL|DIR", "mirror", CLI_COMP_DIR, "upstream to copy from (default: NVIDIA)"},
     {"mirror", 0, "URL|DIR", "update", CLI_COMP_DIR, "the redist listing to read (default: manifest-base-url, mirror, else NVIDIA's)"},
-    {"cacert", 0, "FILE", "install mirror update config", CLI_COMP_FILE, "CA bundle for https"},
+    {"cacert", 0, "FILE", SEL " update config", CLI_COMP_FILE, "CA bundle for https (archives, manifests and listings)"},
     /* target */
     {"cuda-home", 0, "DIR", "plan install uninstall rollback list validate report", CLI_COMP_DIR, "target: merge into this CUDA tree"},
     {"cuda-home", 0, "DIR", "env", CLI_COMP_DIR, "activate this CUDA toolkit (= env DIR)"},

@@ -125,6 +125,19 @@ detect_json() {
         { cat "$out" >&2; fail "detect --json printed no valid JSON"; }
 }
 
+# detect_json_host OUT [VAR=VALUE...]: the same without --root (the machine itself, toolkits given
+# by host paths under $R through CUDA_HOME / PATH): programs are run only outside --root.
+detect_json_host() {
+    verify
+    CHECK_JSON=""
+    local out=$1
+    shift
+    local rc=0
+    env -i PATH=/usr/bin:/bin HOME="$R/.home" "$@" "$CUDNNCTL" detect --json >"$out" 2>"$out.err" ||
+        rc=$?
+    [ "$rc" -eq 0 ] || { cat "$out.err" >&2; fail "detect --json exited $rc (expected 0)"; }
+}
+
 # The system python starts fast; a pyenv shim on PATH costs ~0.4 s per call.
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3

@@ -2,7 +2,9 @@
 # test_detect_toolkits.sh: several CUDA toolkits side by side, each recording its version
 # differently (version.json with a patch, version.json with a build date, version.txt only,
 # headers + SONAME only), and the choice of the active one: CUDA_HOME > first nvcc on PATH >
-# the /usr/local/cuda link; wrong CUDA_HOME, non-executable and hanging nvcc.
+# the /usr/local/cuda link; wrong CUDA_HOME, non-executable and hanging nvcc. Nothing under
+# --root is run (issue 18): there the versions come from the files and a note says why nvcc was
+# not run; the nvcc cases run on the same trees given by host path, without --root.
 set -euo pipefail
 . "$(dirname "$0")/detect_common.sh"
 
@@ -36,10 +38,11 @@ detect_json "$J"
 check "$J" "len(d['toolkits']) == 4" "four toolkits (the /usr/local/cuda and cuda-11 links add none)"
 check "$J" "[t['path'] for t in d['toolkits']] == ['$T124', '$T121', '$T118', '$T102']" "toolkits sorted newest first"
 check "$J" "tk('$T124')['version'] == '12.4' and tk('$T124')['version_full'] == '12.4.1'" "12.4.1 from version.json"
-check "$J" "set(tk('$T124')['sources']) == set(['version.json','nvcc','cuda.h','cuda_runtime_api.h','soname'])" "12.4: five sources agree"
+check "$J" "set(tk('$T124')['sources']) == set(['version.json','cuda.h','cuda_runtime_api.h','soname'])" "12.4: four file sources agree (nvcc is under --root: not run)"
+check "$J" "has_note('$T124/bin/nvcc not run (it is under --root $R, where nothing is run): the version is read from the toolkit\\'s files')" "the note says why nvcc was not run"
 check "$J" "tk('$T124')['active'] and tk('$T124')['active_reason'] == '/usr/local/cuda -> /usr/local/cuda-12.4'" "12.4 active through /usr/local/cuda"
 check "$J" "tk('$T118')['version'] == '11.8' and tk('$T118')['minor'] == 8" "11.8 from a dated version.json"
-check "$J" "tk('$T118')['version_full'] == '11.8.89' and tk('$T118')['patch'] == 89" "the date is no patch: the patch comes from nvcc"
+check "$J" "tk('$T118')['version_full'] is None and tk('$T118')['patch'] is None" "the date is no patch (and nvcc, which knows it, is not run under --root)"
 check "$J" "'soname' in tk('$T118')['sources'] and not tk('$T118')['sources_disagree']" "libcudart.so.11.0 agrees with 11.8"
 check "$J" "tk('$T118')['aliases'] == ['/usr/local/cuda-11']" "/usr/local/cuda-11 is an alias of 11.8"
 check "$J" "tk('$T102')['version'] == '10.2' and tk('$T102')['version_full'] == '10.2.89'" "10.2.89 from version.txt"
@@ -86,6 +89,13 @@ check "$J" "tk('$T124')['active'] and tk('$T124')['active_reason'].startswith('C
 check "$J" "not has_note('the first nvcc on PATH')" "no false PATH disagreement"
 rm -rf "$R/usr/local/bin" "$R/usr/local/include" "$R/usr/local/lib64"
 
+# outside --root the toolkits' own nvcc is run (by host path: CUDA_HOME, the first nvcc on PATH)
+H124=$R$T124 H118=$R$T118
+detect_json_host "$J" CUDA_HOME="$H124" PATH="$H118/bin:/usr/bin:/bin"
+check "$J" "set(tk('$H124')['sources']) == set(['version.json','nvcc','cuda.h','cuda_runtime_api.h','soname'])" "12.4: five sources agree"
+check "$J" "tk('$H118')['version_full'] == '11.8.89' and tk('$H118')['patch'] == 89" "the date is no patch: the patch comes from nvcc"
+check "$J" "not has_note('$H124/bin/nvcc not run')" "no note: nvcc ran"
+
 # nvcc that is not executable is never run; one that hangs is killed after its timeout
 chmod 644 "$R$T124/bin/nvcc"
 cat > "$R$T118/bin/nvcc" <<'EOF'
@@ -94,11 +104,11 @@ sleep 30
 EOF
 chmod 755 "$R$T118/bin/nvcc"
 start=$(date +%s)
-detect_json "$J"
+detect_json_host "$J" CUDA_HOME="$H124" PATH="$H118/bin:/usr/bin:/bin"
 took=$(( $(date +%s) - start ))
 [ "$took" -le 10 ] || fail "detect took ${took}s with a hanging nvcc (timeout is 2 s)"
-check "$J" "has_problem(tk('$T124'), 'bin/nvcc is not executable: not run') and 'nvcc' not in tk('$T124')['sources']" "non-executable nvcc is not run"
-check "$J" "has_problem(tk('$T118'), 'did not answer within 2000 ms')" "a hanging nvcc is reported"
-check "$J" "tk('$T118')['version'] == '11.8' and tk('$T118')['patch'] is None" "11.8 still read from the other sources"
+check "$J" "has_problem(tk('$H124'), 'bin/nvcc is not executable: not run') and 'nvcc' not in tk('$H124')['sources']" "non-executable nvcc is not run"
+check "$J" "has_problem(tk('$H118'), 'did not answer within 2000 ms')" "a hanging nvcc is reported"
+check "$J" "tk('$H118')['version'] == '11.8' and tk('$H118')['patch'] is None" "11.8 still read from the other sources"
 verify
 echo "PASS: four toolkits with their sources; CUDA_HOME / CUDA_PATH / PATH / link precedence; bad nvcc handled (${took}s)"

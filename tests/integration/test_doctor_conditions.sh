@@ -140,7 +140,8 @@ no_codes "$J" "CUDNN8_NO_LIBCUDA_SO CUDNN8_NO_LIBNVRTC_SO"
 
 # ---- toolkit version sources that disagree -------------------------------------------------------------
 new_case disagree
-fake_nvcc $TREE 12.8.93
+# a header of another release (nvcc would say so too, but nothing under --root is run)
+printf '#define CUDA_VERSION 12080\n' > "$R$TREE/include/cuda.h"
 doctor_json "$J" 0
 has_codes "$J" TOOLKIT_VERSION_DISAGREE
 check "$J" "any(f['code'] == 'TOOLKIT_VERSION_DISAGREE' and '12.8' in f['message'] and 'version.json' in f['message'] for f in d['findings'])" "readings listed"

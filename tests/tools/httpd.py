@@ -25,6 +25,8 @@ MODE:
     throttle  same as drip, for benchmarks (e.g. arg=40000000)
     loop    302 to the same URL, forever
     redirect  302 to the path without the fault prefix
+    plainhttp 302 to http://127.0.0.1:<arg>/<path without the fault prefix> (an https server
+            downgrading to a plain-http one)
     norange ignore Range headers (always 200 with the whole file)
     badrange  answer a Range request with the bytes (and a matching Content-Range) from arg
             bytes later than asked (default 1): a server that mishandles ranges
@@ -163,6 +165,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.status(302, [("Location", self.path)])
         if mode == "redirect":
             return self.status(302, [("Location", path)])
+        if mode == "plainhttp":
+            return self.status(302, [("Location", f"http://127.0.0.1:{opts.get('arg', 80)}{path}")])
         full = os.path.realpath(os.path.join(self.server.root, path.lstrip("/")))
         if not full.startswith(self.server.root + os.sep) or not os.path.isfile(full):
             return self.status(404, body=b"not found\n")

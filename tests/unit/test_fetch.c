@@ -392,6 +392,92 @@ static void tls_needs_a_trusted_certificate(void **state)
     cudnnctl_ctx_free(ctx);
 }
 
+/* Issue 18 item 8: an https URL never follows a redirect to plain http — the http server is not
+ * even asked, and the error says why and what to do; an https URL may still hop to https, and a
+ * plain http URL to http (redirects_are_bounded). */
+static void https_never_redirects_to_http(void **state)
+{
+    (void)state;
+    if (under_wine())
+        skip(); /* Schannel: see tls_needs_a_trusted_certificate */
+    char url[300], want[300], hex[65];
+    cudnnctl_ctx *ctx = new_ctx(NULL, NULL);
+    snprintf(url, sizeof(url), "https://127.0.0.1:%d/__fault/plainhttp,arg=%d/small.bin?t=down",
+             tls_port, port);
+    cc_source_opts o = opts_for(url, small_hex, SMALL);
+    o.cacert = cert;
+    int plain_before = log_count("/small.bin", NULL); /* where earlier redirects landed */
+    assert_int_equal(run_source(ctx, &o, NULL, 0, NULL, NULL, NULL), CUDNNCTL_E_TLS);
+    const char *d = cudnnctl_last_error(ctx)->detail;
+    snprintf(want, sizeof(want), "redirected to http://127.0.0.1:%d/small.bin:", port);
+    assert_non_null(strstr(d, want));
+    assert_non_null(strstr(d, "never follows a redirect from https to plain http"));
+    assert_non_null(strstr(d, "fix:"));
+    /* http was never asked (the redirect drops the query) */
+    assert_int_equal(log_count("/small.bin", NULL), plain_before);
+    assert_int_equal(cudnnctl_err_exit_code(CUDNNCTL_E_TLS), 10);
+    cudnnctl_ctx_free(ctx);
+
+    /* https -> https is followed */
+    ctx = new_ctx(NULL, NULL);
+    snprintf(url, sizeof(url), "https://127.0.0.1:%d/__fault/redirect/small.bin?t=tlshop",
+             tls_port);
+    o = opts_for(url, small_hex, SMALL);
+    o.cacert = cert;
+    assert_int_equal(run_source(ctx, &o, small_data, SMALL, hex, NULL, NULL), CUDNNCTL_E_OK);
+    assert_string_equal(hex, small_hex);
+    assert_int_equal(log_count("/small.bin", NULL), plain_before + 1); /* the hop's target */
+    cudnnctl_ctx_free(ctx);
+
+    /* the same downgrade asked for over plain http is a plain redirect: followed */
+    ctx = new_ctx(NULL, NULL);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/__fault/plainhttp,arg=%d/small.bin?t=plain",
+             port, port);
+    o = opts_for(url, small_hex, SMALL);
+    assert_int_equal(run_source(ctx, &o, small_data, SMALL, hex, NULL, NULL), CUDNNCTL_E_OK);
+    assert_int_equal(log_count("/small.bin", NULL), plain_before + 2);
+    cudnnctl_ctx_free(ctx);
+}
+
+/* Issue 18 item 5: with keep_file the source hands over the very file that was verified, open:
+ * what is read from it afterwards is the verified bytes even when another file was renamed over
+ * its path. (A cache others could write, where the blob is hashed again from the descriptor, is
+ * refused to root by the write layer: test_rootsafe_archive.sh runs that case as a user.) */
+static void keep_file_is_the_verified_file(void **state)
+{
+    (void)state;
+    char url[200], hex[65];
+    cudnnctl_ctx *ctx = new_ctx(NULL, NULL);
+    snprintf(url, sizeof(url), "/small.bin?t=keep");
+    char full[300];
+    url_of(full, sizeof(full), url);
+    cc_source_opts o = opts_for(full, small_hex, SMALL);
+    o.keep_file = 1;
+    cc_source *src = NULL;
+    assert_int_equal(cc_source_open(ctx, &o, &src), CUDNNCTL_E_OK);
+    assert_int_equal(cc_source_finish(src, hex, NULL), CUDNNCTL_E_OK);
+    assert_string_equal(hex, small_hex);
+    cc_pf_fd fd = cc_source_take_file(src);
+    assert_true(fd != -1);
+    assert_int_equal(cc_source_take_file(src), -1); /* handed over once */
+    /* the attacker renames other bytes over the blob */
+    char other[600];
+    snprintf(other, sizeof(other), "%s.other", cc_source_path(src));
+    write_file(other, big_data, SMALL);
+    assert_int_equal(cc_pf_rename(other, cc_source_path(src)), 0);
+    cc_source_close(src);
+    unsigned char *buf = malloc(SMALL + 1);
+    size_t got = 0;
+    long long n;
+    while ((n = cc_pf_read(fd, buf + got, SMALL + 1 - got)) > 0)
+        got += (size_t)n;
+    assert_int_equal(got, SMALL);
+    assert_memory_equal(buf, small_data, SMALL);
+    free(buf);
+    cc_pf_close(fd);
+    cudnnctl_ctx_free(ctx);
+}
+
 static void proxy_from_environment_is_honoured(void **state)
 {
     (void)state;
@@ -529,6 +615,8 @@ int main(void)
         cmocka_unit_test(slow_drip_times_out),
         cmocka_unit_test(cache_hit_downloads_nothing_and_rehashes),
         cmocka_unit_test(tls_needs_a_trusted_certificate),
+        cmocka_unit_test(https_never_redirects_to_http),
+        cmocka_unit_test(keep_file_is_the_verified_file),
         cmocka_unit_test(proxy_from_environment_is_honoured),
         cmocka_unit_test(no_proxy_bypasses_the_proxy),
         cmocka_unit_test(local_paths_file_urls_and_mirror_dirs),

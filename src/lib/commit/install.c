@@ -20,6 +20,39 @@ static int ends_zip(const char *name)
     return n > 4 && (strcmp(name + n - 4, ".zip") == 0 || strcmp(name + n - 4, ".ZIP") == 0);
 }
 
+/* Tests: the archive is held open (and a zip verified); it is unpacked next. The path: where
+ * its bytes are now (a verified download: the cache blob), else the file being read. */
+static void archive_held(cudnnctl_ctx *ctx, const cc_source *src)
+{
+    if (!ctx->archive_hook)
+        return;
+    const char *p = cc_source_path(src);
+    ctx->archive_hook(ctx->archive_hook_user, p ? p : cc_source_file(src));
+}
+
+/* A zip needs its central directory: verified first (hashed as it is read or lands), then
+ * unpacked from the very file that was hashed — by descriptor, never by path again (a swap of
+ * the path in between changes nothing; docs/security.md, "Running as root"). */
+static cudnnctl_err extract_zip(cudnnctl_ctx *ctx, cc_source *src, cc_extract_opts *xo,
+                                const char *staging, cc_staging *st, char digest[65],
+                                uint64_t *size)
+{
+    cudnnctl_err rc = cc_source_finish(src, digest, size);
+    cc_pf_fd fd = rc == CUDNNCTL_E_OK ? cc_source_take_file(src) : -1;
+    if (rc == CUDNNCTL_E_OK && fd < 0)
+        rc = cudnnctl_last_error(ctx)->code;
+    if (rc == CUDNNCTL_E_OK) {
+        archive_held(ctx, src);
+        xo->has_fd = 1;
+        xo->fd = fd;
+        rc = cc_extract_ex(ctx, xo, staging, st);
+    }
+    if (fd >= 0)
+        cc_pf_close(fd);
+    cc_source_close(src); /* after the extraction: a private download is removed only now */
+    return rc;
+}
+
 /* Bytes → staging, verified. A mismatch leaves nothing but the quarantined download. */
 static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
                                   const char *staging, cc_staging *st, char digest[65],
@@ -38,6 +71,7 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
     so.connections = o->connections;
     so.via_mirror = c->via_mirror;
     so.sha256_from_user = o->sha256 != NULL;
+    so.keep_file = ends_zip(c->file_name);
     /* into a CUDA tree only cuDNN's own files; bombs refused on their headers (extract.h) */
     cc_extract_opts xo = {.name_hint = c->file_name, .archive_size = c->size,
                           .max_unpacked = o->max_unpacked, .components = c->components,
@@ -48,22 +82,9 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
         xo.archive_size = ast.size;
     if ((rc = cc_source_open(ctx, &so, &src)) != CUDNNCTL_E_OK)
         return rc;
-    if (ends_zip(c->file_name)) {
-        /* a zip needs its central directory: download (hashed as it lands), then extract from
-         * the verified file */
-        rc = cc_source_finish(src, digest, size);
-        char *path = rc == CUDNNCTL_E_OK && cc_source_path(src) ? cc_strdup(cc_source_path(src))
-                                                                 : NULL;
-        cc_source_close(src);
-        if (rc != CUDNNCTL_E_OK)
-            return rc;
-        if (!path)
-            CC_RET_ERR(ctx, CUDNNCTL_E_IO, "the downloaded zip has no path on disk");
-        xo.path = path;
-        rc = cc_extract_ex(ctx, &xo, staging, st);
-        free(path);
-        return rc;
-    }
+    if (so.keep_file)
+        return extract_zip(ctx, src, &xo, staging, st, digest, size);
+    archive_held(ctx, src); /* a stream: the bytes unpacked are the bytes hashed, as they come */
     xo.read_fn = cc_extract_source_read;
     xo.user = src;
     rc = cc_extract_ex(ctx, &xo, staging, st);

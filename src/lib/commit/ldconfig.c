@@ -41,8 +41,11 @@ void cc_ldconfig(cudnnctl_ctx *ctx, cudnnctl_target_mode mode, int no_ldconfig, 
     char *out = NULL;
     size_t len = 0;
     int status = 0;
-    if (cc_pf_run(argv, NULL, NULL, 120000, 1, &out, &len, &status) != 0 || status != 0) {
-        *what = cc_asprintf("failed (status %d): %s", status, out && *out ? cc_str_trim(out) : "");
+    int ran = cc_pf_run(argv, NULL, NULL, 120000, 1, &out, &len, &status) == 0;
+    if (!ran || status != 0) {
+        *what = ran ? cc_asprintf("failed (status %d): %s", status,
+                                  out && *out ? cc_str_trim(out) : "")
+                    : cc_asprintf("not run: %s", cc_pf_last_error_text());
         char *w = cc_asprintf("ldconfig %s; run 'ldconfig' by hand", *what ? *what : "failed");
         cc_event(ctx, CUDNNCTL_EV_WARNING, w, NULL);
         free(w);

@@ -240,8 +240,10 @@ static int add_file(cudnnctl_ctx *ctx, cudnnctl_config *c, char *path, cudnnctl_
 
 static char *user_file(void)
 {
+    /* a relative XDG_CONFIG_HOME is ignored, as the XDG spec says: it would read a config from
+     * whatever directory the command runs in */
     const char *x = cc_pf_getenv("XDG_CONFIG_HOME");
-    if (x && *x)
+    if (x && *x && cc_pf_is_abs(x))
         return cc_asprintf("%s/cudnnctl/config", x);
     char *home = cc_pf_home_dir();
     char *p = home ? cc_asprintf("%s/.config/cudnnctl/config", home) : NULL;

@@ -28,6 +28,7 @@ void cudnnctl_ctx_free(cudnnctl_ctx *ctx)
     free(ctx->cache_dir);
     free(ctx->state_dir);
     free(ctx->proxy);
+    free(ctx->cacert);
     free(ctx->err_detail);
     cc_memreg_free(ctx->own_reg);
     free(ctx);
@@ -112,6 +113,16 @@ cudnnctl_err cudnnctl_set_proxy(cudnnctl_ctx *ctx, const char *url)
     return CUDNNCTL_E_OK;
 }
 
+cudnnctl_err cudnnctl_set_cacert(cudnnctl_ctx *ctx, const char *file)
+{
+    char *p = file && *file ? cc_strdup(file) : NULL;
+    if (file && *file && !p)
+        return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    free(ctx->cacert);
+    ctx->cacert = p;
+    return CUDNNCTL_E_OK;
+}
+
 void cudnnctl_set_log_cb(cudnnctl_ctx *ctx, cudnnctl_log_cb cb, void *user)
 {
     ctx->log_cb = cb;
@@ -193,6 +204,12 @@ void cudnnctl_set_fault_sticky(cudnnctl_ctx *ctx, int sticky)
 unsigned long cudnnctl_sys_calls(const cudnnctl_ctx *ctx)
 {
     return ctx->sys_calls;
+}
+
+void cudnnctl_set_archive_hook(cudnnctl_ctx *ctx, cudnnctl_archive_hook fn, void *user)
+{
+    ctx->archive_hook = fn;
+    ctx->archive_hook_user = user;
 }
 
 void cudnnctl_free(void *p)

@@ -19,6 +19,7 @@ struct cudnnctl_ctx {
     char *cache_dir; /* NULL = platform default */
     char *state_dir; /* NULL = platform default */
     char *proxy;     /* NULL = libcurl's own (the *_proxy variables) */
+    char *cacert;    /* NULL = the system's CA bundle (an option's own cacert wins) */
     cudnnctl_log_cb log_cb;
     void *log_user;
     cudnnctl_progress_cb progress_cb;
@@ -35,6 +36,8 @@ struct cudnnctl_ctx {
     unsigned long sys_calls;
     unsigned long fail_at;
     int fail_sticky; /* every call after fail_at fails too (crash simulation) */
+    cudnnctl_archive_hook archive_hook; /* tests: between verification and extraction */
+    void *archive_hook_user;
     cudnnctl_error_info err;
     char *err_detail;
     cc_host host;        /* OS rules, path style, environment and registry (host.h) */
@@ -63,6 +66,12 @@ void cc_clear_error(cudnnctl_ctx *ctx);
  * "--prefix") and the byte as \xNN; CUDNNCTL_E_OK otherwise (also for NULL). A target path is
  * refused rather than escaped: it would end up in shell activation text and loader files. */
 cudnnctl_err cc_refuse_ctl_path(cudnnctl_ctx *ctx, const char *what, const char *path);
+/* After a platform CUDNNCTL_E_UNTRUSTED (a program or file another user could change was not run
+ * as root): record it as "<what>: <why>; fix: run it as OWNER, who owns it, not as root:
+ * sudo -u OWNER <cmd> <path>" (path shell-quoted, may be NULL; cmd NULL, or a component root
+ * owns: the platform's own fix, a chmod). Returns CUDNNCTL_E_UNTRUSTED (untrusted.c). */
+cudnnctl_err cc_untrusted_refusal(cudnnctl_ctx *ctx, const char *what, const char *cmd,
+                                  const char *path);
 /* Keep the first error while cleanup code (which may record its own) runs. */
 typedef struct {
     cudnnctl_err code;

@@ -58,6 +58,15 @@ static char *smi_version(cc_detect_run *run)
     char *smi = on_path("nvidia-smi");
     if (!smi)
         return NULL;
+    char *why = NULL;
+    int may = cc_dt_may_run(run->ctx, smi, &why); /* PATH under sudo -E may be anyone's */
+    if (may == 0)
+        cc_dt_note(run, "%s not run (%s): driver version from /proc and libcuda only", smi, why);
+    free(why);
+    if (may != 1) {
+        free(smi);
+        return NULL;
+    }
     const char *argv[] = {smi, "--query-gpu=driver_version", "--format=csv,noheader", NULL};
     char *out = NULL, *ver = NULL;
     int status = 0;

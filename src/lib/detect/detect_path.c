@@ -386,3 +386,17 @@ int cc_dt_note(cc_detect_run *run, const char *fmt, ...)
     cc_log(run->ctx, CUDNNCTL_LOG_DEBUG, "detect: %s", s);
     return cc_strv_push_own(&run->notes, s);
 }
+
+int cc_dt_may_run(const cudnnctl_ctx *ctx, const char *host, char **why)
+{
+    *why = NULL;
+    if (ctx->root) {
+        *why = cc_asprintf("it is under --root %s, where nothing is run", ctx->root);
+        return *why ? 0 : -1;
+    }
+    if (!cc_pf_is_root() || cc_pf_trust_check(host, CC_PF_TRUST_OBJECT) == 0)
+        return 1;
+    *why = cc_asprintf("running as root, cudnnctl runs only programs no other user can change: %s",
+                       cc_pf_last_error_text());
+    return *why ? 0 : -1;
+}

@@ -30,6 +30,10 @@ char *cc_dt_env_path(const cudnnctl_ctx *ctx, const char *value);
 /* The dirs the dynamic loader searches (ld.so.conf, its cache, the defaults) and the
  * LD_LIBRARY_PATH dirs, resolved under --root (detect_sites.c). 0 ok, -1 out of memory. */
 int cc_dt_loader_dirs(cudnnctl_ctx *ctx, cc_strv *loader, cc_strv *ld_library_path);
+/* Whether detect may run the program at host path `host` (docs/security.md, "Running as
+ * root"): never one under --root, whoever runs (a tree being examined, not trusted), and as root
+ * only one that passes the trust rule. 1 = yes; 0 = no, *why (malloc'd) says why; -1 OOM. */
+int cc_dt_may_run(const cudnnctl_ctx *ctx, const char *host, char **why);
 /* Lexically clean an absolute path: no "//", ".", trailing '/' (".." kept). */
 char *cc_dt_clean(const char *path);
 

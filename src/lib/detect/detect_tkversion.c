@@ -63,6 +63,21 @@ static void read_nvcc(cc_detect_run *run, cudnnctl_toolkit *t, const char *dir, 
         problem(t, cc_asprintf("%s is not executable: not run", p));
         goto out;
     }
+    /* under --root not running it is the rule (a note); as root, a toolkit whose nvcc another
+     * user could change is a problem of that toolkit */
+    char *why = NULL;
+    int may = cc_dt_may_run(run->ctx, host, &why);
+    if (may == 0 && run->ctx->root)
+        cc_dt_note(run, "%s not run (%s): the version is read from the toolkit's files "
+                        "(version.json, version.txt, cuda.h, libcudart's SONAME)",
+                   p, why);
+    else if (may == 0)
+        problem(t, cc_asprintf("%s not run (%s); the version is read from the toolkit's files "
+                               "(version.json, version.txt, cuda.h, libcudart's SONAME)",
+                               p, why));
+    free(why);
+    if (may != 1)
+        goto out;
     const char *argv[] = {host, "--version", NULL};
     char *text = NULL;
     int status = 0;

@@ -228,8 +228,17 @@ static int toolkit_versions(cc_detect_run *run, const win_cand *c, cudnnctl_tool
     free(text);
     p = cc_asprintf("%s\\bin\\nvcc.exe", c->path);
     text = NULL;
-    real = p && cc_host_is_native(ctx) && cc_dt_win_exists(ctx, p, 0) ? cc_rooted(ctx, p) : NULL;
-    if (real) { /* a foreign profile runs nothing of the other OS */
+    /* a foreign profile runs nothing of the other OS; nothing under --root is run */
+    real = p && !ctx->root && cc_host_is_native(ctx) && cc_dt_win_exists(ctx, p, 0)
+               ? cc_rooted(ctx, p)
+               : NULL;
+    char *why = NULL;
+    if (real && cc_dt_may_run(ctx, real, &why) != 1) {
+        free(real);
+        real = NULL;
+    }
+    free(why);
+    if (real) {
         const char *argv[] = {real, "--version", NULL};
         size_t len = 0;
         int status = 0;

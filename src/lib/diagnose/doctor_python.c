@@ -58,7 +58,10 @@ int cc_doc_check_python(cc_doctor_run *run)
     wo.python = run->opts->python;
     wo.inherit_ld_library_path = 1;
     cudnnctl_which_report *rep = NULL;
-    if (cudnnctl_which(run->ctx, &wo, &rep) != CUDNNCTL_E_OK)
+    cudnnctl_err e = cudnnctl_which(run->ctx, &wo, &rep);
+    if (e == CUDNNCTL_E_UNTRUSTED) /* not run as root (another user could change it): say so */
+        run->err = e;
+    if (e != CUDNNCTL_E_OK)
         return 0; /* the interpreter did not run: the CLI checks that first */
     for (size_t i = 0; i < rep->n; i++) {
         const cudnnctl_consumer *c = &rep->v[i];

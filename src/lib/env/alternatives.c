@@ -359,7 +359,11 @@ cudnnctl_err cc_alt_set(cudnnctl_ctx *ctx, const char *name, const char *path, c
     size_t outn = 0;
     int status = 0;
     if (cc_pf_run(argv, NULL, NULL, 60000, 1, &outp, &outn, &status) != 0 || status != 0) {
-        rc = CC_ERR(ctx, CUDNNCTL_E_ENV, "update-alternatives --set %s %s failed (status %d): %s",
+        /* refused as untrusted (a PATH under sudo -E): say so, exit 9 */
+        cudnnctl_err why = !outp && cc_pf_last_error() == CUDNNCTL_E_UNTRUSTED
+                               ? CUDNNCTL_E_UNTRUSTED
+                               : CUDNNCTL_E_ENV;
+        rc = CC_ERR(ctx, why, "update-alternatives --set %s %s failed (status %d): %s",
                     name, a.choices[idx].path, status, outp ? outp : cc_pf_last_error_text());
     } else {
         char *cmd = cc_asprintf("update-alternatives --set %s %s", name, a.choices[idx].path);

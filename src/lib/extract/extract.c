@@ -388,6 +388,18 @@ static cudnnctl_err stage_entry(pass *p, struct archive *a, struct archive_entry
     return CUDNNCTL_E_OK;
 }
 
+/* The file mode's one open file, every pass from its start (its size from the open file). */
+static cudnnctl_err rewind_file(pass *p)
+{
+    cc_pf_stat_t st;
+    if (cc_pf_seek(p->rd.fd, 0) != 0 || cc_pf_fstat(p->rd.fd, &st) != 0)
+        return CC_ERR_PF(p->ctx, "cannot read the archive",
+                         p->o->path ? p->o->path : "(the verified file)");
+    p->rd.size = st.size;
+    p->rd.pos = 0;
+    return CUDNNCTL_E_OK;
+}
+
 static cudnnctl_err open_archive(pass *p, struct archive **out)
 {
     struct archive *a = archive_read_new();
@@ -397,16 +409,13 @@ static cudnnctl_err open_archive(pass *p, struct archive **out)
     archive_read_support_filter_xz(a);
     archive_read_support_filter_gzip(a);
     int r;
-    if (p->o->path) {
+    if (p->rd.fd >= 0) {
         archive_read_support_format_zip_seekable(a);
-        p->rd.fd = cc_pf_open(p->o->path, CC_PF_O_RDONLY, 0);
-        cc_pf_stat_t st;
-        if (p->rd.fd < 0 || cc_pf_stat(p->o->path, &st) != 0) {
+        cudnnctl_err rc = rewind_file(p);
+        if (rc != CUDNNCTL_E_OK) {
             archive_read_free(a);
-            return CC_ERR_PF(p->ctx, "cannot open the archive", p->o->path);
+            return rc;
         }
-        p->rd.size = st.size;
-        p->rd.pos = 0;
         archive_read_set_read_callback(a, rd_file);
         archive_read_set_seek_callback(a, seek_file);
     } else {
@@ -501,22 +510,14 @@ static cudnnctl_err run_pass(pass *p)
 out:
     if (a)
         archive_read_free(a);
-    if (p->o->path && p->rd.fd >= 0) {
-        cc_pf_close(p->rd.fd);
-        p->rd.fd = -1;
-    }
     return rc;
 }
 
 /* A zip starts with a local file header (or, empty, with the end record). */
-static int is_zip_file(const char *path)
+static int is_zip_file(cc_pf_fd fd)
 {
     unsigned char m[4] = {0};
-    cc_pf_fd fd = cc_pf_open(path, CC_PF_O_RDONLY, 0);
-    if (fd < 0)
-        return 0;
-    long long n = cc_pf_read(fd, m, sizeof(m));
-    cc_pf_close(fd);
+    long long n = cc_pf_seek(fd, 0) == 0 ? cc_pf_read(fd, m, sizeof(m)) : -1;
     return n == 4 && m[0] == 'P' && m[1] == 'K' &&
            ((m[2] == 3 && m[3] == 4) || (m[2] == 5 && m[3] == 6));
 }
@@ -628,10 +629,12 @@ cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *o, const ch
                            cc_staging *out)
 {
     memset(out, 0, sizeof(*out));
-    if (!o || !staging_dir || (!o->read_fn) == (!o->path))
-        return CC_ERR(ctx, CUDNNCTL_E_USAGE, "extract: give exactly one of a reader or a path");
+    if (!o || !staging_dir || (!o->read_fn) == (!o->path && !o->has_fd) ||
+        (o->read_fn && o->has_fd))
+        return CC_ERR(ctx, CUDNNCTL_E_USAGE,
+                      "extract: give exactly one of a reader, a path or an open file");
     const char *hint = o->name_hint ? o->name_hint : o->path;
-    if (!o->path && hint && cc_str_ends(hint, ".zip"))
+    if (o->read_fn && hint && cc_str_ends(hint, ".zip"))
         return CC_ERR(ctx, CUDNNCTL_E_UNSUPPORTED,
                       "%s: a zip archive is extracted from the downloaded file (its central "
                       "directory is at the end), not from a stream: use cc_extract_file",
@@ -645,13 +648,20 @@ cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *o, const ch
     if (rc)
         return rc;
     p.root = root;
+    /* file mode: one open file for every pass (a path is opened here, once) */
+    if (o->has_fd)
+        p.rd.fd = o->fd;
+    else if (o->path && (p.rd.fd = cc_pf_open(o->path, CC_PF_O_RDONLY, 0)) < 0) {
+        rc = CC_ERR_PF(ctx, "cannot open the archive", o->path);
+        goto out;
+    }
     expected = o->expected_top ? cc_strdup(o->expected_top) : cc_layout_expected_top(hint);
     p.rd.buf = malloc(READ_BLOCK);
     if (!p.rd.buf || (o->expected_top && !expected)) {
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;
     }
-    if (o->path && is_zip_file(o->path) && (rc = zip_precheck(&p, expected)) != CUDNNCTL_E_OK)
+    if (p.rd.fd >= 0 && is_zip_file(p.rd.fd) && (rc = zip_precheck(&p, expected)) != CUDNNCTL_E_OK)
         goto out;
     p.check = cc_xcheck_new(expected);
     p.writer = cc_xwriter_new(root, !o->no_writer_thread);
@@ -680,6 +690,8 @@ out:
             empty_staging(ctx, root);
         }
     }
+    if (!o->has_fd && p.rd.fd >= 0)
+        cc_pf_close(p.rd.fd);
     free(p.rd.buf);
     free(expected);
     free(root);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cudnnctl/cudnnctl.h"
+#include "platform.h"
 #include "source.h"
 #include "str.h"
 
@@ -70,7 +71,8 @@ cudnnctl_err cc_extract_reader(cudnnctl_ctx *ctx, cc_read_fn read_fn, void *user
                                const char *name_hint, const char *staging_dir, cc_staging *out);
 
 /* The same from an archive file on disk: every format (.tar.xz, .tgz, .zip). A zip is checked
- * entry by entry completely before its first byte is written. name_hint NULL: path's name. */
+ * entry by entry completely before its first byte is written. name_hint NULL: path's name. The
+ * file is opened once: every pass reads that one open file, whatever the path names meanwhile. */
 cudnnctl_err cc_extract_file(cudnnctl_ctx *ctx, const char *path, const char *name_hint,
                              const char *staging_dir, cc_staging *out);
 
@@ -79,6 +81,11 @@ typedef struct {
     cc_read_fn read_fn; /* stream mode: bytes come from here ... */
     void *user;
     const char *path;         /* ... or file mode: the archive on disk (exactly one of them) */
+    /* ... or file mode over an open file the caller holds (and closes): has_fd 1 and fd, each pass
+     * reading it from offset 0 — the very file whose bytes were verified (cc_source_take_file);
+     * path, when given too, only names it in messages */
+    int has_fd;
+    cc_pf_fd fd;
     const char *name_hint;    /* archive file name; NULL: path's base name / unknown */
     const char *expected_top; /* NULL: NVIDIA's top dir for name_hint (the file stem for 8.3+,
                                * "cuda" for <= 8.2), or any such-looking dir when unknown */

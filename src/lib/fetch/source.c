@@ -19,7 +19,9 @@ static void file_thread(void *arg)
     char *why = NULL;
     cudnnctl_err rc = CUDNNCTL_E_OK;
     unsigned char *buf = malloc(CHUNK);
-    cc_pf_fd fd = cc_sys_open(s->ctx, s->path, CC_PF_O_RDONLY, 0);
+    /* a private copy is open already (source_keep.c) */
+    cc_pf_fd fd = s->file_fd >= 0 ? s->file_fd : cc_sys_open(s->ctx, s->path, CC_PF_O_RDONLY, 0);
+    s->file_fd = -1;
     if (!buf || fd < 0) {
         rc = buf ? cc_pf_last_error() : CUDNNCTL_E_NOMEM;
         why = cc_asprintf("cannot read %s: %s", s->path,
@@ -46,7 +48,9 @@ static void file_thread(void *arg)
         why = cc_strdup("SHA-256 finalisation failed");
     }
 out:
-    if (fd >= 0)
+    if (rc == CUDNNCTL_E_OK && s->keep_file)
+        s->file_fd = fd; /* the consumer takes it after the join (cc_source_take_file) */
+    else if (fd >= 0)
         cc_sys_close(s->ctx, fd);
     free(buf);
     if (rc != CUDNNCTL_E_OK) {
@@ -341,6 +345,15 @@ static cudnnctl_err open_local(cc_source *s)
                    "incomplete copy, or another build): fetch it again or refresh the manifest",
                    p, (unsigned long long)st.size, (unsigned long long)s->expected_size);
     s->kind = CC_SRC_FILE;
+    /* another user could change it while (or after) it is hashed: read a private copy */
+    if (cc_pf_trust_check(p, CC_PF_TRUST_OBJECT) != 0) {
+        char *why = cc_strdup(cc_pf_last_error_text());
+        cudnnctl_err rc = why ? cc_src_private_copy(s, why)
+                              : CC_ERR(s->ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        free(why);
+        if (rc != CUDNNCTL_E_OK)
+            return rc;
+    }
     return start_thread(s, file_thread);
 }
 
@@ -369,8 +382,12 @@ cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_sourc
     s->ctx = ctx;
     s->cache.lock_fd = -1;
     s->spill_fd = -1;
+    s->file_fd = -1;
+    s->keep_file = o->keep_file;
     s->url = cc_strdup(o->url);
-    s->cacert = o->cacert ? cc_strdup(o->cacert) : NULL;
+    /* the context's CA bundle serves every download without its own (manifests too) */
+    const char *cacert = o->cacert ? o->cacert : ctx->cacert;
+    s->cacert = cacert ? cc_strdup(cacert) : NULL;
     s->expected_size = o->expected_size;
     if (o->expected_sha256) {
         s->have_expected = 1;
@@ -392,7 +409,7 @@ cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_sourc
     s->sha = cc_sha256_new();
     s->mu = cc_pf_mutex_new();
     s->changed = cc_pf_cond_new();
-    if (!s->url || (o->cacert && !s->cacert) || !s->ring || !s->sha || !s->mu || !s->changed) {
+    if (!s->url || (cacert && !s->cacert) || !s->ring || !s->sha || !s->mu || !s->changed) {
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;
     }
@@ -519,10 +536,19 @@ cudnnctl_err cc_source_finish(cc_source *s, char sha256_hex[65], uint64_t *size)
             s->final_path = cc_strdup(s->path); /* private part, removed at close */
         }
     } else {
-        s->final_path = cc_strdup(s->path);
+        s->final_path = cc_strdup(s->path); /* a local file as given (even when a private copy
+                                             * was read: that one goes at close) */
     }
     if (!s->final_path)
         CC_RET_ERR(s->ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (s->kind == CC_SRC_DOWNLOAD && s->keep_file) {
+        cudnnctl_err rc = cc_src_keep_download(s);
+        if (rc != CUDNNCTL_E_OK) {
+            s->failed = 1;
+            s->perr = rc;
+            return rc;
+        }
+    }
     s->finished = 1;
     if (sha256_hex)
         memcpy(sha256_hex, s->hex, 65);
@@ -539,6 +565,11 @@ void cc_source_close(cc_source *s)
         cc_ring_cancel(s->ring);
     cc_pf_thread_join(s->thread);
     close_spill(s);
+    if (s->file_fd >= 0)
+        cc_sys_close(s->ctx, s->file_fd);
+    if (s->copy)
+        cc_sys_unlink(s->ctx, s->copy); /* the private copy of a local archive */
+    free(s->copy);
     /* a private (unverifiable, unkeyed) download is never reused */
     if (s->kind == CC_SRC_DOWNLOAD && !s->cache.resumable && s->path) {
         cc_sys_unlink(s->ctx, s->path);

@@ -37,6 +37,9 @@ typedef struct {
      * --sha256 (a mismatch then says the value given is not this file's). */
     const char *what;
     int via_mirror, sha256_from_user;
+    /* Hold the verified file open after cc_source_finish, for cc_source_take_file (a zip: its
+     * extraction seeks, so it reads the file, which must be the one that was hashed). */
+    int keep_file;
 } cc_source_opts;
 
 /* Open a source. A cache hit (by expected_sha256) opens the cached blob and downloads nothing
@@ -55,8 +58,18 @@ long long cc_source_read(cc_source *src, void *buf, size_t len);
  * (a local file given by the user is left where it is).
  * On success, a download is committed to the cache. sha256_hex / size may be NULL. */
 cudnnctl_err cc_source_finish(cc_source *src, char sha256_hex[65], uint64_t *size);
-/* Path of the bytes on disk once finished (cache blob or the local file); NULL before. */
+/* Path of the bytes on disk once finished (cache blob or the local file as given); NULL before. */
 const char *cc_source_path(const cc_source *src);
+/* The file the bytes are read from (the local file as given, the cache blob, the download's
+ * part), from cc_source_open on: what a test swaps (cudnnctl_test.h). */
+const char *cc_source_file(const cc_source *src);
+/* With opts.keep_file, after a successful cc_source_finish: the open file holding exactly the
+ * verified bytes, at offset 0 — the descriptor they were hashed from (a download: hashed again
+ * from it) — now the caller's to close. -1 (ctx error) otherwise. A local archive another user
+ * could change (cc_pf_trust_check fails: its directory or the file writable by others) is never
+ * read in place: cc_source_open copies it into a private file of the cache first, and everything
+ * (hash, extraction) reads the copy. */
+cc_pf_fd cc_source_take_file(cc_source *src);
 /* Abort and release; a partial download stays as a resumable .part in the cache. */
 void cc_source_close(cc_source *src);
 

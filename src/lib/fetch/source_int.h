@@ -64,6 +64,12 @@ struct cc_source {
     int failed;
     int finished;
     char *final_path;
+
+    /* the verified file (source_keep.c) */
+    int keep_file;    /* opts.keep_file: hold it open for cc_source_take_file */
+    cc_pf_fd file_fd; /* the private copy (before), or the file the bytes were hashed from
+                       * (after the file thread ended / finish); -1: none */
+    char *copy;       /* the private copy of an untrusted local archive, removed at close */
 };
 
 enum { CC_READY_DATA = 1, CC_READY_END = 2, CC_READY_FAILED = 3 };
@@ -83,6 +89,13 @@ int cc_src_deliver(cc_source *s, const void *data, size_t len);
 unsigned cc_src_backoff_ms(const cc_source *s, unsigned failures);
 /* Why a download whose announced size is not the manifest's is refused (malloc'd). */
 char *cc_src_size_refused(const char *url, int64_t server_size, uint64_t manifest_size);
+
+/* source_keep.c: copy s->path (a local archive another user could change: why_untrusted) into a
+ * private file of the cache, s->copy, open in s->file_fd at offset 0 for the file thread. */
+cudnnctl_err cc_src_private_copy(cc_source *s, const char *why_untrusted);
+/* After a verified download: s->final_path hashed again from a descriptor kept in s->file_fd
+ * (HASH_MISMATCH when it changed since). */
+cudnnctl_err cc_src_keep_download(cc_source *s);
 
 /* The download producer (fetch.c), run on the source's thread. */
 void cc_fetch_thread(void *arg);

@@ -1,5 +1,5 @@
-/* transport_curl.c: the libcurl transport — one GET with certificate checks, bounded redirects,
- * Range, low-speed abort, proxies from the environment, and every CURLcode mapped to a
+/* transport_curl.c: the libcurl transport — one GET with certificate checks, bounded redirects
+ * (never from https to http), Range, low-speed abort, proxies from the environment, and every CURLcode mapped to a
  * cudnnctl_err. The only file that includes curl.h. */
 #include <ctype.h>
 #include <stdlib.h>
@@ -26,6 +26,7 @@ typedef struct {
     /* Content-Range of the response being received (reset at each status line) */
     int have_cr;
     int64_t cr_start, cr_total;
+    char location[512]; /* the last redirect's Location (for the https-to-http refusal) */
 } xfer;
 
 static int prefix_ci(const char *s, size_t n, const char *p)
@@ -39,12 +40,23 @@ static int prefix_ci(const char *s, size_t n, const char *p)
     return 1;
 }
 
+static int is_https(const char *url)
+{
+    return prefix_ci(url, strlen(url), "https://");
+}
+
 static size_t on_header(char *line, size_t size, size_t nitems, void *user)
 {
     xfer *x = user;
     size_t n = size * nitems;
     if (prefix_ci(line, n, "HTTP/")) {
         x->have_cr = 0; /* a new response (redirect hop, 100-continue) */
+    } else if (prefix_ci(line, n, "location:")) {
+        size_t k = n - 9 < sizeof(x->location) - 1 ? n - 9 : sizeof(x->location) - 1;
+        memcpy(x->location, line + 9, k);
+        x->location[k] = '\0';
+        char *t = cc_str_trim(x->location);
+        memmove(x->location, t, strlen(t) + 1);
     } else if (prefix_ci(line, n, "content-range:")) {
         /* "Content-Range: bytes START-END/TOTAL" (TOTAL may be '*') */
         char tmp[128];
@@ -319,6 +331,19 @@ static void map_result(xfer *x, CURLcode rc, const char *errbuf)
                                   req->max_redirects, req->url, url);
         return;
     case CURLE_UNSUPPORTED_PROTOCOL:
+        if (is_https(req->url) && prefix_ci(x->location, strlen(x->location), "http://")) {
+            /* the redirect protocols of an https request are https alone (setup_easy) */
+            res->code = CUDNNCTL_E_TLS;
+            res->detail = cc_asprintf(
+                "%s redirected to %s: cudnnctl never follows a redirect from https to plain "
+                "http (the bytes would come without TLS while the request and the receipt say "
+                "https); fix: use an https mirror that does not downgrade (--mirror https://...), "
+                "or give the http:// address itself if plain http is acceptable (the SHA-256 "
+                "still checks an archive)",
+                req->url, x->location);
+            return;
+        }
+        /* fall through */
     case CURLE_URL_MALFORMAT:
         res->code = CUDNNCTL_E_USAGE;
         res->detail = cc_asprintf("cannot download %s: %s (only http:// and https:// URLs, "
@@ -359,10 +384,13 @@ static void curl_close(cc_transport *t)
     curl_global_cleanup();
 }
 
-/* Every option of one GET on handle h (fresh or reset); range is scratch for the Range text. */
+/* Every option of one GET on handle h (fresh or reset); range is scratch for the Range text.
+ * An https request follows redirects to https only: bytes asked for over TLS never arrive in
+ * clear text (docs/security.md, "Running as root"). */
 static void setup_easy(CURL *h, xfer *x, char *errbuf, char range[64])
 {
     const cc_transport_req *req = x->req;
+    int tls_only = is_https(req->url);
     curl_easy_setopt(h, CURLOPT_URL, req->url);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L); /* we run in a background thread */
@@ -370,10 +398,11 @@ static void setup_easy(CURL *h, xfer *x, char *errbuf, char range[64])
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, (long)req->max_redirects);
 #if LIBCURL_VERSION_NUM >= 0x075500
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, tls_only ? "https" : "http,https");
 #else
     curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS,
+                     tls_only ? (long)CURLPROTO_HTTPS : (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
     curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);

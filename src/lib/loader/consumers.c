@@ -262,11 +262,23 @@ static const char PY_SITES[] =
 cudnnctl_err cc_ld_python(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
                           cudnnctl_which_report *rep)
 {
-    const char *argv[] = {o->python, "-c", PY_SITES, NULL};
+    /* as root, -E: PYTHON* variables kept by sudo -E (PYTHONPATH's sitecustomize) run nothing;
+     * the interpreter itself must pass the trust rule (cc_pf_run refuses it otherwise) */
+    const char *argv_user[] = {o->python, "-c", PY_SITES, NULL};
+    const char *argv_root[] = {o->python, "-E", "-c", PY_SITES, NULL};
+    const char *const *argv = cc_pf_is_root() ? argv_root : argv_user;
     char *out = NULL;
     size_t len = 0;
     int status = 0;
-    if (cc_pf_run(argv, NULL, NULL, 30000, 0, &out, &len, &status) != 0 || status != 0) {
+    int ran = cc_pf_run(argv, NULL, NULL, 30000, 0, &out, &len, &status) == 0;
+    if (!ran && cc_pf_last_error() == CUDNNCTL_E_UNTRUSTED) {
+        char *what = cc_asprintf("--python %s", o->python);
+        cudnnctl_err e = what ? cc_untrusted_refusal(ctx, what, "cudnnctl which --python", o->python)
+                              : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        free(what);
+        return e;
+    }
+    if (!ran || status != 0) {
         free(out);
         CC_RET_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
                    "%s did not run (exit %d): give a Python interpreter, e.g. --python "

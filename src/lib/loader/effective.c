@@ -348,7 +348,18 @@ cudnnctl_err cudnnctl_env_of(cudnnctl_ctx *ctx, const char *file, const char *ba
     char *out = NULL;
     size_t len = 0;
     int status = 0;
-    if (cc_pf_run(argv, NULL, NULL, 30000, 0, &out, &len, &status) != 0 || status != 0) {
+    /* sh runs what the file says: as root, only a file no other user can change */
+    if (cc_pf_is_root() && cc_pf_trust_check(file, CC_PF_TRUST_OBJECT) != 0) {
+        char *what = cc_asprintf("--env-of %s: refusing to evaluate it as root", file);
+        cudnnctl_err e = what ? cc_untrusted_refusal(ctx, what, "cudnnctl which --env-of", file)
+                              : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        free(what);
+        return e;
+    }
+    int ran = cc_pf_run(argv, NULL, NULL, 30000, 0, &out, &len, &status) == 0;
+    if (!ran && cc_pf_last_error() == CUDNNCTL_E_UNTRUSTED) /* sh itself (PATH under sudo -E) */
+        return cc_untrusted_refusal(ctx, "--env-of: not evaluated", NULL, NULL);
+    if (!ran || status != 0) {
         free(out);
         CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
                    "%s: sh could not evaluate it (exit %d): give the output of "
