@@ -35,7 +35,7 @@ void cudnnctl_set_loader_facts(const char *text);
  *  cache blob, the download): a test renames another archive over that path there and checks
  *  that what is installed (and what the receipt's SHA-256 says) are still the verified bytes. */
 typedef void (*cudnnctl_archive_hook)(void *user, const char *path);
-CUDNNCTL_API void cudnnctl_set_archive_hook(cudnnctl_ctx *ctx, cudnnctl_archive_hook fn,
+void cudnnctl_set_archive_hook(cudnnctl_ctx *ctx, cudnnctl_archive_hook fn,
                                             void *user);
 
 #ifdef __cplusplus

@@ -131,12 +131,21 @@ DLL=$P4/cudnn-9.99.0.1-cuda13/bin/cudnn64_9.dll
 grep -q GENUINE "$DLL" && ! grep -q ATTACKER "$DLL" || fail "download: the swapped blob was unpacked"
 [ "$(receipt_sha "$(json_get "$T/4.json" 'd["receipt"]["path"]')")" = "$ZSHA" ] || fail "download: receipt SHA-256"
 
-# ---- 5. eve's own install with a cache anyone can write: the blob is hashed again ---------------
+# ---- 5. eve's own install with a cache anyone can write: refused (the cache is not believed),
+#         the printed fix (chmod go-w) run, then it installs ------------------------------------
 mkdir -p "$EVE_HOME/c" && chown "$EVE:$EVE" "$EVE_HOME/c" && chmod 0777 "$EVE_HOME/c"
-as_user "$EVE" "$CUDNNCTL" -v --no-progress --cache-dir "$EVE_HOME/c" --state-dir "$EVE_HOME/s" \
-  install --no-validate --no-ldconfig --archive "$U/$ZIP" --sha256 "$ZSHA" --platform windows-x86_64 \
-  --cuda 13 --prefix "$EVE_HOME/p5" > /dev/null 2> "$T/5.err" || { cat "$T/5.err"; fail "eve's install"; }
-grep -q "blobs/sha256/$ZSHA: .*hashing it again from the file unpacked" "$T/5.err" ||
-  { cat "$T/5.err"; fail "a blob in a cache others can write was not hashed again"; }
+I5=(install --no-validate --no-ldconfig --archive "$U/$ZIP" --sha256 "$ZSHA" --platform windows-x86_64
+    --cuda 13 --prefix "$EVE_HOME/p5")
+set +e
+as_user "$EVE" "$CUDNNCTL" --no-progress --cache-dir "$EVE_HOME/c" --state-dir "$EVE_HOME/s" "${I5[@]}" \
+  > /dev/null 2> "$T/5.err"; rc=$?
+set -e
+[ $rc -eq 9 ] && grep -q "download cache" "$T/5.err" || { cat "$T/5.err"; fail "eve's 0777 cache was used (exit $rc)"; }
+[ ! -e "$EVE_HOME/p5/cudnn-9.99.0.1-cuda13" ] || fail "eve's install went ahead with a cache others can write"
+fix=$(sed -n "s/.*fix: \(chmod go-w '[^']*'\).*/\1/p" "$T/5.err")
+[ -n "$fix" ] || { cat "$T/5.err"; fail "no chmod fix"; }
+as_user "$EVE" sh -c "$fix"
+as_user "$EVE" "$CUDNNCTL" --no-progress --cache-dir "$EVE_HOME/c" --state-dir "$EVE_HOME/s" "${I5[@]}" \
+  > /dev/null 2> "$T/5.err" || { cat "$T/5.err"; fail "eve's install after the fix"; }
 grep -q GENUINE "$EVE_HOME/p5/cudnn-9.99.0.1-cuda13/bin/cudnn64_9.dll" || fail "eve's install: DLL"
 echo "PASS: archives swapped or rewritten after verification never reach the prefix (private copy for untrusted dirs and files, one descriptor for a zip); receipts name the bytes installed"

@@ -27,15 +27,21 @@ for x in . sub ./sub "sub/../."; do
   json_assert "$T/cfg.json" "all(f['path'].startswith('/') for f in d['files']) and '$H/.config/cudnnctl/config' in [f['path'] for f in d['files']]"
   json_assert "$T/cfg.json" "not any(f['path'].startswith('$W') for f in d['files'])"
 done
-# the control: given absolutely, the same file is read (so the check above can fail)
-cfg XDG_CONFIG_HOME="$W"
+# the control: given absolutely, the same file is read by its owner (so the check above can
+# fail) — and root, whose config it is not, refuses it (exit 9: security.md, config files)
+(cd "$W" && as_user "$EVE" env XDG_CONFIG_HOME="$W" "$CUDNNCTL" config --json) > "$T/cfg.json"
 json_assert "$T/cfg.json" 'd["values"]["mirror"]["value"] == "http://attacker.invalid/" and d["values"]["mirror"]["origin"] == "user"'
+set +e; (cd "$W" && env HOME="$H" XDG_CONFIG_HOME="$W" "$CUDNNCTL" config --json) > /dev/null 2> "$T/cfg.err"; rc=$?; set -e
+[ $rc -eq 9 ] && grep -q "is not read" "$T/cfg.err" || { cat "$T/cfg.err"; fail "root read another user's config file (exit $rc)"; }
 
 # a relative XDG_CACHE_HOME / HOME: the cache is where the (absolute) home says
-(cd "$W" && HOME="$H" XDG_CACHE_HOME=. "$CUDNNCTL" cache list --json) > "$T/cache.json"
-json_assert "$T/cache.json" "d['dir'] == '$H/.cache/cudnnctl'"
-(cd "$W" && HOME="$H" XDG_CACHE_HOME="$W/abs" "$CUDNNCTL" cache list --json) > "$T/cache.json"
+# (as the user: root's cache is /var/cache/cudnnctl whatever the environment says)
+(cd "$W" && as_user "$EVE" env XDG_CACHE_HOME=. "$CUDNNCTL" cache list --json) > "$T/cache.json"
+json_assert "$T/cache.json" "d['dir'] == '$EVE_HOME/.cache/cudnnctl'"
+(cd "$W" && as_user "$EVE" env XDG_CACHE_HOME="$W/abs" "$CUDNNCTL" cache list --json) > "$T/cache.json"
 json_assert "$T/cache.json" "d['dir'] == '$W/abs/cudnnctl'"
+(cd "$W" && HOME="$H" XDG_CACHE_HOME="$W/abs" "$CUDNNCTL" cache list --json) > "$T/cache.json"
+json_assert "$T/cache.json" "d['dir'] == '/var/cache/cudnnctl'"
 
 # ---- the unprivileged user: relative XDG_STATE_HOME / XDG_CACHE_HOME / HOME never land in the
 # working directory; the install's receipt and cache are under the passwd home ----------------

@@ -77,6 +77,7 @@ cmp "$ST/manifests/$SHA1.json" "$R/redistrib_9.28.0.json" || fail "the stored by
 grep -q 'href="redistrib_9.28.0.json"' "$T/root/srv/mirror/index.html" || fail "the mirror's index does not link the manifest"
 
 # mirror --for: the framework build's cuDNN (torch 2.9.1 pins 9.13.0.50 for CUDA 13)
+mkdir -p "$T/root/srv/none" # an empty upstream: nothing to copy, the choice is what counts
 "${C[@]}" mirror --to /srv/m-for --for torch==2.9.1 --platform linux-x86_64 --mirror /srv/none --json > "$T/mfor.json" 2>/dev/null || true
 json_assert "$T/mfor.json" 'd["archives"][0]["cudnn_version"] == "9.13.0.50" and d["archives"][0]["cuda_variant"] == "13"'
 

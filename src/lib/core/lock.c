@@ -143,6 +143,22 @@ cudnnctl_err cc_lock_acquire(cudnnctl_ctx *ctx, const char *state_dir, const cha
     return CUDNNCTL_E_OK;
 }
 
+/* The target dir could not be made for its lock: why, and the fix that fits (write_fix.c). */
+static cudnnctl_err mkdir_error(cudnnctl_ctx *ctx, const char *target_real)
+{
+    cudnnctl_err e = cc_pf_last_error();
+    if (e == CUDNNCTL_E_UNTRUSTED)
+        return CC_ERR_PF(ctx, "cannot create", target_real);
+    char *why = cc_strdup(cc_pf_last_error_text());
+    char *fix = cc_write_fix(ctx, target_real, "--prefix DIR");
+    cudnnctl_err rc = CC_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
+                             "cannot create %s: %s; %s", target_real, why ? why : "",
+                             fix ? fix : "");
+    free(why);
+    free(fix);
+    return rc;
+}
+
 char *cc_lock_target_path(const char *target_real)
 {
     return cc_path_join(target_real, ".cudnnctl-lock");
@@ -169,7 +185,7 @@ cudnnctl_err cc_lock_target(cudnnctl_ctx *ctx, const char *target_real, const ch
     int mk = existed ? 0 : cc_sys_mkdir_p(ctx, target_real, 0755);
     char *shown = cc_unrooted(ctx, target_real);
     char *what_for = cc_asprintf("in %s", shown ? shown : target_real);
-    cudnnctl_err rc = mk != 0 ? CC_ERR_PF(ctx, "cannot create", target_real)
+    cudnnctl_err rc = mk != 0 ? mkdir_error(ctx, target_real)
                               : lock_file(ctx, path, what, what_for ? what_for : "", 1, &out->fd);
     free(shown);
     free(what_for);
