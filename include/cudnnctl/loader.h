@@ -33,9 +33,13 @@ typedef struct {
     char *dir;     /**< the dir it came from (the cache file for "ld.so.cache") */
     char *from;    /**< the object whose RPATH / RUNPATH named dir; NULL otherwise */
     char *why;     /**< one sentence */
-    char *version; /**< "9.19.0" from the file name or cudnn_version.h; NULL when unknown */
+    /** cuDNN: the release of the copy the file belongs to, read from the files ("9.19.0.56":
+     *  the core library's tag, a versioned name, cudnn_version.h, the wheel's dist-info); other
+     *  libraries: from the file name ("13.0.96", "13"). NULL when unknown */
+    char *version;
     char **skipped; /**< "PATH: reason" for each candidate passed over, in search order */
     size_t n_skipped;
+    char *version_source; /**< where version came from (one phrase); NULL when unknown */
 } cudnnctl_load_result;
 
 /**
@@ -112,6 +116,14 @@ typedef struct {
      *  loads; 0 when a rule that comes first (RPATH, LD_LIBRARY_PATH, RUNPATH) decides it. */
     int system_install_affects;
     int ld_library_path_affects; /**< 1 when LD_LIBRARY_PATH can change it (no RPATH before) */
+    /** facts that are no problem, one sentence each ("libcudnn_graph.so.9 comes from another dir:
+     *  the same release 9.19.0.56, so they fit") */
+    char **notes;
+    size_t n_notes;
+    /** every cuDNN file it maps, links resolved, in load order: libcudnn.so.M, then the
+     *  sub-libraries it loads itself (what /proc/self/maps shows after its first operation) */
+    char **maps;
+    size_t n_maps;
 } cudnnctl_consumer;
 
 /** What `which` looks at. */

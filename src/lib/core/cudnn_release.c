@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "cudnn_release.h"
+#include "elf_sections.h"
 #include "platform.h"
 #include "str.h"
 
-#define MAX_SECTIONS 4096u
 #define MAX_SECTION (64u << 20)
 #define TAG "cudnn_version_"
 
@@ -30,13 +30,7 @@ static int read_at(cc_pf_fd fd, uint64_t off, void *buf, size_t len)
     return 0;
 }
 
-static uint64_t get(const unsigned char *p, int size, int le)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < size; i++)
-        v |= (uint64_t)p[le ? i : size - 1 - i] << (8 * i);
-    return v;
-}
+#define get cc_elf_get
 
 /* "9_19_0_56_" after the tag -> "9.19.0.56" (2 to 4 numbers). */
 static int tag_digits(const char *s, size_t avail, char *out, size_t n)
@@ -86,45 +80,19 @@ static int section_tag(cc_pf_fd fd, uint64_t off, uint64_t size, char *out, size
     return rc;
 }
 
-/* sh_offset and sh_size of one ELF section header. */
-static void sh_range(const unsigned char *e, int is64, int le, uint64_t *off, uint64_t *size)
+/* ELF: the section named .rodata. */
+static int elf_tag(const char *path, char *out, size_t n)
 {
-    *off = is64 ? get(e + 0x18, 8, le) : get(e + 0x10, 4, le);
-    *size = is64 ? get(e + 0x20, 8, le) : get(e + 0x14, 4, le);
-}
-
-/* ELF: the section named .rodata (section headers and their string table). */
-static int elf_tag(cc_pf_fd fd, const unsigned char *h, char *out, size_t n)
-{
-    int is64 = h[4] == 2, le = h[5] == 1;
-    uint64_t shoff = is64 ? get(h + 0x28, 8, le) : get(h + 0x20, 4, le);
-    unsigned shentsize = (unsigned)get(h + (is64 ? 0x3a : 0x2e), 2, le);
-    unsigned shnum = (unsigned)get(h + (is64 ? 0x3c : 0x30), 2, le);
-    unsigned shstrndx = (unsigned)get(h + (is64 ? 0x3e : 0x32), 2, le);
-    if (!shoff || shnum == 0 || shnum > MAX_SECTIONS || shstrndx >= shnum ||
-        shentsize < (is64 ? 64u : 40u))
+    cc_elf_sections s;
+    if (cc_elf_sections_open(path, &s) != 0)
         return -1;
-    unsigned char *sh = malloc((size_t)shnum * shentsize);
-    char *names = NULL;
-    int rc = -1;
-    if (!sh || read_at(fd, shoff, sh, (size_t)shnum * shentsize) != 0)
-        goto out;
-    uint64_t noff, nsize;
-    sh_range(sh + (size_t)shstrndx * shentsize, is64, le, &noff, &nsize);
-    if (nsize == 0 || nsize > (1u << 20) || !(names = malloc((size_t)nsize + 1)) ||
-        read_at(fd, noff, names, (size_t)nsize) != 0)
-        goto out;
-    names[nsize] = '\0';
-    for (unsigned i = 0; i < shnum && rc != 0; i++) {
-        uint64_t name = get(sh + (size_t)i * shentsize, 4, le);
-        uint64_t off, size;
-        sh_range(sh + (size_t)i * shentsize, is64, le, &off, &size);
-        if (name < nsize && strcmp(names + name, ".rodata") == 0)
-            rc = section_tag(fd, off, size, out, n);
-    }
-out:
-    free(sh);
-    free(names);
+    int i = cc_elf_section_find(&s, ".rodata"), rc = -1;
+    size_t len = 0;
+    char *data = i >= 0 ? cc_elf_section_read(&s, (size_t)i, MAX_SECTION, &len) : NULL;
+    if (data)
+        rc = find_tag(data, len, out, n);
+    free(data);
+    cc_elf_sections_close(&s);
     return rc;
 }
 
@@ -157,15 +125,14 @@ int cc_cudnn_tag_version(const char *path, char *out, size_t n)
     if (fd < 0)
         return -1;
     unsigned char h[64];
-    int rc = -1;
+    int rc = -1, elf = 0;
     if (read_at(fd, 0, h, sizeof(h)) == 0) {
-        if (memcmp(h, "\177ELF", 4) == 0 && (h[4] == 1 || h[4] == 2))
-            rc = elf_tag(fd, h, out, n);
-        else if (h[0] == 'M' && h[1] == 'Z')
+        elf = memcmp(h, "\177ELF", 4) == 0;
+        if (!elf && h[0] == 'M' && h[1] == 'Z')
             rc = pe_tag(fd, h, out, n);
     }
     cc_pf_close(fd);
-    return rc;
+    return elf ? elf_tag(path, out, n) : rc;
 }
 
 const char *cc_cudnn_core_name(int major, int windows, char *buf, size_t n)

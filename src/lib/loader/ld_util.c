@@ -66,3 +66,26 @@ cudnnctl_err cc_ld_push_consumer(cudnnctl_which_report *rep, cudnnctl_consumer *
     (*out)->need_cudnn_major = (*out)->need_cudnn_minor = (*out)->need_cuda_major = -1;
     return CUDNNCTL_E_OK;
 }
+
+static void push_text(char ***v, size_t *n, char *text)
+{
+    if (!text)
+        return;
+    char **nv = realloc(*v, (*n + 1) * sizeof(char *));
+    if (!nv) {
+        free(text);
+        return;
+    }
+    *v = nv;
+    nv[(*n)++] = text;
+}
+
+void cc_ld_problem(cudnnctl_consumer *c, char *text)
+{
+    push_text(&c->problems, &c->n_problems, text);
+}
+
+void cc_ld_note(cudnnctl_consumer *c, char *text)
+{
+    push_text(&c->notes, &c->n_notes, text);
+}

@@ -43,6 +43,13 @@ const cc_ldc_entry *cc_ldcache_lookup(const cc_ldcache *c, const char *soname, i
 char *cc_ld_version_from_name(const char *real_path, const char *stem);
 /* cuDNN version from a cudnn_version.h beside a lib dir (../include, wheel layout too). */
 char *cc_ld_cudnn_header_version(const cudnnctl_ctx *ctx, const char *lib_dir);
+/* The release of the cuDNN copy a libcudnn* file (root-relative, links resolved) belongs to:
+ * a versioned name (its own release), else the core library's tag in its dir (the bytes), else
+ * cudnn_version.h beside it, the wheel's dist-info, a cudnnctl prefix dir name. "9.19.0.56"
+ * where the tag says so. NULL unknown; *how: static text naming the source. */
+char *cc_ld_cudnn_release(const cudnnctl_ctx *ctx, const char *file, const char **how);
+/* 1 same major.minor.patch, 0 different, -1 unknown (either lacks three parts). */
+int cc_ld_same_release(const char *a, const char *b);
 
 /* ---- the search model (resolve.c, model.c) ------------------------------------------------ */
 typedef struct {
@@ -94,6 +101,7 @@ cudnnctl_err cc_ld_one(cc_ldmodel *m, int req, const char *soname, cudnnctl_load
 int cc_ld_family(const char *soname); /* 0 libcudnn, 1 libcudart, 2 libcublas, -1 other */
 char *cc_ld_driver_version(cc_ldmodel *m);
 int cc_ld_cudnn_cuda_major(const cudnnctl_ctx *ctx, const char *file, const char **how);
+/* sublibs.c: the sub-libraries libcudnn.so.M loads itself, as cuDNN searches for them. */
 void cc_ld_sublibs(cc_ldmodel *m, cudnnctl_consumer *c);
 void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver);
 cudnnctl_err cc_ld_add_lib(cc_ldmodel *m, cudnnctl_consumer *c, int req, const char *soname);
@@ -101,6 +109,9 @@ cudnnctl_err cc_ld_add_lib(cc_ldmodel *m, cudnnctl_consumer *c, int req, const c
 cudnnctl_err cc_ld_python(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
                           cudnnctl_which_report *rep);
 cudnnctl_err cc_ld_push_consumer(cudnnctl_which_report *rep, cudnnctl_consumer **out);
+/* Add a problem / a note (one sentence, taken; NULL ignored) to a consumer (ld_util.c). */
+void cc_ld_problem(cudnnctl_consumer *c, char *text);
+void cc_ld_note(cudnnctl_consumer *c, char *text);
 /* Fill real_path and version after a search. */
 void cc_ld_finish(cc_ldmodel *m, cudnnctl_load_result *r);
 

@@ -165,19 +165,6 @@ int cc_ld_cudnn_cuda_major(const cudnnctl_ctx *ctx, const char *file, const char
     return major > 0 ? major : -1;
 }
 
-static void problem(cudnnctl_consumer *c, char *text)
-{
-    if (!text)
-        return;
-    char **nv = realloc(c->problems, (c->n_problems + 1) * sizeof(char *));
-    if (!nv) {
-        free(text);
-        return;
-    }
-    c->problems = nv;
-    c->problems[c->n_problems++] = text;
-}
-
 static int cmp_driver(const char *a, const char *b)
 {
     cc_version va, vb;
@@ -196,7 +183,7 @@ void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver)
     c->system_install_affects = 1;
     if (strcmp(c->kind, "framework") == 0 && !c->extension) {
         c->verdict = cc_strdup("unknown");
-        problem(c, cc_strdup("no CUDA extension that loads cuDNN was found in this package: "
+        cc_ld_problem(c, cc_strdup("no CUDA extension that loads cuDNN was found in this package: "
                               "nothing to check"));
         return;
     }
@@ -204,7 +191,7 @@ void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver)
     c->loaded_cudnn_cuda_major = -1;
     if (!dnn || !dnn->path) {
         c->verdict = cc_strdup("missing");
-        problem(c, dnn && dnn->rule && strcmp(dnn->rule, "error") == 0
+        cc_ld_problem(c, dnn && dnn->rule && strcmp(dnn->rule, "error") == 0
                        ? cc_strdup(dnn->why)
                        : cc_asprintf("no %s is found: it cannot use cuDNN",
                                      dnn ? dnn->soname : "libcudnn"));
@@ -231,21 +218,21 @@ void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver)
     int have_v = dnn->version && cc_version_parse(dnn->version, &v) == 0;
     size_t before = 0; /* problems found while resolving (a mixed cuDNN) count too */
     if (have_v && c->need_cudnn_major >= 0 && v.part[0] != c->need_cudnn_major)
-        problem(c, cc_asprintf("it was built for cuDNN %d but loads cuDNN %s (%s): the major "
+        cc_ld_problem(c, cc_asprintf("it was built for cuDNN %d but loads cuDNN %s (%s): the major "
                                "must match",
                                c->need_cudnn_major, dnn->version, dnn->path));
     else if (have_v && v.n >= 2 && c->need_cudnn_minor >= 0 && v.part[1] < c->need_cudnn_minor)
-        problem(c, cc_asprintf("it was built for cuDNN %d.%d but loads the older %s (%s): the "
+        cc_ld_problem(c, cc_asprintf("it was built for cuDNN %d.%d but loads the older %s (%s): the "
                                "minor must be at least the build's",
                                c->need_cudnn_major, c->need_cudnn_minor, dnn->version, dnn->path));
     if (c->need_cuda_major > 0 && c->loaded_cudnn_cuda_major > 0 &&
         c->need_cuda_major != c->loaded_cudnn_cuda_major)
-        problem(c, cc_asprintf("it uses CUDA %d but the cuDNN it loads was built for CUDA %d",
+        cc_ld_problem(c, cc_asprintf("it uses CUDA %d but the cuDNN it loads was built for CUDA %d",
                                c->need_cuda_major, c->loaded_cudnn_cuda_major));
     int cuda = c->need_cuda_major > 0 ? c->need_cuda_major : c->loaded_cudnn_cuda_major;
     const char *floor = driver_floor(cuda);
     if (floor && driver && cmp_driver(driver, floor) < 0)
-        problem(c, cc_asprintf("CUDA %d needs NVIDIA driver %s or newer; this driver is %s",
+        cc_ld_problem(c, cc_asprintf("CUDA %d needs NVIDIA driver %s or newer; this driver is %s",
                                cuda, floor, driver));
     if (c->n_problems > before)
         c->verdict = cc_strdup("mismatch");
@@ -265,84 +252,4 @@ cudnnctl_err cc_ld_add_lib(cc_ldmodel *m, cudnnctl_consumer *c, int req, const c
     cudnnctl_err e = cc_ld_one(m, req, soname, &c->libs[c->n_libs]);
     c->n_libs++;
     return e;
-}
-
-static const char *const SUB9[] = {"libcudnn_graph",
-                                   "libcudnn_engines_precompiled",
-                                   "libcudnn_engines_runtime_compiled",
-                                   "libcudnn_heuristic",
-                                   "libcudnn_ops",
-                                   "libcudnn_cnn",
-                                   "libcudnn_adv",
-                                   NULL};
-static const char *const SUB8[] = {"libcudnn_ops_infer", "libcudnn_ops_train", "libcudnn_cnn_infer",
-                                   "libcudnn_cnn_train", "libcudnn_adv_infer", "libcudnn_adv_train",
-                                   NULL};
-
-/* Same copy: the dir the loader named (what $ORIGIN gives), else the same real dir. */
-static int same_dir(const cudnnctl_ctx *ctx, const char *a, const char *b)
-{
-    char *da = cc_path_dir(a), *db = cc_path_dir(b);
-    int same = da && db && strcmp(da, db) == 0;
-    if (!same && da && db) {
-        char *ha = cc_rooted(ctx, da), *hb = cc_rooted(ctx, db);
-        char *ra = ha ? cc_pf_realpath(ha) : NULL, *rb = hb ? cc_pf_realpath(hb) : NULL;
-        same = ra && rb && strcmp(ra, rb) == 0;
-        free(ha);
-        free(hb);
-        free(ra);
-        free(rb);
-    }
-    free(da);
-    free(db);
-    return same;
-}
-
-/* cuDNN 8 and 9 load their sub-libraries themselves: dlopen by soname from libcudnn.so.M, so
- * with libcudnn's own DT_RUNPATH ($ORIGIN) — which comes AFTER LD_LIBRARY_PATH. A consumer whose
- * libcudnn.so.M comes through its DT_RPATH still gets the sub-libraries of another copy when
- * LD_LIBRARY_PATH names one: a mixed cuDNN (PyTorch then fails: "compiled against 9.19 but
- * found runtime version 9.14"). The graph library joins the consumer's list; any sub-library
- * from another dir too, with a problem. */
-void cc_ld_sublibs(cc_ldmodel *m, cudnnctl_consumer *c)
-{
-    const cudnnctl_load_result *dnn = NULL;
-    for (size_t i = 0; i < c->n_libs && !dnn; i++)
-        if (cc_ld_family(c->libs[i].soname) == 0 && c->libs[i].path)
-            dnn = &c->libs[i];
-    const char *dot = dnn ? strstr(dnn->soname, ".so.") : NULL;
-    int major = dot ? atoi(dot + 4) : -1;
-    if (major != 8 && major != 9)
-        return;
-    int req = -1;
-    for (size_t i = 0; i < m->n_objs && req < 0 && dnn->requester; i++)
-        if (strcmp(m->objs[i].path, dnn->requester) == 0)
-            req = (int)i;
-    char *dnn_path = cc_strdup(dnn->path), *dnn_soname = cc_strdup(dnn->soname);
-    int obj = dnn_path ? cc_ldm_add(m, dnn_path, req, 0) : -1;
-    for (const char *const *s = major == 9 ? SUB9 : SUB8; obj >= 0 && *s; s++) {
-        char *soname = cc_asprintf("%s.so.%d", *s, major);
-        cudnnctl_load_result r;
-        if (!soname || cc_ld_one(m, obj, soname, &r) != CUDNNCTL_E_OK) {
-            free(soname);
-            break;
-        }
-        int other = r.path && !same_dir(m->ctx, r.path, dnn_path);
-        if (other)
-            problem(c, cc_asprintf("a mixed cuDNN: %s comes from %s but %s, which it loads "
-                                   "itself, from %s (%s: %s)",
-                                   dnn_soname, dnn_path, soname, r.path, r.rule,
-                                   r.why ? r.why : ""));
-        cudnnctl_load_result *nv = NULL;
-        if ((s == (major == 9 ? SUB9 : SUB8) || other) &&
-            (nv = realloc(c->libs, (c->n_libs + 1) * sizeof(*nv))) != NULL) {
-            c->libs = nv;
-            c->libs[c->n_libs++] = r; /* moved */
-        } else {
-            cc_ld_result_clear(&r);
-        }
-        free(soname);
-    }
-    free(dnn_path);
-    free(dnn_soname);
 }

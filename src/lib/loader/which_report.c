@@ -165,6 +165,8 @@ static void consumer_clear(cudnnctl_consumer *c)
     for (size_t i = 0; i < c->n_problems; i++)
         free(c->problems[i]);
     free(c->problems);
+    cc_strs_free(c->notes, c->n_notes);
+    cc_strs_free(c->maps, c->n_maps);
 }
 
 void cudnnctl_which_report_free(cudnnctl_which_report *r)
@@ -215,6 +217,8 @@ static cJSON *consumer_obj(const cudnnctl_consumer *c)
     cc_json_str(o, "loaded_cudnn_cuda_source", c->loaded_cudnn_cuda_source);
     cc_json_str(o, "verdict", c->verdict);
     cc_json_strs(o, "problems", c->problems, c->n_problems);
+    cc_json_strs(o, "notes", c->notes, c->n_notes);
+    cc_json_strs(o, "maps", c->maps, c->n_maps);
     cJSON_AddBoolToObject(o, "system_install_affects", c->system_install_affects);
     cJSON_AddBoolToObject(o, "ld_library_path_affects", c->ld_library_path_affects);
     return o;

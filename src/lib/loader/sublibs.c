@@ -1,0 +1,422 @@
+/* sublibs.c: the sub-libraries libcudnn.so.M loads itself, searched as cuDNN searches for them,
+ * and whether they fit by content (release, symbols, bytes), not by dir.
+ *
+ * Measured with LD_DEBUG=libs on NVIDIA's 9.1.0 and 9.19.0 (tests/integration/test_which_release.sh
+ * repeats it against the real loader): the front dlopens libcudnn_graph first, then each
+ * sub-library, trying the names libX.so.M.m.p, libX.so.M.m, libX.so.M, libX.so in turn, each a full
+ * loader search on behalf of libcudnn.so.M (whose DT_RUNPATH $ORIGIN comes after LD_LIBRARY_PATH).
+ * A candidate built for another graph library fails to load ("undefined symbol: X, version
+ * libcudnn_graph.so.9") and the next name is tried. cudnnGetVersion() reports the graph's release,
+ * so a graph library of another release than the front breaks it ("compiled against 9.19 but found
+ * runtime version 9.14"). cuDNN 8.9.6 tries libX.so.8 only. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf_sections.h"
+#include "hash.h"
+#include "internal.h"
+#include "loader_int.h"
+#include "platform.h"
+
+static const char *const SUB9[] = {"libcudnn_graph",
+                                   "libcudnn_engines_precompiled",
+                                   "libcudnn_engines_runtime_compiled",
+                                   "libcudnn_heuristic",
+                                   "libcudnn_ops",
+                                   "libcudnn_cnn",
+                                   "libcudnn_adv",
+                                   NULL};
+static const char *const SUB8[] = {"libcudnn_ops_infer", "libcudnn_ops_train", "libcudnn_cnn_infer",
+                                   "libcudnn_cnn_train", "libcudnn_adv_infer", "libcudnn_adv_train",
+                                   NULL};
+
+/* Sub-libraries from another dir than the front that fit: one note per dir. */
+typedef struct {
+    char *dir, *rule, *why;
+    cc_buf names;
+} fit_group;
+
+typedef struct {
+    cc_ldmodel *m;
+    cudnnctl_consumer *c;
+    int obj, major;
+    char *front_path, *front_soname, *front_rel;
+    size_t graph; /* index of the graph library in c->libs; (size_t)-1 none */
+    fit_group groups[8];
+    size_t n_groups;
+    cc_strv graph_syms; /* what the mapped graph library defines (sorted), read once */
+    int graph_syms_read;
+    int graph_bad; /* the graph library does not fit the front: that one problem says it */
+} sub_run;
+
+static const char *file_of(const cudnnctl_load_result *r)
+{
+    return r->real_path ? r->real_path : r->path;
+}
+
+/* Same copy: the dir the loader named (what $ORIGIN gives), else the same real dir. */
+static int same_dir(const cudnnctl_ctx *ctx, const char *a, const char *b)
+{
+    char *da = cc_path_dir(a), *db = cc_path_dir(b);
+    int same = da && db && strcmp(da, db) == 0;
+    if (!same && da && db) {
+        char *ha = cc_rooted(ctx, da), *hb = cc_rooted(ctx, db);
+        char *ra = ha ? cc_pf_realpath(ha) : NULL, *rb = hb ? cc_pf_realpath(hb) : NULL;
+        same = ra && rb && strcmp(ra, rb) == 0;
+        free(ha);
+        free(hb);
+        free(ra);
+        free(rb);
+    }
+    free(da);
+    free(db);
+    return same;
+}
+
+/* The same bytes: one file (device and inode: a hard link), or equal size and SHA-256. */
+static int same_bytes(cudnnctl_ctx *ctx, const char *a, const char *b)
+{
+    char *ha = cc_rooted(ctx, a), *hb = cc_rooted(ctx, b);
+    cc_pf_stat_t sa, sb;
+    int same = 0;
+    if (ha && hb && cc_pf_stat(ha, &sa) == 0 && cc_pf_stat(hb, &sb) == 0 && sa.exists &&
+        sb.exists) {
+        if (sa.dev == sb.dev && sa.ino == sb.ino)
+            same = 1;
+        else if (sa.size == sb.size) {
+            char xa[65], xb[65];
+            same = cc_sha256_file(ctx, ha, xa, NULL) == 0 &&
+                   cc_sha256_file(ctx, hb, xb, NULL) == 0 && strcmp(xa, xb) == 0;
+            cc_clear_error(ctx);
+        }
+    }
+    free(ha);
+    free(hb);
+    return same;
+}
+
+/* Is `sub` of the release of `ref` (a library already mapped)? By release, else by bytes: one of
+ * them is a copy of the file of its name in the other's dir. 1 yes, 0 no, -1 cannot tell (then
+ * it is not counted as a mix: no false alarm). *why says how, ending in the verdict. */
+static int same_release(cudnnctl_ctx *ctx, const cudnnctl_load_result *ref,
+                        const cudnnctl_load_result *sub, char **why)
+{
+    int same = cc_ld_same_release(ref->version, sub->version);
+    if (same >= 0) {
+        *why = same ? cc_asprintf("the same release %s, so they fit", sub->version)
+                    : cc_asprintf("release %s, not %s", sub->version, ref->version);
+        return same;
+    }
+    const cudnnctl_load_result *pair[2][2] = {{ref, sub}, {sub, ref}};
+    for (int k = 0; k < 2 && same < 1; k++) {
+        char *dir = cc_path_dir(file_of(pair[k][0]));
+        char *twin = dir ? cc_path_join(dir, cc_path_base(file_of(pair[k][1]))) : NULL;
+        if (twin && same_bytes(ctx, twin, file_of(pair[k][1])))
+            same = 1;
+        free(twin);
+        free(dir);
+    }
+    *why = cc_strdup(same == 1 ? "the same bytes as the file of that name beside the other, so "
+                                 "they fit"
+                               : "their releases cannot be read (no release tag, versioned name "
+                                 "or header) and neither is a copy of a file beside the other: "
+                                 "not counted as a mix");
+    return same;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Does the sub-library load against the graph library already mapped? The real loader's test:
+ * every symbol it needs from libcudnn_graph.so.M under that version must be defined there
+ * ("undefined symbol: X, version libcudnn_graph.so.9" otherwise). 1 yes, 0 no (*why names the
+ * first missing symbol), -1 unknown (no readable .dynsym). */
+static int binds(sub_run *s, const cudnnctl_load_result *graph, const cudnnctl_load_result *sub,
+                 char **why)
+{
+    char *hg = cc_rooted(s->m->ctx, file_of(graph)), *hs = cc_rooted(s->m->ctx, file_of(sub));
+    char *soname = cc_asprintf("libcudnn_graph.so.%d", s->major);
+    cc_strv need = {0};
+    int rc = -1;
+    if (!s->graph_syms_read && hg) {
+        s->graph_syms_read = 1;
+        if (cc_elf_dyn_defined(hg, &s->graph_syms) != 0)
+            cc_strv_free(&s->graph_syms);
+    }
+    if (hs && soname && s->graph_syms.n && cc_elf_dyn_needed_from(hs, soname, &need) == 0) {
+        rc = 1;
+        for (size_t i = 0; i < need.n && rc == 1; i++)
+            if (!bsearch(&need.v[i], s->graph_syms.v, s->graph_syms.n, sizeof(char *), cmp_str)) {
+                rc = 0;
+                *why = cc_asprintf("it needs %s (version %s), which the graph library %s does "
+                                   "not define, so it does not load (\"undefined symbol\")",
+                                   need.v[i], soname, file_of(graph));
+            }
+    }
+    cc_strv_free(&need);
+    free(soname);
+    free(hg);
+    free(hs);
+    return rc;
+}
+
+/* A sub-library fits the mapped graph library when it loads against it and is of its release. */
+static int fits_graph(sub_run *s, const cudnnctl_load_result *graph,
+                      const cudnnctl_load_result *sub, char **why)
+{
+    char *bwhy = NULL;
+    if (binds(s, graph, sub, &bwhy) == 0) {
+        *why = bwhy;
+        return 0;
+    }
+    return same_release(s->m->ctx, graph, sub, why);
+}
+
+/* The names cuDNN tries for a sub-library stem, in order (see the top of this file). */
+static size_t candidate_names(const char *stem, int major, const char *release, char *out[4])
+{
+    cc_version v;
+    size_t n = 0;
+    if (major >= 9 && release && cc_version_parse(release, &v) == 0 && v.n >= 3) {
+        out[n++] = cc_asprintf("%s.so.%d.%d.%d", stem, v.part[0], v.part[1], v.part[2]);
+        out[n++] = cc_asprintf("%s.so.%d.%d", stem, v.part[0], v.part[1]);
+    }
+    out[n++] = cc_asprintf("%s.so.%d", stem, major);
+    if (major >= 9)
+        out[n++] = cc_asprintf("%s.so", stem);
+    return n;
+}
+
+/* One sub-library as cuDNN finds it: the first candidate name that resolves (graph == NULL) or
+ * that resolves to a file fitting the graph library (the others are passed over and listed in
+ * skipped). 1 found and fits, 0 only files that do not fit (out: the first of them), -1 none. */
+static int find_sub(sub_run *s, const char *stem, const cudnnctl_load_result *graph,
+                    cudnnctl_load_result *out)
+{
+    char *names[4];
+    size_t n = candidate_names(stem, s->major, s->front_rel, names);
+    int rc = -1;
+    cc_buf skipped = {0};
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < n && rc != 1; i++) {
+        cudnnctl_load_result r;
+        if (!names[i] || cc_ld_one(s->m, s->obj, names[i], &r) != CUDNNCTL_E_OK || !r.path) {
+            cc_ld_result_clear(&r);
+            continue;
+        }
+        char *why = NULL;
+        int fits = !graph || fits_graph(s, graph, &r, &why);
+        if (!fits)
+            cc_buf_printf(&skipped, "%s%s (%s)", skipped.len ? "; " : "", r.path, why ? why : "");
+        if (fits || rc < 0) {
+            cc_ld_result_clear(out);
+            *out = r;
+            rc = fits ? 1 : 0;
+        } else {
+            cc_ld_result_clear(&r);
+        }
+        free(why);
+    }
+    if (rc >= 0 && skipped.len) {
+        char *t = cc_asprintf("%s; so cuDNN tries its next name", skipped.data);
+        cc_ld_skip(out, t ? t : "", "passed over");
+        free(t);
+    }
+    cc_buf_free(&skipped);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    return rc;
+}
+
+static void fit_add(fit_group *g, size_t *n, const cudnnctl_load_result *r, const char *why)
+{
+    char *dir = cc_path_dir(r->path);
+    size_t k = 0;
+    while (k < *n && !(dir && strcmp(g[k].dir, dir) == 0))
+        k++;
+    if (k == *n && k < 8 && dir) {
+        g[k] = (fit_group){dir, cc_strdup(r->rule), cc_strdup(why), {0}};
+        dir = NULL;
+        (*n)++;
+    }
+    if (k < *n)
+        cc_buf_printf(&g[k].names, "%s%s", g[k].names.len ? ", " : "", cc_path_base(r->path));
+    free(dir);
+}
+
+static void fit_notes(cudnnctl_consumer *c, fit_group *g, size_t n, const char *front)
+{
+    for (size_t k = 0; k < n; k++) {
+        const char *names = g[k].names.data ? g[k].names.data : "";
+        cc_ld_note(c, cc_asprintf("%s %s from %s (%s), not from the dir of %s: %s", names,
+                                  strchr(names, ',') ? "come" : "comes", g[k].dir,
+                                  g[k].rule ? g[k].rule : "?", front, g[k].why ? g[k].why : ""));
+        free(g[k].dir);
+        free(g[k].rule);
+        free(g[k].why);
+        cc_buf_free(&g[k].names);
+    }
+}
+
+static void add_map(cudnnctl_consumer *c, const cudnnctl_load_result *r)
+{
+    const char *p = file_of(r);
+    char **nv = p ? realloc(c->maps, (c->n_maps + 1) * sizeof(char *)) : NULL;
+    if (!nv)
+        return;
+    c->maps = nv;
+    if ((nv[c->n_maps] = cc_strdup(p)) != NULL)
+        c->n_maps++;
+}
+
+/* 1 when the dir of file holds a file whose name starts with "<stem>.so". */
+static int dir_has(const cudnnctl_ctx *ctx, const char *file, const char *stem)
+{
+    char *dir = cc_path_dir(file);
+    char *host = dir ? cc_rooted(ctx, dir) : NULL;
+    cc_pf_dir *d = host ? cc_pf_opendir(host) : NULL;
+    char *want = cc_asprintf("%s.so", stem);
+    const char *name;
+    int has = 0;
+    while (d && want && !has && (name = cc_pf_readdir(d)) != NULL)
+        has = cc_str_starts(name, want);
+    if (d)
+        cc_pf_closedir(d);
+    free(want);
+    free(host);
+    free(dir);
+    return has;
+}
+
+static int push_lib(cudnnctl_consumer *c, cudnnctl_load_result *r)
+{
+    cudnnctl_load_result *nv = realloc(c->libs, (c->n_libs + 1) * sizeof(*nv));
+    if (!nv)
+        return -1;
+    c->libs = nv;
+    c->libs[c->n_libs++] = *r; /* moved */
+    memset(r, 0, sizeof(*r));
+    return 0;
+}
+
+/* A sub-library checked against the front: 9.x's graph library (the runtime release, what
+ * cudnnGetVersion reports and the others must match), or each of 8.x's. `core`: the first one,
+ * always listed (and its absence a problem); the others are listed when they do not fit. */
+static void front_step(sub_run *s, const char *stem, int core)
+{
+    cudnnctl_load_result r;
+    if (find_sub(s, stem, NULL, &r) < 0) {
+        cc_ld_result_clear(&r);
+        if (core) /* an incomplete copy: doctor's CUDNN_INCOMPLETE; not a mix */
+            cc_ld_note(s->c, cc_asprintf("%s loads %s.so.%d itself and no dir the loader "
+                                         "searches holds it: cuDNN would fail at its first call",
+                                         s->front_soname, stem, s->major));
+        return;
+    }
+    add_map(s->c, &r);
+    char *why = NULL;
+    int other = !same_dir(s->m->ctx, r.path, s->front_path);
+    cudnnctl_load_result front = {0};
+    front.path = s->front_path;
+    front.version = s->front_rel;
+    int fits = !other || same_release(s->m->ctx, &front, &r, &why);
+    if (other && fits)
+        fit_add(s->groups, &s->n_groups, &r, why);
+    else if (!fits) {
+        s->graph_bad |= core;
+        char *then = s->major >= 9
+                         ? cc_asprintf("cudnnGetVersion() then reports %s and the other "
+                                       "sub-libraries fail to load",
+                                       r.version ? r.version : "the graph library's release")
+                         : cc_strdup("cuDNN fails with CUDNN_STATUS_VERSION_MISMATCH");
+        cc_ld_problem(s->c, cc_asprintf("a mixed cuDNN: %s comes from %s but %s, which it loads "
+                                        "itself, from %s (%s: %s): %s; %s",
+                                        s->front_soname, s->front_path, cc_path_base(r.path),
+                                        r.path, r.rule, r.why ? r.why : "", why ? why : "",
+                                        then ? then : ""));
+        free(then);
+    }
+    free(why);
+    if (!core && fits) {
+        cc_ld_result_clear(&r);
+        return;
+    }
+    size_t at = s->c->n_libs;
+    if (push_lib(s->c, &r) != 0)
+        cc_ld_result_clear(&r);
+    else if (core)
+        s->graph = at;
+}
+
+/* 9.x: a sub-library other than the graph, as cuDNN finds one that loads against the graph. */
+static void other_step(sub_run *s, const char *stem)
+{
+    if (s->graph == (size_t)-1)
+        return;
+    cudnnctl_load_result r;
+    int rc = find_sub(s, stem, &s->c->libs[s->graph], &r);
+    const cudnnctl_load_result *graph = &s->c->libs[s->graph];
+    if (rc == 1) {
+        add_map(s->c, &r);
+        if (!s->graph_bad && !same_dir(s->m->ctx, r.path, s->front_path)) {
+            char *why = NULL;
+            fits_graph(s, graph, &r, &why);
+            fit_add(s->groups, &s->n_groups, &r, why);
+            free(why);
+        }
+    } else if (rc == 0 && !s->graph_bad && (dir_has(s->m->ctx, s->front_path, stem) ||
+                           dir_has(s->m->ctx, file_of(graph), stem))) {
+        char *why = NULL;
+        fits_graph(s, graph, &r, &why);
+        cc_ld_problem(s->c, cc_asprintf("a mixed cuDNN: the only %s.so* the loader finds for %s is "
+                                        "%s (%s), which does not fit the graph library %s: %s; "
+                                        "operations that need it fail (SUBLIBRARY_LOADING_FAILED "
+                                        "/ SUBLIBRARY_VERSION_MISMATCH)",
+                                        stem, s->front_soname, r.path, r.rule, file_of(graph),
+                                        why ? why : ""));
+        free(why);
+        push_lib(s->c, &r);
+    }
+    cc_ld_result_clear(&r);
+}
+
+void cc_ld_sublibs(cc_ldmodel *m, cudnnctl_consumer *c)
+{
+    const cudnnctl_load_result *dnn = NULL;
+    for (size_t i = 0; i < c->n_libs && !dnn; i++)
+        if (cc_ld_family(c->libs[i].soname) == 0 && c->libs[i].path)
+            dnn = &c->libs[i];
+    const char *dot = dnn ? strstr(dnn->soname, ".so.") : NULL;
+    int major = dot ? atoi(dot + 4) : -1;
+    if (major != 8 && major != 9)
+        return;
+    add_map(c, dnn);
+    int req = -1;
+    for (size_t i = 0; i < m->n_objs && req < 0 && dnn->requester; i++)
+        if (strcmp(m->objs[i].path, dnn->requester) == 0)
+            req = (int)i;
+    sub_run s;
+    memset(&s, 0, sizeof(s));
+    s.m = m;
+    s.c = c;
+    s.major = major;
+    s.front_path = cc_strdup(dnn->path);
+    s.front_soname = cc_strdup(dnn->soname);
+    s.front_rel = dnn->version ? cc_strdup(dnn->version) : NULL;
+    s.graph = (size_t)-1;
+    s.obj = s.front_path ? cc_ldm_add(m, s.front_path, req, 0) : -1;
+    const char *const *first = major == 9 ? SUB9 : SUB8;
+    for (const char *const *st = first; s.obj >= 0 && s.front_soname && *st; st++) {
+        if (major == 9 && st != first)
+            other_step(&s, *st);
+        else /* 9.x's graph; 8.x: each sub-library against the front */
+            front_step(&s, *st, st == first);
+    }
+    fit_notes(c, s.groups, s.n_groups, s.front_soname ? s.front_soname : "libcudnn");
+    cc_strv_free(&s.graph_syms);
+    free(s.front_path);
+    free(s.front_soname);
+    free(s.front_rel);
+}
