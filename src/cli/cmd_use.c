@@ -117,12 +117,9 @@ static char *effective_after_use(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_
     const char *base = strrchr(r->cudnn_path, '/');
     base = base ? base + 1 : r->cudnn_path;
     const char *ver = strncmp(base, "cudnn-", 6) == 0 ? base + 6 : "9";
-    char lib[1200], cur[1200], login[1200];
+    char lib[1200];
     snprintf(lib, sizeof(lib), "%s/lib", r->cudnn_path);
-    snprintf(cur, sizeof(cur), "eval \"$(cudnnctl env)\"");
-    snprintf(login, sizeof(login), "%scudnnctl env --persist --system",
-             cudnnctl_is_elevated() ? "" : "sudo ");
-    return cli_effective(o, ctx, ver, lib, cur, login);
+    return cli_effective(o, ctx, ver, lib, NULL, NULL); /* the prefix's activation */
 }
 
 int cmd_use(cli_opts *o, cudnnctl_ctx *ctx)

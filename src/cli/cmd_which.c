@@ -66,6 +66,10 @@ static void print_consumer(const cudnnctl_consumer *c)
         printf("  note: %s\n", c->notes[i]);
     for (size_t i = 0; i < c->n_problems; i++)
         printf("  problem: %s\n", c->problems[i]);
+    if (c->fix)
+        printf("  fix: %s\n", c->fix);
+    if (c->fix_command)
+        printf("  run: %s\n", c->fix_command);
     printf("  verdict: %s\n\n", c->verdict ? c->verdict : "unknown");
 }
 

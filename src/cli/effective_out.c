@@ -30,7 +30,9 @@ char *cli_effective(cli_opts *o, cudnnctl_ctx *ctx, const char *cudnn_version,
     }
     for (size_t i = 0; i < n; i++) {
         char *line = cudnnctl_effective_line(&v[i]);
-        if (line)
+        if (line && v[i].same_release) /* another copy of the same release: it fits */
+            cli_info(o, "  effective %s: %s", v[i].scope, line);
+        else if (line)
             cli_warn(o, "%s", line);
         else if (!o->quiet && !o->json)
             cli_info(o, "  effective %s: %s maps %s", v[i].scope, soname,

@@ -132,9 +132,9 @@ set +e; LD_LIBRARY_PATH=$T/llp "$CUDNNCTL" doctor --python "$PY" --json >"$T/d.j
 fix=$(python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1])); f = [x for x in r["findings"] if x["code"].startswith("PYTHON_")]
-for x in f: print(x["code"], "|", x["message"][:160], "| fix:", x["fix"], file=sys.stderr)
+for x in f: print(x["code"], "|", x["message"][:160], "| fix:", x["fix"], "| run:", x["command"], file=sys.stderr)
 assert f and all(x["code"] == "PYTHON_FRAMEWORK_CUDNN_MISMATCH" for x in f), f
-print(f[0]["fix"])' "$T/d.json")
+print(f[0]["command"])' "$T/d.json")
 echo "doctor --python fix: $fix"
 left=$(LD_LIBRARY_PATH=$T/llp bash -c "$fix; \"$CUDNNCTL\" doctor --python \"$PY\" --json" | python3 -c '
 import json, sys

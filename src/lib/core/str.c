@@ -350,3 +350,19 @@ char *cc_now_iso(void)
         return cc_strdup("1970-01-01T00:00:00Z");
     return cc_strdup(buf);
 }
+
+char *cc_sh_quote(const char *s)
+{
+    int plain = *s != '\0';
+    for (const char *c = s; *c && plain; c++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%",
+                       *c) != NULL;
+    if (plain)
+        return cc_strdup(s);
+    cc_buf b = {0};
+    cc_buf_puts(&b, "'");
+    for (const char *c = s; *c; c++)
+        cc_buf_puts(&b, *c == '\'' ? "'\\''" : (char[]){*c, '\0'});
+    cc_buf_puts(&b, "'");
+    return b.data;
+}

@@ -181,6 +181,20 @@ static int add_prefix_dirs(cc_detect_run *run, dir_list *d)
     return rc;
 }
 
+/* The installs cudnnctl's receipts know, wherever they are (detect_receipts.c). */
+static int add_receipt_dirs(cc_detect_run *run, dir_list *d)
+{
+    cc_strv libs = {0}, incs = {0}, modes = {0};
+    int rc = cc_dt_receipt_dirs(run->ctx, &libs, &incs, &modes);
+    for (size_t i = 0; rc == 0 && i < libs.n; i++)
+        rc = add_dir(run, d, libs.v[i], strcmp(modes.v[i], "prefix") == 0 ? "prefix" : "cuda-tree",
+                     incs.v[i][0] ? incs.v[i] : NULL, NULL, NULL);
+    cc_strv_free(&libs);
+    cc_strv_free(&incs);
+    cc_strv_free(&modes);
+    return rc;
+}
+
 static int add_conda_dirs(cc_detect_run *run, dir_list *d, const char *base)
 {
     if (!base)
@@ -206,7 +220,8 @@ static int add_conda_dirs(cc_detect_run *run, dir_list *d, const char *base)
 
 static int add_all_dirs(cc_detect_run *run, dir_list *d)
 {
-    if (add_toolkit_dirs(run, d) != 0 || add_prefix_dirs(run, d) != 0)
+    if (add_toolkit_dirs(run, d) != 0 || add_prefix_dirs(run, d) != 0 ||
+        add_receipt_dirs(run, d) != 0)
         return -1;
     for (size_t i = 0; i < run->sites.n; i++) {
         const char *s = run->sites.v[i];

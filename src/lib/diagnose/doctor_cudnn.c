@@ -479,87 +479,126 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
 
 /* ---- copies together ------------------------------------------------------------------------ */
 
-static int list_copies(cc_buf *b, const cudnnctl_detect_result *d, int major, const char *except,
-                       int loader_only)
+/* A copy that frameworks reach through their own RPATH / RUNPATH (a wheel, a conda env). */
+static int bundled(const cudnnctl_cudnn_copy *c)
 {
-    for (size_t i = 0; i < d->n_cudnn; i++) {
-        const cudnnctl_cudnn_copy *o = &d->cudnn[i];
-        if (o->major != major || o->n_libs == 0 || (loader_only && !o->in_loader_path))
-            continue;
-        if (except && strcmp(o->version, except) == 0)
-            continue;
-        if (cc_buf_printf(b, "%s%s in %s (%s)", b->len ? ", " : "", o->version, o->path,
-                          o->origin) != 0)
-            return -1;
-    }
-    return 0;
+    return strcmp(c->origin, "wheel") == 0 || strcmp(c->origin, "conda") == 0;
 }
 
-static int together(cc_doctor_run *run)
+/* The loader picks one copy per major for programs without RPATH: a problem only when a copy of
+ * that major visible to the loader is a newer release than the one picked (programs built
+ * against it get an older runtime: "Loaded runtime CuDNN library: X but source was compiled
+ * with: Y"). Releases compare by content (detect reads them from the files); several copies of
+ * one release, or an unknown release, are no conflict. */
+static int conflict_check(cc_doctor_run *run, int major)
 {
     const cudnnctl_detect_result *d = run->det;
-    int done_major[64] = {0};
-    for (size_t i = 0; i < d->n_cudnn; i++) {
-        const cudnnctl_cudnn_copy *c = &d->cudnn[i];
-        if (c->n_libs == 0 || !c->in_loader_path || c->major < 0 || c->major >= 64 ||
-            done_major[c->major])
+    const cudnnctl_cudnn_copy *w = cc_doc_env_winner(run, major);
+    cc_buf newer = {0}, all = {0};
+    int differ = 0;
+    for (size_t k = 0; k < d->n_cudnn; k++) {
+        const cudnnctl_cudnn_copy *o = &d->cudnn[k];
+        if (o->major != major || !o->n_libs || !o->in_loader_path || cc_doc_stale8(run, o))
             continue;
-        int other = 0;
-        for (size_t k = 0; k < d->n_cudnn; k++) {
-            const cudnnctl_cudnn_copy *o = &d->cudnn[k];
-            other |= k != i && o->n_libs && o->in_loader_path && o->major == c->major &&
-                     strcmp(o->version, c->version) != 0;
-        }
-        if (!other)
-            continue;
-        done_major[c->major] = 1;
-        cc_buf b = {0};
-        if (list_copies(&b, d, c->major, NULL, 1) != 0) {
-            cc_buf_free(&b);
-            return -1;
-        }
+        cc_buf_printf(&all, "%s%s in %s (%s)", all.len ? ", " : "", o->version, o->path, o->origin);
+        if (w && o != w && cc_doc_release_cmp(o, w) == 1)
+            cc_buf_printf(&newer, "%s%s in %s", newer.len ? ", " : "", o->version, o->path);
+        for (size_t j = 0; !w && j < k && !differ; j++) /* the model names no winner */
+            differ = d->cudnn[j].major == major && d->cudnn[j].n_libs &&
+                     d->cudnn[j].in_loader_path && cc_doc_release_cmp(&d->cudnn[j], o) != 0 &&
+                     strcmp(d->cudnn[j].version, o->version) != 0;
+    }
+    if (differ) /* which one a program gets is the loader's order, which the model cannot tell */
         cc_doc_add(run, CC_DC_CUDNN_LOADER_CONFLICT, NULL,
                    "keep one cuDNN per major where the loader looks: uninstall the others (or "
                    "take their dir out of /etc/ld.so.conf.d and LD_LIBRARY_PATH, then run "
                    "ldconfig); keep side-by-side versions in prefixes activated per shell "
                    "(`cudnnctl install --prefix DIR`, `cudnnctl env`)",
                    "several cuDNN %d versions are visible to the dynamic loader: %s; which one "
-                   "a program gets depends on search order, and its sub-libraries may come "
-                   "from another copy",
-                   c->major, b.data ? b.data : "");
-        cc_buf_free(&b);
+                   "a program gets depends on search order (none of them is what the loader "
+                   "finds first for libcudnn.so.%d here)",
+                   major, all.data, major);
+    else if (newer.len && !cc_doc_has(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, w->path))
+        cc_doc_add(run, CC_DC_CUDNN_LOADER_CONFLICT, w->path,
+                   "keep one cuDNN per major where the loader looks, or make the newest win: "
+                   "uninstall the older one (or take its dir out of /etc/ld.so.conf.d and "
+                   "LD_LIBRARY_PATH, then run ldconfig); keep side-by-side versions in prefixes "
+                   "activated per shell (`cudnnctl install --prefix DIR`, `cudnnctl env`)",
+                   "several cuDNN %d versions are visible to the dynamic loader: %s; a program "
+                   "without RPATH gets %s from %s, older than %s: programs built against the "
+                   "newer one fail (\"Loaded runtime CuDNN library: %s but source was compiled "
+                   "with: ...\")",
+                   major, all.data, w->version, w->path, newer.data, w->version);
+    cc_buf_free(&newer);
+    cc_buf_free(&all);
+    return run->oom ? -1 : 0;
+}
+
+/* An LD_LIBRARY_PATH copy c beats every RUNPATH: the copies it swaps out that matter are a
+ * bundled copy of another release (the framework gets a mixed or foreign cuDNN) and any newer
+ * release (programs built against it get an older one). Listed into b. */
+static void swapped(const cudnnctl_detect_result *d, const cudnnctl_cudnn_copy *c, cc_buf *b)
+{
+    for (size_t k = 0; k < d->n_cudnn; k++) {
+        const cudnnctl_cudnn_copy *o = &d->cudnn[k];
+        if (o == c || o->major != c->major || !o->n_libs || strcmp(o->path, c->path) == 0)
+            continue;
+        int cmp = cc_doc_release_cmp(o, c);
+        if (cmp == 1 || (bundled(o) && (cmp == -1)))
+            cc_buf_printf(b, "%s%s in %s (%s)", b->len ? ", " : "", o->version, o->path,
+                          o->origin);
     }
+}
+
+static int together(cc_doctor_run *run)
+{
+    const cudnnctl_detect_result *d = run->det;
     for (size_t i = 0; i < d->n_cudnn; i++) {
         const cudnnctl_cudnn_copy *c = &d->cudnn[i];
         if (c->n_libs == 0 || !c->in_ld_library_path)
             continue;
         cc_buf b = {0};
-        if (list_copies(&b, d, c->major, c->version, 0) != 0) {
-            cc_buf_free(&b);
-            return -1;
-        }
-        char *fix = cc_asprintf("remove %s from LD_LIBRARY_PATH (look in ~/.bashrc, ~/.profile, "
-                                "/etc/environment, /etc/profile.d and module files); activate a "
-                                "cuDNN per shell with `eval \"$(cudnnctl env)\"` or system-wide "
-                                "with an /etc/ld.so.conf.d entry instead",
-                                c->path);
-        char *cmd = cc_doc_llp_cmd(run, c->path);
-        if (b.len)
+        swapped(d, c, &b);
+        if (b.len) {
+            char *fix = cc_asprintf("remove %s from LD_LIBRARY_PATH (look in ~/.bashrc, "
+                                    "~/.profile, /etc/environment, /etc/profile.d and module "
+                                    "files); activate a cuDNN per shell with `eval \"$(cudnnctl "
+                                    "env)\"` or system-wide with an /etc/ld.so.conf.d entry "
+                                    "instead",
+                                    c->path);
+            char *cmd = cc_doc_llp_cmd(run, c->path);
             cc_doc_add_cmd(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, c->path, fix, cmd,
-                       "LD_LIBRARY_PATH lists %s (cuDNN %s), and LD_LIBRARY_PATH beats the "
-                       "RUNPATH of programs that bundle their own cuDNN: %s will load %s "
-                       "instead of their own (\"undefined symbol\", \"LD_LIBRARY_PATH contains "
-                       "incompatible version of cudnn\")",
-                       c->path, c->version, b.data, c->version);
-        else
-            cc_doc_add_cmd(run, CC_DC_CUDNN_IN_LD_LIBRARY_PATH, c->path, fix, cmd,
+                           "LD_LIBRARY_PATH lists %s (cuDNN %s), and LD_LIBRARY_PATH beats "
+                           "ld.so.conf and the RUNPATH of programs that bundle their own cuDNN: "
+                           "programs that would get %s load %s instead (a framework's own copy "
+                           "swapped or mixed: \"undefined symbol\", \"LD_LIBRARY_PATH contains "
+                           "incompatible version of cudnn\", \"compiled against ... but found "
+                           "runtime version ...\")",
+                           c->path, c->version, b.data, c->version);
+            free(fix);
+            free(cmd);
+        } else if (!cc_doc_is_install(run, c->path)) {
+            /* the activation `cudnnctl env` prints for its own installs says nothing new */
+            cc_doc_add(run, CC_DC_CUDNN_IN_LD_LIBRARY_PATH, c->path,
+                       "nothing to fix while no other release of this cuDNN major is installed; "
+                       "to stop it, take the dir out of LD_LIBRARY_PATH where it is set",
                        "LD_LIBRARY_PATH lists %s (cuDNN %s): every program started from this "
-                       "environment loads this cuDNN, even one that bundles another version "
-                       "(LD_LIBRARY_PATH overrides RUNPATH)",
-                       c->path, c->version);
-        free(fix);
-        free(cmd);
+                       "environment loads this cuDNN, even one that bundles another copy "
+                       "(LD_LIBRARY_PATH overrides RUNPATH); no other release of cuDNN %d is "
+                       "here, so nothing is swapped",
+                       c->path, c->version, c->major);
+        }
         cc_buf_free(&b);
+    }
+    int done_major[64] = {0};
+    for (size_t i = 0; i < d->n_cudnn; i++) {
+        const cudnnctl_cudnn_copy *c = &d->cudnn[i];
+        if (c->n_libs == 0 || !c->in_loader_path || c->major < 0 || c->major >= 64 ||
+            done_major[c->major])
+            continue;
+        done_major[c->major] = 1;
+        if (conflict_check(run, c->major) != 0)
+            return -1;
     }
     return run->oom ? -1 : 0;
 }

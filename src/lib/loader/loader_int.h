@@ -105,6 +105,14 @@ int cc_ld_cudnn_cuda_major(const cudnnctl_ctx *ctx, const char *file, const char
 void cc_ld_sublibs(cc_ldmodel *m, cudnnctl_consumer *c);
 void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver);
 cudnnctl_err cc_ld_add_lib(cc_ldmodel *m, cudnnctl_consumer *c, int req, const char *soname);
+/* The lowest Linux driver of a CUDA major (which.c); NULL when unknown. */
+const char *cc_ld_driver_floor(int cuda_major);
+/* The container this runs in ("docker", "podman", "kubernetes", ...) or NULL (driver_stack.c). */
+const char *cc_ld_container(cudnnctl_ctx *ctx);
+/* consumer_fix.c: the one fix for a judged consumer's causes (c->fix, c->fix_command). */
+void cc_ld_consumer_fix(cudnnctl_ctx *ctx, const cudnnctl_which_report *rep, cudnnctl_consumer *c);
+/* 1 when a PEP 440 requirement spec (">=9.12.0.46,<10.0", "==9.19.0.56") allows version. */
+int cc_ld_spec_allows(const char *spec, const char *version);
 /* consumers.c: the frameworks of a Python interpreter */
 cudnnctl_err cc_ld_python(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
                           cudnnctl_which_report *rep);

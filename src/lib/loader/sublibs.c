@@ -326,6 +326,7 @@ static void front_step(sub_run *s, const char *stem, int core)
         fit_add(s->groups, &s->n_groups, &r, why);
     else if (!fits) {
         s->graph_bad |= core;
+        s->c->causes |= CUDNNCTL_CAUSE_MIXED;
         char *then = s->major >= 9
                          ? cc_asprintf("cudnnGetVersion() then reports %s and the other "
                                        "sub-libraries fail to load",
@@ -370,6 +371,7 @@ static void other_step(sub_run *s, const char *stem)
                            dir_has(s->m->ctx, file_of(graph), stem))) {
         char *why = NULL;
         fits_graph(s, graph, &r, &why);
+        s->c->causes |= CUDNNCTL_CAUSE_MIXED;
         cc_ld_problem(s->c, cc_asprintf("a mixed cuDNN: the only %s.so* the loader finds for %s is "
                                         "%s (%s), which does not fit the graph library %s: %s; "
                                         "operations that need it fail (SUBLIBRARY_LOADING_FAILED "

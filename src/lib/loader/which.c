@@ -21,7 +21,7 @@ int cc_ld_family(const char *soname)
 }
 
 /* The lowest driver of each CUDA major (CUDA release notes, table 3: Linux x86_64). */
-static const char *driver_floor(int cuda_major)
+const char *cc_ld_driver_floor(int cuda_major)
 {
     switch (cuda_major) {
     case 11: return "450.80.02";
@@ -191,6 +191,8 @@ void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver)
     c->loaded_cudnn_cuda_major = -1;
     if (!dnn || !dnn->path) {
         c->verdict = cc_strdup("missing");
+        c->causes |= dnn && dnn->rule && strcmp(dnn->rule, "error") == 0 ? CUDNNCTL_CAUSE_BAD_FILE
+                                                                          : CUDNNCTL_CAUSE_NOT_FOUND;
         cc_ld_problem(c, dnn && dnn->rule && strcmp(dnn->rule, "error") == 0
                        ? cc_strdup(dnn->why)
                        : cc_asprintf("no %s is found: it cannot use cuDNN",
@@ -217,21 +219,23 @@ void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver)
     cc_version v;
     int have_v = dnn->version && cc_version_parse(dnn->version, &v) == 0;
     size_t before = 0; /* problems found while resolving (a mixed cuDNN) count too */
-    if (have_v && c->need_cudnn_major >= 0 && v.part[0] != c->need_cudnn_major)
+    if (have_v && c->need_cudnn_major >= 0 && v.part[0] != c->need_cudnn_major &&
+        (c->causes |= CUDNNCTL_CAUSE_MAJOR))
         cc_ld_problem(c, cc_asprintf("it was built for cuDNN %d but loads cuDNN %s (%s): the major "
                                "must match",
                                c->need_cudnn_major, dnn->version, dnn->path));
-    else if (have_v && v.n >= 2 && c->need_cudnn_minor >= 0 && v.part[1] < c->need_cudnn_minor)
+    else if (have_v && v.n >= 2 && c->need_cudnn_minor >= 0 && v.part[1] < c->need_cudnn_minor &&
+             (c->causes |= CUDNNCTL_CAUSE_TOO_OLD))
         cc_ld_problem(c, cc_asprintf("it was built for cuDNN %d.%d but loads the older %s (%s): the "
                                "minor must be at least the build's",
                                c->need_cudnn_major, c->need_cudnn_minor, dnn->version, dnn->path));
     if (c->need_cuda_major > 0 && c->loaded_cudnn_cuda_major > 0 &&
-        c->need_cuda_major != c->loaded_cudnn_cuda_major)
+        c->need_cuda_major != c->loaded_cudnn_cuda_major && (c->causes |= CUDNNCTL_CAUSE_CUDA_MAJOR))
         cc_ld_problem(c, cc_asprintf("it uses CUDA %d but the cuDNN it loads was built for CUDA %d",
                                c->need_cuda_major, c->loaded_cudnn_cuda_major));
     int cuda = c->need_cuda_major > 0 ? c->need_cuda_major : c->loaded_cudnn_cuda_major;
-    const char *floor = driver_floor(cuda);
-    if (floor && driver && cmp_driver(driver, floor) < 0)
+    const char *floor = cc_ld_driver_floor(cuda);
+    if (floor && driver && cmp_driver(driver, floor) < 0 && (c->causes |= CUDNNCTL_CAUSE_DRIVER))
         cc_ld_problem(c, cc_asprintf("CUDA %d needs NVIDIA driver %s or newer; this driver is %s",
                                cuda, floor, driver));
     if (c->n_problems > before)
