@@ -557,8 +557,12 @@ static int together(cc_doctor_run *run)
         const cudnnctl_cudnn_copy *c = &d->cudnn[i];
         if (c->n_libs == 0 || !c->in_ld_library_path)
             continue;
+        /* only the copy LD_LIBRARY_PATH makes win swaps anything: a later dir of the same major
+         * is itself shadowed by the first (its sub-libraries too: cuDNN finds them by release) */
+        const cudnnctl_cudnn_copy *w = cc_doc_env_winner(run, c->major);
         cc_buf b = {0};
-        swapped(d, c, &b);
+        if (!w || w == c)
+            swapped(d, c, &b);
         if (b.len) {
             char *fix = cc_asprintf("remove %s from LD_LIBRARY_PATH (look in ~/.bashrc, "
                                     "~/.profile, /etc/environment, /etc/profile.d and module "

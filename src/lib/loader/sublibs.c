@@ -18,14 +18,6 @@
 #include "loader_int.h"
 #include "platform.h"
 
-static const char *const SUB9[] = {"libcudnn_graph",
-                                   "libcudnn_engines_precompiled",
-                                   "libcudnn_engines_runtime_compiled",
-                                   "libcudnn_heuristic",
-                                   "libcudnn_ops",
-                                   "libcudnn_cnn",
-                                   "libcudnn_adv",
-                                   NULL};
 static const char *const SUB8[] = {"libcudnn_ops_infer", "libcudnn_ops_train", "libcudnn_cnn_infer",
                                    "libcudnn_cnn_train", "libcudnn_adv_infer", "libcudnn_adv_train",
                                    NULL};
@@ -162,18 +154,6 @@ static int binds(sub_run *s, const cudnnctl_load_result *graph, const cudnnctl_l
     return rc;
 }
 
-/* A sub-library fits the mapped graph library when it loads against it and is of its release. */
-static int fits_graph(sub_run *s, const cudnnctl_load_result *graph,
-                      const cudnnctl_load_result *sub, char **why)
-{
-    char *bwhy = NULL;
-    if (binds(s, graph, sub, &bwhy) == 0) {
-        *why = bwhy;
-        return 0;
-    }
-    return same_release(s->m->ctx, graph, sub, why);
-}
-
 /* The names cuDNN tries for a sub-library stem, in order (see the top of this file). */
 static size_t candidate_names(const char *stem, int major, const char *release, char *out[4])
 {
@@ -189,10 +169,12 @@ static size_t candidate_names(const char *stem, int major, const char *release, 
     return n;
 }
 
-/* One sub-library as cuDNN finds it: the first candidate name that resolves (graph == NULL) or
- * that resolves to a file fitting the graph library (the others are passed over and listed in
- * skipped). 1 found and fits, 0 only files that do not fit (out: the first of them), -1 none. */
-static int find_sub(sub_run *s, const char *stem, const cudnnctl_load_result *graph,
+/* One sub-library as cuDNN finds it: each candidate name in turn, a full loader search from
+ * `obj`; a file that does not bind to the mapped graph library fails to load and is passed over
+ * (listed in skipped), the first that loads is taken. graph == NULL (the graph itself): the first
+ * found. 1 taken and of the graph's release, 0 taken but of another release (cuDNN then fails
+ * with SUBLIBRARY_VERSION_MISMATCH: pytorch/pytorch#185512), -1 none loads. */
+static int find_sub(sub_run *s, int obj, const char *stem, const cudnnctl_load_result *graph,
                     cudnnctl_load_result *out)
 {
     char *names[4];
@@ -200,22 +182,19 @@ static int find_sub(sub_run *s, const char *stem, const cudnnctl_load_result *gr
     int rc = -1;
     cc_buf skipped = {0};
     memset(out, 0, sizeof(*out));
-    for (size_t i = 0; i < n && rc != 1; i++) {
+    for (size_t i = 0; i < n && rc < 0; i++) {
         cudnnctl_load_result r;
-        if (!names[i] || cc_ld_one(s->m, s->obj, names[i], &r) != CUDNNCTL_E_OK || !r.path) {
+        if (!names[i] || cc_ld_one(s->m, obj, names[i], &r) != CUDNNCTL_E_OK || !r.path) {
             cc_ld_result_clear(&r);
             continue;
         }
         char *why = NULL;
-        int fits = !graph || fits_graph(s, graph, &r, &why);
-        if (!fits)
+        if (graph && binds(s, graph, &r, &why) == 0) {
             cc_buf_printf(&skipped, "%s%s (%s)", skipped.len ? "; " : "", r.path, why ? why : "");
-        if (fits || rc < 0) {
-            cc_ld_result_clear(out);
-            *out = r;
-            rc = fits ? 1 : 0;
-        } else {
             cc_ld_result_clear(&r);
+        } else {
+            *out = r;
+            rc = !graph || same_release(s->m->ctx, graph, &r, &why) != 0;
         }
         free(why);
     }
@@ -227,6 +206,39 @@ static int find_sub(sub_run *s, const char *stem, const cudnnctl_load_result *gr
     cc_buf_free(&skipped);
     for (size_t i = 0; i < n; i++)
         free(names[i]);
+    return rc;
+}
+
+/* The sub-libraries a cuDNN library dlopens itself, read from its bytes: the "libcudnn_X.so"
+ * names in its .rodata (9.19's front names ops, graph, cnn, adv; its graph the engines and the
+ * heuristic; 9.27's also ext and engines_tensor_ir), its own stem left out. 0 ok, -1 unreadable
+ * (the caller falls back to the list of the release it knows). */
+static int dlopen_names(const cudnnctl_ctx *ctx, const char *file, cc_strv *out)
+{
+    char *h = cc_rooted(ctx, file);
+    cc_elf_sections sec;
+    int rc = -1;
+    if (h && cc_elf_sections_open(h, &sec) == 0) {
+        int i = cc_elf_section_find(&sec, ".rodata");
+        size_t len = 0;
+        char *d = i >= 0 ? cc_elf_section_read(&sec, (size_t)i, 64u << 20, &len) : NULL;
+        const char *self = cc_path_base(file);
+        for (size_t k = 0; d && k + 13 < len; k++) {
+            if (d[k] != 'l' || memcmp(d + k, "libcudnn_", 9) != 0 || (k && d[k - 1]))
+                continue;
+            size_t n = 9 + strspn(d + k + 9, "abcdefghijklmnopqrstuvwxyz_");
+            if (k + n + 3 > len || memcmp(d + k + n, ".so", 3) != 0)
+                continue;
+            char *stem = cc_strndup(d + k, n);
+            if (stem && strncmp(self, stem, n) != 0 && !cc_strv_contains(out, stem))
+                cc_strv_push(out, stem);
+            free(stem);
+        }
+        rc = d ? 0 : -1;
+        free(d);
+        cc_elf_sections_close(&sec);
+    }
+    free(h);
     return rc;
 }
 
@@ -271,25 +283,6 @@ static void add_map(cudnnctl_consumer *c, const cudnnctl_load_result *r)
         c->n_maps++;
 }
 
-/* 1 when the dir of file holds a file whose name starts with "<stem>.so". */
-static int dir_has(const cudnnctl_ctx *ctx, const char *file, const char *stem)
-{
-    char *dir = cc_path_dir(file);
-    char *host = dir ? cc_rooted(ctx, dir) : NULL;
-    cc_pf_dir *d = host ? cc_pf_opendir(host) : NULL;
-    char *want = cc_asprintf("%s.so", stem);
-    const char *name;
-    int has = 0;
-    while (d && want && !has && (name = cc_pf_readdir(d)) != NULL)
-        has = cc_str_starts(name, want);
-    if (d)
-        cc_pf_closedir(d);
-    free(want);
-    free(host);
-    free(dir);
-    return has;
-}
-
 static int push_lib(cudnnctl_consumer *c, cudnnctl_load_result *r)
 {
     cudnnctl_load_result *nv = realloc(c->libs, (c->n_libs + 1) * sizeof(*nv));
@@ -307,7 +300,7 @@ static int push_lib(cudnnctl_consumer *c, cudnnctl_load_result *r)
 static void front_step(sub_run *s, const char *stem, int core)
 {
     cudnnctl_load_result r;
-    if (find_sub(s, stem, NULL, &r) < 0) {
+    if (find_sub(s, s->obj, stem, NULL, &r) < 0) {
         cc_ld_result_clear(&r);
         if (core) /* an incomplete copy: doctor's CUDNN_INCOMPLETE; not a mix */
             cc_ld_note(s->c, cc_asprintf("%s loads %s.so.%d itself and no dir the loader "
@@ -351,37 +344,68 @@ static void front_step(sub_run *s, const char *stem, int core)
         s->graph = at;
 }
 
-/* 9.x: a sub-library other than the graph, as cuDNN finds one that loads against the graph. */
-static void other_step(sub_run *s, const char *stem)
+/* 9.x: a sub-library other than the graph, as cuDNN finds one that loads against the graph;
+ * obj: the library that dlopens it (the front, or the graph for the engines). */
+static void other_step(sub_run *s, int obj, const char *stem)
 {
     if (s->graph == (size_t)-1)
         return;
     cudnnctl_load_result r;
-    int rc = find_sub(s, stem, &s->c->libs[s->graph], &r);
+    int rc = find_sub(s, obj, stem, &s->c->libs[s->graph], &r);
     const cudnnctl_load_result *graph = &s->c->libs[s->graph];
-    if (rc == 1) {
+    char *why = NULL;
+    if (rc >= 0) {
         add_map(s->c, &r);
-        if (!s->graph_bad && !same_dir(s->m->ctx, r.path, s->front_path)) {
-            char *why = NULL;
-            fits_graph(s, graph, &r, &why);
-            fit_add(s->groups, &s->n_groups, &r, why);
-            free(why);
-        }
-    } else if (rc == 0 && !s->graph_bad && (dir_has(s->m->ctx, s->front_path, stem) ||
-                           dir_has(s->m->ctx, file_of(graph), stem))) {
-        char *why = NULL;
-        fits_graph(s, graph, &r, &why);
+        same_release(s->m->ctx, graph, &r, &why);
+    }
+    if (rc == 1 && !s->graph_bad && !same_dir(s->m->ctx, r.path, s->front_path)) {
+        fit_add(s->groups, &s->n_groups, &r, why);
+    } else if (rc == 0 && !s->graph_bad) {
         s->c->causes |= CUDNNCTL_CAUSE_MIXED;
-        cc_ld_problem(s->c, cc_asprintf("a mixed cuDNN: the only %s.so* the loader finds for %s is "
-                                        "%s (%s), which does not fit the graph library %s: %s; "
-                                        "operations that need it fail (SUBLIBRARY_LOADING_FAILED "
-                                        "/ SUBLIBRARY_VERSION_MISMATCH)",
-                                        stem, s->front_soname, r.path, r.rule, file_of(graph),
-                                        why ? why : ""));
-        free(why);
+        cc_ld_problem(s->c, cc_asprintf("a mixed cuDNN: %s loads %s from %s (%s), which loads "
+                                        "against the graph library %s but is %s: cuDNN fails "
+                                        "with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH",
+                                        cc_path_base(s->m->objs[obj].path), cc_path_base(r.path),
+                                        r.path, r.rule, file_of(graph), why ? why : ""));
         push_lib(s->c, &r);
     }
+    free(why);
     cc_ld_result_clear(&r);
+}
+
+/* The sub-library names of a library, from its bytes, else the list of the release known. */
+static void names_of(const cudnnctl_ctx *ctx, const char *file, const char *const *known,
+                     cc_strv *out)
+{
+    if (dlopen_names(ctx, file, out) != 0 || out->n == 0)
+        for (const char *const *k = known; *k; k++)
+            cc_strv_push(out, *k);
+}
+
+static const char *const FRONT9[] = {"libcudnn_graph", "libcudnn_ops", "libcudnn_cnn",
+                                     "libcudnn_adv", NULL};
+static const char *const GRAPH9[] = {"libcudnn_engines_precompiled",
+                                     "libcudnn_engines_runtime_compiled", "libcudnn_heuristic",
+                                     NULL};
+
+static void sublibs9(sub_run *s)
+{
+    cc_strv front = {0}, graph = {0};
+    names_of(s->m->ctx, s->front_path, FRONT9, &front);
+    front_step(s, "libcudnn_graph", 1); /* first, as cuDNN does */
+    const char *gpath = s->graph != (size_t)-1 ? file_of(&s->c->libs[s->graph]) : NULL;
+    int gobj = gpath ? cc_ldm_add(s->m, s->c->libs[s->graph].path, s->obj, 0) : -1;
+    for (size_t i = 0; i < front.n; i++)
+        if (strcmp(front.v[i], "libcudnn_graph") != 0)
+            other_step(s, s->obj, front.v[i]);
+    if (gobj >= 0) {
+        names_of(s->m->ctx, gpath, GRAPH9, &graph);
+        for (size_t i = 0; i < graph.n; i++)
+            if (!cc_strv_contains(&front, graph.v[i]))
+                other_step(s, gobj, graph.v[i]);
+    }
+    cc_strv_free(&front);
+    cc_strv_free(&graph);
 }
 
 void cc_ld_sublibs(cc_ldmodel *m, cudnnctl_consumer *c)
@@ -409,12 +433,14 @@ void cc_ld_sublibs(cc_ldmodel *m, cudnnctl_consumer *c)
     s.front_rel = dnn->version ? cc_strdup(dnn->version) : NULL;
     s.graph = (size_t)-1;
     s.obj = s.front_path ? cc_ldm_add(m, s.front_path, req, 0) : -1;
-    const char *const *first = major == 9 ? SUB9 : SUB8;
-    for (const char *const *st = first; s.obj >= 0 && s.front_soname && *st; st++) {
-        if (major == 9 && st != first)
-            other_step(&s, *st);
-        else /* 9.x's graph; 8.x: each sub-library against the front */
-            front_step(&s, *st, st == first);
+    if (s.obj >= 0 && s.front_soname && major == 9) {
+        sublibs9(&s);
+    } else if (s.obj >= 0 && s.front_soname) { /* 8.x: each sub-library against the front */
+        cc_strv names = {0};
+        names_of(m->ctx, file_of(dnn), SUB8, &names);
+        for (size_t i = 0; i < names.n; i++)
+            front_step(&s, names.v[i], i == 0);
+        cc_strv_free(&names);
     }
     fit_notes(c, s.groups, s.n_groups, s.front_soname ? s.front_soname : "libcudnn");
     cc_strv_free(&s.graph_syms);
