@@ -193,6 +193,40 @@ static void driver_fix(cudnnctl_ctx *ctx, const cudnnctl_consumer *c, cc_buf *te
                         "changes this" : "");
 }
 
+/* A copy the framework's own code found through an earlier sys.path entry that PYTHONPATH
+ * put there (SITE2/nvidia/cudnn/lib): PYTHONPATH without that entry. NULL otherwise. */
+static char *pythonpath_fix(const cudnnctl_load_result *dnn)
+{
+    static const char tail[] = "/nvidia/cudnn/lib";
+    const char *pp = cc_pf_getenv("PYTHONPATH");
+    if (!dnn || !dnn->dir || !pp || !*pp || !dnn->rule || strcmp(dnn->rule, "path") != 0 ||
+        !cc_str_ends(dnn->dir, tail))
+        return NULL;
+    char *entry = cc_strndup(dnn->dir, strlen(dnn->dir) - strlen(tail));
+    cc_buf keep = {0};
+    int hit = 0;
+    char *copy = cc_strdup(pp);
+    for (char *p = copy, *next; p; p = next) {
+        next = strchr(p, ':');
+        if (next)
+            *next++ = '\0';
+        size_t n = strlen(p);
+        while (n > 1 && p[n - 1] == '/')
+            p[--n] = '\0';
+        if (entry && strcmp(p, entry) == 0)
+            hit = 1;
+        else if (*p)
+            cc_buf_printf(&keep, "%s%s", keep.len ? ":" : "", p);
+    }
+    char *q = keep.data ? cc_sh_quote(keep.data) : NULL;
+    char *out = !hit ? NULL : q ? cc_asprintf("export PYTHONPATH=%s", q) : cc_strdup("unset PYTHONPATH");
+    free(q);
+    cc_buf_free(&keep);
+    free(copy);
+    free(entry);
+    return out;
+}
+
 static void pip_fix(cudnnctl_ctx *ctx, const cudnnctl_which_report *rep, cudnnctl_consumer *c,
                     cc_buf *text, char **cmd)
 {
@@ -217,9 +251,24 @@ static void pip_fix(cudnnctl_ctx *ctx, const cudnnctl_which_report *rep, cudnnct
         for (size_t i = 0; i < c->n_libs && !dnn; i++)
             if (cc_ld_family(c->libs[i].soname) == 0)
                 dnn = &c->libs[i];
+        *cmd = pythonpath_fix(dnn);
+        if (dnn && !dnn->path) { /* installed, but its search never looks there (ORT) */
+            char *lib = cc_path_join(site, "nvidia/cudnn/lib");
+            char *q = lib ? cc_sh_quote(lib) : NULL;
+            cc_buf_printf(text, "%snvidia-cudnn-cu%d %s is installed in %s but %s does not "
+                                "search it: put its lib dir on LD_LIBRARY_PATH (or, for "
+                                "onnxruntime, call onnxruntime.preload_dlls() first)",
+                          text->len ? "; and " : "", cuda, have, site, c->name);
+            *cmd = q ? cc_asprintf("export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}",
+                                   q)
+                     : NULL;
+            free(q);
+            free(lib);
+            goto out;
+        }
         cc_buf_printf(text, "%snvidia-cudnn-cu%d %s in %s already meets '%s' (pip would say "
-                            "\"Requirement already satisfied\"), but %s comes first (%s): remove "
-                            "or move that copy",
+                            "\"Requirement already satisfied\"), but %s comes first (%s): take "
+                            "that copy out of its way",
                       text->len ? "; and " : "", cuda, have, site, spec,
                       dnn && dnn->path ? dnn->path : "another copy",
                       dnn && dnn->why ? dnn->why : "");
@@ -233,6 +282,7 @@ static void pip_fix(cudnnctl_ctx *ctx, const cudnnctl_which_report *rep, cudnnct
         free(qq);
         free(q);
     }
+out:
     free(py);
     free(have);
     free(site);
