@@ -368,6 +368,54 @@ static int mixed_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     return rc;
 }
 
+/* A library built for another CPU (an aarch64 / sbsa copy on x86-64, or the reverse): reinstalling
+ * that copy brings the same foreign bytes back. The fix is the build for this machine's platform:
+ * the wheel again through this venv's pip (pip picks this platform's wheel), else cudnnctl's
+ * install for the platform detect names. */
+static void foreign_arch(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char *p)
+{
+    const char *platform = run->det->platform;
+    char *site = wheel_site(c->path);
+    char *cmd = NULL, *fix = NULL;
+    const char *how = NULL;
+    int cu = cc_doc_copy_variant(run, c, &how);
+    if (site && c->package_version && cu > 0) {
+        char *py = cc_path_join(site, "../../../bin/python");
+        cc_pf_stat_t st;
+        int have_py = py && cc_doc_lstat(run, py, &st) == 0 && st.exists;
+        char *qpy = have_py ? cc_doc_qhost(run, py) : cc_strdup("python3");
+        cmd = qpy ? cc_asprintf("%s -m pip install --force-reinstall --no-deps "
+                                "'nvidia-cudnn-cu%d==%s'",
+                                qpy, cu, c->package_version)
+                  : NULL;
+        fix = cc_asprintf("install the nvidia-cudnn-cu%d %s wheel for this machine (%s) with the "
+                          "venv's own pip, which picks this platform's build: `%s`",
+                          cu, c->package_version, platform, cmd ? cmd : "");
+        free(qpy);
+        free(py);
+    } else {
+        char *args = cu > 0 ? cc_doc_install_args(run, c->major, c->minor, cu) : NULL;
+        char *full = args ? cc_asprintf("install %s --platform %s --prefix /opt/cudnn", args,
+                                        platform)
+                          : NULL;
+        cmd = full ? cc_doc_cli(run, full) : NULL;
+        fix = cc_asprintf("this machine is %s: replace the copy with NVIDIA's build for %s (%s%s%s); "
+                          "reinstalling this copy brings the same foreign files back",
+                          platform, platform, cmd ? "`" : "the cuDNN archive for this platform",
+                          cmd ? cmd : "", cmd ? "`" : "");
+        free(full);
+        free(args);
+    }
+    cc_doc_add_cmd(run, CC_DC_CUDNN_BAD_LIBRARY, c->path, fix, cmd,
+                   "%s (cuDNN %s): the loader passes it over (\"wrong ELF class\" / \"cannot "
+                   "open shared object file\") or the linker says \"file in wrong format\"; "
+                   "this machine is %s",
+                   p, c->version, platform);
+    free(fix);
+    free(cmd);
+    free(site);
+}
+
 /* detect's problems[] that the structured checks here do not already cover */
 static void detect_problems(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
 {
@@ -377,8 +425,10 @@ static void detect_problems(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
             strstr(p, "have no libcudnn libraries") ||
             (cc_str_starts(p, "headers in ") && strstr(p, " say cuDNN ")))
             continue; /* mixed / incomplete / headers-only / header mismatch: checked below */
-        if (strstr(p, "not an ELF") || strstr(p, "no SONAME") ||
-            strstr(p, "does not match its name") || strstr(p, "another architecture"))
+        if (strstr(p, "another architecture"))
+            foreign_arch(run, c, p);
+        else if (strstr(p, "not an ELF") || strstr(p, "no SONAME") ||
+                 strstr(p, "does not match its name"))
             cc_doc_add(run, CC_DC_CUDNN_BAD_LIBRARY, c->path,
                        "replace the file with the one from a complete cuDNN release (reinstall "
                        "the copy); never copy or rename cuDNN libraries by hand",

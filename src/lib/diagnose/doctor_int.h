@@ -63,7 +63,9 @@
       "a framework of --python EXE would load a cuDNN it cannot use")                              \
     X(PYTHON_FRAMEWORK_NO_CUDNN, ERROR, "a framework of --python EXE finds no cuDNN")             \
     X(CUDNN_PREFIX_NOT_ACTIVE, INFO,                                                               \
-      "a cudnnctl prefix install is not what programs here map (another release is)")
+      "a cudnnctl prefix install is not what programs here map (another release is)")             \
+    X(DRIVER_LIBRARY_MISMATCH, ERROR,                                                              \
+      "the user-space driver (libcuda) is another release than the kernel module")
 
 typedef enum {
 #define X(name, sev, summary) CC_DC_##name,
