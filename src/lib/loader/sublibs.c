@@ -198,15 +198,40 @@ static int find_sub(sub_run *s, int obj, const char *stem, const cudnnctl_load_r
         }
         free(why);
     }
-    if (rc >= 0 && skipped.len) {
+    if (skipped.len) {
         char *t = cc_asprintf("%s; so cuDNN tries its next name", skipped.data);
         cc_ld_skip(out, t ? t : "", "passed over");
         free(t);
+        if (rc < 0) { /* only files that do not load: the sub-library fails */
+            rc = -2;
+            out->soname = cc_asprintf("%s.so.%d", stem, s->major);
+            out->rule = cc_strdup("error");
+            out->why = cc_strdup("no name cuDNN tries resolves to a file that loads");
+        }
     }
     cc_buf_free(&skipped);
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     return rc;
+}
+
+/* 1 when the dir of file holds a file whose name starts with "<stem>.so". */
+static int dir_has(const cudnnctl_ctx *ctx, const char *file, const char *stem)
+{
+    char *dir = cc_path_dir(file);
+    char *host = dir ? cc_rooted(ctx, dir) : NULL;
+    cc_pf_dir *d = host ? cc_pf_opendir(host) : NULL;
+    char *want = cc_asprintf("%s.so", stem);
+    const char *name;
+    int has = 0;
+    while (d && want && !has && (name = cc_pf_readdir(d)) != NULL)
+        has = cc_str_starts(name, want);
+    if (d)
+        cc_pf_closedir(d);
+    free(want);
+    free(host);
+    free(dir);
+    return has;
 }
 
 /* The sub-libraries a cuDNN library dlopens itself, read from its bytes: the "libcudnn_X.so"
@@ -360,6 +385,16 @@ static void other_step(sub_run *s, int obj, const char *stem)
     }
     if (rc == 1 && !s->graph_bad && !same_dir(s->m->ctx, r.path, s->front_path)) {
         fit_add(s->groups, &s->n_groups, &r, why);
+    } else if (rc == -2 && !s->graph_bad && (dir_has(s->m->ctx, s->front_path, stem) ||
+                                             dir_has(s->m->ctx, file_of(graph), stem))) {
+        s->c->causes |= CUDNNCTL_CAUSE_MIXED;
+        cc_ld_problem(s->c, cc_asprintf("a mixed cuDNN: every name cuDNN tries for %s resolves "
+                                        "first to a file of another release, which does not load "
+                                        "against the graph library %s (%s); the copy's own %s is "
+                                        "never reached: SUBLIBRARY_LOADING_FAILED",
+                                        stem, file_of(graph),
+                                        r.n_skipped ? r.skipped[0] : "", stem));
+        push_lib(s->c, &r);
     } else if (rc == 0 && !s->graph_bad) {
         s->c->causes |= CUDNNCTL_CAUSE_MIXED;
         cc_ld_problem(s->c, cc_asprintf("a mixed cuDNN: %s loads %s from %s (%s), which loads "
