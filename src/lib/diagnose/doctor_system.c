@@ -235,12 +235,13 @@ int cc_doc_check_driver(cc_doctor_run *run)
     cudnnctl_driver_stack *st = NULL;
     if (cudnnctl_driver_stack_read(run->ctx, &st) != CUDNNCTL_E_OK)
         cc_clear_error(run->ctx);
-    if (!drv) {
-        no_driver(run, active, st);
+    stack_check(run, st);
+    if (!drv) { /* a libcuda or a kernel module the loader model sees is a driver, too */
+        if (!st || (!st->libcuda && !st->kernel_version))
+            no_driver(run, active, st);
         cudnnctl_driver_stack_free(st);
         return run->oom ? -1 : 0;
     }
-    stack_check(run, st);
     use uses[16];
     size_t n = 0;
     int rc = 0;

@@ -57,11 +57,8 @@ static char *kernel_version(const cudnnctl_ctx *ctx, const char **src)
     char *t = slurp(ctx, "/proc/driver/nvidia/version");
     char *out = NULL;
     const char *p = t ? strstr(t, "Kernel Module") : NULL;
-    if (p) {
-        p += strlen("Kernel Module");
-        p += strspn(p, " \t");
-        size_t n = strspn(p, "0123456789.");
-        out = n ? cc_strndup(p, n) : NULL;
+    if (p) { /* "Kernel Module  580.95.05" or "Open Kernel Module for x86_64  580.95.05" */
+        out = cc_ld_first_version(p + strlen("Kernel Module"));
         *src = "/proc/driver/nvidia/version";
     }
     free(t);

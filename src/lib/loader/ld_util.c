@@ -89,3 +89,15 @@ void cc_ld_note(cudnnctl_consumer *c, char *text)
 {
     push_text(&c->notes, &c->n_notes, text);
 }
+
+char *cc_ld_first_version(const char *s)
+{
+    for (const char *p = s; *p && *p != '\n'; p++) {
+        if (*p < '0' || *p > '9' || (p > s && p[-1] != ' ' && p[-1] != '\t'))
+            continue;
+        size_t n = strspn(p, "0123456789.");
+        if (memchr(p, '.', n) && n > 2)
+            return cc_strndup(p, n);
+    }
+    return NULL;
+}

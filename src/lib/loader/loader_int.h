@@ -134,6 +134,8 @@ cudnnctl_err cc_ld_push_consumer(cudnnctl_which_report *rep, cudnnctl_consumer *
 /* Add a problem / a note (one sentence, taken; NULL ignored) to a consumer (ld_util.c). */
 void cc_ld_problem(cudnnctl_consumer *c, char *text);
 void cc_ld_note(cudnnctl_consumer *c, char *text);
+/* The first "580.95.05"-like token on the line of s (after a blank); NULL none (ld_util.c). */
+char *cc_ld_first_version(const char *s);
 /* Fill real_path and version after a search. */
 void cc_ld_finish(cc_ldmodel *m, cudnnctl_load_result *r);
 

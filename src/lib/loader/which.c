@@ -41,14 +41,8 @@ char *cc_ld_driver_version(cc_ldmodel *m)
     size_t len = 0;
     if (h && cc_ld_read_file(h, 65536, &text, &len) == 0) {
         const char *p = strstr(text, "Kernel Module");
-        if (p) {
-            p += strlen("Kernel Module");
-            while (*p == ' ' || *p == '\t')
-                p++;
-            size_t n = strspn(p, "0123456789.");
-            if (n)
-                out = cc_strndup(p, n);
-        }
+        if (p) /* also the open module's "Kernel Module for x86_64  580.95.05" */
+            out = cc_ld_first_version(p + strlen("Kernel Module"));
     }
     free(text);
     free(h);
