@@ -147,8 +147,31 @@ static unsigned verneed_index(const cc_elf_sections *s, const char *str, size_t 
     return out;
 }
 
-/* defined = 1: the names with a section index; 0: the undefined ones (bound to lib when given). */
-static int dyn_names(const char *path, int defined, const char *lib, cc_strv *out)
+/* Mark (in `hit`, one byte per dynamic symbol) the symbols the relocations of .rela.dyn / .rel.dyn
+ * refer to: those the loader binds when the object is loaded, even under RTLD_LAZY (the PLT's
+ * JUMP_SLOTs, in .rela.plt, wait for the first call). */
+static void eager_syms(const cc_elf_sections *s, unsigned char *hit, size_t nsym)
+{
+    static const char *const names[] = {".rela.dyn", ".rel.dyn"};
+    for (int k = 0; k < 2; k++) {
+        int i = cc_elf_section_find(s, names[k]);
+        size_t len = 0;
+        unsigned char *r = i >= 0 ? (unsigned char *)cc_elf_section_read(s, (size_t)i, MAX_DYN, &len)
+                                  : NULL;
+        size_t ent = k == 0 ? (s->is64 ? 24 : 12) : (s->is64 ? 16 : 8);
+        for (size_t at = 0; r && at + ent <= len; at += ent) {
+            uint64_t info = s->is64 ? cc_elf_get(r + at + 8, 8, s->le) : cc_elf_get(r + at + 4, 4, s->le);
+            uint64_t sym = s->is64 ? info >> 32 : info >> 8;
+            if (sym < nsym)
+                hit[sym] = 1;
+        }
+        free(r);
+    }
+}
+
+/* defined = 1: the names with a section index; 0: the undefined ones (bound to lib when given;
+ * eager: only those the relocations bind at load; weak ones never count). */
+static int dyn_names(const char *path, int defined, const char *lib, int eager, cc_strv *out)
 {
     cc_elf_sections s;
     if (cc_elf_sections_open(path, &s) != 0)
@@ -175,17 +198,28 @@ static int dyn_names(const char *path, int defined, const char *lib, cc_strv *ou
             goto out;
         }
     }
+    size_t nsym = sym_len / ent;
+    unsigned char *hit = eager ? calloc(nsym ? nsym : 1, 1) : NULL;
+    if (eager && !hit)
+        goto out;
+    if (hit)
+        eager_syms(&s, hit, nsym);
     for (size_t i = 1; (i + 1) * ent <= sym_len; i++) {
         const unsigned char *e = sym + i * ent;
         uint64_t name = cc_elf_get(e, 4, s.le);
         unsigned shndx = (unsigned)cc_elf_get(e + (s.is64 ? 6 : 14), 2, s.le);
-        if (name == 0 || name >= str_len || (shndx != 0) != (defined != 0))
+        unsigned bind = e[s.is64 ? 4 : 12] >> 4; /* st_info: 1 global, 2 weak */
+        if (name == 0 || name >= str_len || (shndx != 0) != (defined != 0) ||
+            (!defined && bind == 2) || (hit && !hit[i]))
             continue;
         if (lib && (2 * i + 2 > ver_len || (cc_elf_get(ver + 2 * i, 2, s.le) & 0x7fffu) != want))
             continue;
-        if (cc_strv_push(out, str + name) != 0)
+        if (cc_strv_push(out, str + name) != 0) {
+            free(hit);
             goto out;
+        }
     }
+    free(hit);
     cc_strv_sort(out);
     rc = 0;
 out:
@@ -198,10 +232,10 @@ out:
 
 int cc_elf_dyn_defined(const char *path, cc_strv *out)
 {
-    return dyn_names(path, 1, NULL, out);
+    return dyn_names(path, 1, NULL, 0, out);
 }
 
-int cc_elf_dyn_needed_from(const char *path, const char *lib, cc_strv *out)
+int cc_elf_dyn_needed_from(const char *path, const char *lib, int eager, cc_strv *out)
 {
-    return dyn_names(path, 0, lib, out);
+    return dyn_names(path, 0, lib, eager, out);
 }

@@ -35,10 +35,12 @@ char *cc_elf_section_read(const cc_elf_sections *s, size_t i, size_t max, size_t
 /* Little-/big-endian integer of `size` bytes. */
 uint64_t cc_elf_get(const unsigned char *p, int size, int le);
 
-/* The names of the dynamic symbols the file defines (sorted), or of the undefined ones it binds
- * to version `lib` of that library (.gnu.version_r: "libcudnn_graph.so.9"; lib NULL: every
- * undefined symbol). 0 ok; -1 no .dynsym or malformed. */
+/* The names of the dynamic symbols the file defines (sorted), or of the (non-weak) undefined
+ * ones it binds to version `lib` of that library (.gnu.version_r: "libcudnn_graph.so.9"; lib
+ * NULL: every undefined symbol); eager: only those its .rela.dyn / .rel.dyn relocations bind at
+ * load time (what fails a dlopen even under RTLD_LAZY; PLT calls bind at their first call).
+ * 0 ok; -1 no .dynsym or malformed. */
 int cc_elf_dyn_defined(const char *path, cc_strv *out);
-int cc_elf_dyn_needed_from(const char *path, const char *lib, cc_strv *out);
+int cc_elf_dyn_needed_from(const char *path, const char *lib, int eager, cc_strv *out);
 
 #endif

@@ -185,6 +185,14 @@ int cc_doc_release_cmp(const cudnnctl_cudnn_copy *a, const cudnnctl_cudnn_copy *
 const cudnnctl_cudnn_copy *cc_doc_env_winner(cc_doctor_run *run, int major);
 /* 1 when dir is the lib dir of an install cudnnctl's receipts know (what its activation wires). */
 int cc_doc_is_install(const cc_doctor_run *run, const char *dir);
+/* doctor_variant.c: the site-packages dir of a wheel copy (".../site-packages/nvidia/cudnn/lib"),
+ * malloc'd, NULL for other copies; the CUDA-major check of one copy. */
+char *cc_doc_wheel_site(const char *path);
+void cc_doc_variant_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c);
+/* doctor_owner.c: the command that reinstalls a copy's release through its owner (NULL: none
+ * known); the finding for a library built for another CPU (problem p). */
+char *cc_doc_reinstall_cmd(cc_doctor_run *run, const cudnnctl_cudnn_copy *c);
+void cc_doc_foreign_arch(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char *p);
 /* The toolkit whose tree holds a dir, NULL when none. */
 const cudnnctl_toolkit *cc_doc_toolkit_of(const cudnnctl_detect_result *det, const char *dir);
 

@@ -193,6 +193,14 @@ static void driver_fix(cudnnctl_ctx *ctx, const cudnnctl_consumer *c, cc_buf *te
                         "changes this" : "");
 }
 
+static const cudnnctl_load_result *front_of(const cudnnctl_consumer *c)
+{
+    for (size_t i = 0; i < c->n_libs; i++)
+        if (cc_ld_family(c->libs[i].soname) == 0)
+            return &c->libs[i];
+    return NULL;
+}
+
 /* A copy the framework's own code found through an earlier sys.path entry that PYTHONPATH
  * put there (SITE2/nvidia/cudnn/lib): PYTHONPATH without that entry. NULL otherwise. */
 static char *pythonpath_fix(const cudnnctl_load_result *dnn)
@@ -227,6 +235,20 @@ static char *pythonpath_fix(const cudnnctl_load_result *dnn)
     return out;
 }
 
+/* 1 when a cuDNN file that does not fit lies in the framework's own wheel dir. */
+static int in_wheel_mix(const cudnnctl_consumer *c, const char *site)
+{
+    if (!(c->causes & CUDNNCTL_CAUSE_MIXED) || !site)
+        return 0;
+    char *lib = cc_path_join(site, "nvidia/cudnn/lib/");
+    int hit = 0;
+    for (size_t i = 1; lib && i < c->n_libs && !hit; i++) /* [0] is the front */
+        hit = c->libs[i].path && cc_str_starts(c->libs[i].path, lib) &&
+              cc_str_starts(c->libs[i].soname, "libcudnn");
+    free(lib);
+    return hit;
+}
+
 static void pip_fix(cudnnctl_ctx *ctx, const cudnnctl_which_report *rep, cudnnctl_consumer *c,
                     cc_buf *text, char **cmd)
 {
@@ -252,6 +274,15 @@ static void pip_fix(cudnnctl_ctx *ctx, const cudnnctl_which_report *rep, cudnnct
             if (cc_ld_family(c->libs[i].soname) == 0)
                 dnn = &c->libs[i];
         *cmd = pythonpath_fix(dnn);
+        if (!*cmd && in_wheel_mix(c, site)) { /* files replaced behind pip's back */
+            cc_buf_printf(text, "%sthe files of nvidia-cudnn-cu%d %s in %s are of mixed "
+                                "releases: reinstall it",
+                          text->len ? "; and " : "", cuda, have, site);
+            *cmd = cc_asprintf("%s -m pip install --force-reinstall --no-deps "
+                               "'nvidia-cudnn-cu%d==%s'",
+                               py, cuda, have);
+            goto out;
+        }
         if (dnn && !dnn->path) { /* installed, but its search never looks there (ORT) */
             char *lib = cc_path_join(site, "nvidia/cudnn/lib");
             char *q = lib ? cc_sh_quote(lib) : NULL;
@@ -302,6 +333,10 @@ void cc_ld_consumer_fix(cudnnctl_ctx *ctx, const cudnnctl_which_report *rep, cud
         cc_buf_printf(&text, "take %s out of LD_LIBRARY_PATH (it comes before the copy %s brings "
                              "or finds otherwise): `%s`",
                       drop.v[0], c->name, cmd ? cmd : "");
+    } else if (rest && (cmd = pythonpath_fix(front_of(c))) != NULL) {
+        cc_buf_printf(&text, "the cuDNN %s's own code loads comes from an earlier sys.path entry "
+                             "that PYTHONPATH puts there: take it out: `%s`",
+                      c->name, cmd);
     } else if (rest && strcmp(c->kind, "framework") == 0) {
         pip_fix(ctx, rep, c, &text, &cmd);
     } else if (rest) {

@@ -121,33 +121,49 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Does the sub-library load against the graph library already mapped? The real loader's test:
- * every symbol it needs from libcudnn_graph.so.M under that version must be defined there
- * ("undefined symbol: X, version libcudnn_graph.so.9" otherwise). 1 yes, 0 no (*why names the
- * first missing symbol), -1 unknown (no readable .dynsym). */
+/* The first of `need` the graph library does not define; NULL when it defines them all. */
+static const char *first_missing(const sub_run *s, const cc_strv *need)
+{
+    for (size_t i = 0; i < need->n; i++)
+        if (!bsearch(&need->v[i], s->graph_syms.v, s->graph_syms.n, sizeof(char *), cmp_str))
+            return need->v[i];
+    return NULL;
+}
+
+/* Does the sub-library load against the graph library already mapped, as the loader decides it
+ * (measured: the 9.1.0 ops fails its dlopen on a data symbol the 9.19 graph lacks; 9.21's
+ * engines_tensor_ir loads under RTLD_LAZY against 9.20's graph although a function it calls is
+ * not there)? Every symbol its load-time relocations need from libcudnn_graph.so.M must be defined
+ * there, else "undefined symbol: X, version libcudnn_graph.so.9": 0. All of them, and all it
+ * calls too: 1. The load-time ones but not every function it calls: it loads, and it is another
+ * release (the symbols differ), so cuDNN's version check fails: 2. -1 unknown (no .dynsym). */
 static int binds(sub_run *s, const cudnnctl_load_result *graph, const cudnnctl_load_result *sub,
                  char **why)
 {
     char *hg = cc_rooted(s->m->ctx, file_of(graph)), *hs = cc_rooted(s->m->ctx, file_of(sub));
     char *soname = cc_asprintf("libcudnn_graph.so.%d", s->major);
-    cc_strv need = {0};
+    cc_strv eager = {0}, all = {0};
     int rc = -1;
     if (!s->graph_syms_read && hg) {
         s->graph_syms_read = 1;
         if (cc_elf_dyn_defined(hg, &s->graph_syms) != 0)
             cc_strv_free(&s->graph_syms);
     }
-    if (hs && soname && s->graph_syms.n && cc_elf_dyn_needed_from(hs, soname, &need) == 0) {
-        rc = 1;
-        for (size_t i = 0; i < need.n && rc == 1; i++)
-            if (!bsearch(&need.v[i], s->graph_syms.v, s->graph_syms.n, sizeof(char *), cmp_str)) {
-                rc = 0;
-                *why = cc_asprintf("it needs %s (version %s), which the graph library %s does "
-                                   "not define, so it does not load (\"undefined symbol\")",
-                                   need.v[i], soname, file_of(graph));
-            }
+    if (hs && soname && s->graph_syms.n && cc_elf_dyn_needed_from(hs, soname, 1, &eager) == 0 &&
+        cc_elf_dyn_needed_from(hs, soname, 0, &all) == 0) {
+        const char *e = first_missing(s, &eager), *a = e ? NULL : first_missing(s, &all);
+        rc = e ? 0 : a ? 2 : 1;
+        if (e)
+            *why = cc_asprintf("it needs %s (version %s), which the graph library %s does not "
+                               "define, so it does not load (\"undefined symbol\")",
+                               e, soname, file_of(graph));
+        else if (a)
+            *why = cc_asprintf("it loads, but calls %s (version %s), which the graph library %s "
+                               "does not define: another release",
+                               a, soname, file_of(graph));
     }
-    cc_strv_free(&need);
+    cc_strv_free(&eager);
+    cc_strv_free(&all);
     free(soname);
     free(hg);
     free(hs);
@@ -189,12 +205,13 @@ static int find_sub(sub_run *s, int obj, const char *stem, const cudnnctl_load_r
             continue;
         }
         char *why = NULL;
-        if (graph && binds(s, graph, &r, &why) == 0) {
+        int b = graph ? binds(s, graph, &r, &why) : 1;
+        if (b == 0) {
             cc_buf_printf(&skipped, "%s%s (%s)", skipped.len ? "; " : "", r.path, why ? why : "");
             cc_ld_result_clear(&r);
         } else {
             *out = r;
-            rc = !graph || same_release(s->m->ctx, graph, &r, &why) != 0;
+            rc = b == 2 ? 0 : !graph || same_release(s->m->ctx, graph, &r, &why) != 0;
         }
         free(why);
     }
@@ -381,7 +398,11 @@ static void other_step(sub_run *s, int obj, const char *stem)
     char *why = NULL;
     if (rc >= 0) {
         add_map(s->c, &r);
-        same_release(s->m->ctx, graph, &r, &why);
+        if (binds(s, graph, &r, &why) != 2) {
+            free(why);
+            why = NULL;
+            same_release(s->m->ctx, graph, &r, &why);
+        }
     }
     if (rc == 1 && !s->graph_bad && !same_dir(s->m->ctx, r.path, s->front_path)) {
         fit_add(s->groups, &s->n_groups, &r, why);
