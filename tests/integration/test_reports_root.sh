@@ -302,4 +302,72 @@ fix_and_recheck ct2 WIN_ZLIBWAPI_MISSING "${WIN[@]}" "$ENVF"
 [ -z "$(codes "$R/d2.json")" ] || { cat "$R/d2.json" >&2; fail "ct2: not clean after the fix"; }
 ok "whisper-ctranslate2#41: the DLLs are on PATH, the missing piece is zlib; after the fix 0 findings"
 
+# https://github.com/microsoft/onnxruntime/issues/17510 ("Could not locate zlibwapi.dll, cuda11.8,
+# cuDNN8.5.0.96 (Windows)"): the cuDNN DLLs copied into the toolkit's bin, as NVIDIA's guide says
+report "microsoft/onnxruntime#17510: Windows, cuDNN DLLs copied into CUDA\\v12.4\\bin, no zlib"
+win_machine ort17510 "/unused"
+ln "$XWIN/bin/cudnn64_9.dll" "$R$TKW/v12.4/bin/"; mkdir -p "$R$TKW/v12.4/include"; cp "$XWIN/include/cudnn_version.h" "$R$TKW/v12.4/include/"
+rm -rf "$R/unused"
+printf '%s\n' 'PATH=C:\Windows\system32;C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4\bin' \
+    'CUDA_PATH=C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4' >"$ENVF"
+run_doctor "$R/d1.json" "${WIN[@]}" "$ENVF"
+expect "$R/d1.json" WIN_ZLIBWAPI_MISSING "needs zlibwapi.dll"
+fix_and_recheck ort17510 WIN_ZLIBWAPI_MISSING "${WIN[@]}" "$ENVF"
+ok "onnxruntime#17510: the DLLs in the toolkit's bin; the zlibwapi.dll copy fixes it"
+
+# https://github.com/Huanshere/VideoLingo/issues/265 ("cudnn_ops64_9.dll not recognised", the dir added
+# to the environment but not the one the installer put the DLLs in: v9.x\bin\12.x)
+report "Huanshere/VideoLingo#265: Windows installer layout, the DLL dir (bin\\12.4) not on PATH"
+win_machine vl265 "/Program Files/NVIDIA/CUDNN/v9.1"
+mkdir -p "$R/Program Files/NVIDIA/CUDNN/v9.1/bin/12.4" "$R/Program Files/NVIDIA/CUDNN/v9.1/include/12.4"
+mv "$R/Program Files/NVIDIA/CUDNN/v9.1/bin/cudnn64_9.dll" "$R/Program Files/NVIDIA/CUDNN/v9.1/bin/12.4/"
+mv "$R/Program Files/NVIDIA/CUDNN/v9.1/include/cudnn_version.h" "$R/Program Files/NVIDIA/CUDNN/v9.1/include/12.4/"
+cp "$PEDIR/zlibwapi-DOUBLE.dll" "$R/Program Files/NVIDIA/CUDNN/v9.1/bin/12.4/zlibwapi.dll"
+run_doctor "$R/d1.json" "${WIN[@]}" "$ENVF"
+expect "$R/d1.json" WIN_CUDNN_NOT_ON_PATH "12.4"
+fix_and_recheck vl265 WIN_CUDNN_NOT_ON_PATH "${WIN[@]}" "$ENVF"
+ok "VideoLingo#265: WIN_CUDNN_NOT_ON_PATH names bin\\12.4; the PATH edit fixes it"
+
+# https://github.com/PaddlePaddle/FastDeploy/issues/362 (cudnn64_8.dll crashing "three cudnn DLLs loaded
+# in the process": two cuDNN sets on PATH): two sets of one major, the first wins, sub-DLLs mix
+report "PaddlePaddle/FastDeploy#362: Windows, two cuDNN DLL sets of one major on PATH"
+win_machine fd362 "/Program Files/NVIDIA/CUDNN/v9.1"
+cp "$PEDIR/zlibwapi-DOUBLE.dll" "$R/Program Files/NVIDIA/CUDNN/v9.1/bin/zlibwapi.dll"
+mkdir -p "$R/tools/cudnn/bin" "$R/tools/cudnn/include"; ln "$XWIN/bin/cudnn64_9.dll" "$R/tools/cudnn/bin/"
+cp "$XWIN/include/cudnn_version.h" "$R/tools/cudnn/include/"; cp "$PEDIR/zlibwapi-DOUBLE.dll" "$R/tools/cudnn/bin/zlibwapi.dll"
+sed -i 's|^PATH=\(.*\)$|PATH=\1;C:\\tools\\cudnn\\bin|' "$ENVF"
+run_doctor "$R/d1.json" "${WIN[@]}" "$ENVF"
+expect "$R/d1.json" WIN_CUDNN_DLL_SETS_ON_PATH "cudnn64_9.dll"
+fix_and_recheck fd362 WIN_CUDNN_DLL_SETS_ON_PATH "${WIN[@]}" "$ENVF"
+ok "FastDeploy#362: WIN_CUDNN_DLL_SETS_ON_PATH; dropping the later set from PATH fixes it"
+
+# https://github.com/chainguard-images/images/issues/2532 (a pytorch-cuda image: "Attempt to open cnn_infer
+# failed: libcudnn_cnn_infer.so.8: cannot open shared object file"): an image whose cuDNN 8 package
+# files are incomplete; doctor names the package's reinstall
+report "chainguard-images/images#2532: a container image's cuDNN 8 without libcudnn_cnn_infer.so.8"
+healthy13 cg2532
+: >"$R/.dockerenv"; D=/usr/lib/x86_64-linux-gnu; cudnn8_copy $D; rm -f "$R$D/libcudnn_cnn_infer.so.8"
+mkdir -p "$R/var/lib/dpkg/info"; ls "$X8/lib" | grep '\.so\.8$' | sed "s|^|$D/|" >"$R/var/lib/dpkg/info/libcudnn8-cuda-11:amd64.list"
+run_doctor "$R/d1.json"
+expect "$R/d1.json" CUDNN_SUBLIB_MISSING "lacks libcudnn_cnn_infer.so.8"
+cmd=$(finding "$R/d1.json" CUDNN_SUBLIB_MISSING command)
+[ "$cmd" = "apt-get install --reinstall -y libcudnn8-cuda-11" ] || fail "cg2532: the package's reinstall: '$cmd'"
+ln -f "$X8/lib/libcudnn_cnn_infer.so.8" "$R$D/"   # what that reinstall puts back (the real 8.9.6 file)
+run_doctor "$R/d2.json"; absent "$R/d2.json" CUDNN_SUBLIB_MISSING
+ok "chainguard#2532: CUDNN_SUBLIB_MISSING names 'apt-get install --reinstall -y libcudnn8-cuda-11'; with the file back it is gone"
+
+# https://github.com/jade-hpc-gpu/jade-hpc-gpu.github.io/issues/86 (an HPC cluster's cuDNN module, 7.0.5,
+# older than the framework's 7.1.4): an environment module puts an old cuDNN on LD_LIBRARY_PATH over a
+# conda env's newer one
+report "jade-hpc-gpu#86: an HPC module's older cuDNN on LD_LIBRARY_PATH over a conda env's"
+healthy13 hpc86
+CP=/opt/conda/envs/tf; mkdir -p "$R$CP/lib" "$R$CP/conda-meta" "$R/apps/cudnn/9.1/lib"
+for f in "$SRC"/lib64/libcudnn*.so.9; do ln "$f" "$R$CP/lib/"; done
+echo '{"name": "cudnn", "version": "9.19.0.56"}' >"$R$CP/conda-meta/cudnn-9.19.0.56-h0_0.json"
+for f in "$X12"/lib/*.so.9; do ln "$f" "$R/apps/cudnn/9.1/lib/"; done
+run_doctor "$R/d1.json" CONDA_PREFIX=$CP LD_LIBRARY_PATH=/apps/cudnn/9.1/lib:$CP/lib
+expect "$R/d1.json" CUDNN_LD_LIBRARY_PATH_OVERRIDE "/apps/cudnn/9.1/lib (cuDNN 9.1.0)" "$CP/lib"
+fix_and_recheck hpc86 CUDNN_LD_LIBRARY_PATH_OVERRIDE CONDA_PREFIX=$CP LD_LIBRARY_PATH=/apps/cudnn/9.1/lib:$CP/lib
+ok "jade-hpc-gpu#86: the module's dir out of LD_LIBRARY_PATH (the env's kept) fixes it"
+
 echo "${#REPORTS[@]} reports rebuilt, each fixed by what doctor printed"
