@@ -364,12 +364,12 @@ static int together(cc_doctor_run *run)
         } else if (!cc_doc_is_install(run, c->path)) {
             /* the activation `cudnnctl env` prints for its own installs says nothing new */
             cc_doc_add(run, CC_DC_CUDNN_IN_LD_LIBRARY_PATH, c->path,
-                       "nothing to fix while no other release of this cuDNN major is installed; "
-                       "to stop it, take the dir out of LD_LIBRARY_PATH where it is set",
+                       "nothing to fix: it swaps out nothing that breaks; to stop it, take the dir "
+                       "out of LD_LIBRARY_PATH where it is set",
                        "LD_LIBRARY_PATH lists %s (cuDNN %s): every program started from this "
                        "environment loads this cuDNN, even one that bundles another copy "
-                       "(LD_LIBRARY_PATH overrides RUNPATH); no other release of cuDNN %d is "
-                       "here, so nothing is swapped",
+                       "(LD_LIBRARY_PATH overrides RUNPATH); no framework's own copy of another "
+                       "release and no newer cuDNN %d is swapped out by it",
                        c->path, c->version, c->major);
         }
         cc_buf_free(&b);
