@@ -33,9 +33,13 @@ typedef struct {
     char *dir;     /**< the dir it came from (the cache file for "ld.so.cache") */
     char *from;    /**< the object whose RPATH / RUNPATH named dir; NULL otherwise */
     char *why;     /**< one sentence */
-    char *version; /**< "9.19.0" from the file name or cudnn_version.h; NULL when unknown */
+    /** cuDNN: the release of the copy the file belongs to, read from the files ("9.19.0.56":
+     *  the core library's tag, a versioned name, cudnn_version.h, the wheel's dist-info); other
+     *  libraries: from the file name ("13.0.96", "13"). NULL when unknown */
+    char *version;
     char **skipped; /**< "PATH: reason" for each candidate passed over, in search order */
     size_t n_skipped;
+    char *version_source; /**< where version came from (one phrase); NULL when unknown */
 } cudnnctl_load_result;
 
 /**
@@ -114,7 +118,29 @@ typedef struct {
      *  loads; 0 when a rule that comes first (RPATH, LD_LIBRARY_PATH, RUNPATH) decides it. */
     int system_install_affects;
     int ld_library_path_affects; /**< 1 when LD_LIBRARY_PATH can change it (no RPATH before) */
+    /** facts that are no problem, one sentence each ("libcudnn_graph.so.9 comes from another dir:
+     *  the same release 9.19.0.56, so they fit") */
+    char **notes;
+    size_t n_notes;
+    /** every cuDNN file it maps, links resolved, in load order: libcudnn.so.M, then the
+     *  sub-libraries it loads itself (what /proc/self/maps shows after its first operation) */
+    char **maps;
+    size_t n_maps;
+    unsigned causes;   /**< CUDNNCTL_CAUSE_* bits of its problems (0: nothing to fix) */
+    /** the one fix for those causes, decided in one place (loader/consumer_fix.c) and printed
+     *  by which and doctor alike; NULL when there is nothing to fix */
+    char *fix;
+    char *fix_command; /**< the shell command that applies it; NULL when it needs a person */
 } cudnnctl_consumer;
+
+/* cudnnctl_consumer::causes */
+#define CUDNNCTL_CAUSE_NOT_FOUND 0x01u  /**< no libcudnn.so.M is found */
+#define CUDNNCTL_CAUSE_BAD_FILE 0x02u   /**< the loader stops on a file that is no ELF */
+#define CUDNNCTL_CAUSE_MAJOR 0x04u      /**< another cuDNN major than it was built for */
+#define CUDNNCTL_CAUSE_TOO_OLD 0x08u    /**< an older minor than it was built for */
+#define CUDNNCTL_CAUSE_CUDA_MAJOR 0x10u /**< a cuDNN built for another CUDA major */
+#define CUDNNCTL_CAUSE_DRIVER 0x20u     /**< the driver is below its CUDA major's floor */
+#define CUDNNCTL_CAUSE_MIXED 0x40u      /**< sub-libraries of another release */
 
 /** What `which` looks at. */
 typedef struct {
@@ -178,6 +204,10 @@ typedef struct {
     /** 1: nothing was loaded: as root the loader model's prediction (mapped) touched a file or
      *  dir another user could write; error says which. mapped is then the model's answer. */
     int modelled;
+    /** 1 when the file mapped is another copy of the expected copy's release (read from the
+     *  files): it fits, so the line is information, not a warning (fix still names the way to
+     *  make the expected copy's own files win) */
+    int same_release;
 } cudnnctl_effective;
 
 /**
@@ -189,7 +219,7 @@ typedef struct {
  * the loader model says another user could have written (modelled). Compare
  * the file each maps with @p expect_dir (the lib dir just installed or selected; NULL =
  * no expectation). @p fix_current / @p fix_login: the command that makes it win in each scope
- * (NULL: an LD_LIBRARY_PATH export). out[0..*n).
+ * (NULL: cudnnctl_activation_fix for expect_dir). out[0..*n).
  */
 CUDNNCTL_API cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char *self_exe,
                                                    const char *soname, const char *expect_dir,
@@ -201,6 +231,18 @@ CUDNNCTL_API cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char
 CUDNNCTL_API void cudnnctl_effective_free(cudnnctl_effective *v, size_t n);
 CUDNNCTL_API cudnnctl_err cudnnctl_effective_json(const cudnnctl_effective *v, size_t n,
                                                   char **json);
+/** The cudnnctl prefix P that holds @p lib_dir (P/current/lib, P/cudnn-<version>-cuda<M>/lib,
+ *  with P/current present); NULL when it is no prefix's. Free with cudnnctl_free. */
+CUDNNCTL_API char *cudnnctl_prefix_of(cudnnctl_ctx *ctx, const char *lib_dir);
+/** The one command that makes the cuDNN in @p lib_dir the one programs map (issue 20: install,
+ *  validate, use, env and doctor print this same command for the same situation). @p scope
+ *  "current" (this shell) or "login" (new login shells, system-wide). @p env_args: the `cudnnctl
+ *  env` selection that names the copy (" --prefix P", " 13.0"); NULL: derived from lib_dir — a
+ *  prefix's dir gives `eval "$(cudnnctl env --prefix P)"` / `[sudo ]cudnnctl env --persist
+ *  --system --prefix P`, any other dir an LD_LIBRARY_PATH export / `env --persist --system
+ *  TREE`. Free with cudnnctl_free. */
+CUDNNCTL_API char *cudnnctl_activation_fix(cudnnctl_ctx *ctx, const char *lib_dir,
+                                           const char *scope, const char *env_args);
 /** One line for a mismatch: the winner, why it wins, the fix. NULL when it matches. */
 CUDNNCTL_API char *cudnnctl_effective_line(const cudnnctl_effective *e);
 
@@ -219,6 +261,23 @@ CUDNNCTL_API int cudnnctl_loader_default_finds(cudnnctl_ctx *ctx, const char *so
  *  key: value}); a key already there gets the new value. Free *out with cudnnctl_free. */
 CUDNNCTL_API cudnnctl_err cudnnctl_json_attach(const char *doc, const char *key,
                                                const char *value_json, char **out);
+
+/** The NVIDIA driver stack as user space sees it (under --root too). */
+typedef struct {
+    char *libcuda;         /**< the libcuda.so.1 a program maps (as the loader names it); NULL */
+    char *libcuda_real;    /**< links resolved */
+    char *libcuda_version; /**< "580.95.05" from the file's name; NULL when it does not say */
+    int libcuda_compat;    /**< it comes from a CUDA forward-compatibility dir (.../compat/) */
+    char *kernel_version;  /**< the kernel module's version; NULL when not readable */
+    const char *kernel_source; /**< "/proc/driver/nvidia/version" or "/sys/module/nvidia/version" */
+    char *container; /**< "docker", "podman", "kubernetes", "containerd", "lxc", "container"; NULL */
+    int device_nodes;      /**< /dev/nvidia<N> nodes beside /dev/nvidiactl (0: none exposed) */
+    char *visible_devices; /**< NVIDIA_VISIBLE_DEVICES (set by NVIDIA's images); NULL unset */
+} cudnnctl_driver_stack;
+
+CUDNNCTL_API cudnnctl_err cudnnctl_driver_stack_read(cudnnctl_ctx *ctx,
+                                                     cudnnctl_driver_stack **out);
+CUDNNCTL_API void cudnnctl_driver_stack_free(cudnnctl_driver_stack *s);
 
 /** 1 when this process runs as root / elevated (fixes then need no sudo). */
 CUDNNCTL_API int cudnnctl_is_elevated(void);

@@ -41,12 +41,14 @@ static char *effective_after_persist(cli_opts *o, cudnnctl_ctx *ctx,
     const char *lib = cudnn_lib_dir(sel);
     if (!lib)
         return NULL;
-    char args[1024], cur[1200], login[1400];
+    char args[1024];
     env_args(o, args, sizeof(args));
-    snprintf(cur, sizeof(cur), "eval \"$(cudnnctl env%s)\"", args);
-    cli_login_fix(ctx, lib, args, sel->cudnn_version, sel->cudnn_cuda_major, login, sizeof(login));
-    return cli_effective(o, ctx, sel->cudnn_version, lib, cur,
-                         o->system_wide ? NULL : login);
+    char *cur = cudnnctl_activation_fix(ctx, lib, "current", args);
+    char *login = cudnnctl_activation_fix(ctx, lib, "login", args);
+    char *js = cli_effective(o, ctx, sel->cudnn_version, lib, cur, o->system_wide ? NULL : login);
+    cudnnctl_free(cur);
+    cudnnctl_free(login);
+    return js;
 }
 
 /* Activation that activates: a selected cuDNN the loader would not find by itself goes in front

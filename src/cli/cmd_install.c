@@ -28,21 +28,11 @@ static int print_postcheck(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_instal
 }
 
 /* The effective check (docs/which.md): does a process that dlopens libcudnn.so.<M> by name map
- * what was just installed, here and in a new login shell? The fixes name the activation. */
+ * what was just installed, here and in a new login shell? The library names the fixes (the
+ * activation of the prefix or tree: cudnnctl_activation_fix, the same as validate and doctor). */
 static char *effective_after_install(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_install_result *r)
 {
-    char cur[1200], login[1400], args[1200];
-    if (r->mode == CUDNNCTL_TARGET_PREFIX) {
-        snprintf(cur, sizeof(cur), "eval \"$(cudnnctl env --prefix %s)\"", r->target_path);
-        snprintf(args, sizeof(args), " --prefix %s", r->target_path);
-    } else {
-        snprintf(cur, sizeof(cur), "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}",
-                 r->lib_dir);
-        snprintf(args, sizeof(args), " %s", r->target_path);
-    }
-    cli_login_fix(ctx, r->lib_dir, args, r->cudnn_version,
-                  r->cuda_variant ? atoi(r->cuda_variant) : 0, login, sizeof(login));
-    return cli_effective(o, ctx, r->cudnn_version, r->lib_dir, cur, login);
+    return cli_effective(o, ctx, r->cudnn_version, r->lib_dir, NULL, NULL);
 }
 
 static void print_human(cli_opts *o, const cudnnctl_install_result *r)

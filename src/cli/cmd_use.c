@@ -117,16 +117,9 @@ static char *effective_after_use(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_
     const char *base = strrchr(r->cudnn_path, '/');
     base = base ? base + 1 : r->cudnn_path;
     const char *ver = strncmp(base, "cudnn-", 6) == 0 ? base + 6 : "9";
-    char lib[1200], cur[1200], login[1400], vers[64];
+    char lib[1200];
     snprintf(lib, sizeof(lib), "%s/lib", r->cudnn_path);
-    snprintf(cur, sizeof(cur), "eval \"$(cudnnctl env)\"");
-    snprintf(vers, sizeof(vers), "%s", ver); /* "9.19.0.56-cuda13": the version, the CUDA major */
-    char *cuda = strstr(vers, "-cuda");
-    int major = cuda ? atoi(cuda + 5) : 0;
-    if (cuda)
-        *cuda = '\0';
-    cli_login_fix(ctx, lib, "", vers, major, login, sizeof(login));
-    return cli_effective(o, ctx, ver, lib, cur, login);
+    return cli_effective(o, ctx, ver, lib, NULL, NULL); /* the prefix's activation */
 }
 
 int cmd_use(cli_opts *o, cudnnctl_ctx *ctx)

@@ -62,8 +62,14 @@ static void print_consumer(const cudnnctl_consumer *c)
                    "it loads itself through its DT_RUNPATH, which comes after LD_LIBRARY_PATH (a "
                    "dir there with another cuDNN mixes the two)\n");
     }
+    for (size_t i = 0; i < c->n_notes; i++)
+        printf("  note: %s\n", c->notes[i]);
     for (size_t i = 0; i < c->n_problems; i++)
         printf("  problem: %s\n", c->problems[i]);
+    if (c->fix)
+        printf("  fix: %s\n", c->fix);
+    if (c->fix_command)
+        printf("  run: %s\n", c->fix_command);
     printf("  verdict: %s\n\n", c->verdict ? c->verdict : "unknown");
 }
 

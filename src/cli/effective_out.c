@@ -31,7 +31,9 @@ char *cli_effective(cli_opts *o, cudnnctl_ctx *ctx, const char *cudnn_version,
     }
     for (size_t i = 0; i < n; i++) {
         char *line = cudnnctl_effective_line(&v[i]);
-        if (line)
+        if (line && v[i].same_release) /* another copy of the same release: it fits */
+            cli_info(o, "  effective %s: %s", v[i].scope, line);
+        else if (line)
             cli_warn(o, "%s", line);
         else if (!o->quiet && !o->json)
             cli_info(o, "  effective %s: %s maps %s", v[i].scope, soname,
@@ -45,24 +47,6 @@ char *cli_effective(cli_opts *o, cudnnctl_ctx *ctx, const char *cudnn_version,
         js = NULL;
     cudnnctl_effective_free(v, n);
     return js;
-}
-
-void cli_login_fix(cudnnctl_ctx *ctx, const char *lib_dir, const char *args,
-                   const char *cudnn_version, int cuda_major, char *buf, size_t n)
-{
-    const char *sudo = cudnnctl_is_elevated() ? "" : "sudo ";
-    if (cudnnctl_env_system_ok(ctx, lib_dir))
-        snprintf(buf, n, "%scudnnctl env --persist --system%s", sudo, args);
-    else if (cudnn_version && cuda_major > 0)
-        snprintf(buf, n,
-                 "%scudnnctl install --prefix /opt/cudnnctl --cudnn %s --cuda %d && %scudnnctl "
-                 "env --persist --system --prefix /opt/cudnnctl",
-                 sudo, cudnn_version, cuda_major, sudo);
-    else
-        snprintf(buf, n,
-                 "%scudnnctl install --prefix /opt/cudnnctl && %scudnnctl env --persist --system "
-                 "--prefix /opt/cudnnctl",
-                 sudo, sudo);
 }
 
 void cli_print_json_with(const char *doc, const char *key, const char *value_json)

@@ -54,100 +54,7 @@ XWIN=$CACHE/x-win-cu12-9.1.0.70
 unpack "$W8" "$X8" '(lib/libcudnn.*\.so\.8$|dist-info/METADATA$)'
 unpack "$WWIN" "$XWIN" '(bin/cudnn64_9\.dll$|include/cudnn_version\.h$)'
 
-PASSED=()
-ok() { PASSED+=("$1"); echo "ok: $1"; }
-
-# run_doctor OUT [VAR=VALUE...] [-- extra doctor args]: doctor --json under $R, clean env
-run_doctor() {
-    local out=$1
-    shift
-    local envs=() args=()
-    while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
-    [ $# -gt 0 ] && shift
-    args=("$@")
-    env -i PATH=/usr/bin:/bin HOME=/root "${envs[@]}" "$CUDNNCTL" --root "$R" doctor --json \
-        "${args[@]}" >"$out" 2>"$out.err" || true
-    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out" ||
-        { cat "$out" "$out.err" >&2; fail "doctor printed no JSON"; }
-}
-# finding JSON CODE FIELD: that field of the first finding with CODE ("" when none)
-finding() {
-    python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
-for f in json.load(open(sys.argv[1]))["findings"]:
-    if f["code"] == sys.argv[2]:
-        print(f[sys.argv[3]] or ""); break
-PY
-}
-codes() { python3 -c 'import json,sys; print(" ".join(f["code"] for f in json.load(open(sys.argv[1]))["findings"]))' "$1"; }
-expect() { # expect JSON CODE MESSAGE-SUBSTRING...
-    local j=$1 code=$2
-    shift 2
-    local msg
-    msg=$(finding "$j" "$code" message)
-    [ -n "$msg" ] || { cat "$j" >&2; fail "$code not reported (got: $(codes "$j"))"; }
-    for s in "$@"; do
-        case "$msg" in *"$s"*) ;; *) fail "$code message lacks '$s': $msg" ;; esac
-    done
-    [ -n "$(finding "$j" "$code" fix)" ] || fail "$code has no fix"
-}
-absent() { # absent JSON CODE...
-    local c
-    for c in "${@:2}"; do
-        case " $(codes "$1") " in *" $c "*) cat "$1" >&2; fail "$c still reported" ;; esac
-    done
-}
-# fix_and_recheck CASE CODE [VAR=VALUE...] [-- doctor args]: run the printed command in a shell
-# that then runs doctor again (so an `export` applies), and assert CODE is gone.
-fix_and_recheck() {
-    local case=$1 code=$2
-    shift 2
-    local cmd
-    cmd=$(finding "$R/d1.json" "$code" command)
-    [ -n "$cmd" ] || fail "$case: $code printed no command to run"
-    echo "  $code: running: $cmd"
-    local envs=() args=()
-    while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
-    [ $# -gt 0 ] && shift
-    args=("$@")
-    env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "${envs[@]}" sh -c "$cmd"' && r=$1 && shift && exec "$0" --root "$r" doctor --json "$@"' \
-        "$CUDNNCTL" "$R" "${args[@]}" >"$R/d2.json" 2>"$R/d2.err" || true
-    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$R/d2.json" ||
-        { cat "$R/d2.json" "$R/d2.err" >&2; fail "$case: the fix '$cmd' failed"; }
-    absent "$R/d2.json" "$code"
-}
-
-# ---- layouts built from the real files ---------------------------------------------------------
-
-# a CUDA 13.0 tree with the machine's cuDNN 9.19 in tarball layout (libX.so.9.19.0 + links),
-# hard links to the real files (same bytes, no copy)
-tarball_cudnn() { # tarball_cudnn DIR(root-relative)
-    mkdir -p "$R$1"
-    local f b
-    for f in "$SRC"/lib64/libcudnn*.so.9; do
-        b=$(basename "$f" .so.9)
-        ln "$f" "$R$1/$b.so.9.19.0" 2>/dev/null || cp "$f" "$R$1/$b.so.9.19.0"
-        ln -s "$b.so.9.19.0" "$R$1/$b.so.9"
-        ln -s "$b.so.9" "$R$1/$b.so"
-    done
-}
-cuda13_tree() { # the toolkit, registered with the loader, with a driver
-    local T=/usr/local/cuda-13.0
-    version_json $T 13.0.2
-    cuda_headers $T/include 13 0
-    fake_nvcc $T 13.0.88
-    cudart $T/lib64 libcudart.so.13.0.96 libcudart.so.13
-    mkdir -p "$R$T/include"
-    cp "$SRC"/include/cudnn_version.h "$SRC"/include/cudnn.h "$R$T/include/" 2>/dev/null ||
-        cudnn_header $T/include 9.19.0
-    ln -sfn $T "$R/usr/local/cuda"
-    driver_proc 580.95.05
-    mkdir -p "$R/etc/ld.so.conf.d"
-    echo 'include /etc/ld.so.conf.d/*.conf' > "$R/etc/ld.so.conf"
-    echo "$T/lib64" > "$R/etc/ld.so.conf.d/cuda-13-0.conf"
-}
-new_root() { R=$TOP/$1; rm -rf "$R"; mkdir -p "$R"; chmod 755 "$R"; }
-healthy13() { new_root "$1"; cuda13_tree; tarball_cudnn /usr/local/cuda-13.0/lib64; }
+. "$(dirname "$0")/doctor_fix_lib.sh"
 
 # ---- healthy layouts: 0 findings ---------------------------------------------------------------
 healthy13 h-tarball
@@ -309,14 +216,16 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
     ok "CUDNN_LIB_UNREADABLE: permission named (not 'not an ELF'); chmod a+r fixes it"
 fi
 
-# 9. LD_LIBRARY_PATH shadowing: which copy wins
+# 9. LD_LIBRARY_PATH shadowing by another copy of the SAME release: no warning, no error (issue
+# 20: releases are compared by content; this was a CUDNN_SHADOWED warning whose command took the
+# dir out again). The shadowing of a newer release by an older one is case 20 below.
 healthy13 shadow
 tarball_cudnn /opt/other/lib
 run_doctor "$R/d1.json" LD_LIBRARY_PATH=/opt/other/lib
-expect "$R/d1.json" CUDNN_SHADOWED "maps cuDNN 9.19.0 from /opt/other/lib" \
-    "first LD_LIBRARY_PATH dir that holds libcudnn.so.9" "shadows 9.19.0 in $L"
-fix_and_recheck shadow CUDNN_SHADOWED LD_LIBRARY_PATH=/opt/other/lib
-ok "CUDNN_SHADOWED: names the winner; export LD_LIBRARY_PATH without it fixes it"
+absent "$R/d1.json" CUDNN_SHADOWED CUDNN_LOADER_CONFLICT CUDNN_LD_LIBRARY_PATH_OVERRIDE
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["errors"] + d["warnings"])' "$R/d1.json" ||
+    { cat "$R/d1.json" >&2; fail "shadow: the same release on LD_LIBRARY_PATH is no warning"; }
+ok "same release on LD_LIBRARY_PATH over the tree's: no warning or error (at most CUDNN_IN_LD_LIBRARY_PATH info)"
 
 # 10. a framework that needs cuDNN 8 while only 9 is present (--for tensorflow==2.14.0)
 healthy13 needs8
@@ -405,16 +314,20 @@ if [ -n "$W12" ]; then
     cp "$X12/nvidia/cudnn/include/cudnn_version.h" "$R/opt/c91/include/"
     run_doctor "$R/d1.json" LD_LIBRARY_PATH=/opt/c91/lib
     expect "$R/d1.json" CUDNN_LD_LIBRARY_PATH_OVERRIDE "LD_LIBRARY_PATH lists /opt/c91/lib (cuDNN 9.1"
-    expect "$R/d1.json" CUDNN_SHADOWED "maps cuDNN 9.1"
+    # one cause, one finding: the shadowing and the loader's pick are this override (issue 20)
+    absent "$R/d1.json" CUDNN_SHADOWED CUDNN_LOADER_CONFLICT
     fix_and_recheck override CUDNN_LD_LIBRARY_PATH_OVERRIDE LD_LIBRARY_PATH=/opt/c91/lib
     absent "$R/d2.json" CUDNN_SHADOWED
     ok "CUDNN_LD_LIBRARY_PATH_OVERRIDE: real 9.1 over 9.19; export LD_LIBRARY_PATH fixes it"
 fi
+# 21. the tree's own lib dir on LD_LIBRARY_PATH (what NVIDIA's install guide says to do): an info
+# without a command (issue 20: this was a warning whose command undid that set-up)
 healthy13 inllp
 run_doctor "$R/d1.json" LD_LIBRARY_PATH=$L
 expect "$R/d1.json" CUDNN_IN_LD_LIBRARY_PATH "LD_LIBRARY_PATH lists $L (cuDNN 9.19.0)"
-fix_and_recheck inllp CUDNN_IN_LD_LIBRARY_PATH LD_LIBRARY_PATH=$L
-ok "CUDNN_IN_LD_LIBRARY_PATH: export LD_LIBRARY_PATH fixes it"
+[ "$(finding "$R/d1.json" CUDNN_IN_LD_LIBRARY_PATH severity)" = info ] || fail "inllp: want info"
+[ -z "$(finding "$R/d1.json" CUDNN_IN_LD_LIBRARY_PATH command)" ] || fail "inllp: an info has no command"
+ok "CUDNN_IN_LD_LIBRARY_PATH: info only, no command"
 
 # 22. two cuDNN 9 releases where the loader looks (no command: which one stays is the user's call)
 if [ -n "$W12" ]; then

@@ -91,19 +91,40 @@ got=$(fw jax_cuda13_plugin "l['path'], l['rule'], l['version'], c['loaded_cudnn_
 real=$(LD_LIBRARY_PATH=$T/llp real_jax)
 echo "consumer jax_cuda13_plugin (cudnn wheel, LD_LIBRARY_PATH=$T/llp): model: $got; real loader: $real"
 [ "${got%% *}" = "${real%% *}" ] || fail "B: model and real loader differ"
-[[ "$got" == *"/nvidia/cudnn/lib/libcudnn.so.9 rpath 9.19.0 13 False True ok" ]] || fail "B: $got"
+# (the version is the release read from the files: the tag in libcudnn_graph.so.9, 9.19.0.56)
+[[ "$got" == *"/nvidia/cudnn/lib/libcudnn.so.9 rpath 9.19.0.56 13 False True ok" ]] || fail "B: $got"
 
-# B2: LD_LIBRARY_PATH names a dir with another libcudnn_graph.so.9: libcudnn.so.9 still comes
-# through the plugin's DT_RPATH, but it loads its sub-libraries itself with its own DT_RUNPATH
-# ($ORIGIN), after LD_LIBRARY_PATH: a mixed cuDNN (what makes PyTorch fail with "compiled against
-# 9.19 but found runtime version 9.14" on the H200, docs/which-h200.md)
+# B2: LD_LIBRARY_PATH names a dir with a libcudnn_graph.so.9 of the SAME release (a copy of the
+# same 9.19 file): libcudnn.so.9 comes through the plugin's DT_RPATH, its sub-libraries through
+# LD_LIBRARY_PATH (libcudnn.so.9's own DT_RUNPATH comes after it). Two dirs, one release: that
+# fits (before issue 20 this was called a mix, exit 6): verdict ok, exit 0, one note.
 cp "$CUDA/lib/libcudnn_graph.so.9" "$T/llp/"
 set +e; LD_LIBRARY_PATH=$T/llp "$CUDNNCTL" which --python "$PY" --json >"$T/w.json"; rc=$?; set -e
-got=$(q "c=[c for c in r['consumers'] if c['name']=='jax_cuda13_plugin'][0]; g=[x for x in c['loads'] if x['soname']=='libcudnn_graph.so.9'][0]; print(g['path'], g['rule'], c['verdict'], len([p for p in c['problems'] if 'mixed' in p]))")
+got=$(q "c=[c for c in r['consumers'] if c['name']=='jax_cuda13_plugin'][0]; g=[x for x in c['loads'] if x['soname']=='libcudnn_graph.so.9'][0]; print(g['path'], g['rule'], c['verdict'], len(c['problems']), min(1, len([n for n in c['notes'] if 'the same release 9.19.0.56' in n])))")
 real=$(LD_LIBRARY_PATH=$T/llp real_jax libcudnn_graph.so.9)
-echo "consumer jax_cuda13_plugin (LD_LIBRARY_PATH with a libcudnn_graph.so.9): model: $got; real loader: $real; exit $rc"
+echo "consumer jax_cuda13_plugin (LD_LIBRARY_PATH with the same release's libcudnn_graph.so.9): model: $got; real loader: $real; exit $rc"
 [ "${got%% *}" = "${real##* }" ] || fail "B2: model and real loader differ on libcudnn_graph.so.9"
-[ "${got#* }" = "ld_library_path mismatch 1" ] && [ "$rc" = 6 ] || fail "B2: want ld_library_path, mismatch, one mixed problem, exit 6"
+[ "${got#* }" = "ld_library_path ok 0 1" ] || fail "B2: want ld_library_path, ok, no problem, a same-release note"
+
+# B3: a real mix: LD_LIBRARY_PATH's libcudnn_graph.so.9 is NVIDIA's 9.1.0 (nvidia-cudnn-cu12
+# 9.1.0.70 wheel) under the 9.19 front: mismatch, exit 6 (cudnnGetVersion() would say 9.1.0)
+W12=$(ls "${XDG_CACHE_HOME:-$HOME/.cache}"/cudnnctl-test/wheels/nvidia_cudnn_cu12-9.1.0.70-*manylinux*.whl 2>/dev/null | head -1 || true)
+if [ -z "$W12" ]; then
+    mkdir -p "${XDG_CACHE_HOME:-$HOME/.cache}/cudnnctl-test/wheels"
+    timeout 900 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.10 \
+        --platform manylinux2014_x86_64 -d "${XDG_CACHE_HOME:-$HOME/.cache}/cudnnctl-test/wheels" \
+        nvidia-cudnn-cu12==9.1.0.70 >&2 || true
+    W12=$(ls "${XDG_CACHE_HOME:-$HOME/.cache}"/cudnnctl-test/wheels/nvidia_cudnn_cu12-9.1.0.70-*manylinux*.whl 2>/dev/null | head -1 || true)
+fi
+[ -n "$W12" ] || { echo "nvidia-cudnn-cu12 9.1.0.70: not cached and PyPI unreachable"; exit 77; }
+unzip "$W12" "$T/w12" nvidia/cudnn/lib/libcudnn_graph.so.9
+cp "$T/w12/nvidia/cudnn/lib/libcudnn_graph.so.9" "$T/llp/libcudnn_graph.so.9"
+set +e; LD_LIBRARY_PATH=$T/llp "$CUDNNCTL" which --python "$PY" --json >"$T/w.json"; rc=$?; set -e
+got=$(q "c=[c for c in r['consumers'] if c['name']=='jax_cuda13_plugin'][0]; g=[x for x in c['loads'] if x['soname']=='libcudnn_graph.so.9'][0]; print(g['path'], g['rule'], g['version'], c['verdict'], len([p for p in c['problems'] if 'mixed' in p]))")
+real=$(LD_LIBRARY_PATH=$T/llp real_jax libcudnn_graph.so.9)
+echo "consumer jax_cuda13_plugin (LD_LIBRARY_PATH with NVIDIA's 9.1.0 libcudnn_graph.so.9): model: $got; real loader: $real; exit $rc"
+[ "${got%% *}" = "${real##* }" ] || fail "B3: model and real loader differ on libcudnn_graph.so.9"
+[ "${got#* }" = "ld_library_path 9.1.0.70 mismatch 1" ] && [ "$rc" = 6 ] || fail "B3: want ld_library_path, 9.1.0.70, mismatch, one mixed problem, exit 6"
 
 # doctor --python: the same as a finding with a fix; the test runs the fix, then doctor is clean
 # of PYTHON_* findings
@@ -111,9 +132,9 @@ set +e; LD_LIBRARY_PATH=$T/llp "$CUDNNCTL" doctor --python "$PY" --json >"$T/d.j
 fix=$(python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1])); f = [x for x in r["findings"] if x["code"].startswith("PYTHON_")]
-for x in f: print(x["code"], "|", x["message"][:160], "| fix:", x["fix"], file=sys.stderr)
+for x in f: print(x["code"], "|", x["message"][:160], "| fix:", x["fix"], "| run:", x["command"], file=sys.stderr)
 assert f and all(x["code"] == "PYTHON_FRAMEWORK_CUDNN_MISMATCH" for x in f), f
-print(f[0]["fix"])' "$T/d.json")
+print(f[0]["command"])' "$T/d.json")
 echo "doctor --python fix: $fix"
 left=$(LD_LIBRARY_PATH=$T/llp bash -c "$fix; \"$CUDNNCTL\" doctor --python \"$PY\" --json" | python3 -c '
 import json, sys

@@ -380,10 +380,16 @@ char *cc_now_iso(void)
 
 char *cc_sh_quote(const char *s)
 {
+    int plain = *s != '\0';
+    for (const char *c = s; *c && plain; c++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%",
+                       *c) != NULL;
+    if (plain)
+        return cc_strdup(s);
     cc_buf b = {0};
     cc_buf_puts(&b, "'");
-    for (const char *p = s ? s : ""; *p; p++)
-        cc_buf_puts(&b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
+    for (const char *c = s; *c; c++)
+        cc_buf_puts(&b, *c == '\'' ? "'\\''" : (char[]){*c, '\0'});
     cc_buf_puts(&b, "'");
     return b.data;
 }

@@ -84,7 +84,7 @@ int cc_version_cmp_str(const char *a, const char *b);
 
 /* Current UTC time as ISO 8601 (malloc'd). */
 char *cc_now_iso(void);
-/* s quoted for a POSIX shell: '...' with every ' as '\'' (malloc'd): paths in printed fixes. */
+/* A word quoted for POSIX sh when it needs it (malloc'd): plain words stay as they are. */
 char *cc_sh_quote(const char *s);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cudnn_release.h"
 #include "detect_int.h"
 #include "elf_info.h"
 
@@ -180,6 +181,20 @@ static int add_prefix_dirs(cc_detect_run *run, dir_list *d)
     return rc;
 }
 
+/* The installs cudnnctl's receipts know, wherever they are (detect_receipts.c). */
+static int add_receipt_dirs(cc_detect_run *run, dir_list *d)
+{
+    cc_strv libs = {0}, incs = {0}, modes = {0};
+    int rc = cc_dt_receipt_dirs(run->ctx, &libs, &incs, &modes);
+    for (size_t i = 0; rc == 0 && i < libs.n; i++)
+        rc = add_dir(run, d, libs.v[i], strcmp(modes.v[i], "prefix") == 0 ? "prefix" : "cuda-tree",
+                     incs.v[i][0] ? incs.v[i] : NULL, NULL, NULL);
+    cc_strv_free(&libs);
+    cc_strv_free(&incs);
+    cc_strv_free(&modes);
+    return rc;
+}
+
 static int add_conda_dirs(cc_detect_run *run, dir_list *d, const char *base)
 {
     if (!base)
@@ -205,7 +220,8 @@ static int add_conda_dirs(cc_detect_run *run, dir_list *d, const char *base)
 
 static int add_all_dirs(cc_detect_run *run, dir_list *d)
 {
-    if (add_toolkit_dirs(run, d) != 0 || add_prefix_dirs(run, d) != 0)
+    if (add_toolkit_dirs(run, d) != 0 || add_prefix_dirs(run, d) != 0 ||
+        add_receipt_dirs(run, d) != 0)
         return -1;
     for (size_t i = 0; i < run->sites.n; i++) {
         const char *s = run->sites.v[i];
@@ -568,6 +584,22 @@ static int apply_dist_info(cc_detect_run *run, const lib_dir *l, int major, cudn
     return 0;
 }
 
+/* Wheel-style names (.so.9 only): the release tag the core library carries in its bytes
+ * (cudnn_release.c) says what the names do not; headers and dist-info are then checked
+ * against the files instead of standing in for them. */
+static int apply_tag(cc_detect_run *run, const lib_dir *l, int major, cudnnctl_cudnn_copy *c)
+{
+    char *host = cc_rooted(run->ctx, l->real);
+    char tag[32];
+    cc_version v;
+    int rc = 0;
+    if (host && cc_cudnn_dir_release(host, major, tag, sizeof(tag)) == 0 &&
+        cc_version_parse(tag, &v) == 0 && v.n >= 3 && v.part[0] == major)
+        rc = set_version(c, v.part[0], v.part[1], v.part[2], "library tag");
+    free(host);
+    return rc;
+}
+
 static int build_copy(cc_detect_run *run, dir_list *d, const lib_dir *l, lib_file *f, size_t n,
                       int major, int majors_in_dir, cudnnctl_cudnn_copy *c)
 {
@@ -577,6 +609,7 @@ static int build_copy(cc_detect_run *run, dir_list *d, const lib_dir *l, lib_fil
     if (!c->path || !c->origin)
         return -1;
     if (version_from_files(c, l, f, n, major) != 0 ||
+        (c->minor < 0 && apply_tag(run, l, major, c) != 0) ||
         apply_header(run, d, l, major, majors_in_dir, c) != 0 ||
         apply_dist_info(run, l, major, c) != 0)
         return -1;

@@ -1,6 +1,6 @@
 /* doctor_cudnn.c: doctor's checks of the cuDNN copies detect found: mixed sub-library versions,
- * incomplete sets, header/library disagreement, the CUDA major a copy was built for against the
- * CUDA it runs with, several versions visible to the loader, and cuDNN dirs on LD_LIBRARY_PATH
+ * incomplete sets (with the reinstall their owner gives: doctor_owner.c), header/library disagreement,
+ * the CUDA major of a copy (doctor_variant.c), several versions visible to the loader, and cuDNN dirs on LD_LIBRARY_PATH
  * (failure modes 4, 5 and 6 of cudnn-distribution.md). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,232 +9,6 @@
 #include "detect_parse.h"
 #include "doctor_int.h"
 #include "libnames.h"
-
-/* ---- where a copy's CUDA major comes from -------------------------------------------------- */
-
-/* "<pkg>_cu<N>-<ver>.dist-info" -> *cu = N; "<pkg>-<ver>.dist-info" -> *cu = -1. *vmajor = the
- * version's major. 0 when the name is a dist-info of pkg. */
-static int dist_name(const char *name, const char *pkg, int *cu, int *vmajor)
-{
-    size_t n = strlen(pkg);
-    if (strncmp(name, pkg, n) != 0 || !cc_str_ends(name, ".dist-info"))
-        return -1;
-    const char *s = name + n;
-    *cu = -1;
-    if (strncmp(s, "_cu", 3) == 0) {
-        char *end = NULL;
-        long v = strtol(s + 3, &end, 10);
-        if (end == s + 3 || *end != '-' || v <= 0 || v > 99)
-            return -1;
-        *cu = (int)v;
-        s = end;
-    }
-    if (*s != '-' || s[1] < '0' || s[1] > '9')
-        return -1;
-    *vmajor = atoi(s + 1);
-    return 0;
-}
-
-/* The site-packages dir of a wheel copy (".../site-packages/nvidia/cudnn/lib"), malloc'd. */
-static char *wheel_site(const char *path)
-{
-    const char *tail = "/nvidia/cudnn/lib";
-    if (!cc_str_ends(path, tail))
-        return NULL;
-    return cc_strndup(path, strlen(path) - strlen(tail));
-}
-
-/* The CUDA major of the nvidia_cudnn_cu<N> dist-info of major `major` in dir; -1 none. */
-static int dist_variant(cc_doctor_run *run, const char *dir, int major)
-{
-    cc_strv ents = {0};
-    int out = -1;
-    if (!dir || cc_doc_list(run, dir, "nvidia_cudnn", &ents) != 0)
-        return -1;
-    for (size_t i = 0; i < ents.n && out < 0; i++) {
-        int cu, vm;
-        if (dist_name(ents.v[i], "nvidia_cudnn", &cu, &vm) == 0 && cu > 0 && vm == major)
-            out = cu;
-    }
-    cc_strv_free(&ents);
-    return out;
-}
-
-/* NVIDIA's debs: /var/lib/dpkg/info/libcudnn9-cuda-12[:amd64].list names every file of the
- * package; the one listing this copy's libcudnn.so.M file says the CUDA major. -1 none. */
-static int dpkg_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
-{
-    char prefix[32];
-    snprintf(prefix, sizeof(prefix), "libcudnn%d-cuda-", c->major);
-    cc_strv ents = {0};
-    if (cc_doc_list(run, "/var/lib/dpkg/info", prefix, &ents) != 0)
-        return -1;
-    int out = -1;
-    char *want = cc_asprintf("%s/libcudnn.so.%d", c->path, c->major);
-    for (size_t i = 0; want && i < ents.n && out < 0; i++) {
-        const char *n = ents.v[i] + strlen(prefix);
-        char *end = NULL;
-        long cu = strtol(n, &end, 10);
-        if (end == n || (strcmp(end, ".list") != 0 && !cc_str_starts(end, ":")) ||
-            !cc_str_ends(end, ".list") || cu <= 0 || cu > 99)
-            continue;
-        char *p = cc_path_join("/var/lib/dpkg/info", ents.v[i]);
-        char *h = p ? cc_doc_host(run, p) : NULL;
-        char *text = NULL;
-        size_t len = 0;
-        if (h && cc_sys_read_file(run->ctx, h, 1u << 20, &text, &len) == 0 && text) {
-            /* a line that is the SONAME file or starts with it (libcudnn.so.9.14.0) */
-            for (const char *l = text; l && *l && out < 0;) {
-                const char *nl = strchr(l, '\n');
-                size_t ln = nl ? (size_t)(nl - l) : strlen(l);
-                if (ln >= strlen(want) && strncmp(l, want, strlen(want)) == 0)
-                    out = (int)cu;
-                l = nl ? nl + 1 : NULL;
-            }
-        }
-        cc_clear_error(run->ctx);
-        free(text);
-        free(h);
-        free(p);
-    }
-    free(want);
-    cc_strv_free(&ents);
-    return out;
-}
-
-/* "cudnn-9.19.0.56-cuda13" anywhere in the path (cudnnctl's prefix layout) -> 13. */
-static int prefix_variant(const char *path)
-{
-    const char *s = path;
-    while ((s = strstr(s, "/cudnn-")) != NULL) {
-        s++;
-        const char *e = strchr(s, '/');
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        const char *c = NULL;
-        for (const char *q = s; q + 5 <= s + n; q++)
-            if (strncmp(q, "-cuda", 5) == 0)
-                c = q + 5;
-        if (c && c < s + n && *c >= '0' && *c <= '9')
-            return atoi(c);
-    }
-    return -1;
-}
-
-int cc_doc_copy_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char **how)
-{
-    *how = NULL;
-    if (!c->path)
-        return -1;
-    int v = -1;
-    char *site = wheel_site(c->path);
-    if (site) {
-        v = dist_variant(run, site, c->major);
-        free(site);
-    } else {
-        const cudnnctl_toolkit *t = cc_doc_toolkit_of(run->det, c->path);
-        char *dist = t ? cc_path_join(t->path, "dist-info") : NULL;
-        v = dist ? dist_variant(run, dist, c->major) : -1;
-        free(dist);
-    }
-    if (v > 0) {
-        *how = "dist-info (nvidia_cudnn_cuN)";
-        return v;
-    }
-    for (size_t i = 0; i < run->n_installs; i++) {
-        const cc_doc_install *in = &run->installs[i];
-        if (in->cuda_major > 0 && in->lib_dir && strcmp(in->lib_dir, c->path) == 0) {
-            *how = "install receipt";
-            return in->cuda_major;
-        }
-    }
-    if ((v = dpkg_variant(run, c)) > 0) {
-        *how = "Debian package (libcudnnM-cuda-N)";
-        return v;
-    }
-    if ((v = prefix_variant(c->path)) > 0) {
-        *how = "prefix dir name (cudnn-<version>-cuda<M>)";
-        return v;
-    }
-    if ((v = cc_doc_elf_variant(run, c, run->elf_how, sizeof(run->elf_how))) > 0) {
-        *how = run->elf_how;
-        return v;
-    }
-    return -1;
-}
-
-/* The CUDA majors of the CUDA runtime / cuBLAS wheels in a site-packages dir (bit per major). */
-static unsigned long long site_cuda_majors(cc_doctor_run *run, const char *site)
-{
-    static const char *const pkgs[] = {"nvidia_cuda_runtime", "nvidia_cublas"};
-    unsigned long long mask = 0;
-    cc_strv ents = {0};
-    if (cc_doc_list(run, site, "nvidia_", &ents) != 0)
-        return 0;
-    for (size_t i = 0; i < ents.n; i++)
-        for (size_t k = 0; k < 2; k++) {
-            int cu, vm;
-            if (dist_name(ents.v[i], pkgs[k], &cu, &vm) != 0)
-                continue;
-            int m = cu > 0 ? cu : vm; /* cuBLAS / cudart majors follow CUDA's */
-            if (m > 0 && m < 64)
-                mask |= 1ull << m;
-        }
-    cc_strv_free(&ents);
-    return mask;
-}
-
-static void variant_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
-{
-    const char *how = NULL;
-    int v = cc_doc_copy_variant(run, c, &how);
-    if (v <= 0 || c->n_libs == 0)
-        return;
-    const cudnnctl_toolkit *active = cudnnctl_detect_active_toolkit(run->det);
-    char *with = NULL;
-    int partner = -1;
-    char *site = wheel_site(c->path);
-    if (site) {
-        unsigned long long m = site_cuda_majors(run, site);
-        if (m & (1ull << v)) {
-            free(site);
-            return; /* the wheels beside it bring its CUDA */
-        }
-        for (int k = 63; k > 0 && partner < 0; k--)
-            if (m & (1ull << k)) {
-                partner = k;
-                with = cc_asprintf("the CUDA %d wheels beside it in %s", k, site);
-            }
-    }
-    free(site);
-    if (partner < 0) {
-        const cudnnctl_toolkit *t = cc_doc_toolkit_of(run->det, c->path);
-        if (!t || strcmp(c->origin, "wheel") == 0)
-            t = active;
-        if (t) {
-            partner = t->major;
-            with = cc_asprintf("CUDA %s in %s%s", t->version, t->path,
-                               t == active ? " (the active toolkit)" : "");
-        }
-    }
-    if (partner > 0 && partner != v) {
-        char *args = cc_doc_install_args(run, c->major, -1, partner);
-        char *inst = args ? cc_asprintf("`cudnnctl install %s`, or ", args) : NULL;
-        char *fix = cc_asprintf("install the cuDNN build for CUDA %d (%s`pip install "
-                                "nvidia-cudnn-cu%d`) and remove this one, or run it with a CUDA "
-                                "%d toolkit",
-                                partner, inst ? inst : "", partner, v);
-        free(inst);
-        free(args);
-        cc_doc_add(run, CC_DC_CUDNN_CUDA_MAJOR_MISMATCH, c->path, fix,
-                   "cuDNN %s in %s is built for CUDA %d (its %s) but runs with %s: it dlopens "
-                   "libcublasLt.so.%d and the CUDA %d runtime, which fail to load ('Cannot load "
-                   "symbol cublasLtGetVersion', 'libcublasLt.so.%d: cannot open shared object "
-                   "file')",
-                   c->version, c->path, v, how, with ? with : "?", v, v, v);
-        free(fix);
-    }
-    free(with);
-}
 
 /* ---- one copy ------------------------------------------------------------------------------- */
 
@@ -377,8 +151,10 @@ static void detect_problems(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
             strstr(p, "have no libcudnn libraries") ||
             (cc_str_starts(p, "headers in ") && strstr(p, " say cuDNN ")))
             continue; /* mixed / incomplete / headers-only / header mismatch: checked below */
-        if (strstr(p, "not an ELF") || strstr(p, "no SONAME") ||
-            strstr(p, "does not match its name") || strstr(p, "another architecture"))
+        if (strstr(p, "another architecture"))
+            cc_doc_foreign_arch(run, c, p);
+        else if (strstr(p, "not an ELF") || strstr(p, "no SONAME") ||
+                 strstr(p, "does not match its name"))
             cc_doc_add(run, CC_DC_CUDNN_BAD_LIBRARY, c->path,
                        "replace the file with the one from a complete cuDNN release (reinstall "
                        "the copy); never copy or rename cuDNN libraries by hand",
@@ -443,9 +219,11 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     if (missing_core && c->major >= 8) {
         char *fix = cc_asprintf("reinstall the complete cuDNN %s into %s", c->version, c->path);
         char *name = cc_ln_name_for(win, missing_core, c->major);
-        cc_doc_add(run, CC_DC_CUDNN_INCOMPLETE, c->path, fix,
+        char *cmd = cc_doc_reinstall_cmd(run, c);
+        cc_doc_add_cmd(run, CC_DC_CUDNN_INCOMPLETE, c->path, fix, cmd,
                    "cuDNN %s in %s has no %s: programs linked against cuDNN cannot load it",
                    c->version, c->path, name ? name : missing_core);
+        free(cmd);
         free(name);
         free(fix);
     }
@@ -464,11 +242,13 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
         char *fix = cc_asprintf("reinstall the complete cuDNN %s into %s (every sub-library of "
                                 "one release)",
                                 c->version, c->path);
-        cc_doc_add(run, CC_DC_CUDNN_SUBLIB_MISSING, c->path, fix,
+        char *cmd = cc_doc_reinstall_cmd(run, c);
+        cc_doc_add_cmd(run, CC_DC_CUDNN_SUBLIB_MISSING, c->path, fix, cmd,
                    "cuDNN %s in %s lacks %s: cuDNN loads sub-libraries at first use, so "
                    "operations needing them fail with SUBLIBRARY_LOADING_FAILED, or the loader "
                    "finds them in another cuDNN copy (mixed versions)",
                    c->version, c->path, miss.data);
+        free(cmd);
         free(fix);
     }
     cc_buf_free(&miss);
@@ -484,93 +264,136 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
         free(fix);
     }
     detect_problems(run, c);
-    variant_check(run, c);
+    cc_doc_variant_check(run, c);
     return run->oom ? -1 : 0;
 }
 
 /* ---- copies together ------------------------------------------------------------------------ */
 
-static int list_copies(cc_buf *b, const cudnnctl_detect_result *d, int major, const char *except,
-                       int loader_only)
+/* A copy that frameworks reach through their own RPATH / RUNPATH (a wheel, a conda env). */
+static int bundled(const cudnnctl_cudnn_copy *c)
 {
-    for (size_t i = 0; i < d->n_cudnn; i++) {
-        const cudnnctl_cudnn_copy *o = &d->cudnn[i];
-        if (o->major != major || o->n_libs == 0 || (loader_only && !o->in_loader_path))
-            continue;
-        if (except && strcmp(o->version, except) == 0)
-            continue;
-        if (cc_buf_printf(b, "%s%s in %s (%s)", b->len ? ", " : "", o->version, o->path,
-                          o->origin) != 0)
-            return -1;
-    }
-    return 0;
+    return strcmp(c->origin, "wheel") == 0 || strcmp(c->origin, "conda") == 0;
 }
 
-static int together(cc_doctor_run *run)
+/* The loader picks one copy per major for programs without RPATH: a problem only when a copy of
+ * that major visible to the loader is a newer release than the one picked (programs built
+ * against it get an older runtime: "Loaded runtime CuDNN library: X but source was compiled
+ * with: Y"). Releases compare by content (detect reads them from the files); several copies of
+ * one release, or an unknown release, are no conflict. */
+static int conflict_check(cc_doctor_run *run, int major)
 {
     const cudnnctl_detect_result *d = run->det;
-    int done_major[64] = {0};
-    for (size_t i = 0; i < d->n_cudnn; i++) {
-        const cudnnctl_cudnn_copy *c = &d->cudnn[i];
-        if (c->n_libs == 0 || !c->in_loader_path || c->major < 0 || c->major >= 64 ||
-            done_major[c->major])
+    const cudnnctl_cudnn_copy *w = cc_doc_env_winner(run, major);
+    cc_buf newer = {0}, all = {0};
+    int differ = 0;
+    for (size_t k = 0; k < d->n_cudnn; k++) {
+        const cudnnctl_cudnn_copy *o = &d->cudnn[k];
+        if (o->major != major || !o->n_libs || !o->in_loader_path || cc_doc_stale8(run, o))
             continue;
-        int other = 0;
-        for (size_t k = 0; k < d->n_cudnn; k++) {
-            const cudnnctl_cudnn_copy *o = &d->cudnn[k];
-            other |= k != i && o->n_libs && o->in_loader_path && o->major == c->major &&
-                     strcmp(o->version, c->version) != 0;
-        }
-        if (!other)
-            continue;
-        done_major[c->major] = 1;
-        cc_buf b = {0};
-        if (list_copies(&b, d, c->major, NULL, 1) != 0) {
-            cc_buf_free(&b);
-            return -1;
-        }
+        cc_buf_printf(&all, "%s%s in %s (%s)", all.len ? ", " : "", o->version, o->path, o->origin);
+        if (w && o != w && cc_doc_release_cmp(o, w) == 1)
+            cc_buf_printf(&newer, "%s%s in %s", newer.len ? ", " : "", o->version, o->path);
+        for (size_t j = 0; !w && j < k && !differ; j++) /* the model names no winner */
+            differ = d->cudnn[j].major == major && d->cudnn[j].n_libs &&
+                     d->cudnn[j].in_loader_path && cc_doc_release_cmp(&d->cudnn[j], o) != 0 &&
+                     strcmp(d->cudnn[j].version, o->version) != 0;
+    }
+    if (differ) /* which one a program gets is the loader's order, which the model cannot tell */
         cc_doc_add(run, CC_DC_CUDNN_LOADER_CONFLICT, NULL,
                    "keep one cuDNN per major where the loader looks: uninstall the others (or "
                    "take their dir out of /etc/ld.so.conf.d and LD_LIBRARY_PATH, then run "
                    "ldconfig); keep side-by-side versions in prefixes activated per shell "
                    "(`cudnnctl install --prefix DIR`, `cudnnctl env`)",
                    "several cuDNN %d versions are visible to the dynamic loader: %s; which one "
-                   "a program gets depends on search order, and its sub-libraries may come "
-                   "from another copy",
-                   c->major, b.data ? b.data : "");
-        cc_buf_free(&b);
+                   "a program gets depends on search order (none of them is what the loader "
+                   "finds first for libcudnn.so.%d here)",
+                   major, all.data, major);
+    else if (newer.len && !cc_doc_has(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, w->path))
+        cc_doc_add(run, CC_DC_CUDNN_LOADER_CONFLICT, w->path,
+                   "keep one cuDNN per major where the loader looks, or make the newest win: "
+                   "uninstall the older one (or take its dir out of /etc/ld.so.conf.d and "
+                   "LD_LIBRARY_PATH, then run ldconfig); keep side-by-side versions in prefixes "
+                   "activated per shell (`cudnnctl install --prefix DIR`, `cudnnctl env`)",
+                   "several cuDNN %d versions are visible to the dynamic loader: %s; a program "
+                   "without RPATH gets %s from %s, older than %s: programs built against the "
+                   "newer one fail (\"Loaded runtime CuDNN library: %s but source was compiled "
+                   "with: ...\")",
+                   major, all.data, w->version, w->path, newer.data, w->version);
+    cc_buf_free(&newer);
+    cc_buf_free(&all);
+    return run->oom ? -1 : 0;
+}
+
+/* An LD_LIBRARY_PATH copy c beats every RUNPATH: the copies it swaps out that matter are a
+ * bundled copy of another release (the framework gets a mixed or foreign cuDNN) and any newer
+ * release (programs built against it get an older one). Listed into b. */
+static void swapped(const cudnnctl_detect_result *d, const cudnnctl_cudnn_copy *c, cc_buf *b)
+{
+    for (size_t k = 0; k < d->n_cudnn; k++) {
+        const cudnnctl_cudnn_copy *o = &d->cudnn[k];
+        if (o == c || o->major != c->major || !o->n_libs || strcmp(o->path, c->path) == 0)
+            continue;
+        int cmp = cc_doc_release_cmp(o, c);
+        if (cmp == 1 || (bundled(o) && (cmp == -1)))
+            cc_buf_printf(b, "%s%s in %s (%s)", b->len ? ", " : "", o->version, o->path,
+                          o->origin);
     }
+}
+
+static int together(cc_doctor_run *run)
+{
+    const cudnnctl_detect_result *d = run->det;
     for (size_t i = 0; i < d->n_cudnn; i++) {
         const cudnnctl_cudnn_copy *c = &d->cudnn[i];
         if (c->n_libs == 0 || !c->in_ld_library_path)
             continue;
+        /* only the copy LD_LIBRARY_PATH makes win swaps anything: a later dir of the same major
+         * is itself shadowed by the first (its sub-libraries too: cuDNN finds them by release) */
+        const cudnnctl_cudnn_copy *w = cc_doc_env_winner(run, c->major);
         cc_buf b = {0};
-        if (list_copies(&b, d, c->major, c->version, 0) != 0) {
-            cc_buf_free(&b);
-            return -1;
-        }
-        char *fix = cc_asprintf("remove %s from LD_LIBRARY_PATH (look in ~/.bashrc, ~/.profile, "
-                                "/etc/environment, /etc/profile.d and module files); activate a "
-                                "cuDNN per shell with `eval \"$(cudnnctl env)\"` or system-wide "
-                                "with an /etc/ld.so.conf.d entry instead",
-                                c->path);
-        char *cmd = cc_doc_llp_cmd(run, c->path);
-        if (b.len)
+        if (!w || w == c)
+            swapped(d, c, &b);
+        if (b.len) {
+            char *fix = cc_asprintf("remove %s from LD_LIBRARY_PATH (look in ~/.bashrc, "
+                                    "~/.profile, /etc/environment, /etc/profile.d and module "
+                                    "files); activate a cuDNN per shell with `eval \"$(cudnnctl "
+                                    "env)\"` or system-wide with an /etc/ld.so.conf.d entry "
+                                    "instead",
+                                    c->path);
+            char *cmd = cc_doc_llp_cmd(run, c->path);
             cc_doc_add_cmd(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, c->path, fix, cmd,
-                       "LD_LIBRARY_PATH lists %s (cuDNN %s), and LD_LIBRARY_PATH beats the "
-                       "RUNPATH of programs that bundle their own cuDNN: %s will load %s "
-                       "instead of their own (\"undefined symbol\", \"LD_LIBRARY_PATH contains "
-                       "incompatible version of cudnn\")",
-                       c->path, c->version, b.data, c->version);
-        else
-            cc_doc_add_cmd(run, CC_DC_CUDNN_IN_LD_LIBRARY_PATH, c->path, fix, cmd,
+                           "LD_LIBRARY_PATH lists %s (cuDNN %s), and LD_LIBRARY_PATH beats "
+                           "ld.so.conf and the RUNPATH of programs that bundle their own cuDNN: "
+                           "programs that would get %s load %s instead (a framework's own copy "
+                           "swapped or mixed: \"undefined symbol\", \"LD_LIBRARY_PATH contains "
+                           "incompatible version of cudnn\", \"compiled against ... but found "
+                           "runtime version ...\")",
+                           c->path, c->version, b.data, c->version);
+            free(fix);
+            free(cmd);
+        } else if (!cc_doc_is_install(run, c->path)) {
+            /* the activation `cudnnctl env` prints for its own installs says nothing new */
+            cc_doc_add(run, CC_DC_CUDNN_IN_LD_LIBRARY_PATH, c->path,
+                       "nothing to fix: it swaps out nothing that breaks; to stop it, take the dir "
+                       "out of LD_LIBRARY_PATH where it is set",
                        "LD_LIBRARY_PATH lists %s (cuDNN %s): every program started from this "
-                       "environment loads this cuDNN, even one that bundles another version "
-                       "(LD_LIBRARY_PATH overrides RUNPATH)",
-                       c->path, c->version);
-        free(fix);
-        free(cmd);
+                       "environment loads this cuDNN, even one that bundles another copy "
+                       "(LD_LIBRARY_PATH overrides RUNPATH); no framework's own copy of another "
+                       "release and no newer cuDNN %d is swapped out by it",
+                       c->path, c->version, c->major);
+        }
         cc_buf_free(&b);
+    }
+    int done_major[64] = {0};
+    for (size_t i = 0; i < d->n_cudnn; i++) {
+        const cudnnctl_cudnn_copy *c = &d->cudnn[i];
+        if (c->n_libs == 0 || !c->in_loader_path || c->major < 0 || c->major >= 64 ||
+            done_major[c->major])
+            continue;
+        done_major[c->major] = 1;
+        if (conflict_check(run, c->major) != 0)
+            return -1;
     }
     return run->oom ? -1 : 0;
 }

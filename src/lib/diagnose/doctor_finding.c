@@ -2,6 +2,7 @@
  * and the command that applies the fix), and the path helpers every check group shares. The
  * check groups (doctor_*.c) and the run (doctor.c) build on this file; it calls none of them. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,21 +108,7 @@ int cc_doc_has(const cc_doctor_run *run, cc_doctor_code code, const char *path)
 
 char *cc_doc_quote(const char *s)
 {
-    int plain = *s != '\0';
-    for (const char *c = s; *c && plain; c++)
-        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%",
-                       *c) != NULL;
-    if (plain)
-        return cc_strdup(s);
-    cc_buf b = {0};
-    cc_buf_printf(&b, "'");
-    for (const char *c = s; *c; c++)
-        if (*c == '\'')
-            cc_buf_printf(&b, "'\\''");
-        else
-            cc_buf_printf(&b, "%c", *c);
-    cc_buf_printf(&b, "'");
-    return b.data;
+    return cc_sh_quote(s);
 }
 
 char *cc_doc_qhost(cc_doctor_run *run, const char *path)
@@ -139,6 +126,23 @@ char *cc_doc_cli(cc_doctor_run *run, const char *args)
     char *q = cc_doc_quote(run->ctx->root);
     char *out = q ? cc_asprintf("cudnnctl --root %s %s", q, args) : NULL;
     free(q);
+    return out;
+}
+
+char *cc_doc_activation(cc_doctor_run *run, const char *lib_dir)
+{
+    char *prefix = cudnnctl_prefix_of(run->ctx, lib_dir);
+    char *fix = prefix ? cudnnctl_activation_fix(run->ctx, lib_dir, "current", NULL) : NULL;
+    free(prefix);
+    if (!fix || !run->ctx->root)
+        return fix;
+    char *q = cc_doc_quote(run->ctx->root);
+    const char *at = strstr(fix, "cudnnctl env");
+    char *out = q && at ? cc_asprintf("%.*scudnnctl --root %s env%s", (int)(at - fix), fix, q,
+                                      at + strlen("cudnnctl env"))
+                        : NULL;
+    free(q);
+    free(fix);
     return out;
 }
 
@@ -243,4 +247,55 @@ void cc_doc_jit_finding(cc_doctor_run *run, const char *lib_dir, const char *ver
     free(fix);
     free(cmd);
     free(which);
+}
+
+/* ---- releases and what the loader picks --------------------------------------------------- */
+
+int cc_doc_release_cmp(const cudnnctl_cudnn_copy *a, const cudnnctl_cudnn_copy *b)
+{
+    cc_version va, vb;
+    if (!a->version || !b->version || cc_version_parse(a->version, &va) != 0 ||
+        cc_version_parse(b->version, &vb) != 0 || va.n < 3 || vb.n < 3)
+        return -2;
+    for (int i = 0; i < 3; i++)
+        if (va.part[i] != vb.part[i])
+            return va.part[i] < vb.part[i] ? -1 : 1;
+    return 0;
+}
+
+const cudnnctl_cudnn_copy *cc_doc_env_winner(cc_doctor_run *run, int major)
+{
+    char soname[32];
+    snprintf(soname, sizeof(soname), "libcudnn.so.%d", major);
+    const char *llp = cc_pf_getenv("LD_LIBRARY_PATH");
+    cudnnctl_loader_env env = {llp && *llp ? llp : NULL, NULL, NULL};
+    cudnnctl_load_result *r = NULL;
+    const cudnnctl_cudnn_copy *out = NULL;
+    if (cudnnctl_loader_resolve(run->ctx, &env, NULL, soname, &r) != CUDNNCTL_E_OK) {
+        cc_clear_error(run->ctx);
+        return NULL;
+    }
+    char *dir = r->path ? cc_path_dir(r->path) : NULL;
+    int missing = 0;
+    char *rd = dir ? cc_doc_resolve(run, dir, &missing) : NULL;
+    for (size_t i = 0; rd && !missing && i < run->det->n_cudnn && !out; i++) {
+        const cudnnctl_cudnn_copy *c = &run->det->cudnn[i];
+        int m2 = 0;
+        char *rc = c->major == major && c->n_libs ? cc_doc_resolve(run, c->path, &m2) : NULL;
+        if (rc && !m2 && strcmp(rc, rd) == 0)
+            out = c;
+        free(rc);
+    }
+    free(rd);
+    free(dir);
+    cudnnctl_load_result_free(r);
+    return out;
+}
+
+int cc_doc_is_install(const cc_doctor_run *run, const char *dir)
+{
+    for (size_t i = 0; i < run->n_installs; i++)
+        if (run->installs[i].lib_dir && strcmp(run->installs[i].lib_dir, dir) == 0)
+            return 1;
+    return 0;
 }

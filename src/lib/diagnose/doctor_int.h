@@ -16,7 +16,7 @@
     X(DRIVER_TOO_OLD, ERROR, "the driver is older than the CUDA major in use needs")               \
     X(NO_CUDNN, INFO, "no cuDNN found")                                                            \
     X(CUDNN_LOADER_CONFLICT, WARNING, "several cuDNN versions of one major visible to the loader") \
-    X(CUDNN_IN_LD_LIBRARY_PATH, WARNING, "a cuDNN dir is on LD_LIBRARY_PATH")                      \
+    X(CUDNN_IN_LD_LIBRARY_PATH, INFO, "a cuDNN dir is on LD_LIBRARY_PATH, nothing swapped")           \
     X(CUDNN_LD_LIBRARY_PATH_OVERRIDE, ERROR,                                                       \
       "LD_LIBRARY_PATH swaps the cuDNN of programs that bundle another version")                   \
     X(CUDNN_MIXED_SUBLIBS, ERROR, "sub-libraries of different versions in one dir")                \
@@ -65,7 +65,11 @@
     X(CUDNN_JIT_NO_LEGACY_API, WARNING,                                                            \
       "a JIT-flavour cuDNN: legacy-API programs load libcudnn_ops/_cnn/_adv from elsewhere")   \
     X(BUILD_CUDNN_MISMATCH, WARNING,                                                               \
-      "a compiler's cudnn.h or ld's libcudnn is another release than programs load")
+      "a compiler's cudnn.h or ld's libcudnn is another release than programs load")   \
+    X(CUDNN_PREFIX_NOT_ACTIVE, INFO,                                                               \
+      "a cudnnctl prefix install is not what programs here map (another release is)")             \
+    X(DRIVER_LIBRARY_MISMATCH, ERROR,                                                              \
+      "the user-space driver (libcuda) is another release than the kernel module")
 
 typedef enum {
 #define X(name, sev, summary) CC_DC_##name,
@@ -127,6 +131,10 @@ char *cc_doc_quote(const char *s);
 char *cc_doc_qhost(cc_doctor_run *run, const char *path);
 /* "cudnnctl [--root R] ARGS" (malloc'd): a cudnnctl command that acts on the same root. */
 char *cc_doc_cli(cc_doctor_run *run, const char *args);
+/* The activation of the cudnnctl prefix that holds lib_dir, for this shell: the very command
+ * install and validate print (cudnnctl_activation_fix), with --root when doctor runs under one;
+ * NULL when lib_dir is no prefix's. */
+char *cc_doc_activation(cc_doctor_run *run, const char *lib_dir);
 
 /* The check groups, in the order cudnnctl_doctor runs them. Each returns 0, -1 on OOM. */
 int cc_doc_check_toolkits(cc_doctor_run *run); /* doctor_system.c */
@@ -176,6 +184,22 @@ int cc_doc_list(cc_doctor_run *run, const char *dir, const char *prefix, cc_strv
 /* The CUDA major a cuDNN copy was built for, when something says so (wheel dist-info name,
  * prefix dir name cudnn-<v>-cuda<M>, an install receipt); -1 unknown. *how names the source. */
 int cc_doc_copy_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char **how);
+/* Two copies' releases compared by major.minor.patch: -1, 0, 1; -2 when either is unknown
+ * (doctor_finding.c). */
+int cc_doc_release_cmp(const cudnnctl_cudnn_copy *a, const cudnnctl_cudnn_copy *b);
+/* The copy a program without RPATH / RUNPATH maps for libcudnn.so.<major> in this environment
+ * (the loader model with the user's LD_LIBRARY_PATH); NULL when none or not a detected copy. */
+const cudnnctl_cudnn_copy *cc_doc_env_winner(cc_doctor_run *run, int major);
+/* 1 when dir is the lib dir of an install cudnnctl's receipts know (what its activation wires). */
+int cc_doc_is_install(const cc_doctor_run *run, const char *dir);
+/* doctor_variant.c: the site-packages dir of a wheel copy (".../site-packages/nvidia/cudnn/lib"),
+ * malloc'd, NULL for other copies; the CUDA-major check of one copy. */
+char *cc_doc_wheel_site(const char *path);
+void cc_doc_variant_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c);
+/* doctor_owner.c: the command that reinstalls a copy's release through its owner (NULL: none
+ * known); the finding for a library built for another CPU (problem p). */
+char *cc_doc_reinstall_cmd(cc_doctor_run *run, const cudnnctl_cudnn_copy *c);
+void cc_doc_foreign_arch(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char *p);
 /* The toolkit whose tree holds a dir, NULL when none. */
 const cudnnctl_toolkit *cc_doc_toolkit_of(const cudnnctl_detect_result *det, const char *dir);
 

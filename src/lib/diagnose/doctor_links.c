@@ -7,6 +7,7 @@
 #include "detect_parse.h"
 #include "detect_path.h"
 #include "doctor_int.h"
+#include "elf_info.h"
 
 /* ---- link chains ---------------------------------------------------------------------------- */
 
@@ -264,8 +265,37 @@ static char *private_link_cmd(cc_doctor_run *run, const char *dir, const char *n
     return cmd;
 }
 
+/* 0 when the file is an ELF of another class or architecture than this machine's (the loader
+ * passes it over: "wrong ELF class: ELFCLASS32"); 1 otherwise (files it cannot read as ELF are
+ * other checks' business). */
+static int host_elf(cc_doctor_run *run, const char *path)
+{
+    char *h = cc_doc_host(run, path);
+    cc_elf_info e;
+    int ok = 1;
+    if (h && cc_elf_read(h, &e) == 0) {
+        const char *m = cc_pf_machine();
+        unsigned want = m && strcmp(m, "aarch64") == 0 ? CC_ELF_EM_AARCH64 : CC_ELF_EM_X86_64;
+        ok = e.is_64 && e.machine == want;
+        cc_elf_info_free(&e);
+    }
+    free(h);
+    return ok;
+}
+
+static char *find_lib_ex(cc_doctor_run *run, const char *own, const cc_strv *dirs,
+                         const cc_strv *cache, const char *name, char **foreign);
+
 static char *find_lib(cc_doctor_run *run, const char *own, const cc_strv *dirs,
                       const cc_strv *cache, const char *name)
+{
+    return find_lib_ex(run, own, dirs, cache, name, NULL);
+}
+
+/* As find_lib, passing over files of another ELF class or machine as the loader does; *foreign
+ * (may be NULL) receives the first such file. */
+static char *find_lib_ex(cc_doctor_run *run, const char *own, const cc_strv *dirs,
+                         const cc_strv *cache, const char *name, char **foreign)
 {
     cc_strv all = {0};
     char *found = NULL;
@@ -288,8 +318,10 @@ static char *find_lib(cc_doctor_run *run, const char *own, const cc_strv *dirs,
         cc_pf_stat_t st = {0};
         if (real && !dangling)
             cc_doc_lstat(run, real, &st);
-        if (st.exists && st.is_reg)
+        if (st.exists && st.is_reg && host_elf(run, real))
             found = p, p = NULL;
+        else if (st.exists && st.is_reg && foreign && !*foreign)
+            *foreign = cc_strdup(p);
         free(p);
         free(real);
     }
@@ -316,7 +348,8 @@ int cc_doc_check_loader(cc_doctor_run *run)
         const cudnnctl_cudnn_copy *c = &d->cudnn[i];
         if (c->major != 8 || c->n_libs == 0)
             continue;
-        char *cuda = find_lib(run, c->path, &dirs, &cache, "libcuda.so");
+        char *wrong = NULL;
+        char *cuda = find_lib_ex(run, c->path, &dirs, &cache, "libcuda.so", &wrong);
         if (!cuda) {
             char *one = find_lib(run, c->path, &dirs, &cache, "libcuda.so.1");
             char *fix = one ? cc_asprintf("give cuDNN 8 the name it asks for, privately: `ln -s "
@@ -328,9 +361,14 @@ int cc_doc_check_loader(cc_doctor_run *run)
             char *cmd = private_link_cmd(run, c->path, "libcuda.so", one);
             cc_doc_add_cmd(run, CC_DC_CUDNN8_NO_LIBCUDA_SO, c->path, fix, cmd,
                        "cuDNN %s in %s dlopens the unversioned libcuda.so, which the loader "
-                       "cannot find%s: \"Could not load library libcudnn_cnn_infer.so.8. Error: "
-                       "libcuda.so: cannot open shared object file\"",
-                       c->version, c->path, one ? " (only libcuda.so.1 exists)" : "");
+                       "cannot find%s%s%s: \"Could not load library libcudnn_cnn_infer.so.8. "
+                       "Error: libcuda.so: %s\"",
+                       c->version, c->path, one ? " (only libcuda.so.1 exists)" : "",
+                       wrong ? "; the libcuda.so it meets, " : "", wrong ? wrong : "",
+                       wrong ? "wrong ELF class (another class or architecture than this "
+                               "machine's)"
+                             : "cannot open shared object file");
+            free(wrong);
             free(fix);
             free(cmd);
             free(one);

@@ -129,6 +129,34 @@ static char *unregistrable_fix(const char *dir, const char *instead)
                        dir, instead);
 }
 
+/* A cudnnctl prefix install in no loader path: the same fix install and validate print. With no
+ * other copy of its major in reach, programs find no cuDNN (a warning); with another release
+ * winning, they get that one (information: prefixes are activated per shell by design); the same
+ * release winning is the same library (nothing). */
+static void prefix_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char *act,
+                         int other)
+{
+    const cudnnctl_cudnn_copy *w = other ? cc_doc_env_winner(run, c->major) : NULL;
+    if (other && (!w || cc_doc_release_cmp(w, c) == 0 || cc_doc_release_cmp(w, c) == -2))
+        return;
+    char *fix = cc_asprintf("activate it in the shell that should use it: `%s` (for every new "
+                            "shell: `cudnnctl env --persist --system --prefix ...`, as root)",
+                            act);
+    if (!other)
+        cc_doc_add_cmd(run, CC_DC_CUDNN_NOT_IN_LOADER_PATH, c->path, fix, act,
+                       "cuDNN %s in the cudnnctl prefix %s is in no loader path and no other "
+                       "cuDNN %d is: programs that load cuDNN through the loader fail with "
+                       "\"libcudnn.so.%d: cannot open shared object file\" until it is "
+                       "activated",
+                       c->version, c->path, c->major, c->major);
+    else
+        cc_doc_add_cmd(run, CC_DC_CUDNN_PREFIX_NOT_ACTIVE, c->path, fix, act,
+                       "cuDNN %s in the cudnnctl prefix %s is not active here: a program "
+                       "without RPATH maps cuDNN %s from %s",
+                       c->version, c->path, w->version, w->path);
+    free(fix);
+}
+
 static void loader_path_check(cc_doctor_run *run)
 {
     const cudnnctl_detect_result *d = run->det;
@@ -178,6 +206,12 @@ static void loader_path_check(cc_doctor_run *run)
         char *cr = resolved(run, c->path);
         int same_tk = tdir && cr && strcmp(tdir, cr) == 0;
         free(cr);
+        char *act = cc_doc_activation(run, c->path);
+        if (act) { /* a cudnnctl prefix: activated per shell, as install and validate say */
+            prefix_check(run, c, act, other);
+            free(act);
+            continue;
+        }
         if (other || same_tk)
             continue;
         char name[48];
@@ -268,7 +302,9 @@ static void shadow_check(cc_doctor_run *run)
             for (size_t k = 0; k < run->det->n_cudnn; k++) {
                 const cudnnctl_cudnn_copy *o = &run->det->cudnn[k];
                 char *r = o->major == m && o->n_libs ? resolved(run, o->path) : NULL;
-                if (r && strcmp(r, w) != 0 &&
+                /* only a newer release shadowed matters: the same release is the same
+                 * library, an older one is what LD_LIBRARY_PATH is for (an activation) */
+                if (r && strcmp(r, w) != 0 && cc_doc_release_cmp(o, wc) == 1 &&
                     (o->in_loader_path || cc_strv_contains(&run->llp_dirs, r))) {
                     cc_buf_printf(&losers, "%s%s in %s", losers.len ? ", " : "", o->version,
                                   o->path);
@@ -276,7 +312,7 @@ static void shadow_check(cc_doctor_run *run)
                 }
                 free(r);
             }
-            if (losers.len) {
+            if (losers.len && !cc_doc_has(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, wc->path)) {
                 char *rest = cc_doc_llp_without(run, w);
                 char *q = rest ? cc_doc_quote(rest) : NULL;
                 char *cmd = q ? cc_asprintf("export LD_LIBRARY_PATH=%s", q) : NULL;
@@ -288,7 +324,7 @@ static void shadow_check(cc_doctor_run *run)
                                "a program asking the loader for libcudnn.so.%d maps cuDNN %s "
                                "from %s: it is the first LD_LIBRARY_PATH dir that holds "
                                "libcudnn.so.%d, and LD_LIBRARY_PATH is searched before "
-                               "ld.so.conf and every RUNPATH; it shadows %s",
+                               "ld.so.conf and every RUNPATH; it shadows the newer %s",
                                m, wc->version, wc->path, m, losers.data);
                 free(fix);
                 free(cmd);

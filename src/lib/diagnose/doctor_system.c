@@ -168,21 +168,78 @@ static int add_use(use *u, size_t *n, size_t cap, int major, char *who)
     return 0;
 }
 
+/* No driver. In a container the driver is the host's: the fix is how the container is started,
+ * never a driver installed inside it. */
+static void no_driver(cc_doctor_run *run, const cudnnctl_toolkit *active,
+                      const cudnnctl_driver_stack *st)
+{
+    const char *floor = active ? cc_compat_driver_floor(active->major, run->det->platform) : NULL;
+    if (st && st->container) {
+        int nodes = st->device_nodes > 0;
+        char *fix = cc_asprintf(
+            "%s; the driver belongs to the host (never install it inside the container)",
+            nodes ? "the runtime gave the container its GPU devices but not the driver's "
+                    "libraries: start it with NVIDIA_DRIVER_CAPABILITIES=compute,utility (or all) "
+                    "through the NVIDIA Container Toolkit"
+                  : "start the container with the GPUs: `docker run --gpus all ...` (the NVIDIA "
+                    "Container Toolkit on the host), `podman run --device nvidia.com/gpu=all ...` "
+                    "(CDI), or a Kubernetes limit nvidia.com/gpu");
+        cc_doc_add(run, CC_DC_NO_DRIVER, NULL, fix,
+                   "no NVIDIA driver in this %s container (no libcuda.so.1, no %s): it was "
+                   "started without NVIDIA's container runtime, so cuDNN cannot run in it",
+                   st->container, nodes ? "driver libraries" : "/dev/nvidia* devices");
+        free(fix);
+        return;
+    }
+    char *fix = cc_asprintf("install the NVIDIA driver%s%s%s; on a build machine without a "
+                            "GPU this is expected (install with --no-validate)",
+                            floor ? " (>= " : "", floor ? floor : "",
+                            floor ? " for the active toolkit)" : "");
+    cc_doc_add(run, CC_DC_NO_DRIVER, NULL, fix,
+               "no NVIDIA driver found (no libcuda, /proc/driver/nvidia/version or "
+               "nvidia-smi): cuDNN cannot run on this machine");
+    free(fix);
+}
+
+/* The user-space driver (libcuda.so.<version>) must be the kernel module's release, except a
+ * CUDA forward-compatibility libcuda (.../compat), which may be newer. */
+static void stack_check(cc_doctor_run *run, const cudnnctl_driver_stack *st)
+{
+    if (!st || !st->libcuda_version || !st->kernel_version ||
+        cc_version_cmp_str(st->libcuda_version, st->kernel_version) == 0 ||
+        (st->libcuda_compat && cc_version_cmp_str(st->libcuda_version, st->kernel_version) > 0))
+        return;
+    char *fix = st->container
+                    ? cc_asprintf("remove the libcuda the image brings (%s): NVIDIA's container "
+                                  "runtime mounts the host's, which matches its kernel module",
+                                  st->libcuda_real ? st->libcuda_real : st->libcuda)
+                    : cc_strdup("reboot, or unload and reload the nvidia kernel modules, so the "
+                                "module is the release of the driver that is installed (an "
+                                "upgrade replaced the libraries under a running module)");
+    cc_doc_add(run, CC_DC_DRIVER_LIBRARY_MISMATCH, st->libcuda_real ? st->libcuda_real : st->libcuda,
+               fix,
+               "the user-space driver %s is %s but the loaded kernel module is %s (%s): CUDA "
+               "fails to initialise (\"system has unsupported display driver / cuda driver "
+               "combination\", error 803) and nvidia-smi says \"Failed to initialize NVML: "
+               "Driver/library version mismatch\"",
+               st->libcuda_real ? st->libcuda_real : st->libcuda, st->libcuda_version,
+               st->kernel_version, st->kernel_source ? st->kernel_source : "?");
+    free(fix);
+}
+
 int cc_doc_check_driver(cc_doctor_run *run)
 {
     const cudnnctl_detect_result *d = run->det;
     const cudnnctl_toolkit *active = cudnnctl_detect_active_toolkit(d);
     const cudnnctl_driver *drv = d->driver;
-    if (!drv) {
-        const char *floor = active ? cc_compat_driver_floor(active->major, d->platform) : NULL;
-        char *fix = cc_asprintf("install the NVIDIA driver%s%s%s; on a build machine without a "
-                                "GPU this is expected (install with --no-validate)",
-                                floor ? " (>= " : "", floor ? floor : "",
-                                floor ? " for the active toolkit)" : "");
-        cc_doc_add(run, CC_DC_NO_DRIVER, NULL, fix,
-                   "no NVIDIA driver found (no libcuda, /proc/driver/nvidia/version or "
-                   "nvidia-smi): cuDNN cannot run on this machine");
-        free(fix);
+    cudnnctl_driver_stack *st = NULL;
+    if (cudnnctl_driver_stack_read(run->ctx, &st) != CUDNNCTL_E_OK)
+        cc_clear_error(run->ctx);
+    stack_check(run, st);
+    if (!drv) { /* a libcuda or a kernel module the loader model sees is a driver, too */
+        if (!st || (!st->libcuda && !st->kernel_version))
+            no_driver(run, active, st);
+        cudnnctl_driver_stack_free(st);
         return run->oom ? -1 : 0;
     }
     use uses[16];
@@ -213,13 +270,17 @@ int cc_doc_check_driver(cc_doctor_run *run)
                      (drv->cuda_version % 1000) / 10);
         }
         if (too_old) {
+            const char *host = st && st->container ? " of the host (a container uses the "
+                                                     "host's kernel driver: nothing inside it "
+                                                     "changes this)"
+                                                   : "";
             char *fix =
-                floor ? cc_asprintf("upgrade the NVIDIA driver to %s or newer, or use the CUDA "
-                                    "toolkit and cuDNN builds of an older CUDA major that this "
-                                    "driver supports",
-                                    floor)
-                      : cc_asprintf("upgrade the NVIDIA driver to one supporting CUDA %d",
-                                    uses[i].major);
+                floor ? cc_asprintf("upgrade the NVIDIA driver%s to %s or newer; else use the "
+                                    "CUDA toolkit and cuDNN builds of an older CUDA major that "
+                                    "this driver supports",
+                                    host, floor)
+                      : cc_asprintf("upgrade the NVIDIA driver%s to one supporting CUDA %d",
+                                    host, uses[i].major);
             cc_doc_add(run, CC_DC_DRIVER_TOO_OLD, NULL, fix,
                        "the NVIDIA driver (%s) is older than CUDA %d needs (>= %s), which %s "
                        "uses: cuDNN fails with CUDNN_STATUS_NOT_INITIALIZED or 'driver version "
@@ -230,5 +291,6 @@ int cc_doc_check_driver(cc_doctor_run *run)
     }
     for (size_t i = 0; i < n; i++)
         free(uses[i].who);
+    cudnnctl_driver_stack_free(st);
     return rc || run->oom ? -1 : 0;
 }

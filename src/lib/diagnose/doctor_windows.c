@@ -71,6 +71,8 @@ static const char *env_get(const win_env *e, const char *name)
     return NULL;
 }
 
+static char *canon(win_run *w, char *rel);
+
 static int env_load(win_run *w, const char *file)
 {
     char *text = NULL;
@@ -99,7 +101,7 @@ static int env_load(win_run *w, const char *file)
     while (p && *p) {
         size_t n = strcspn(p, ";");
         char *e = cc_strndup(p, n);
-        char *r = e && *e ? to_rel(e) : NULL;
+        char *r = e && *e ? canon(w, to_rel(e)) : NULL;
         if (r) {
             cc_strv_push(&w->path, e);
             cc_strv_push(&w->path_rel, r);
@@ -137,6 +139,37 @@ static char *find_ci(win_run *w, const char *dir, const char *name)
         }
     cc_strv_free(&ents);
     return out;
+}
+
+/* rel as the tree spells it: Windows compares names case-insensitively (PATH's
+ * "C:\Windows\system32" is the dir System32), the files under --root may be on a case-sensitive
+ * file system. Each component is matched as Windows would; an unmatched one is kept as given.
+ * Takes rel (malloc'd), returns the canonical form (malloc'd). */
+static char *canon(win_run *w, char *rel)
+{
+    if (!rel || exists(w, rel, 1) || exists(w, rel, 0))
+        return rel;
+    cc_buf out = {0};
+    char *copy = cc_strdup(rel);
+    int lost = 0;
+    for (char *c = copy ? copy + 1 : NULL, *next; c && *c && !lost; c = next) {
+        next = strchr(c, '/');
+        if (next)
+            *next++ = '\0';
+        char *dir = cc_strdup(out.len ? out.data : "/");
+        char *hit = dir ? find_ci(w, dir, c) : NULL;
+        lost = !hit;
+        cc_buf_printf(&out, "/%s", hit ? hit : c);
+        free(hit);
+        free(dir);
+    }
+    free(copy);
+    if (lost || !out.data) {
+        cc_buf_free(&out);
+        return rel;
+    }
+    free(rel);
+    return out.data;
 }
 
 /* ASCII case-insensitive compare of n chars (n = -1: whole strings): Windows names. */
@@ -407,7 +440,7 @@ static void toolkit_checks(win_run *w)
         if ((strcmp(n, "CUDA_PATH") != 0 && strncmp(n, "CUDA_PATH_V", 11) != 0) || !v || !*v ||
             v != w->env.values.v[i])
             continue;
-        char *rel = to_rel(v);
+        char *rel = canon(w, to_rel(v));
         if (!rel || exists(w, rel, 1)) {
             free(rel);
             continue;

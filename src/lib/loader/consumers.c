@@ -26,10 +26,47 @@ static const fw_def FWS[] = {
     {"jax_cuda12_pjrt", {"jax_plugins/xla_cuda12/xla_cuda_plugin.so", NULL, NULL}, NULL},
     {"onnxruntime_gpu", {"onnxruntime/capi/libonnxruntime_providers_cuda.so", NULL, NULL},
      "onnxruntime/capi/build_and_package_info.py"},
-    {"cupy_cuda13x", {"cupy_backends/cuda/libs/_cudnn.so", "cupy/cuda/cudnn.so", NULL}, NULL},
-    {"cupy_cuda12x", {"cupy_backends/cuda/libs/_cudnn.so", "cupy/cuda/cudnn.so", NULL}, NULL},
+    /* the CPython extension names carry the ABI tag: cudnn.cpython-312-x86_64-linux-gnu.so */
+    {"cupy_cuda13x", {"cupy_backends/cuda/libs/cudnn*.so", "cupy/cuda/cudnn*.so", NULL}, NULL},
+    {"cupy_cuda12x", {"cupy_backends/cuda/libs/cudnn*.so", "cupy/cuda/cudnn*.so", NULL}, NULL},
+    {"cupy_cuda11x", {"cupy_backends/cuda/libs/cudnn*.so", "cupy/cuda/cudnn*.so", NULL}, NULL},
     {"paddlepaddle_gpu", {"paddle/base/libpaddle.so", "paddle/fluid/libpaddle.so", NULL}, NULL},
+    /* NVIDIA's cudnn-frontend: its own _dlopen_cudnn() loads cuDNN (pyloaders.c) */
+    {"nvidia_cudnn_frontend", {"cudnn/_compiled_module*.so", NULL, NULL}, NULL},
 };
+
+/* SITE/pattern with at most one '*' in the last element, the first match (sorted); NULL none. */
+static char *find_ext(const char *site, const char *pattern)
+{
+    const char *star = strchr(pattern, '*');
+    if (!star) {
+        char *p = cc_path_join(site, pattern);
+        cc_pf_stat_t st;
+        if (p && cc_pf_stat(p, &st) == 0 && st.exists)
+            return p;
+        free(p);
+        return NULL;
+    }
+    char *rel = cc_path_dir(pattern);
+    char *dir = rel ? cc_path_join(site, rel) : NULL;
+    const char *base = cc_path_base(pattern);
+    size_t pre = (size_t)(strchr(base, '*') - base);
+    const char *suf = strchr(base, '*') + 1;
+    cc_pf_dir *d = dir ? cc_pf_opendir(dir) : NULL;
+    cc_strv hits = {0};
+    const char *n;
+    while (d && (n = cc_pf_readdir(d)) != NULL)
+        if (strncmp(n, base, pre) == 0 && strlen(n) >= pre + strlen(suf) && cc_str_ends(n, suf))
+            cc_strv_push(&hits, n);
+    if (d)
+        cc_pf_closedir(d);
+    cc_strv_sort(&hits);
+    char *out = hits.n ? cc_path_join(dir, hits.v[0]) : NULL;
+    cc_strv_free(&hits);
+    free(dir);
+    free(rel);
+    return out;
+}
 
 static void normalise(char *s)
 {
@@ -167,37 +204,93 @@ static void read_build_info(const cudnnctl_ctx *ctx, const char *site, const fw_
     free(p);
 }
 
+/* libcudnn as the framework gets it when its own Python code loads it first by path
+ * (pyloaders.c): a result with rule "path" and that code named; the extension's DT_NEEDED
+ * libcudnn.so.M then finds it already loaded. 1 done, 0 no preload, -1 OOM. */
+static int add_preload(cc_ldmodel *m, const cc_py_env *py, int main_idx, cudnnctl_consumer *c,
+                       const char *site)
+{
+    char *why = NULL, *by_name = NULL;
+    char *file = cc_ld_py_preload(m->ctx, py, c, site, &why, &by_name);
+    int rc = 0;
+    if (file) {
+        cudnnctl_load_result *nv = realloc(c->libs, (c->n_libs + 1) * sizeof(*nv));
+        if (!nv) {
+            rc = -1;
+        } else {
+            c->libs = nv;
+            cudnnctl_load_result *r = &c->libs[c->n_libs++];
+            memset(r, 0, sizeof(*r));
+            r->soname = cc_asprintf("libcudnn.so.%d", c->need_cudnn_major > 0 ? c->need_cudnn_major
+                                                                               : 9);
+            r->path = file;
+            r->dir = cc_path_dir(file);
+            r->rule = cc_strdup("path");
+            r->why = why;
+            file = why = NULL;
+            cc_ld_finish(m, r);
+            rc = 1;
+        }
+    } else if (by_name) { /* its code dlopens the name from the interpreter, not the extension */
+        rc = cc_ld_add_lib(m, c, main_idx, by_name) == CUDNNCTL_E_OK ? 1 : -1;
+        if (rc == 1 && !c->libs[c->n_libs - 1].path && cc_str_starts(c->name, "cupy")) {
+            /* cupy falls back to the extension's own DT_NEEDED when that name is not found */
+            cc_ld_result_clear(&c->libs[--c->n_libs]);
+            rc = 0;
+        } else if (rc == 1) {
+            cudnnctl_load_result *r = &c->libs[c->n_libs - 1];
+            char *w = cc_asprintf("%s's own code dlopens %s by name (after the places it looks "
+                                  "first hold none): %s",
+                                  c->name, by_name, r->why ? r->why : "");
+            free(r->why);
+            r->why = w;
+        }
+    }
+    free(file);
+    free(why);
+    free(by_name);
+    return rc;
+}
+
 /* Resolve the three families as the extension would: the soname its DT_NEEDED names, else the
- * one it dlopens for the majors it was built for. */
-static cudnnctl_err resolve_fw(cc_ldmodel *m, int main_idx, cudnnctl_consumer *c)
+ * one it dlopens for the majors it was built for; libcudnn from the framework's own preload when
+ * its code has one. */
+static cudnnctl_err resolve_fw(cc_ldmodel *m, const cc_py_env *py, int main_idx,
+                               cudnnctl_consumer *c, const char *site)
 {
     int req = cc_ldm_add(m, c->extension, main_idx, 0);
     if (req < 0)
         return CUDNNCTL_E_OK; /* unreadable extension: verdict "missing" says so */
+    int pre = add_preload(m, py, main_idx, c, site);
+    if (pre < 0)
+        return CUDNNCTL_E_NOMEM;
     const cc_elf_info *e = &m->objs[req].elf;
     cudnnctl_err err = CUDNNCTL_E_OK;
-    for (int fam = 0; fam < 3 && err == CUDNNCTL_E_OK; fam++) {
+    for (int fam = pre ? 1 : 0; fam < 3 && err == CUDNNCTL_E_OK; fam++) {
         char *soname = NULL;
         for (size_t i = 0; i < e->n_needed && !soname; i++)
             if (cc_ld_family(e->needed[i]) == fam)
                 soname = cc_strdup(e->needed[i]);
-        static const char *const stem[] = {"libcudnn", "libcudart", "libcublas"};
+        static const char *const rt[] = {"libcudnn", "libcudart", "libcublas"};
         if (!soname && fam == 0)
             soname = cc_asprintf("libcudnn.so.%d", c->need_cudnn_major > 0 ? c->need_cudnn_major
                                                                            : 9);
         else if (!soname && c->need_cuda_major > 0)
-            soname = cc_asprintf("%s.so.%d", stem[fam], c->need_cuda_major);
+            soname = cc_asprintf("%s.so.%d", rt[fam], c->need_cuda_major);
         if (soname)
             err = cc_ld_add_lib(m, c, req, soname);
         free(soname);
     }
+    char *note = cc_ld_py_preload_note(m->ctx, c, site);
+    if (note)
+        cc_ld_note(c, note);
     if (err == CUDNNCTL_E_OK)
         cc_ld_sublibs(m, c);
     return err;
 }
 
-static cudnnctl_err scan_site(cudnnctl_ctx *ctx, cc_ldmodel *m, int main_idx, const char *site,
-                              cudnnctl_which_report *rep)
+static cudnnctl_err scan_site(cudnnctl_ctx *ctx, cc_ldmodel *m, const cc_py_env *py, int main_idx,
+                              const char *site, cudnnctl_which_report *rep)
 {
     cc_pf_dir *d = cc_pf_opendir(site);
     const char *ent;
@@ -212,18 +305,9 @@ static cudnnctl_err scan_site(cudnnctl_ctx *ctx, cc_ldmodel *m, int main_idx, co
         for (size_t k = 0; k < sizeof(FWS) / sizeof(FWS[0]); k++) {
             if (strcmp(name, FWS[k].dist) != 0)
                 continue;
-            const char *ext = NULL;
             char *extp = NULL;
-            for (size_t x = 0; x < 3 && FWS[k].ext[x] && !ext; x++) {
-                cc_pf_stat_t st;
-                extp = cc_path_join(site, FWS[k].ext[x]);
-                if (extp && cc_pf_stat(extp, &st) == 0 && st.exists)
-                    ext = extp;
-                else {
-                    free(extp);
-                    extp = NULL;
-                }
-            }
+            for (size_t x = 0; x < 3 && FWS[k].ext[x] && !extp; x++)
+                extp = find_ext(site, FWS[k].ext[x]);
             cudnnctl_consumer *c;
             if ((e = cc_ld_push_consumer(rep, &c)) != CUDNNCTL_E_OK) {
                 free(extp);
@@ -242,7 +326,7 @@ static cudnnctl_err scan_site(cudnnctl_ctx *ctx, cc_ldmodel *m, int main_idx, co
             free(meta);
             read_build_info(ctx, site, &FWS[k], c);
             if (c->extension)
-                e = resolve_fw(m, main_idx, c);
+                e = resolve_fw(m, py, main_idx, c, site);
         }
         free(name);
     }
@@ -251,13 +335,17 @@ static cudnnctl_err scan_site(cudnnctl_ctx *ctx, cc_ldmodel *m, int main_idx, co
     return e;
 }
 
+/* The interpreter's own view, one tagged line each: sys.path in order (P), sysconfig's purelib
+ * (U), the site dirs (S); paths only, nothing imported but site and sysconfig. */
 static const char PY_SITES[] =
-    "import sys, site\n"
+    "import sys, site, sysconfig\n"
     "d = []\n"
     "try:\n    d += site.getsitepackages()\nexcept Exception:\n    pass\n"
     "try:\n    d.append(site.getusersitepackages())\nexcept Exception:\n    pass\n"
     "print(sys.executable)\n"
-    "for p in d + sys.path:\n    print(p)\n";
+    "for p in sys.path:\n    print('P\\t' + (p or '.'))\n"
+    "print('U\\t' + sysconfig.get_paths()['purelib'])\n"
+    "for p in d + sys.path:\n    print('S\\t' + p)\n";
 
 cudnnctl_err cc_ld_python(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
                           cudnnctl_which_report *rep)
@@ -286,24 +374,35 @@ cudnnctl_err cc_ld_python(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
                    o->python, status);
     }
     rep->python = cc_strdup(o->python);
-    cc_strv sites = {0};
+    cc_strv sites = {0}, syspath = {0};
+    char *purelib = NULL;
     int first = 1;
     for (char *l = out, *next; l && *l; l = next, first = 0) {
         next = strchr(l, '\n');
         if (next)
             *next++ = '\0';
         cc_pf_stat_t st;
-        if (first || !*l || cc_strv_contains(&sites, l) || cc_pf_stat(l, &st) != 0 ||
-            !st.exists || !st.is_dir)
+        char tag = l[0] && l[1] == '\t' ? l[0] : 0;
+        const char *v = tag ? l + 2 : l;
+        if (first || !tag || !*v)
             continue;
-        cc_strv_push(&sites, l);
+        if (tag == 'P')
+            cc_strv_push(&syspath, v);
+        else if (tag == 'U' && !purelib)
+            purelib = cc_strdup(v);
+        else if (tag == 'S' && !cc_strv_contains(&sites, v) && cc_pf_stat(v, &st) == 0 &&
+                 st.exists && st.is_dir)
+            cc_strv_push(&sites, v);
     }
     free(out);
+    cc_py_env py = {&syspath, purelib, o->env.ld_library_path};
     rep->site_dirs = sites.v;
     rep->n_site_dirs = sites.n;
     cc_ldmodel m;
     if (cc_ldm_init(&m, ctx, &o->env) != 0) {
         cc_ldm_free(&m);
+        cc_strv_free(&syspath);
+        free(purelib);
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
     m.main = -1;
@@ -312,8 +411,10 @@ cudnnctl_err cc_ld_python(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
     free(exe);
     cudnnctl_err e = CUDNNCTL_E_OK;
     for (size_t i = 0; i < rep->n_site_dirs && e == CUDNNCTL_E_OK; i++)
-        e = scan_site(ctx, &m, main_idx, rep->site_dirs[i], rep);
+        e = scan_site(ctx, &m, &py, main_idx, rep->site_dirs[i], rep);
     cc_ldm_free(&m);
+    cc_strv_free(&syspath);
+    free(purelib);
     if (e != CUDNNCTL_E_OK)
         CC_RET_ERR(ctx, e, "out of memory");
     return CUDNNCTL_E_OK;

@@ -104,6 +104,16 @@ static char *real_dir(const char *file)
     return r;
 }
 
+/* The release of the copy the file belongs to (read from the files), host paths. */
+static char *release_of(cudnnctl_ctx *ctx, const char *file)
+{
+    const char *how = NULL;
+    char *real = file ? cc_pf_realpath(file) : NULL;
+    char *rel = real ? cc_ld_cudnn_release(ctx, real, &how) : NULL;
+    free(real);
+    return rel;
+}
+
 static void judge(cudnnctl_ctx *ctx, cudnnctl_effective *e, const char *expect_dir,
                   const char *fix)
 {
@@ -120,9 +130,15 @@ static void judge(cudnnctl_ctx *ctx, cudnnctl_effective *e, const char *expect_d
     char *got = e->mapped ? real_dir(e->mapped) : NULL;
     e->matches = want && got && strcmp(want, got) == 0;
     if (!e->matches)
-        e->fix = fix ? cc_strdup(fix)
-                     : cc_asprintf("export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}",
-                                   expect_dir);
+        e->fix = fix ? cc_strdup(fix) : cudnnctl_activation_fix(ctx, expect_dir, e->scope, NULL);
+    if (!e->matches && e->mapped && want) {
+        char *exp_file = cc_path_join(want, e->soname);
+        char *a = release_of(ctx, e->mapped), *b = exp_file ? release_of(ctx, exp_file) : NULL;
+        e->same_release = cc_ld_same_release(a, b) == 1;
+        free(a);
+        free(b);
+        free(exp_file);
+    }
     free(want);
     free(got);
 }
@@ -293,6 +309,7 @@ cudnnctl_err cudnnctl_effective_json(const cudnnctl_effective *v, size_t n, char
         cJSON_AddBoolToObject(o, "matches", v[i].matches);
         cJSON_AddBoolToObject(o, "not_run", v[i].not_run);
         cJSON_AddBoolToObject(o, "modelled", v[i].modelled);
+        cJSON_AddBoolToObject(o, "same_release", v[i].same_release);
         cc_json_str(o, "fix", v[i].fix);
         if (v[i].model)
             cJSON_AddItemToObject(o, "model", cc_ld_result_obj(v[i].model));
@@ -328,11 +345,15 @@ char *cudnnctl_effective_line(const cudnnctl_effective *e)
     if (!e->mapped)
         return cc_asprintf("%s loads no %s (%s), not the copy in %s; fix: %s", who, e->soname,
                            e->error ? e->error : "not found", exp, e->fix ? e->fix : "");
+    const char *ver = e->model && e->model->version ? e->model->version : NULL;
+    if (e->same_release)
+        return cc_asprintf("%s maps %s for %s, not the copy in %s: the same release%s%s, so it "
+                           "fits (%s); to use that copy's own files: %s",
+                           who, e->mapped, e->soname, exp, ver ? " " : "", ver ? ver : "", why,
+                           e->fix ? e->fix : "");
     return cc_asprintf("%s maps %s%s%s%s for %s, not the copy in %s: %s; fix: %s", who,
-                       e->mapped, e->model && e->model->version ? " (cuDNN " : "",
-                       e->model && e->model->version ? e->model->version : "",
-                       e->model && e->model->version ? ")" : "", e->soname, exp, why,
-                       e->fix ? e->fix : "");
+                       e->mapped, ver ? " (cuDNN " : "", ver ? ver : "", ver ? ")" : "",
+                       e->soname, exp, why, e->fix ? e->fix : "");
 }
 
 cudnnctl_err cudnnctl_env_of(cudnnctl_ctx *ctx, const char *file, const char *base,

@@ -66,3 +66,38 @@ cudnnctl_err cc_ld_push_consumer(cudnnctl_which_report *rep, cudnnctl_consumer *
     (*out)->need_cudnn_major = (*out)->need_cudnn_minor = (*out)->need_cuda_major = -1;
     return CUDNNCTL_E_OK;
 }
+
+static void push_text(char ***v, size_t *n, char *text)
+{
+    if (!text)
+        return;
+    char **nv = realloc(*v, (*n + 1) * sizeof(char *));
+    if (!nv) {
+        free(text);
+        return;
+    }
+    *v = nv;
+    nv[(*n)++] = text;
+}
+
+void cc_ld_problem(cudnnctl_consumer *c, char *text)
+{
+    push_text(&c->problems, &c->n_problems, text);
+}
+
+void cc_ld_note(cudnnctl_consumer *c, char *text)
+{
+    push_text(&c->notes, &c->n_notes, text);
+}
+
+char *cc_ld_first_version(const char *s)
+{
+    for (const char *p = s; *p && *p != '\n'; p++) {
+        if (*p < '0' || *p > '9' || (p > s && p[-1] != ' ' && p[-1] != '\t'))
+            continue;
+        size_t n = strspn(p, "0123456789.");
+        if (memchr(p, '.', n) && n > 2)
+            return cc_strndup(p, n);
+    }
+    return NULL;
+}

@@ -56,6 +56,13 @@ char *cc_ld_login_startup_why(const char *home);
 char *cc_ld_version_from_name(const char *real_path, const char *stem);
 /* cuDNN version from a cudnn_version.h beside a lib dir (../include, wheel layout too). */
 char *cc_ld_cudnn_header_version(const cudnnctl_ctx *ctx, const char *lib_dir);
+/* The release of the cuDNN copy a libcudnn* file (root-relative, links resolved) belongs to:
+ * a versioned name (its own release), else the core library's tag in its dir (the bytes), else
+ * cudnn_version.h beside it, the wheel's dist-info, a cudnnctl prefix dir name. "9.19.0.56"
+ * where the tag says so. NULL unknown; *how: static text naming the source. */
+char *cc_ld_cudnn_release(const cudnnctl_ctx *ctx, const char *file, const char **how);
+/* 1 same major.minor.patch, 0 different, -1 unknown (either lacks three parts). */
+int cc_ld_same_release(const char *a, const char *b);
 
 /* ---- the loader's $PLATFORM and glibc-hwcaps subdirs (ldhost.c) ---------------------------- */
 typedef struct {
@@ -131,13 +138,41 @@ cudnnctl_err cc_ld_one(cc_ldmodel *m, int req, const char *soname, cudnnctl_load
 int cc_ld_family(const char *soname); /* 0 libcudnn, 1 libcudart, 2 libcublas, -1 other */
 char *cc_ld_driver_version(cc_ldmodel *m);
 int cc_ld_cudnn_cuda_major(const cudnnctl_ctx *ctx, const char *file, const char **how);
+/* sublibs.c: the sub-libraries libcudnn.so.M loads itself, as cuDNN searches for them. */
 void cc_ld_sublibs(cc_ldmodel *m, cudnnctl_consumer *c);
 void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver);
 cudnnctl_err cc_ld_add_lib(cc_ldmodel *m, cudnnctl_consumer *c, int req, const char *soname);
+/* The lowest Linux driver of a CUDA major (which.c); NULL when unknown. */
+const char *cc_ld_driver_floor(int cuda_major);
+/* The container this runs in ("docker", "podman", "kubernetes", ...) or NULL (driver_stack.c). */
+const char *cc_ld_container(cudnnctl_ctx *ctx);
+/* consumer_fix.c: the one fix for a judged consumer's causes (c->fix, c->fix_command). */
+void cc_ld_consumer_fix(cudnnctl_ctx *ctx, const cudnnctl_which_report *rep, cudnnctl_consumer *c);
+/* 1 when a PEP 440 requirement spec (">=9.12.0.46,<10.0", "==9.19.0.56") allows version. */
+int cc_ld_spec_allows(const char *spec, const char *version);
+/* What an interpreter's own loading code sees (pyloaders.c): sys.path in order, sysconfig's
+ * purelib, the LD_LIBRARY_PATH modelled. */
+typedef struct {
+    const cc_strv *syspath;
+    const char *purelib;
+    const char *llp;
+} cc_py_env;
+/* The libcudnn file a framework's own Python code loads by path before its extension asks the
+ * loader (root-relative; NULL: none), *why the sentence; *by_name: a soname that code dlopens by
+ * name instead (the loader's search from the interpreter). */
+char *cc_ld_py_preload(cudnnctl_ctx *ctx, const cc_py_env *env, const cudnnctl_consumer *c,
+                       const char *site, char **why, char **by_name);
+/* A note on an opt-in preload the package offers (onnxruntime.preload_dlls); NULL none. */
+char *cc_ld_py_preload_note(cudnnctl_ctx *ctx, const cudnnctl_consumer *c, const char *site);
 /* consumers.c: the frameworks of a Python interpreter */
 cudnnctl_err cc_ld_python(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
                           cudnnctl_which_report *rep);
 cudnnctl_err cc_ld_push_consumer(cudnnctl_which_report *rep, cudnnctl_consumer **out);
+/* Add a problem / a note (one sentence, taken; NULL ignored) to a consumer (ld_util.c). */
+void cc_ld_problem(cudnnctl_consumer *c, char *text);
+void cc_ld_note(cudnnctl_consumer *c, char *text);
+/* The first "580.95.05"-like token on the line of s (after a blank); NULL none (ld_util.c). */
+char *cc_ld_first_version(const char *s);
 /* Fill real_path and version after a search. */
 void cc_ld_finish(cc_ldmodel *m, cudnnctl_load_result *r);
 

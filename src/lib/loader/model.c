@@ -72,16 +72,14 @@ void cc_ld_finish(cc_ldmodel *m, cudnnctl_load_result *r)
     free(real);
     const char *name = r->real_path ? r->real_path : r->path;
     char *stem = cc_strndup(r->soname, strcspn(r->soname, "."));
-    r->version = stem ? cc_ld_version_from_name(name, stem) : NULL;
-    /* "9" alone (a real file named libcudnn.so.9): cudnn_version.h knows more */
-    if (stem && strcmp(stem, "libcudnn") == 0 && (!r->version || !strchr(r->version, '.'))) {
-        char *dir = cc_path_dir(name);
-        char *v = dir ? cc_ld_cudnn_header_version(m->ctx, dir) : NULL;
-        if (v) {
-            free(r->version);
-            r->version = v;
-        }
-        free(dir);
+    if (stem && cc_str_starts(stem, "libcudnn")) {
+        /* the copy's release, read from the files: "9" from a wheel-style name says little */
+        const char *how = NULL;
+        r->version = cc_ld_cudnn_release(m->ctx, name, &how);
+        r->version_source = r->version ? cc_strdup(how) : NULL;
+    } else if (stem) {
+        r->version = cc_ld_version_from_name(name, stem);
+        r->version_source = r->version ? cc_strdup("its file name") : NULL;
     }
     free(stem);
 }
@@ -164,6 +162,7 @@ void cc_ld_result_clear(cudnnctl_load_result *r)
     free(r->from);
     free(r->why);
     free(r->version);
+    free(r->version_source);
     for (size_t i = 0; i < r->n_skipped; i++)
         free(r->skipped[i]);
     free(r->skipped);
@@ -259,6 +258,7 @@ cJSON *cc_ld_result_obj(const cudnnctl_load_result *r)
     cc_json_str(o, "from", r->from);
     cc_json_str(o, "why", r->why);
     cc_json_str(o, "version", r->version);
+    cc_json_str(o, "version_source", r->version_source);
     cc_json_strs(o, "skipped", r->skipped, r->n_skipped);
     return o;
 }

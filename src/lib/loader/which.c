@@ -21,7 +21,7 @@ int cc_ld_family(const char *soname)
 }
 
 /* The lowest driver of each CUDA major (CUDA release notes, table 3: Linux x86_64). */
-static const char *driver_floor(int cuda_major)
+const char *cc_ld_driver_floor(int cuda_major)
 {
     switch (cuda_major) {
     case 11: return "450.80.02";
@@ -41,14 +41,8 @@ char *cc_ld_driver_version(cc_ldmodel *m)
     size_t len = 0;
     if (h && cc_ld_read_file(h, 65536, &text, &len) == 0) {
         const char *p = strstr(text, "Kernel Module");
-        if (p) {
-            p += strlen("Kernel Module");
-            while (*p == ' ' || *p == '\t')
-                p++;
-            size_t n = strspn(p, "0123456789.");
-            if (n)
-                out = cc_strndup(p, n);
-        }
+        if (p) /* also the open module's "Kernel Module for x86_64  580.95.05" */
+            out = cc_ld_first_version(p + strlen("Kernel Module"));
     }
     free(text);
     free(h);
@@ -165,19 +159,6 @@ int cc_ld_cudnn_cuda_major(const cudnnctl_ctx *ctx, const char *file, const char
     return major > 0 ? major : -1;
 }
 
-static void problem(cudnnctl_consumer *c, char *text)
-{
-    if (!text)
-        return;
-    char **nv = realloc(c->problems, (c->n_problems + 1) * sizeof(char *));
-    if (!nv) {
-        free(text);
-        return;
-    }
-    c->problems = nv;
-    c->problems[c->n_problems++] = text;
-}
-
 static int cmp_driver(const char *a, const char *b)
 {
     cc_version va, vb;
@@ -196,7 +177,7 @@ void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver)
     c->system_install_affects = 1;
     if (strcmp(c->kind, "framework") == 0 && !c->extension) {
         c->verdict = cc_strdup("unknown");
-        problem(c, cc_strdup("no CUDA extension that loads cuDNN was found in this package: "
+        cc_ld_problem(c, cc_strdup("no CUDA extension that loads cuDNN was found in this package: "
                               "nothing to check"));
         return;
     }
@@ -204,7 +185,9 @@ void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver)
     c->loaded_cudnn_cuda_major = -1;
     if (!dnn || !dnn->path) {
         c->verdict = cc_strdup("missing");
-        problem(c, dnn && dnn->rule && strcmp(dnn->rule, "error") == 0
+        c->causes |= dnn && dnn->rule && strcmp(dnn->rule, "error") == 0 ? CUDNNCTL_CAUSE_BAD_FILE
+                                                                          : CUDNNCTL_CAUSE_NOT_FOUND;
+        cc_ld_problem(c, dnn && dnn->rule && strcmp(dnn->rule, "error") == 0
                        ? cc_strdup(dnn->why)
                        : cc_asprintf("no %s is found: it cannot use cuDNN",
                                      dnn ? dnn->soname : "libcudnn"));
@@ -230,22 +213,24 @@ void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver)
     cc_version v;
     int have_v = dnn->version && cc_version_parse(dnn->version, &v) == 0;
     size_t before = 0; /* problems found while resolving (a mixed cuDNN) count too */
-    if (have_v && c->need_cudnn_major >= 0 && v.part[0] != c->need_cudnn_major)
-        problem(c, cc_asprintf("it was built for cuDNN %d but loads cuDNN %s (%s): the major "
+    if (have_v && c->need_cudnn_major >= 0 && v.part[0] != c->need_cudnn_major &&
+        (c->causes |= CUDNNCTL_CAUSE_MAJOR))
+        cc_ld_problem(c, cc_asprintf("it was built for cuDNN %d but loads cuDNN %s (%s): the major "
                                "must match",
                                c->need_cudnn_major, dnn->version, dnn->path));
-    else if (have_v && v.n >= 2 && c->need_cudnn_minor >= 0 && v.part[1] < c->need_cudnn_minor)
-        problem(c, cc_asprintf("it was built for cuDNN %d.%d but loads the older %s (%s): the "
+    else if (have_v && v.n >= 2 && c->need_cudnn_minor >= 0 && v.part[1] < c->need_cudnn_minor &&
+             (c->causes |= CUDNNCTL_CAUSE_TOO_OLD))
+        cc_ld_problem(c, cc_asprintf("it was built for cuDNN %d.%d but loads the older %s (%s): the "
                                "minor must be at least the build's",
                                c->need_cudnn_major, c->need_cudnn_minor, dnn->version, dnn->path));
     if (c->need_cuda_major > 0 && c->loaded_cudnn_cuda_major > 0 &&
-        c->need_cuda_major != c->loaded_cudnn_cuda_major)
-        problem(c, cc_asprintf("it uses CUDA %d but the cuDNN it loads was built for CUDA %d",
+        c->need_cuda_major != c->loaded_cudnn_cuda_major && (c->causes |= CUDNNCTL_CAUSE_CUDA_MAJOR))
+        cc_ld_problem(c, cc_asprintf("it uses CUDA %d but the cuDNN it loads was built for CUDA %d",
                                c->need_cuda_major, c->loaded_cudnn_cuda_major));
     int cuda = c->need_cuda_major > 0 ? c->need_cuda_major : c->loaded_cudnn_cuda_major;
-    const char *floor = driver_floor(cuda);
-    if (floor && driver && cmp_driver(driver, floor) < 0)
-        problem(c, cc_asprintf("CUDA %d needs NVIDIA driver %s or newer; this driver is %s",
+    const char *floor = cc_ld_driver_floor(cuda);
+    if (floor && driver && cmp_driver(driver, floor) < 0 && (c->causes |= CUDNNCTL_CAUSE_DRIVER))
+        cc_ld_problem(c, cc_asprintf("CUDA %d needs NVIDIA driver %s or newer; this driver is %s",
                                cuda, floor, driver));
     if (c->n_problems > before)
         c->verdict = cc_strdup("mismatch");
@@ -265,136 +250,4 @@ cudnnctl_err cc_ld_add_lib(cc_ldmodel *m, cudnnctl_consumer *c, int req, const c
     cudnnctl_err e = cc_ld_one(m, req, soname, &c->libs[c->n_libs]);
     c->n_libs++;
     return e;
-}
-
-static const char *const SUB9[] = {"libcudnn_graph",
-                                   "libcudnn_engines_precompiled",
-                                   "libcudnn_engines_runtime_compiled",
-                                   "libcudnn_heuristic",
-                                   "libcudnn_ops",
-                                   "libcudnn_cnn",
-                                   "libcudnn_adv",
-                                   NULL};
-static const char *const SUB8[] = {"libcudnn_ops_infer", "libcudnn_ops_train", "libcudnn_cnn_infer",
-                                   "libcudnn_cnn_train", "libcudnn_adv_infer", "libcudnn_adv_train",
-                                   NULL};
-
-/* Same copy: the dir the loader named (what $ORIGIN gives), else the same real dir. */
-static int same_dir(const cudnnctl_ctx *ctx, const char *a, const char *b)
-{
-    char *da = cc_path_dir(a), *db = cc_path_dir(b);
-    int same = da && db && strcmp(da, db) == 0;
-    if (!same && da && db) {
-        char *ha = cc_rooted(ctx, da), *hb = cc_rooted(ctx, db);
-        char *ra = ha ? cc_pf_realpath(ha) : NULL, *rb = hb ? cc_pf_realpath(hb) : NULL;
-        same = ra && rb && strcmp(ra, rb) == 0;
-        free(ha);
-        free(hb);
-        free(ra);
-        free(rb);
-    }
-    free(da);
-    free(db);
-    return same;
-}
-
-/* Is soname a file beside the library at path (in its dir, under --root)? */
-static int in_dir(const cudnnctl_ctx *ctx, const char *path, const char *soname)
-{
-    char *d = cc_path_dir(path), *f = d ? cc_path_join(d, soname) : NULL;
-    char *real = f ? cc_rooted(ctx, f) : NULL;
-    cc_pf_stat_t st;
-    int yes = real && cc_pf_stat(real, &st) == 0 && st.exists;
-    free(d);
-    free(f);
-    free(real);
-    return yes;
-}
-
-/* The JIT flavour beside libcudnn.so.9: libcudnn_graph and the runtime-compiled engines, none
- * of the legacy API's sub-libraries. */
-static int jit_flavor(const cudnnctl_ctx *ctx, const char *dnn_path)
-{
-    return in_dir(ctx, dnn_path, "libcudnn_graph.so.9") &&
-           in_dir(ctx, dnn_path, "libcudnn_engines_runtime_compiled.so.9") &&
-           !in_dir(ctx, dnn_path, "libcudnn_ops.so.9") &&
-           !in_dir(ctx, dnn_path, "libcudnn_cnn.so.9") && !in_dir(ctx, dnn_path, "libcudnn_adv.so.9");
-}
-
-/* A sub-library the JIT flavour does not have: where a program would get it, and how not to. */
-static void jit_problem(cudnnctl_consumer *c, const char *dnn_path, const char *soname,
-                        const char *stem, const cudnnctl_load_result *r)
-{
-    int legacy = strcmp(stem, "libcudnn_ops") == 0 || strcmp(stem, "libcudnn_cnn") == 0 ||
-                 strcmp(stem, "libcudnn_adv") == 0;
-    char *where = r->path ? cc_asprintf("from %s (%s%s%s): a mixed cuDNN, which fails with "
-                                        "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH",
-                                        r->path, r->rule, r->why ? ": " : "", r->why ? r->why : "")
-                          : cc_strdup("from nowhere (none is found): the call fails with "
-                                      "CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE");
-    problem(c, cc_asprintf("%s is the JIT flavour of cuDNN (libcudnn, libcudnn_graph, "
-                           "libcudnn_engines_runtime_compiled only): %s is not part of it, and %s "
-                           "would take it %s. Prevent it: %s, keep other cuDNN copies out of "
-                           "this program's loader path (LD_LIBRARY_PATH, ld.so.conf.d), or install "
-                           "the full flavour there (cudnnctl install --flavor full --force)",
-                           dnn_path, soname,
-                           legacy ? "a program that calls the legacy API (cudnnConvolutionForward "
-                                    "and the rest of libcudnn_ops/_cnn/_adv)"
-                                  : "libcudnn_graph, looking for more engines,",
-                           where ? where : "elsewhere",
-                           legacy ? "use only the graph API with this install"
-                                  : "use this install where no other cuDNN 9 is on the path"));
-    free(where);
-}
-
-/* cuDNN 8 and 9 load their sub-libraries themselves: dlopen by soname from libcudnn.so.M, so
- * with libcudnn's own DT_RUNPATH ($ORIGIN) — which comes AFTER LD_LIBRARY_PATH. A consumer whose
- * libcudnn.so.M comes through its DT_RPATH still gets the sub-libraries of another copy when
- * LD_LIBRARY_PATH names one: a mixed cuDNN (PyTorch then fails: "compiled against 9.19 but
- * found runtime version 9.14"). The graph library joins the consumer's list; any sub-library
- * from another dir too, with a problem. */
-void cc_ld_sublibs(cc_ldmodel *m, cudnnctl_consumer *c)
-{
-    const cudnnctl_load_result *dnn = NULL;
-    for (size_t i = 0; i < c->n_libs && !dnn; i++)
-        if (cc_ld_family(c->libs[i].soname) == 0 && c->libs[i].path)
-            dnn = &c->libs[i];
-    const char *dot = dnn ? strstr(dnn->soname, ".so.") : NULL;
-    int major = dot ? atoi(dot + 4) : -1;
-    if (major != 8 && major != 9)
-        return;
-    int req = -1;
-    for (size_t i = 0; i < m->n_objs && req < 0 && dnn->requester; i++)
-        if (strcmp(m->objs[i].path, dnn->requester) == 0)
-            req = (int)i;
-    char *dnn_path = cc_strdup(dnn->path), *dnn_soname = cc_strdup(dnn->soname);
-    int jit = major == 9 && dnn_path && jit_flavor(m->ctx, dnn_path);
-    int obj = dnn_path ? cc_ldm_add(m, dnn_path, req, 0) : -1;
-    for (const char *const *s = major == 9 ? SUB9 : SUB8; obj >= 0 && *s; s++) {
-        char *soname = cc_asprintf("%s.so.%d", *s, major);
-        cudnnctl_load_result r;
-        if (!soname || cc_ld_one(m, obj, soname, &r) != CUDNNCTL_E_OK) {
-            free(soname);
-            break;
-        }
-        int other = r.path && !same_dir(m->ctx, r.path, dnn_path);
-        if (jit && !in_dir(m->ctx, dnn_path, soname))
-            jit_problem(c, dnn_path, soname, *s, &r);
-        else if (other)
-            problem(c, cc_asprintf("a mixed cuDNN: %s comes from %s but %s, which it loads "
-                                   "itself, from %s (%s: %s)",
-                                   dnn_soname, dnn_path, soname, r.path, r.rule,
-                                   r.why ? r.why : ""));
-        cudnnctl_load_result *nv = NULL;
-        if ((s == (major == 9 ? SUB9 : SUB8) || other) &&
-            (nv = realloc(c->libs, (c->n_libs + 1) * sizeof(*nv))) != NULL) {
-            c->libs = nv;
-            c->libs[c->n_libs++] = r; /* moved */
-        } else {
-            cc_ld_result_clear(&r);
-        }
-        free(soname);
-    }
-    free(dnn_path);
-    free(dnn_soname);
 }

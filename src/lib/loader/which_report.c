@@ -163,9 +163,11 @@ static cudnnctl_err which_build(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
         cudnnctl_which_report_free(rep);
         return e; /* the error is already recorded */
     }
-    for (size_t i = 0; i < rep->n; i++)
+    for (size_t i = 0; i < rep->n; i++) {
         if (!rep->v[i].verdict)
             cc_ld_judge(ctx, &rep->v[i], rep->driver_version);
+        cc_ld_consumer_fix(ctx, rep, &rep->v[i]);
+    }
     *out = rep;
     return CUDNNCTL_E_OK;
 }
@@ -188,6 +190,10 @@ static void consumer_clear(cudnnctl_consumer *c)
     for (size_t i = 0; i < c->n_problems; i++)
         free(c->problems[i]);
     free(c->problems);
+    cc_strs_free(c->notes, c->n_notes);
+    cc_strs_free(c->maps, c->n_maps);
+    free(c->fix);
+    free(c->fix_command);
 }
 
 void cudnnctl_which_report_free(cudnnctl_which_report *r)
@@ -244,6 +250,16 @@ static cJSON *consumer_obj(const cudnnctl_consumer *c)
     cc_json_str(o, "loaded_cudnn_cuda_source", c->loaded_cudnn_cuda_source);
     cc_json_str(o, "verdict", c->verdict);
     cc_json_strs(o, "problems", c->problems, c->n_problems);
+    cc_json_strs(o, "notes", c->notes, c->n_notes);
+    cc_json_strs(o, "maps", c->maps, c->n_maps);
+    cJSON *causes = cJSON_AddArrayToObject(o, "causes");
+    static const char *const names[] = {"not_found", "bad_file", "major", "too_old",
+                                        "cuda_major", "driver", "mixed"};
+    for (unsigned k = 0; causes && k < 7; k++)
+        if (c->causes & (1u << k))
+            cJSON_AddItemToArray(causes, cJSON_CreateString(names[k]));
+    cc_json_str(o, "fix", c->fix);
+    cc_json_str(o, "fix_command", c->fix_command);
     cJSON_AddBoolToObject(o, "system_install_affects", c->system_install_affects);
     cJSON_AddBoolToObject(o, "ld_library_path_affects", c->ld_library_path_affects);
     return o;

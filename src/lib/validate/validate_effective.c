@@ -34,8 +34,10 @@ void cc_val_effective(cudnnctl_ctx *ctx, cudnnctl_validate_result *r, const char
     char *detail = cc_asprintf("a process that loads %s by name in this environment maps %s", soname,
                                v[0].mapped ? v[0].mapped : "nothing");
     char *err = cudnnctl_effective_line(&v[0]);
-    if (cc_val_result_add_check(r, "effective_load", v[0].matches, 0, secs, -1, -1, err, detail) ==
-        0)
+    /* another copy of the same release fits (the line says so, and how to use this copy) */
+    if (cc_val_result_add_check(r, "effective_load", v[0].matches || v[0].same_release, 0, secs,
+                                -1, -1, v[0].same_release ? NULL : err,
+                                v[0].same_release && err ? err : detail) == 0)
         r->checks[r->n_checks - 1].advisory = 1;
     cudnnctl_free(err);
     free(detail);
