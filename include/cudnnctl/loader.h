@@ -275,6 +275,8 @@ typedef struct {
     char *visible_devices; /**< NVIDIA_VISIBLE_DEVICES (set by NVIDIA's images); NULL unset */
 } cudnnctl_driver_stack;
 
+/** Read the driver stack (libcuda the loader maps, the kernel module's version, the container
+ *  and its device nodes) into *out; free it with cudnnctl_driver_stack_free. */
 CUDNNCTL_API cudnnctl_err cudnnctl_driver_stack_read(cudnnctl_ctx *ctx,
                                                      cudnnctl_driver_stack **out);
 CUDNNCTL_API void cudnnctl_driver_stack_free(cudnnctl_driver_stack *s);

@@ -17,7 +17,7 @@ git --git-dir="$G" show HEAD:cmake/cuDNN.cmake >"$T/fe/cmake/cuDNN.cmake" 2>/dev
 cp "$T/fe/cmake/cuDNN.cmake" "$T/fi/cmake/"
 echo "cudnn-frontend $(git --git-dir="$G" log -1 --format='%h %cs' HEAD) cmake/cuDNN.cmake"
 install_p --prefix "$T/P"
-I=$T/P/cudnn-9.27.0.0-cuda13
+I=$T/P/cudnn-9.27.0.42-cuda13
 cat >"$T/fe/CMakeLists.txt" <<'CM'
 cmake_minimum_required(VERSION 3.18)
 project(fe C)

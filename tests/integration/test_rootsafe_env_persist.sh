@@ -49,10 +49,11 @@ ETC0=$(etc_state)
 # 1. the user installs into their home: no --persist --system advice for that dir
 as_user "$U" "$CUDNNCTL" --state-dir "$U_HOME/state" --cache-dir "$U_HOME/cache" "${INST[@]}" \
     --prefix "$U_HOME/p" >"$T/u.out" 2>"$T/u.err" || fail "the user's install: $(cat "$T/u.err")"
+cat "$T/u.out" >>"$T/u.err" # the summary (stdout) carries the effective lines
 ! grep -q -- "--persist --system --prefix $U_HOME/p" "$T/u.err" ||
     fail "the user's install recommends registering their own dir for every user: $(grep persist "$T/u.err")"
 grep -q "a new login shell maps" "$T/u.err" || fail "no login-shell line to check: $(cat "$T/u.err")"
-grep -qF "fix: sudo cudnnctl install --prefix /opt/cudnnctl --cudnn 9.19.0.99 --cuda 13 && sudo cudnnctl env --persist --system --prefix /opt/cudnnctl" "$T/u.err" ||
+grep -qF "sudo cudnnctl install --prefix /opt/cudnnctl --cudnn 9.19.0.99 --cuda 13 && sudo cudnnctl env --persist --system --prefix /opt/cudnnctl" "$T/u.err" ||
     fail "the login-shell fix should be a root-owned prefix: $(grep 'login shell' "$T/u.err")"
 echo "1. the user's install offers a root-owned prefix, not --persist --system of $U_HOME/p"
 

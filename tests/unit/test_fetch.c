@@ -464,7 +464,10 @@ static void keep_file_is_the_verified_file(void **state)
     char other[600];
     snprintf(other, sizeof(other), "%s.other", cc_source_path(src));
     write_file(other, big_data, SMALL);
-    assert_int_equal(cc_pf_rename(other, cc_source_path(src)), 0);
+    /* (Windows, wine included, refuses to replace a file another handle has open: then there
+     * is nothing to swap, which is the same guarantee) */
+    if (cc_pf_rename(other, cc_source_path(src)) != 0)
+        assert_string_equal(cc_pf_os(), "windows");
     cc_source_close(src);
     unsigned char *buf = malloc(SMALL + 1);
     size_t got = 0;

@@ -341,7 +341,8 @@ static cudnnctl_err write_version(cudnnctl_ctx *ctx, const cc_buildmeta_in *in, 
     cc_buf_printf(
         &b,
         "# cuDNN %s: the version check of find_package(CUDNN ...), written by cudnnctl.\n"
-        "# Compatible: the same major and at least the version asked for (or inside a range).\n"
+        "# Compatible: the same major and at least the version asked for (or inside a range);\n"
+        "# exact: the parts asked for match (9.27 EXACT takes 9.27.x.y).\n"
         "set(PACKAGE_VERSION \"%s\")\nset(PACKAGE_VERSION_COMPATIBLE FALSE)\n"
         "set(PACKAGE_VERSION_EXACT FALSE)\n"
         "if(PACKAGE_FIND_VERSION_RANGE)\n"
@@ -354,7 +355,11 @@ static cudnnctl_err write_version(cudnnctl_ctx *ctx, const cc_buildmeta_in *in, 
         "elseif(NOT PACKAGE_FIND_VERSION)\n  set(PACKAGE_VERSION_COMPATIBLE TRUE)\n"
         "elseif(PACKAGE_FIND_VERSION_MAJOR EQUAL %d AND NOT PACKAGE_VERSION VERSION_LESS "
         "PACKAGE_FIND_VERSION)\n  set(PACKAGE_VERSION_COMPATIBLE TRUE)\n"
-        "  if(PACKAGE_VERSION VERSION_EQUAL PACKAGE_FIND_VERSION)\n"
+        "  # EXACT compares the parts asked for: 9.27 EXACT is any 9.27.x.y\n"
+        "  string(REPLACE \".\" \";\" _cudnn_parts \"${PACKAGE_VERSION}\")\n"
+        "  list(SUBLIST _cudnn_parts 0 ${PACKAGE_FIND_VERSION_COUNT} _cudnn_parts)\n"
+        "  string(JOIN \".\" _cudnn_asked ${_cudnn_parts})\n"
+        "  if(_cudnn_asked VERSION_EQUAL PACKAGE_FIND_VERSION)\n"
         "    set(PACKAGE_VERSION_EXACT TRUE)\n  endif()\nendif()\n"
         "if(CMAKE_SIZEOF_VOID_P AND NOT CMAKE_SIZEOF_VOID_P EQUAL 8)\n"
         "  set(PACKAGE_VERSION \"%s (64-bit)\")\n  set(PACKAGE_VERSION_UNSUITABLE TRUE)\nendif()\n",

@@ -77,6 +77,12 @@ static char *root_prefix_fix(cudnnctl_ctx *ctx, const char *lib_dir)
         if (cc_cudnn_dir_release(real, major, rel, sizeof(rel)) != 0)
             rel[0] = '\0';
     free(real);
+    const char *vd = strstr(lib_dir, "/cudnn-"); /* else the version dir cudnnctl named */
+    if (!rel[0] && vd) {
+        size_t n = strspn(vd + 7, "0123456789.");
+        if (n > 0 && n < sizeof(rel) && strncmp(vd + 7 + n, "-cuda", 5) == 0)
+            snprintf(rel, sizeof(rel), "%.*s", (int)n, vd + 7);
+    }
     const char *cu = strstr(lib_dir, "-cuda");
     int cuda = cu && cu[5] >= '0' && cu[5] <= '9' ? atoi(cu + 5) : 0;
     char sel[96] = "";

@@ -347,6 +347,26 @@ static const char PY_SITES[] =
     "print('U\\t' + sysconfig.get_paths()['purelib'])\n"
     "for p in d + sys.path:\n    print('S\\t' + p)\n";
 
+/* What -E leaves out of sys.path: PYTHONPATH's dirs, right after the script's entry, as the
+ * interpreter run without -E puts them (read, never handed to it: nothing of them runs as root). */
+static void push_pythonpath(cc_strv *syspath)
+{
+    const char *pp = cc_pf_getenv("PYTHONPATH");
+    char *copy = pp && *pp ? cc_strdup(pp) : NULL;
+    for (char *d = copy, *next; d; d = next) {
+        next = strchr(d, cc_pf_path_list_sep());
+        if (next)
+            *next++ = '\0';
+        if (!*d)
+            continue;
+        char *abs = d[0] == '/' ? NULL : cc_pf_realpath(d); /* relative: from our cwd */
+        if (d[0] == '/' || abs)
+            cc_strv_push(syspath, abs ? abs : d);
+        free(abs);
+    }
+    free(copy);
+}
+
 cudnnctl_err cc_ld_python(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
                           cudnnctl_which_report *rep)
 {
@@ -386,8 +406,8 @@ cudnnctl_err cc_ld_python(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
         const char *v = tag ? l + 2 : l;
         if (first || !tag || !*v)
             continue;
-        if (tag == 'P')
-            cc_strv_push(&syspath, v);
+        if (tag == 'P' && cc_strv_push(&syspath, v) == 0 && syspath.n == 1 && argv == argv_root)
+            push_pythonpath(&syspath);
         else if (tag == 'U' && !purelib)
             purelib = cc_strdup(v);
         else if (tag == 'S' && !cc_strv_contains(&sites, v) && cc_pf_stat(v, &st) == 0 &&
