@@ -19,10 +19,11 @@ command -v python3 >/dev/null && command -v xz >/dev/null || { echo "no python3 
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/cudnnctl-test
 M=$CACHE/mirror-local-9.19
 if [ ! -e "$M/redistrib_9.19.0.json" ]; then
-    rm -rf "$M.tmp"; mkdir -p "$M.tmp"
+    # a private temp name (runs in parallel must not clear each other's), the fast xz preset
+    Mt=$(mktemp -d "$M.tmp.XXXXXX")
     python3 "$SOURCE_DIR/scripts/local-mirror" --lib-dir "$SRC/lib64" --include-dir "$SRC/include" \
-        --cuda 13 --out "$M.tmp" >/dev/null || { echo "local-mirror failed"; exit 1; }
-    rm -rf "$M"; mv "$M.tmp" "$M"
+        --cuda 13 --xz-preset -0 --xz-threads 2 --out "$Mt" >/dev/null || { rm -rf "$Mt"; echo "local-mirror failed"; exit 1; }
+    [ -e "$M/redistrib_9.19.0.json" ] && rm -rf "$Mt" || { rm -rf "$M"; mv "$Mt" "$M"; }
 fi
 fetch() { # fetch DIR GLOB SPEC [pip args]
     local w; w=$(ls "$1"/$2 2>/dev/null | head -1 || true)
