@@ -565,10 +565,11 @@ static int write_one(zworker *w, zjob *j)
         int r = archive_read_data_block(w->a, &buf, &len, &off);
         if (r == ARCHIVE_EOF)
             break;
-        const char *e = r < ARCHIVE_WARN ? archive_error_string(w->a) : NULL;
-        if (r < ARCHIVE_WARN || (uint64_t)off != pos || pos + len > (uint64_t)j->size) {
-            zfail(z, r < ARCHIVE_WARN ? CUDNNCTL_E_BAD_ARCHIVE : CUDNNCTL_E_UNSAFE_ARCHIVE,
-                  r < ARCHIVE_WARN
+        /* a warning here is a damaged entry (libarchive's "ZIP bad CRC"): refused */
+        const char *e = r != ARCHIVE_OK ? archive_error_string(w->a) : NULL;
+        if (r != ARCHIVE_OK || (uint64_t)off != pos || pos + len > (uint64_t)j->size) {
+            zfail(z, r != ARCHIVE_OK ? CUDNNCTL_E_BAD_ARCHIVE : CUDNNCTL_E_UNSAFE_ARCHIVE,
+                  r != ARCHIVE_OK
                       ? cc_asprintf("malformed archive in the data of '%s': %s; the file is "
                                     "truncated or corrupt: delete it (or the cached copy) and "
                                     "download it again",
