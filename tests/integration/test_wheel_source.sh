@@ -33,13 +33,11 @@ fi
 [ -f "$w" ] || skip "$WHEEL: not cached and the package index is unreachable"
 python3 -m pip --version >/dev/null 2>&1 || skip "no pip for python3"
 
-serve() { # serve DIR -> port
-  local port
+serve() { # serve DIR: sets $port (in this shell, so that the trap stops the server)
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   (cd "$1" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
   pids+=($!)
   for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/" >/dev/null && break; sleep 0.1; done
-  echo "$port"
 }
 cc() { "$CUDNNCTL" --state-dir "$T/state" --cache-dir "$T/cache" "$@"; }
 sel=(--cudnn 9.19.0.56 --cuda 13 --platform linux-x86_64)
@@ -60,7 +58,7 @@ set +e; cc plan "${sel[@]}" --source wheel --components static --prefix "$T/p" >
 # ---- a local index with the real wheel; install through pip download
 mkdir -p "$T/idx/simple/nvidia-cudnn-cu13"
 ln -s "$w" "$T/idx/simple/nvidia-cudnn-cu13/$WHEEL"
-port=$(serve "$T/idx")
+serve "$T/idx"
 cc --json install "${sel[@]}" --source wheel --components runtime,dev \
   --index-url "http://127.0.0.1:$port/simple" --prefix "$T/pw" --no-validate >"$T/i1.json" ||
   fail "install --source wheel failed: $(head -c 600 "$T/i1.json")"
@@ -131,7 +129,7 @@ diff "$T/tree-archive" "$T/tree-wheel" >&2 || fail "the wheel install differs fr
 mkdir -p "$T/bad/simple/nvidia-cudnn-cu13"
 python3 -c "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],'w'); z.writestr('nvidia/cudnn/lib/libcudnn.so.9','not nvidia'); z.writestr('x.dist-info/WHEEL','w'); z.close()" \
   "$T/bad/simple/nvidia-cudnn-cu13/$WHEEL"
-bport=$(serve "$T/bad")
+serve "$T/bad"; bport=$port
 set +e
 "$CUDNNCTL" --state-dir "$T/state2" --cache-dir "$T/cache2" install "${sel[@]}" --source wheel \
   --components runtime,dev --index-url "http://127.0.0.1:$bport/simple" --prefix "$T/pbad" --no-validate >"$T/bad.log" 2>&1
