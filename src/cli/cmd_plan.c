@@ -104,10 +104,6 @@ static void print_plan(cli_opts *o, const cudnnctl_plan *p)
     printf("  url       %s\n", p->url);
     printf("  source    %s: %s\n", cudnnctl_source_name(p->source),
            p->source_reason ? p->source_reason : "");
-    if (p->wheel)
-        printf("  wheel     %s==%s %s (%llu bytes, %.1f MiB; sha256 %s)\n", p->wheel->package,
-               p->wheel->version, p->wheel->filename, (unsigned long long)p->wheel->size,
-               (double)p->wheel->size / (1024.0 * 1024.0), p->wheel->sha256);
     printf("  manifest  %s\n", a->manifest ? a->manifest : "-");
     printf("  target    %s %s\n", p->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree",
            p->target_path);
