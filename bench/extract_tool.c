@@ -2,9 +2,11 @@
  * static library). Usage: extract_tool [--inline] [--stream] [--list] ARCHIVE STAGING_DIR
  *   --stream  feed the bytes through a pull reader (as a download does), else from the file
  *   --inline  write in the decoding thread (no writer thread)
+ *   --threads N  inflate a zip's entries on N threads (0: one per processor)
  *   --list    print every staged file: mode size sha256 path [-> target]
  * Exit status: cudnnctl's exit code of the result. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "extract.h"
@@ -18,6 +20,7 @@ static long long rd(void *user, void *buf, size_t len)
 int main(int argc, char **argv)
 {
     int stream = 0, inl = 0, list = 0, i = 1;
+    unsigned threads = 0;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "--stream"))
             stream = 1;
@@ -25,15 +28,18 @@ int main(int argc, char **argv)
             inl = 1;
         else if (!strcmp(argv[i], "--list"))
             list = 1;
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+            threads = (unsigned)atoi(argv[++i]);
     }
     if (argc - i != 2) {
-        fprintf(stderr, "usage: extract_tool [--inline] [--stream] [--list] ARCHIVE STAGING\n");
+        fprintf(stderr, "usage: extract_tool [--inline] [--stream] [--list] [--threads N] ARCHIVE STAGING\n");
         return 2;
     }
     cudnnctl_ctx *ctx = NULL;
     cudnnctl_ctx_new(&ctx);
     cc_pf_fd fd = -1;
     cc_extract_opts o = {.name_hint = cc_path_base(argv[i]), .no_writer_thread = inl};
+    o.threads = threads;
     if (stream) {
         fd = cc_pf_open(argv[i], CC_PF_O_RDONLY, 0);
         o.read_fn = rd;

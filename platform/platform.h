@@ -74,6 +74,9 @@ int cc_pf_fstat(cc_pf_fd fd, cc_pf_stat_t *st);       /* an open file: exists, s
 cc_pf_fd cc_pf_open(const char *path, int flags, uint32_t mode);
 cc_pf_fd cc_pf_open_trusted(const char *path); /* = cc_pf_open(path, CC_PF_O_TRUSTED, 0) */
 long long cc_pf_read(cc_pf_fd fd, void *buf, size_t len);
+/* Read at offset off without moving the file position (pread; ReadFile with an OVERLAPPED
+ * offset): several threads read one open file, each at its own place. 0 at the end. */
+long long cc_pf_pread(cc_pf_fd fd, void *buf, size_t len, uint64_t off);
 long long cc_pf_write(cc_pf_fd fd, const void *buf, size_t len);
 int cc_pf_seek(cc_pf_fd fd, uint64_t off);
 int cc_pf_fsync(cc_pf_fd fd);
@@ -223,6 +226,8 @@ void cc_pf_cond_signal(cc_pf_cond *c);
 void cc_pf_cond_broadcast(cc_pf_cond *c);
 /* Atomically add 1 to *p and return the new value (sys_ops call counting from two threads). */
 unsigned long cc_pf_atomic_inc(volatile unsigned long *p);
+/* Processors this process may run on (sched_getaffinity; GetActiveProcessorCount), >= 1. */
+unsigned cc_pf_ncpu(void);
 /* Process id (unique names for temporary files). */
 unsigned long cc_pf_pid(void);
 

@@ -68,6 +68,13 @@ typedef struct {
      *  embedded NVIDIA catalog (a repack or tampering: refused by default, exit 3); recorded
      *  in the receipt. */
     int allow_manifest_override;
+    /** The wheel source (selection.source wheel, or auto choosing it): the package index pip
+     *  downloads from (pip's --index-url); NULL: the index pip is configured with (pip.conf,
+     *  PIP_INDEX_URL, ...). */
+    const char *index_url;
+    /** The Python interpreter whose pip fetches the wheel (NULL: python3 on PATH). As root it
+     *  must pass the trust rule and runs isolated (docs/security.md). */
+    const char *python;
 } cudnnctl_install_opts;
 
 /** The outcome of an install (cudnnctl_install_outcome_name gives its JSON string). */
@@ -139,6 +146,10 @@ typedef struct {
     /** the components the target holds of this build afterwards (with those earlier installs
      *  of it placed: installing dev after runtime adds dev and leaves runtime as it is) */
     cudnnctl_components components_installed;
+    /** "archive" (NVIDIA's redist archive, or an --archive file) or "wheel" (NVIDIA's wheel:
+     *  fetched by pip, from the cache, or an --archive .whl) */
+    char *source;
+    char *source_reason; /**< why that source (--source auto / wheel), NULL when not asked */
 } cudnnctl_install_result;
 
 /**

@@ -11,6 +11,29 @@
 extern "C" {
 #endif
 
+/** Where an install's bytes come from (--source). */
+typedef enum {
+    CUDNNCTL_SOURCE_ARCHIVE = 0, /**< NVIDIA's redist archive (the default) */
+    CUDNNCTL_SOURCE_WHEEL = 1,   /**< NVIDIA's wheel from the Python package index (pip) */
+    CUDNNCTL_SOURCE_AUTO = 2     /**< the wheel when it carries the selection, else the archive */
+} cudnnctl_source;
+/** "archive", "wheel", "auto". */
+CUDNNCTL_API const char *cudnnctl_source_name(cudnnctl_source s);
+/** "archive" / "wheel" / "auto" → *out; 0, or -1 for anything else. */
+CUDNNCTL_API int cudnnctl_source_parse(const char *s, cudnnctl_source *out);
+
+/** NVIDIA's wheel of a release, from the embedded wheel catalog (data/wheels/wheels.json,
+ *  gathered from the package index's JSON API). Static strings. */
+typedef struct {
+    const char *package;  /**< "nvidia-cudnn-cu13" */
+    const char *version;  /**< "9.19.0.56" */
+    const char *filename; /**< "nvidia_cudnn_cu13-9.19.0.56-py3-none-manylinux_2_27_x86_64.whl" */
+    const char *tag;      /**< its platform tag, "manylinux_2_27_x86_64" */
+    const char *sha256;
+    uint64_t size;
+    const char *url; /**< where the index the catalog was read from keeps it */
+} cudnnctl_wheel;
+
 /** What the user asked for; NULL / 0 fields mean "decide from detection". */
 typedef struct {
     const char *cudnn;          /**< "9", "9.13", "9.13.0.50" */
@@ -24,6 +47,7 @@ typedef struct {
                                    elsewhere */
     cudnnctl_flavor flavor;         /**< full (default) or the Graph JIT library */
     cudnnctl_components components; /**< what to install of the archive; 0: all */
+    cudnnctl_source source;         /**< archive (default), wheel or auto */
 } cudnnctl_selection;
 
 /** A candidate that was not chosen, and why. */
@@ -65,6 +89,10 @@ typedef struct {
     cudnnctl_flavor flavor;         /**< the flavour planned (= archive.flavor) */
     cudnnctl_components components; /**< the components planned (never 0) */
     cudnnctl_sizes sizes;           /**< download and installed size of that selection */
+    cudnnctl_source source;         /**< the source chosen: archive or wheel (never auto) */
+    char *source_reason;            /**< why that source (for auto: why not the other) */
+    const cudnnctl_wheel *wheel;    /**< the release's wheel (NULL: none in the catalog); with
+                                         source wheel, what is installed */
 } cudnnctl_plan;
 
 /** Choose an archive and a target. Writes nothing. NO_MATCH / DRIVER_TOO_OLD carry the fix. */

@@ -159,6 +159,17 @@ long long cc_pf_read(cc_pf_fd fd, void *buf, size_t len)
     return n;
 }
 
+long long cc_pf_pread(cc_pf_fd fd, void *buf, size_t len, uint64_t off)
+{
+    ssize_t n;
+    do
+        n = pread((int)fd, buf, len, (off_t)off);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        FAIL();
+    return n;
+}
+
 long long cc_pf_write(cc_pf_fd fd, const void *buf, size_t len)
 {
     ssize_t n;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -142,6 +143,15 @@ void cc_pf_cond_broadcast(cc_pf_cond *c)
 unsigned long cc_pf_atomic_inc(volatile unsigned long *p)
 {
     return __atomic_add_fetch(p, 1, __ATOMIC_SEQ_CST);
+}
+
+unsigned cc_pf_ncpu(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return (unsigned)CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1u;
 }
 
 unsigned long cc_pf_pid(void)

@@ -213,6 +213,24 @@ long long cc_pf_write(cc_pf_fd fd, const void *buf, size_t len)
     return (long long)put;
 }
 
+long long cc_pf_pread(cc_pf_fd fd, void *buf, size_t len, uint64_t off)
+{
+    DWORD got = 0;
+    DWORD want = len > 0x40000000u ? 0x40000000u : (DWORD)len;
+    OVERLAPPED ov;
+    memset(&ov, 0, sizeof(ov));
+    ov.Offset = (DWORD)(off & 0xffffffffu);
+    ov.OffsetHigh = (DWORD)(off >> 32);
+    if (!ReadFile((HANDLE)fd, buf, want, &got, &ov)) {
+        DWORD e = GetLastError();
+        if (e == ERROR_HANDLE_EOF)
+            return 0;
+        cc_w_set_error(e, "ReadFile");
+        return -1;
+    }
+    return (long long)got;
+}
+
 int cc_pf_seek(cc_pf_fd fd, uint64_t off)
 {
     LARGE_INTEGER li;

@@ -129,6 +129,12 @@ unsigned long cc_pf_atomic_inc(volatile unsigned long *p)
     return (unsigned long)InterlockedIncrement((volatile LONG *)p);
 }
 
+unsigned cc_pf_ncpu(void)
+{
+    DWORD n = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+    return n > 0 ? (unsigned)n : 1u;
+}
+
 unsigned long cc_pf_pid(void)
 {
     return (unsigned long)GetCurrentProcessId();

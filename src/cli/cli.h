@@ -25,6 +25,8 @@ typedef struct {
     cudnnctl_flavor flavor;      /* --flavor (default full) */
     int flavor_given;
     cudnnctl_components components; /* --components (0: all) */
+    cudnnctl_source source;         /* --source archive|wheel|auto (default archive) */
+    const char *index_url;          /* install: --index-url URL for the wheel source's pip */
     /* target */
     const char *cuda_home, *prefix;
     /* behaviour */

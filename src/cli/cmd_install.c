@@ -55,6 +55,9 @@ static void print_human(cli_opts *o, const cudnnctl_install_result *r)
     }
     if (r->archive.url)
         cli_info(o, "  source    %s", r->archive.url);
+    if (r->source && (r->source_reason || strcmp(r->source, "wheel") == 0))
+        cli_info(o, "  from      %s%s%s", r->source, r->source_reason ? ": " : "",
+                 r->source_reason ? r->source_reason : "");
     if (r->archive.sha256 && r->verified_at)
         cli_info(o, "  sha256    %s (verified at install %s; nothing downloaded now)",
                  r->archive.sha256, r->verified_at);
@@ -118,6 +121,8 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     io.validate_timeout_ms = o->timeout_s * 1000u;
     io.max_unpacked = o->max_unpacked;
     io.allow_manifest_override = o->allow_manifest_override;
+    io.index_url = o->index_url;
+    io.python = o->python;
 
     /* the two halves: nothing in the target changes until the commit */
     cudnnctl_install_handle *h = NULL;

@@ -102,6 +102,8 @@ static void print_plan(cli_opts *o, const cudnnctl_plan *p)
     printf("  size      %llu bytes (%.1f MiB)\n", (unsigned long long)a->size, mib);
     print_sizes(p);
     printf("  url       %s\n", p->url);
+    printf("  source    %s: %s\n", cudnnctl_source_name(p->source),
+           p->source_reason ? p->source_reason : "");
     printf("  manifest  %s\n", a->manifest ? a->manifest : "-");
     printf("  target    %s %s\n", p->mode == CUDNNCTL_TARGET_PREFIX ? "prefix" : "cuda-tree",
            p->target_path);

@@ -24,10 +24,10 @@ const cli_example cli_examples[] = {
 
     {"plan", "cudnnctl plan", "what install would choose for the active toolkit, every step, and why"},
     {"plan", "cudnnctl plan --for torch==2.9.1 --cuda 13", "the cuDNN torch 2.9.1 for CUDA 13 was built with"},
-    {"plan", "cudnnctl plan --cudnn 9.19 --prefix /opt/cudnn --json", "the plan of a prefix install, as JSON"},
+    {"plan", "cudnnctl plan --cudnn 9.19 --prefix /opt/cudnn --source auto --json", "the plan of a prefix install as JSON: wheel or archive, why, and the bytes of each"},
 
     {"install", "sudo cudnnctl install --cuda-home /usr/local/cuda-13.0", "the newest fitting cuDNN into that CUDA tree"},
-    {"install", "cudnnctl install --cudnn 9.19 --prefix ~/cudnn", "into PREFIX/cudnn-<version>-cuda<major>, then PREFIX/current points at it"},
+    {"install", "cudnnctl install --cudnn 9.19 --prefix ~/cudnn --source wheel --components runtime,dev", "NVIDIA's nvidia-cudnn-cu* wheel through pip (your index, proxy, certificates), checked against the wheel catalog's SHA-256, into PREFIX/cudnn-<version>-cuda<major>"},
     {"install", "cudnnctl install --archive cudnn.tar.xz --sha256 HEX --prefix ~/cudnn", "an archive already downloaded, checked against its SHA-256 first"},
 
     {"uninstall", "sudo cudnnctl uninstall /usr/local/cuda-13.0", "remove the active install there and restore what it replaced"},

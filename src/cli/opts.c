@@ -12,7 +12,7 @@ enum {
     O_CUDA_HOME, O_PREFIX, O_DRY_RUN, O_NO_VALIDATE, O_FORCE, O_NO_LDCONFIG, O_ALL, O_VERSION,
     O_SHELL, O_LDPATH, O_REMOVE, O_SYSTEM, O_PERSIST, O_TO, O_DEVICE, O_TIMEOUT, O_DRIVER, O_HELP,
     O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV, O_ENV_OF, O_PYTHON, O_NO_LDPATH, O_DLL, O_WAIT, O_MAX_UNPACKED, O_ALLOW_MANIFEST_OVERRIDE,
-    O_FLAVOR, O_COMPONENTS,
+    O_FLAVOR, O_COMPONENTS, O_SOURCE, O_INDEX_URL,
     O_MODULEFILES, O_BUILD
 };
 
@@ -40,6 +40,8 @@ static const struct option longopts[] = {
     {"max-unpacked", required_argument, 0, O_MAX_UNPACKED},
     {"allow-manifest-override", no_argument, 0, O_ALLOW_MANIFEST_OVERRIDE},
     {"flavor", required_argument, 0, O_FLAVOR},
+    {"source", required_argument, 0, O_SOURCE},
+    {"index-url", required_argument, 0, O_INDEX_URL},
     {"components", required_argument, 0, O_COMPONENTS},
     {"cuda-home", required_argument, 0, O_CUDA_HOME},
     {"prefix", required_argument, 0, O_PREFIX},
@@ -297,6 +299,16 @@ static int apply_selection(int c, cli_opts *o)
         }
         o->flavor_given = 1;
         break;
+    case O_SOURCE:
+        if (cudnnctl_source_parse(optarg, &o->source) != 0) {
+            fprintf(stderr, "cudnnctl: --source takes archive (NVIDIA's redist archive, the "
+                            "default), wheel (NVIDIA's wheel from the Python package index) or "
+                            "auto (the wheel when it carries the components), not '%s'\n",
+                    optarg);
+            return 2;
+        }
+        break;
+    case O_INDEX_URL: o->index_url = optarg; break;
     case O_COMPONENTS:
         if (cudnnctl_components_parse(optarg, &o->components) != 0) {
             fprintf(stderr, "cudnnctl: --components takes a comma-separated list of runtime, dev "
@@ -519,5 +531,7 @@ cudnnctl_selection cli_selection(const cli_opts *o)
     sel.driver_version = o->driver_version;
     sel.flavor = o->flavor;
     sel.components = o->components;
+    sel.source = o->index_url && o->source == CUDNNCTL_SOURCE_ARCHIVE ? CUDNNCTL_SOURCE_WHEEL
+                                                                       : o->source;
     return sel;
 }

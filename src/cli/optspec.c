@@ -32,6 +32,9 @@ const cli_optspec cli_optspecs[] = {
     /* source */
     {"archive", 0, "FILE|URL", "install", CLI_COMP_FILE, "a cuDNN archive already at hand"},
     {"sha256", 0, "HEX", "install", CLI_COMP_NONE, "expected SHA-256 of --archive"},
+    {"source", 0, "archive|wheel|auto", "plan install", CLI_COMP_NONE, "where the bytes come from: archive (NVIDIA's redist archive, default), wheel (NVIDIA's wheel, fetched by pip download through your Python packaging configuration), auto (the wheel when it carries the components: runtime, dev)"},
+    {"index-url", 0, "URL", "plan install", CLI_COMP_NONE, "the package index pip downloads the wheel from (implies --source wheel; default: the index pip is configured with)"},
+    {"python", 0, "EXE", "install", CLI_COMP_FILE, "the interpreter whose pip fetches the wheel (default: python3 on PATH)"},
     {"insecure-skip-verify", 0, NULL, "install", CLI_COMP_NONE, "install an --archive whose SHA-256 is unknown"},
     {"manifest", 0, "FILE|URL", SEL, CLI_COMP_FILE, "add a redistrib JSON to the catalog (repeatable)"},
     {"mirror", 0, "URL|DIR", "plan install config", CLI_COMP_DIR, "base that an archive's relative_path is joined to"},

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "select.h"
+#include "wheels.h"
 
 #define NVIDIA_REDIST "https://developer.download.nvidia.com/compute/cudnn/redist/"
 
@@ -329,7 +330,13 @@ static int download_step(inputs *in, const cudnnctl_plan *p, int mirror_dir, con
     int cached = blob && cc_pf_stat(blob, &st) == 0 && st.exists && st.is_reg;
     char *blob_u = blob ? cc_unrooted(ctx, blob) : NULL;
     int rc;
-    if (cached)
+    if (p->source == CUDNNCTL_SOURCE_WHEEL)
+        rc = add_step(names, steps, "download",
+                      cc_asprintf("fetch NVIDIA's wheel %s (%s) with pip download from the "
+                                  "Python package index its configuration names (or "
+                                  "--index-url), --require-hashes sha256 %s; verify it again",
+                                  p->wheel->filename, sz, p->wheel->sha256));
+    else if (cached)
         rc = add_step(names, steps, "download",
                       cc_asprintf("already in the cache: %s (nothing to download)", blob_u));
     else if (mirror_dir)
@@ -372,11 +379,12 @@ static cudnnctl_err make_steps(inputs *in, cudnnctl_plan *p, int mirror_dir)
     const cudnnctl_archive *a = &p->archive;
     cc_strv names = {0}, steps = {0};
     char sz[32], ver3[64];
-    cudnnctl_size_text((double)a->size, sz, sizeof(sz));
+    const cudnnctl_wheel *w = p->source == CUDNNCTL_SOURCE_WHEEL ? p->wheel : NULL;
+    cudnnctl_size_text((double)(w ? w->size : a->size), sz, sizeof(sz));
     cc_version v;
     cc_version_parse(a->cudnn_version, &v);
     snprintf(ver3, sizeof(ver3), "%d.%d.%d", v.part[0], v.part[1], v.part[2] < 0 ? 0 : v.part[2]);
-    const char *file = cc_path_base(a->relative_path);
+    const char *file = w ? w->filename : cc_path_base(a->relative_path);
     char *state = cc_state_dir(ctx);
     char *state_u = state ? cc_unrooted(ctx, state) : NULL;
     int tree = p->mode == CUDNNCTL_TARGET_CUDA_TREE;
@@ -384,7 +392,8 @@ static cudnnctl_err make_steps(inputs *in, cudnnctl_plan *p, int mirror_dir)
     rc |= add_step(&names, &steps, "verify",
                    cc_asprintf("SHA-256 must be %s and the size %llu bytes; a mismatch stops "
                                "before anything is written",
-                               a->sha256, (unsigned long long)a->size));
+                               w ? w->sha256 : a->sha256,
+                               (unsigned long long)(w ? w->size : a->size)));
     char comp[40];
     cudnnctl_components_text(p->components, comp, sizeof(comp));
     int some = p->components != CUDNNCTL_COMPONENTS_ALL;
@@ -553,6 +562,8 @@ cudnnctl_err cudnnctl_plan_make(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
     p->flavor = p->archive.flavor;
     p->components = in.sel->components ? in.sel->components : CUDNNCTL_COMPONENTS_ALL;
     cudnnctl_archive_sizes(&p->archive, p->components, &p->sizes);
+    if ((e = cc_wheel_plan_source(ctx, p, in.sel->source)) != CUDNNCTL_E_OK)
+        goto out;
     int mirror_dir = 0;
     p->url = make_url(&in, &p->archive, &mirror_dir);
     if (!p->url) {
@@ -603,6 +614,7 @@ void cudnnctl_plan_free(cudnnctl_plan *p)
     free(p->bin_dir);
     free(p->toolkit_version);
     free(p->reason);
+    free(p->source_reason);
     for (size_t i = 0; i < p->n_steps; i++) {
         free(p->steps[i]);
         free(p->step_names ? p->step_names[i] : NULL);

@@ -108,6 +108,20 @@ cudnnctl_err cudnnctl_plan_json(const cudnnctl_plan *p, char **json)
     ok = ok && add_str(o, "flavor", cudnnctl_flavor_name(p->flavor));
     ok = ok && add_item(o, "sizes", cc_sizes_to_json(&p->sizes));
     ok = ok && add_str(o, "url", p->url);
+    ok = ok && add_str(o, "source", cudnnctl_source_name(p->source));
+    ok = ok && add_str(o, "source_reason", p->source_reason);
+    if (ok && p->wheel) {
+        cJSON *w = cJSON_CreateObject();
+        ok = w && add_str(w, "package", p->wheel->package) &&
+             add_str(w, "version", p->wheel->version) &&
+             add_str(w, "filename", p->wheel->filename) && add_str(w, "tag", p->wheel->tag) &&
+             add_str(w, "sha256", p->wheel->sha256) &&
+             cJSON_AddNumberToObject(w, "size", (double)p->wheel->size) != NULL &&
+             add_str(w, "url", p->wheel->url);
+        ok = add_item(o, "wheel", w) && ok;
+    } else if (ok) {
+        ok = cJSON_AddNullToObject(o, "wheel") != NULL;
+    }
     ok = ok && add_item(o, "target", target_json(p));
     ok = ok && add_str(o, "toolkit_version", p->toolkit_version);
     if (ok) {

@@ -9,6 +9,7 @@
 #include "direct.h"
 #include "content_policy.h"
 #include "install_internal.h"
+#include "install_wheel.h"
 #include "journal.h"
 #include "receipt.h"
 #include "source.h"
@@ -17,7 +18,9 @@
 static int ends_zip(const char *name)
 {
     size_t n = strlen(name);
-    return n > 4 && (strcmp(name + n - 4, ".zip") == 0 || strcmp(name + n - 4, ".ZIP") == 0);
+    /* NVIDIA's Windows archives and its wheels (a zip too) */
+    return n > 4 && (strcmp(name + n - 4, ".zip") == 0 || strcmp(name + n - 4, ".ZIP") == 0 ||
+                     strcmp(name + n - 4, ".whl") == 0);
 }
 
 /* Tests: the archive is held open (and a zip verified); it is unpacked next. The path: where
@@ -53,16 +56,39 @@ static cudnnctl_err extract_zip(cudnnctl_ctx *ctx, cc_source *src, cc_extract_op
     return rc;
 }
 
-/* Bytes → staging, verified. A mismatch leaves nothing but the quarantined download. */
+static cudnnctl_err fetch_extract_url(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
+                                      const char *url, const char *staging, cc_staging *st,
+                                      char digest[65], uint64_t *size);
+
+/* Bytes → staging, verified; the wheel source first has pip fetch the wheel (install_wheel.c),
+ * unless the cache holds it already. */
 static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
                                   const char *staging, cc_staging *st, char digest[65],
                                   uint64_t *size)
 {
     const cudnnctl_install_opts *o = user;
+    if (!c->via_pip || (!o->no_cache && cc_cache_has(ctx, c->sha256, c->size)))
+        return fetch_extract_url(ctx, user, c, c->url, staging, st, digest, size);
+    char *dir = NULL, *file = NULL;
+    cudnnctl_err rc = cc_wheel_fetch(ctx, o, c->wheel, &dir, &file);
+    if (rc == CUDNNCTL_E_OK)
+        rc = fetch_extract_url(ctx, user, c, file, staging, st, digest, size);
+    cc_wheel_fetch_done(ctx, c->wheel, dir, file, rc == CUDNNCTL_E_OK && !o->no_cache);
+    free(dir);
+    free(file);
+    return rc;
+}
+
+/* Bytes → staging, verified. A mismatch leaves nothing but the quarantined download. */
+static cudnnctl_err fetch_extract_url(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
+                                      const char *url, const char *staging, cc_staging *st,
+                                      char digest[65], uint64_t *size)
+{
+    const cudnnctl_install_opts *o = user;
     cc_source_opts so = {0};
     cc_source *src = NULL;
     cudnnctl_err rc;
-    so.url = c->url;
+    so.url = url;
     so.expected_sha256 = c->sha256;
     so.expected_size = c->size;
     so.cacert = o->cacert;
@@ -78,7 +104,7 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
                           .content = c->plan->mode == CUDNNCTL_TARGET_CUDA_TREE
                                          ? CC_CONTENT_CUDA_TREE : CC_CONTENT_ANY};
     cc_pf_stat_t ast; /* a local archive the catalog does not size: its size on disk */
-    if (!xo.archive_size && !strstr(c->url, "://") && cc_pf_stat(c->url, &ast) == 0 && ast.is_reg)
+    if (!xo.archive_size && !strstr(url, "://") && cc_pf_stat(url, &ast) == 0 && ast.is_reg)
         xo.archive_size = ast.size;
     if ((rc = cc_source_open(ctx, &so, &src)) != CUDNNCTL_E_OK)
         return rc;

@@ -26,6 +26,11 @@ typedef struct {
                                      * install that adds components, the ones still missing */
     cudnnctl_components have;       /* adding: the components the install already has */
     int via_mirror;  /* url is under the user's --mirror (for the fixes messages name) */
+    /* NVIDIA's wheel of the release (wheels.h) when the bytes are a wheel: an --archive the
+     * wheel catalog names, or --source wheel|auto choosing it; NULL: an archive */
+    const struct cc_wheel_row_s *wheel;
+    int via_pip;        /* the wheel is fetched by the Python packaging tools (install_wheel.c) */
+    char *source_why;   /* why this source (--source auto, plan and install say it) */
 } cc_source_choice;
 
 /* Plan (or take the given plan) and pick the source: the catalog's NVIDIA URL, --mirror joined

@@ -16,6 +16,8 @@ void cudnnctl_install_result_free(cudnnctl_install_result *r)
     free(r->platform);
     free(r->archive.relative_path);
     free(r->archive.url);
+    free(r->source);
+    free(r->source_reason);
     free(r->archive.sha256);
     free(r->archive.manifest);
     free(r->target_path);
@@ -81,7 +83,8 @@ cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r, char
     if (cc_json_str(o, "cudnn_version", r->cudnn_version) || cc_json_str(o, "cuda_variant", r->cuda_variant) ||
         cc_json_str(o, "platform", r->platform) ||
         cc_json_str(o, "flavor", cudnnctl_flavor_name(r->flavor)) ||
-        cc_json_str(o, "components", comp) || cc_json_str(o, "components_installed", all))
+        cc_json_str(o, "components", comp) || cc_json_str(o, "components_installed", all) ||
+        cc_json_str(o, "source", r->source) || cc_json_str(o, "source_reason", r->source_reason))
         goto oom;
     if (!(a = cJSON_AddObjectToObject(o, "archive")) ||
         cc_json_str(a, "relative_path", r->archive.relative_path) || cc_json_str(a, "url", r->archive.url) ||

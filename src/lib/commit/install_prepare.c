@@ -8,6 +8,7 @@
 #include "buildmeta.h"
 #include "direct.h"
 #include "install_internal.h"
+#include "wheels.h"
 #include "journal.h"
 #include "links.h"
 #include "owners.h"
@@ -234,7 +235,14 @@ static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     res->cuda_variant = cc_strdup(ch->cuda_variant);
     res->platform = cc_strdup(ch->platform);
     res->archive.relative_path = cc_strdup(ch->relative_path);
-    res->archive.url = strstr(ch->url, "://") ? cc_strdup(ch->url) : cc_unrooted(ctx, ch->url);
+    if (ch->via_pip) /* where the bytes come from: pip, through the index it uses */
+        res->archive.url = cc_asprintf("pip:%s==%s%s%s", ch->wheel->pub.package,
+                                       ch->wheel->pub.version, h->opts.index_url ? "@" : "",
+                                       h->opts.index_url ? h->opts.index_url : "");
+    else
+        res->archive.url = strstr(ch->url, "://") ? cc_strdup(ch->url) : cc_unrooted(ctx, ch->url);
+    res->source = cc_strdup(ch->wheel ? "wheel" : "archive");
+    res->source_reason = ch->source_why ? cc_strdup(ch->source_why) : NULL;
     res->archive.sha256 = ch->sha256 ? cc_strdup(ch->sha256) : NULL;
     res->archive.size = ch->size;
     res->archive.in_catalog = ch->in_catalog;
@@ -253,8 +261,11 @@ static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
                        : NULL;
     STEP(h, "plan: cuDNN %s for CUDA %s (%s)%s%s", ch->cudnn_version, ch->cuda_variant,
          ch->platform, p->reason ? ": " : "", p->reason ? p->reason : "");
-    STEP(h, "source: %s (%s)", res->archive.url ? res->archive.url : ch->url,
-         ch->sha256 ? "SHA-256 checked while it streams" : "NOT VERIFIED");
+    STEP(h, "source: %s%s%s (%s)", res->archive.url ? res->archive.url : ch->url,
+         ch->source_why ? ": " : "", ch->source_why ? ch->source_why : "",
+         ch->sha256 ? (ch->wheel ? "SHA-256 from the wheel catalog, checked again here"
+                                 : "SHA-256 checked while it streams")
+                    : "NOT VERIFIED");
     size_step(ctx, h);
     stale_warning(ctx, h);
     return h->opts.dry_run ? prep_dry_run(ctx, h) : CUDNNCTL_E_OK;

@@ -7,6 +7,7 @@
 #include "hash.h"
 #include "install_internal.h"
 #include "trust.h"
+#include "wheels.h"
 #include "txfs.h"
 
 void cc_source_choice_free(cc_source_choice *c)
@@ -23,6 +24,7 @@ void cc_source_choice_free(cc_source_choice *c)
     free(c->cudnn_version);
     free(c->cuda_variant);
     free(c->platform);
+    free(c->source_why);
     memset(c, 0, sizeof(*c));
 }
 
@@ -298,6 +300,19 @@ static cudnnctl_err choose_archive(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
             return rc;
     }
     const cudnnctl_archive *entry = cat ? cudnnctl_catalog_find_file(cat, c->file_name) : NULL;
+    if (!entry && (c->wheel = cc_wheel_by_file(c->file_name)) != NULL) {
+        /* NVIDIA's wheel, which the wheel catalog knows: its release, CUDA major, platform,
+         * flavour and SHA-256 from there */
+        sel->cudnn = c->wheel->pub.version;
+        sel->platform = c->wheel->platform;
+        sel->cuda = c->wheel->cuda;
+        sel->flavor = c->wheel->jit ? CUDNNCTL_FLAVOR_JIT : CUDNNCTL_FLAVOR_FULL;
+        sel->source = CUDNNCTL_SOURCE_ARCHIVE; /* planned as the archive; the bytes: this file */
+        c->source_why = cc_asprintf("--archive %s: NVIDIA's wheel %s==%s (the wheel catalog's "
+                                    "SHA-256)",
+                                    c->file_name, c->wheel->pub.package, c->wheel->pub.version);
+        return CUDNNCTL_E_OK;
+    }
     if (!entry)
         return archive_off_catalog(ctx, cat, o, c, sel, np);
     sel->cudnn = entry->cudnn_version;
@@ -316,6 +331,23 @@ static void choose_what(const cudnnctl_install_opts *o, const cudnnctl_selection
                     : p && p->components ? p->components
                                          : CUDNNCTL_COMPONENTS_ALL;
     c->flavor = sel->flavor;
+    if (!o->archive && p && p->source == CUDNNCTL_SOURCE_WHEEL && p->wheel)
+        c->wheel = (const cc_wheel_row *)p->wheel; /* pub is the row's first member */
+    if (c->wheel) {
+        c->flavor = c->wheel->jit ? CUDNNCTL_FLAVOR_JIT : CUDNNCTL_FLAVOR_FULL;
+        c->cudnn_version = cc_strdup(c->wheel->pub.version);
+        c->cuda_variant = cc_strdup(p ? p->archive.cuda_variant : c->wheel->cuda);
+        c->platform = cc_strdup(c->wheel->platform);
+        c->relative_path = cc_strdup(c->wheel->pub.filename);
+        c->manifest = NULL;
+        c->size = c->wheel->pub.size;
+        c->via_pip = !o->archive;
+        if (!c->file_name)
+            c->file_name = cc_strdup(c->wheel->pub.filename);
+        if (!c->source_why && p && p->source_reason)
+            c->source_why = cc_strdup(p->source_reason);
+        return;
+    }
     if (o->archive && !c->in_catalog) {
         c->cudnn_version = cc_strdup(sel->cudnn);
         c->cuda_variant = cc_strdup(sel->cuda);
@@ -342,7 +374,9 @@ static void choose_what(const cudnnctl_install_opts *o, const cudnnctl_selection
 static void choose_url(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o, const char *mirror,
                        const cudnnctl_plan *p, cc_source_choice *c)
 {
-    if (o->archive) {
+    if (c->via_pip) {
+        c->url = cc_strdup(c->wheel->pub.url); /* for messages; pip fetches it (install_wheel.c) */
+    } else if (o->archive) {
         /* a local path is read under --root like every other path (one already under the root
          * stays as it is), as --manifest FILE is */
         char *abs = is_url(o->archive) ? NULL : cc_tx_absolute(o->archive);
@@ -372,7 +406,13 @@ static void choose_url(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o, const 
 static void choose_hash(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o, const cudnnctl_plan *p,
                         cc_source_choice *c, cc_strv *warnings)
 {
-    if (o->sha256) {
+    if (o->sha256 && c->wheel && !hex_eq(c->wheel->pub.sha256, o->sha256)) {
+        c->sha256 = lower_hex(o->sha256);
+        warn(ctx, warnings,
+             cc_asprintf("--sha256 %s overrides the wheel catalog's %s for %s", c->sha256,
+                         c->wheel->pub.sha256, c->file_name));
+        c->size = 0;
+    } else if (o->sha256) {
         c->sha256 = lower_hex(o->sha256);
         if (c->in_catalog && p->archive.sha256 && !hex_eq(p->archive.sha256, o->sha256)) {
             warn(ctx, warnings,
@@ -380,6 +420,8 @@ static void choose_hash(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o, const
                              p->archive.sha256, c->file_name));
             c->size = 0; /* another file than the catalog's: its size says nothing either */
         }
+    } else if (c->wheel) {
+        c->sha256 = lower_hex(c->wheel->pub.sha256);
     } else if (c->in_catalog && p->archive.sha256) {
         c->sha256 = lower_hex(p->archive.sha256);
     }

@@ -15,6 +15,7 @@
 #include "extract_check.h"
 #include "extract_limits.h"
 #include "extract_write.h"
+#include "extract_zip.h"
 #include "internal.h"
 #include "layout.h"
 
@@ -589,20 +590,6 @@ static cudnnctl_err fill_out(pass *p, cc_layout layout, cc_staging *out)
     return CUDNNCTL_E_OK;
 }
 
-/* A zip is seekable: a first pass judges every entry before anything is written. */
-static cudnnctl_err zip_precheck(pass *p, const char *expected)
-{
-    if (!(p->check = cc_xcheck_new(expected)))
-        return CC_ERR(p->ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    cudnnctl_err rc = run_pass(p);
-    cc_xcheck_free(p->check);
-    recs_free(&p->rs);
-    p->check = NULL;
-    p->bytes = 0;
-    p->next_progress = PROGRESS_STEP;
-    return rc;
-}
-
 /* After the writing pass: the writer's error, the layout check, the staged tree into out. */
 static cudnnctl_err finish_pass(pass *p, cc_staging *out)
 {
@@ -634,7 +621,7 @@ cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *o, const ch
         return CC_ERR(ctx, CUDNNCTL_E_USAGE,
                       "extract: give exactly one of a reader, a path or an open file");
     const char *hint = o->name_hint ? o->name_hint : o->path;
-    if (o->read_fn && hint && cc_str_ends(hint, ".zip"))
+    if (o->read_fn && hint && (cc_str_ends(hint, ".zip") || cc_str_ends(hint, ".whl")))
         return CC_ERR(ctx, CUDNNCTL_E_UNSUPPORTED,
                       "%s: a zip archive is extracted from the downloaded file (its central "
                       "directory is at the end), not from a stream: use cc_extract_file",
@@ -661,8 +648,11 @@ cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *o, const ch
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;
     }
-    if (p.rd.fd >= 0 && is_zip_file(p.rd.fd) && (rc = zip_precheck(&p, expected)) != CUDNNCTL_E_OK)
+    if (p.rd.fd >= 0 && is_zip_file(p.rd.fd)) {
+        /* every entry judged first, then the entries inflated on every core (extract_zip.c) */
+        rc = cc_extract_zip(ctx, o, p.rd.fd, root, expected, out);
         goto out;
+    }
     p.check = cc_xcheck_new(expected);
     p.writer = cc_xwriter_new(root, !o->no_writer_thread);
     if (!p.writer && !o->no_writer_thread) {

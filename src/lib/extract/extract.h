@@ -26,7 +26,8 @@ typedef enum {
     CC_LAYOUT_ZIP_BIN,    /* <top>/{bin,include,lib}            (8.3-8.6 Windows) */
     CC_LAYOUT_ZIP_LIBX64, /* <top>/{bin,include,lib/x64}        (8.8-9.17 Windows) */
     CC_LAYOUT_ZIP_BINX64, /* <top>/{bin/x64,include,lib/x64}    (9.18+ CUDA 13 Windows) */
-    CC_LAYOUT_ZIP_LEGACY  /* cuda/{bin,include,lib/x64}         (<= 8.2 Windows) */
+    CC_LAYOUT_ZIP_LEGACY, /* cuda/{bin,include,lib/x64}         (<= 8.2 Windows) */
+    CC_LAYOUT_WHEEL       /* NVIDIA's wheel: nvidia/cudnn/{include,lib,bin} + *.dist-info */
 } cc_layout;
 
 typedef struct {
@@ -97,6 +98,8 @@ typedef struct {
     cudnnctl_components components; /* stage only these (0 or ALL: everything); every entry is
                                * still read (hashed by the source), checked and counted against
                                * the limits, whether it is written or not */
+    unsigned threads;         /* a zip's entries are inflated by this many threads at once
+                               * (0: one per processor, at most 8; 1: serially) */
 } cc_extract_opts;
 
 cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *opts, const char *staging_dir,

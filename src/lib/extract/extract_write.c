@@ -49,6 +49,7 @@ struct cc_xwriter {
     uint64_t cur_size;
     char *cur_path;    /* staging path of the file being written, for early writeback */
     cc_syncer *syncer; /* fsyncs each finished file in the background (threaded mode) */
+    int syncer_shared; /* the syncer belongs to the caller (cc_xwriter_share_syncer) */
     uint64_t unsynced; /* bytes written since writeback was last started */
     int failed;
     char *err;
@@ -385,7 +386,7 @@ int cc_xwriter_finish(cc_xwriter *w, char **err, unsigned *warnings, char **warn
 {
     *err = NULL;
     stop_thread(w);
-    if (w->syncer) {
+    if (w->syncer && !w->syncer_shared) {
         char *serr = NULL;
         if (cc_syncer_finish(w->syncer, &serr) != 0)
             fail(w, "flushing to disk", serr);
@@ -412,6 +413,14 @@ int cc_xwriter_finish(cc_xwriter *w, char **err, unsigned *warnings, char **warn
     return 0;
 }
 
+void cc_xwriter_share_syncer(cc_xwriter *w, cc_syncer *s)
+{
+    if (!w->syncer_shared)
+        cc_syncer_free(w->syncer);
+    w->syncer = s;
+    w->syncer_shared = 1;
+}
+
 int cc_xwriter_errno(const cc_xwriter *w)
 {
     return w ? w->err_errno : 0;
@@ -427,7 +436,8 @@ void cc_xwriter_free(cc_xwriter *w)
         cc_pf_mutex_unlock(w->mu);
         stop_thread(w);
     }
-    cc_syncer_free(w->syncer);
+    if (!w->syncer_shared)
+        cc_syncer_free(w->syncer);
     for (size_t i = 0; i < NSLOT; i++) {
         if (w->q[i].entry)
             archive_entry_free(w->q[i].entry);

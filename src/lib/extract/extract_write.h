@@ -33,6 +33,11 @@ int cc_xwriter_end(cc_xwriter *w);
  * (malloc'd) saying what failed. *warnings = libarchive warnings seen (first in *warn_text). */
 int cc_xwriter_finish(cc_xwriter *w, char **err, unsigned *warnings, char **warn_text);
 
+/* Hand each finished file to s (the caller's, shared by several writers; NULL: none) to be
+ * fsync'd in the background; the caller finishes and frees s after every writer is done. */
+struct cc_syncer;
+void cc_xwriter_share_syncer(cc_xwriter *w, struct cc_syncer *s);
+
 /* The OS error number (errno) behind the first failure, 0 when none is known: what a message
  * says besides libarchive's "Write failed" (no space left, permission). */
 int cc_xwriter_errno(const cc_xwriter *w);

@@ -188,6 +188,8 @@ const char *cc_layout_name(cc_layout l)
         return "zip (9.18+: bin/x64, lib/x64)";
     case CC_LAYOUT_ZIP_LEGACY:
         return "zip (<= 8.2: cuda/{bin,lib/x64})";
+    case CC_LAYOUT_WHEEL:
+        return "wheel (nvidia/cudnn/{include,lib,bin})";
     default:
         return "unknown";
     }

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# wheel_bench.sh: the wheel source against uv on the same bytes, interleaved (A B C A B C ...),
+# medians, wall time and peak RSS (/usr/bin/time -v), and the parallel unzip of a Windows-layout zip
+# against a one-thread extraction of it.
+#
+#   bench/wheel_bench.sh [--wheel FILE] [--rounds N] [--work DIR] [--build DIR] [--cores LIST]
+#
+#   --wheel FILE   NVIDIA's wheel (default: nvidia_cudnn_cu13-9.19.0.56 x86_64 from
+#                  ~/.cache/cudnnctl-test/wheels)
+#   --rounds N     rounds (default 3)
+#   --cores LIST   taskset CPU list for every timed command (default: all; e.g. 0,1 for 2 cores)
+#
+# Each round, each with a new target, cache and state (cold):
+#   uv        uv pip install --target T --no-deps --index-url LOOPBACK nvidia-cudnn-cuM==V
+#             (uv installed into a venv here with pip, its cache new each run)
+#   pip-src   cudnnctl install --source wheel --index-url LOOPBACK (pip download, then verify +
+#             parallel unzip + commit)
+#   url-src   cudnnctl install --archive LOOPBACK/<the wheel> (cudnnctl's own download, the wheel
+#             catalog's SHA-256)
+#   unzip     unzip -q (the floor)
+# and for the Windows zip (the wheel's files in NVIDIA's Windows layout, bin/x64/*.dll):
+#   zip-1t    extract_tool --threads 1     zip-all   extract_tool (one thread per core)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+wheel=${XDG_CACHE_HOME:-$HOME/.cache}/cudnnctl-test/wheels/nvidia_cudnn_cu13-9.19.0.56-py3-none-manylinux_2_27_x86_64.whl
+rounds=3 work="" build="$here/build" cores=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --wheel) wheel=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
+    --cores) cores=$2; shift 2 ;;
+    *) echo "wheel_bench.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ -f "$wheel" ] || { echo "wheel_bench.sh: no wheel $wheel" >&2; exit 1; }
+work=${work:-$(mktemp -d /tmp/cudnnctl-wheel-bench.XXXXXX)}
+mkdir -p "$work"
+cli=$build/cudnnctl
+wname=$(basename "$wheel")
+pkg=$(sed -E 's/^(nvidia_cudnn[a-z_0-9]*)-.*/\1/; s/_/-/g' <<<"$wname")
+ver=$(cut -d- -f2 <<<"$wname")
+major=${pkg##*-cu}
+tset=(); [ -n "$cores" ] && tset=(taskset -c "$cores")
+
+# uv, into a venv, with pip
+if [ ! -x "$work/venv/bin/uv" ]; then
+  python3 -m venv "$work/venv"
+  "$work/venv/bin/pip" install -q uv
+fi
+uv=$work/venv/bin/uv
+echo "uv: $($uv --version)"
+
+# the loopback index
+mkdir -p "$work/idx/simple/$pkg"
+ln -sf "$wheel" "$work/idx/simple/$pkg/$wname"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+(cd "$work/idx" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
+srv=$!
+trap 'kill $srv 2>/dev/null || true' EXIT
+sleep 1
+index=http://127.0.0.1:$port/simple
+
+# the Windows-layout zip and the extract tool
+zip=$work/cudnn-windows-x86_64-${ver}_cuda${major}-local-repack-archive.zip
+if [ ! -f "$zip" ]; then
+  python3 - "$wheel" "$zip" <<'PY'
+import sys, zipfile, os
+w, out = sys.argv[1], sys.argv[2]
+top = os.path.basename(out)[:-4] + "/"
+zi = zipfile.ZipFile(w)
+with zipfile.ZipFile(out + ".tmp", "w", zipfile.ZIP_DEFLATED, compresslevel=6) as zo:
+    for i in zi.infolist():
+        n = i.filename
+        if n.startswith("nvidia/cudnn/lib/"):
+            b = os.path.basename(n).replace("lib", "", 1).replace(".so.", "64_") + ".dll"
+            zo.writestr(top + "bin/x64/" + b, zi.read(i))
+        elif n.startswith("nvidia/cudnn/include/"):
+            zo.writestr(top + "include/" + os.path.basename(n), zi.read(i))
+os.replace(out + ".tmp", out)
+PY
+fi
+tool=$work/extract_tool
+cc -O2 -I"$here/include" $(for d in "$here"/src/lib/*/; do printf -- "-I%s " "$d"; done) -I"$here/platform" \
+   "$here/bench/extract_tool.c" "$build/libcudnnctl.a" -Wl,--as-needed \
+   $(pkg-config --libs libarchive libcurl libcrypto libcjson 2>/dev/null || echo "-larchive -lcurl -lcrypto -lcjson") \
+   -lpthread -ldl -o "$tool"
+
+run() { # run NAME ROUND CMD...: wall seconds and peak RSS KiB appended to $work/times
+  local name=$1 r=$2; shift 2
+  local d=$work/run-$name-$r
+  rm -rf "$d"; mkdir -p "$d"
+  sync
+  /usr/bin/time -v -o "$d/time" "${tset[@]}" "$@" >"$d/out" 2>&1 || { echo "$name failed:"; tail -5 "$d/out"; }
+  local wall rss
+  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$d/time")
+  rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$d/time")
+  echo "$name $wall $rss" >>"$work/times"
+  printf '  %-8s round %s: %6.2f s  %7d KiB\n' "$name" "$r" "$wall" "$rss"
+  rm -rf "$d"
+}
+: >"$work/times"
+sel=(--cudnn "$ver" --cuda "$major" --platform linux-x86_64 --components runtime,dev --no-validate)
+for r in $(seq "$rounds"); do
+  echo "round $r"
+  D=$work/run-uv-$r
+  run uv "$r" bash -c "'$uv' pip install -q --no-deps --target '$D/t' --cache-dir '$D/c' --index-url '$index' '$pkg==$ver'"
+  D=$work/run-pip-src-$r
+  run pip-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' >/dev/null"
+  D=$work/run-url-src-$r
+  run url-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --archive '$index/$pkg/$wname' --prefix '$D/p' >/dev/null"
+  D=$work/run-unzip-$r
+  run unzip "$r" bash -c "unzip -q '$wheel' -d '$D/t'"
+  D=$work/run-zip-1t-$r
+  run zip-1t "$r" bash -c "mkdir -p '$D/s' && '$tool' --threads 1 '$zip' '$D/s' >/dev/null"
+  D=$work/run-zip-all-$r
+  run zip-all "$r" bash -c "mkdir -p '$D/s' && '$tool' '$zip' '$D/s' >/dev/null"
+done
+echo
+echo "medians over $rounds rounds (cores: ${cores:-all of $(nproc)}; $wname, $(stat -c %s "$wheel") bytes):"
+python3 - "$work/times" <<'PY'
+import sys, statistics as st
+rows = {}
+for l in open(sys.argv[1]):
+    n, w, r = l.split(); rows.setdefault(n, []).append((float(w), int(r)))
+med = {n: (st.median(w for w, _ in v), max(r for _, r in v)) for n, v in rows.items()}
+for n, (w, r) in med.items():
+    print(f"  {n:8s} {w:7.2f} s   peak RSS {r/1024:6.1f} MiB")
+if "uv" in med:
+    for n in ("pip-src", "url-src"):
+        if n in med:
+            print(f"  {n} / uv cold: {med[n][0] / med['uv'][0]:.2f}x")
+if "zip-1t" in med and "zip-all" in med:
+    print(f"  zip: one thread / all cores: {med['zip-1t'][0] / med['zip-all'][0]:.2f}x faster")
+PY
