@@ -118,6 +118,7 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     io.validate_timeout_ms = o->timeout_s * 1000u;
     io.max_unpacked = o->max_unpacked;
     io.allow_manifest_override = o->allow_manifest_override;
+    io.link_mode = (cudnnctl_link_mode)o->link_mode;
 
     /* the two halves: nothing in the target changes until the commit */
     cudnnctl_install_handle *h = NULL;
