@@ -27,8 +27,8 @@ int cc_pf_copy_fd(cc_pf_fd src, cc_pf_fd dst, uint64_t size, int reflink, int *h
         ssize_t n = copy_file_range((int)src, &in, (int)dst, &out, want, 0);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 && done == 0 && (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP ||
-                                   errno == EINVAL)) {
+        if (n < 0 && done == 0 &&
+            (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL)) {
             cc_pf_set_error(CUDNNCTL_E_UNSUPPORTED, "copy_file_range cannot copy these files");
             return -1;
         }
@@ -46,9 +46,9 @@ int cc_pf_copy_fd(cc_pf_fd src, cc_pf_fd dst, uint64_t size, int reflink, int *h
     return 0;
 }
 
-int cc_pf_fset_mode_time(cc_pf_fd fd, uint32_t mode, int64_t mtime)
+int cc_pf_fset_mode_time(cc_pf_fd fd, uint32_t mode, int64_t mtime, uint32_t mtime_ns)
 {
-    struct timespec ts[2] = {{0, UTIME_OMIT}, {(time_t)mtime, 0}};
+    struct timespec ts[2] = {{0, UTIME_OMIT}, {(time_t)mtime, (long)(mtime_ns % 1000000000u)}};
     if (fchmod((int)fd, (mode_t)(mode & 07777)) != 0 || futimens((int)fd, ts) != 0) {
         cc_pf_errno_();
         return -1;

@@ -190,7 +190,7 @@ size_t cc_store_verify(cudnnctl_ctx *ctx, const cc_store_entry *e)
 static int record_holds(cudnnctl_ctx *ctx, const char *path, const cc_pf_stat_t *st,
                         const cc_store_file *f)
 {
-    if (st->is_reg && st->size == f->size && st->mtime == f->mtime &&
+    if (st->is_reg && st->size == f->size && st->mtime == f->mtime && st->mtime_ns == f->mtime_ns &&
         (st->mode & 07777) == (f->mode & 07555))
         return 1;
     cc_log(ctx, CUDNNCTL_LOG_INFO, "store: %s differs from its record: hashing it", path);
@@ -219,13 +219,14 @@ typedef struct {
 } place_state;
 
 /* One file of the entry into staging. *bad: its bytes are not the recorded ones. */
-static cudnnctl_err place_file(cudnnctl_ctx *ctx, place_state *ps, const char *src,
-                               const char *dst, const cc_store_file *f, int *bad)
+static cudnnctl_err place_file(cudnnctl_ctx *ctx, place_state *ps, const char *src, const char *dst,
+                               const cc_store_file *f, int *bad)
 {
     cc_pf_stat_t st;
     if (ps->mode == CC_STORE_HARDLINK) {
         if (cc_pf_trust_check(src, CC_PF_TRUST_OBJECT) != 0 || cc_pf_lstat(src, &st) != 0)
-            return CC_ERR(ctx, CUDNNCTL_E_UNTRUSTED, "the store file %s is not safe to use: %s; "
+            return CC_ERR(ctx, CUDNNCTL_E_UNTRUSTED,
+                          "the store file %s is not safe to use: %s; "
                           "remove the store with `cudnnctl cache clean`",
                           src, cc_pf_last_error_text());
         if (!record_holds(ctx, src, &st, f)) {
@@ -242,7 +243,8 @@ static cudnnctl_err place_file(cudnnctl_ctx *ctx, place_state *ps, const char *s
     }
     cc_pf_fd in = cc_pf_open_trusted(src);
     if (in < 0)
-        return CC_ERR(ctx, cc_pf_last_error(), "the store file %s cannot be used: %s; remove the "
+        return CC_ERR(ctx, cc_pf_last_error(),
+                      "the store file %s cannot be used: %s; remove the "
                       "store with `cudnnctl cache clean`",
                       src, cc_pf_last_error_text());
     cudnnctl_err rc = CUDNNCTL_E_OK;
@@ -280,7 +282,7 @@ static cudnnctl_err place_file(cudnnctl_ctx *ctx, place_state *ps, const char *s
         goto out;
     }
     *(how == CC_PF_COPY_REFLINK ? &ps->reflinked : &ps->copied) += 1;
-    if (cc_pf_fset_mode_time(out, f->mode, f->mtime) != 0)
+    if (cc_pf_fset_mode_time(out, f->mode, f->mtime, f->mtime_ns) != 0)
         rc = CC_ERR_PF(ctx, "cannot set the mode of", dst);
 out:
     if (out >= 0 && cc_sys_close(ctx, out) != 0 && rc == CUDNNCTL_E_OK)

@@ -23,6 +23,7 @@ typedef struct {
     uint32_t mode;     /* as staged (the store's own copy has the write bits off) */
     uint64_t size;
     int64_t mtime;
+    uint32_t mtime_ns;
     char sha256[65]; /* files */
 } cc_store_file;
 

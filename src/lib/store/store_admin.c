@@ -56,7 +56,8 @@ int cc_store_scan(cudnnctl_ctx *ctx, cc_store_list_cb cb, void *user)
     char *tmp = root ? cc_path_join(root, "tmp") : NULL;
     char *q = root ? cc_path_join(root, "quarantine") : NULL;
     int rc = !v1 || !tmp || !q ? -1
-             : scan_dir(ctx, v1, "store", cb, user) || scan_dir(ctx, tmp, "store-partial", cb, user) ||
+             : scan_dir(ctx, v1, "store", cb, user) ||
+                     scan_dir(ctx, tmp, "store-partial", cb, user) ||
                      scan_dir(ctx, q, "store-quarantine", cb, user)
                  ? -1
                  : 0;

@@ -65,7 +65,8 @@ static int copy_one(struct cc_store_fill *f, const char *rel)
     cc_pf_stat_t sst;
     if (cc_pf_lstat(src, &sst) != 0) /* mode from the path: fstat of Windows has none */
         goto out;
-    if (cc_pf_fset_mode_time(out, sst.mode & 07555, st.mtime) != 0 || cc_pf_fsync(out) != 0)
+    if (cc_pf_fset_mode_time(out, sst.mode & 07555, sst.mtime, sst.mtime_ns) != 0 ||
+        cc_pf_fsync(out) != 0)
         goto out;
     rc = 0;
 out:
@@ -141,7 +142,8 @@ cc_store_fill *cc_store_fill_begin(cudnnctl_ctx *ctx, const char *key, const cha
 {
     struct cc_store_fill *f = calloc(1, sizeof(*f));
     char *root = cc_store_root(ctx), *tok = cc_sys_random_token();
-    char *tmpdir = root ? cc_path_join(root, "tmp") : NULL, *v1 = root ? cc_path_join(root, "v1") : NULL;
+    char *tmpdir = root ? cc_path_join(root, "tmp") : NULL,
+         *v1 = root ? cc_path_join(root, "v1") : NULL;
     int ok = f && root && tok && tmpdir && v1;
     if (ok) {
         f->key = cc_strdup(key);
@@ -266,9 +268,10 @@ static cudnnctl_err take(walker *w, const char *rel, const cc_pf_stat_t *st, int
         it.type = CC_ST_FILE;
         it.size = st->size;
         it.mtime = st->mtime;
+        it.mtime_ns = st->mtime_ns;
         if (!cc_strv_contains(&f->done, rel) && copy_one(f, rel) != 0)
-            rc = CC_ERR(ctx, CUDNNCTL_E_IO, "cannot copy into the store: %s",
-                        f->err ? f->err : rel);
+            rc =
+                CC_ERR(ctx, CUDNNCTL_E_IO, "cannot copy into the store: %s", f->err ? f->err : rel);
         const cc_store_file *k = known_of(w->known, w->n_known, rel);
         uint64_t sz = 0;
         if (k && k->size == st->size && cc_sha256_is_hex(k->sha256))
@@ -340,8 +343,7 @@ static void sync_dirs(const char *tree, const flist *l)
 }
 
 cudnnctl_err cc_store_fill_commit(cudnnctl_ctx *ctx, cc_store_fill *f, const cc_store_file *known,
-                                  size_t n_known, const char *archive_sha256,
-                                  uint64_t archive_size)
+                                  size_t n_known, const char *archive_sha256, uint64_t archive_size)
 {
     if (!f)
         return CUDNNCTL_E_OK;

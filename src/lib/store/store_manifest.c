@@ -25,6 +25,7 @@ static cJSON *file_json(const cc_store_file *f)
     if (ok && f->type == CC_ST_FILE)
         ok = cJSON_AddNumberToObject(o, "size", (double)f->size) &&
              cJSON_AddNumberToObject(o, "mtime", (double)f->mtime) &&
+             cJSON_AddNumberToObject(o, "mtime_ns", (double)f->mtime_ns) &&
              cJSON_AddStringToObject(o, "sha256", f->sha256);
     if (ok && f->type == CC_ST_LINK)
         ok = cJSON_AddStringToObject(o, "target", f->link_target ? f->link_target : "") != NULL;
@@ -89,6 +90,8 @@ static int read_file_rec(const cJSON *o, cc_store_file *f)
             return -1;
         f->size = (uint64_t)s->valuedouble;
         f->mtime = (int64_t)mt->valuedouble;
+        const cJSON *ns = cJSON_GetObjectItem(o, "mtime_ns");
+        f->mtime_ns = cJSON_IsNumber(ns) ? (uint32_t)ns->valuedouble : 0;
         memcpy(f->sha256, h->valuestring, 65);
     } else {
         return -1;
