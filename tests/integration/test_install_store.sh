@@ -22,14 +22,21 @@ trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$T"
 C=("$CUDNNCTL" --cache-dir "$T/cache" --state-dir "$T/state" --no-progress)
 A=$(make_archive "$T/srv" 9.19.0.56 "libcudnn libcudnn_graph libcudnn_ops")
 S=$(sha256sum "$A" | cut -c1-64)
-I=(install --archive "$A" --sha256 "$S" --no-validate --no-ldconfig)
+# installs from a mirror dir with its manifest (the store serves catalog and mirror installs; an
+# --archive handed over is always read and checked, and fills the store)
+REL="cudnn/linux-x86_64/$(basename "$A")"
+mkdir -p "$T/mirror/cudnn/linux-x86_64"; cp "$A" "$T/mirror/$REL"
+write_manifest "$T/m.json" 9.19.0.56 "$REL" "$S" "$(stat -c %s "$A")"
+SEL=(--cudnn 9.19.0.56 --cuda 13 --platform linux-x86_64 --allow-manifest-override --no-validate --no-ldconfig)
+I=(install --manifest "$T/m.json" --mirror "$T/mirror" "${SEL[@]}")
 V=cudnn-9.19.0.56-cuda13
 store_of() { find "$T/cache/store/v1" -mindepth 1 -maxdepth 1 -name "$S-*-$1" | head -1; }
 # the archive's own files (build metadata names its prefix, so it differs between prefixes)
 arch_snap() { snap "$1" | grep -v -e '/pkgconfig' -e '/cmake' ; }
 
-# ---- 1. cold, then warm into a second prefix ----
-"${C[@]}" --json "${I[@]}" --prefix "$T/p1" > "$T/1.json" 2>/dev/null || fail "cold install"
+# ---- 1. cold (from the archive handed over: it fills the store), then warm ----
+"${C[@]}" --json install --archive "$A" --sha256 "$S" --no-validate --no-ldconfig --prefix "$T/p1" \
+  > "$T/1.json" 2>/dev/null || fail "cold install"
 json_assert "$T/1.json" 'd["store"]["result"] == "filled" and d["result"] == "installed"'
 E=$(store_of any); [ -n "$E" ] && [ -f "$E/manifest.json" ] || fail "no store entry after a cold install"
 [ -z "$(find "$E/tree" -type f -perm /222)" ] || fail "store files are writable"
@@ -77,8 +84,8 @@ cmp -s "$T/p3/$V/lib/libcudnn.so.9.19.0" "$T/p1/$V/lib/libcudnn.so.9.19.0" || fa
 "${C[@]}" uninstall --prefix "$T/p3" --all >/dev/null 2>&1 || fail "uninstall of the hardlinked install"
 [ -f "$E/tree/lib/libcudnn.so.9.19.0" ] || fail "uninstall removed the store's file"
 "${C[@]}" cache verify >/dev/null 2>&1 || fail "the store does not verify after a hardlink uninstall"
-R=$T/root; make_tree "$R" clean; mkdir -p "$R/srv"; cp "$A" "$R/srv/"
-IR=(install --archive "/srv/$(basename "$A")" --sha256 "$S" --no-validate --no-ldconfig)
+R=$T/root; make_tree "$R" clean; mkdir -p "$R/srv"; cp -r "$T/mirror" "$T/m.json" "$R/srv/"
+IR=(install --manifest /srv/m.json --mirror /srv/mirror "${SEL[@]}")
 snap "$R/usr/local/cuda-13.0" > "$T/tree.before"
 set +e
 "${C[@]}" --root "$R" "${IR[@]}" --cuda-home /usr/local/cuda-13.0 --link-mode hardlink > /dev/null 2> "$T/hl.err"
@@ -125,7 +132,7 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null; then
   chmod o-w "$T/cache/store/v1"
   SU="ccst$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')"
   useradd -M -U -s /bin/sh "$SU" >/dev/null
-  trap 'userdel "$SU" >/dev/null 2>&1; groupdel "$SU" >/dev/null 2>&1; for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$T"' EXIT
+  trap 'userdel "$SU" >/dev/null 2>&1 || true; groupdel "$SU" >/dev/null 2>&1 || true; for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$T"' EXIT
   E=$(store_of any); chown -R "$SU:$SU" "$E"
   set +e; "${C[@]}" "${I[@]}" --prefix "$T/p6" > /dev/null 2> "$T/u2.err"; rc=$?; set -e
   [ $rc = 9 ] || { cat "$T/u2.err" >&2; fail "an entry another user owns: exit $rc, not 9"; }
@@ -136,8 +143,6 @@ fi
 
 # ---- 5. kill -9 during a fill ----
 "${C[@]}" cache clean >/dev/null 2>&1
-mkdir -p "$T/mirror/cudnn/linux-x86_64"; cp "$A" "$T/mirror/cudnn/linux-x86_64/"
-write_manifest "$T/m.json" 9.19.0.56 "cudnn/linux-x86_64/$(basename "$A")" "$S" "$(stat -c %s "$A")"
 start_httpd "$T/mirror" --throttle $(( $(stat -c %s "$A") / 6 ))
 "${C[@]}" install --manifest "$T/m.json" --mirror "$U/" --cudnn 9.19.0.56 --cuda 13 --platform linux-x86_64 \
   --prefix "$T/p7" --no-validate --no-ldconfig --allow-manifest-override >/dev/null 2>&1 &

@@ -234,7 +234,10 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
                                    c->plan->mode == CUDNNCTL_TARGET_CUDA_TREE)
                     : NULL;
     int done = 0, rebuild = 0;
-    cudnnctl_err rc = key ? from_store(ctx, o, c, key, staging, st, digest, size, &done, &rebuild)
+    /* an --archive the user handed over is always read and checked (the bytes asked about),
+     * and fills the store; catalog and mirror installs, keyed by the catalog's digest, use it */
+    cudnnctl_err rc = key && !o->archive
+                          ? from_store(ctx, o, c, key, staging, st, digest, size, &done, &rebuild)
                           : CUDNNCTL_E_OK;
     if (rc != CUDNNCTL_E_OK || done) {
         free(key);
