@@ -36,13 +36,16 @@ static int copy_one(struct cc_store_fill *f, const char *rel)
     cc_pf_stat_t st;
     if (!src || !dst || !dir)
         goto out;
-    for (char *p = dir + strlen(f->tree) + 1; p && *p; p++) /* parents, as the tree has them */
-        if (*p == '/') {
-            *p = '\0';
-            cc_pf_mkdir(dir, 0755);
-            *p = '/';
-        }
-    cc_pf_mkdir(dir, 0755);
+    size_t tl = strlen(f->tree);
+    if (strlen(dir) > tl) { /* the parents under tree, as the staged tree has them */
+        for (char *p = dir + tl + 1; *p; p++)
+            if (*p == '/') {
+                *p = '\0';
+                cc_pf_mkdir(dir, 0755);
+                *p = '/';
+            }
+        cc_pf_mkdir(dir, 0755);
+    }
     if ((in = cc_pf_open(src, CC_PF_O_RDONLY, 0)) < 0 || cc_pf_fstat(in, &st) != 0)
         goto out;
     if ((out = cc_pf_open(dst, CC_PF_O_WRONLY | CC_PF_O_CREAT | CC_PF_O_EXCL, 0600)) < 0)
