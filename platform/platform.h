@@ -40,6 +40,7 @@ typedef struct {
     uint64_t size;
     uint32_t mode; /* POSIX permission bits (synthesised on Windows) */
     int64_t mtime;
+    uint32_t mtime_ns; /* the nanoseconds of mtime (Windows: its 100 ns ticks, as ns) */
     uint64_t dev;
     uint64_t ino;
 } cc_pf_stat_t;
@@ -202,6 +203,19 @@ int cc_pf_delete_on_reboot(const char *path);
  * the processes that have it loaded as a module. A NULL-terminated malloc'd list (empty when none
  * is known; always empty on Linux); NULL when out of memory. */
 char **cc_pf_file_users(const char *path);
+/* ---- whole-file copies (the unpacked store, src/lib/store) ------------------------------ */
+#define CC_PF_COPY_REFLINK 1 /* the copy shares the source's blocks (FICLONE) */
+#define CC_PF_COPY_KERNEL 2  /* copied inside the kernel (copy_file_range) */
+/* Copy the regular file open as src (size bytes from offset 0) into dst, an empty file open for
+ * writing: a reflink (FICLONE) when reflink is set and the filesystem can, else copy_file_range;
+ * *how says which. -1 with CUDNNCTL_E_UNSUPPORTED when neither applies (another filesystem pair,
+ * Windows): the caller copies with read/write then. */
+int cc_pf_copy_fd(cc_pf_fd src, cc_pf_fd dst, uint64_t size, int reflink, int *how);
+/* An open file's permission bits and modification time (seconds since the epoch + ns). Windows: the
+ * time only (the read-only attribute is cc_pf_chmod's). */
+int cc_pf_fset_mode_time(cc_pf_fd fd, uint32_t mode, int64_t mtime, uint32_t mtime_ns);
+/* Set path's modification time to now (a store entry's last use); a final link not followed. */
+int cc_pf_touch(const char *path);
 /* ---- threads (fetch: background download into a bounded buffer) ------------------------------ */
 /* Opaque, heap-allocated objects (pthreads on Linux; SRWLOCK / CONDITION_VARIABLE / threads on
  * Windows). Creation returns NULL on failure; lock/unlock/signal cannot fail. */

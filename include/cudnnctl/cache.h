@@ -14,11 +14,16 @@ extern "C" {
 
 typedef struct {
     char *path;       /**< absolute */
-    const char *kind; /**< "blob", "part", "quarantine", "manifest", "other" (static) */
-    char *sha256;     /**< the hash its name says (blob, part), else NULL */
+    /** "blob", "part", "quarantine", "manifest", "other"; the unpacked store's "store" (an
+     *  entry: an archive's verified, extracted tree), "store-partial" (a fill that never
+     *  finished), "store-quarantine" (an entry that failed its recorded hashes) (static) */
+    const char *kind;
+    char *sha256;     /**< the hash its name says (blob, part, store: the archive's), else NULL */
     uint64_t size;
     int verified;     /**< blobs after a verify: 1 the bytes match the name, 0 not; -1 unchecked */
     int removed;      /**< clean: removed */
+    int64_t last_used; /**< store entries: last install from it (seconds since the epoch);
+                        *  others: the file's mtime */
 } cudnnctl_cache_entry;
 
 typedef struct {
@@ -29,7 +34,7 @@ typedef struct {
     size_t n_bad;                 /**< blobs whose bytes do not match their name (verify) */
 } cudnnctl_cache_listing;
 
-/** What the cache holds; with @p verify every blob is re-hashed. */
+/** What the cache holds; with @p verify every blob and every store file is re-hashed. */
 CUDNNCTL_API cudnnctl_err cudnnctl_cache_list(cudnnctl_ctx *ctx, int verify,
                                               cudnnctl_cache_listing **out);
 /** Remove blobs, parts, quarantine and cached manifests (the listing says what; with
@@ -37,7 +42,7 @@ CUDNNCTL_API cudnnctl_err cudnnctl_cache_list(cudnnctl_ctx *ctx, int verify,
 CUDNNCTL_API cudnnctl_err cudnnctl_cache_clean(cudnnctl_ctx *ctx, int dry_run,
                                                cudnnctl_cache_listing **out);
 /** {"dir", "total_bytes", "mismatched", "entries": [{"path", "kind", "sha256", "size",
- *  "verified", "removed"}]}; free with cudnnctl_free. */
+ *  "verified", "removed", "last_used"}]}; free with cudnnctl_free. */
 CUDNNCTL_API cudnnctl_err cudnnctl_cache_listing_json(const cudnnctl_cache_listing *l,
                                                       char **json);
 CUDNNCTL_API void cudnnctl_cache_listing_free(cudnnctl_cache_listing *l);

@@ -17,6 +17,16 @@
 extern "C" {
 #endif
 
+/** How a later install of an archive already verified and extracted once fills its staging
+ *  dir from the unpacked store under the cache dir (`--link-mode`, docs/install.md). */
+typedef enum {
+    CUDNNCTL_LINK_AUTO = 0, /**< reflink where the filesystem can, else a copy (default) */
+    CUDNNCTL_LINK_COPY,     /**< always a copy of the bytes */
+    CUDNNCTL_LINK_REFLINK,  /**< reflinks only: fails where the filesystem cannot share blocks */
+    /** hard links to the store's own (read-only) files: a prefix only, never a CUDA tree */
+    CUDNNCTL_LINK_HARDLINK
+} cudnnctl_link_mode;
+
 /** What to install and from where. Zero-initialise, then set what the user gave. */
 typedef struct {
     /** The choice, made with cudnnctl_plan_make; NULL: the library plans from @ref selection. */
@@ -75,6 +85,8 @@ typedef struct {
     /** The Python interpreter whose pip fetches the wheel (NULL: python3 on PATH). As root it
      *  must pass the trust rule and runs isolated (docs/security.md). */
     const char *python;
+    /** How staging is filled from the unpacked store (no_cache: the store is not used). */
+    cudnnctl_link_mode link_mode;
 } cudnnctl_install_opts;
 
 /** The outcome of an install (cudnnctl_install_outcome_name gives its JSON string). */
@@ -150,6 +162,12 @@ typedef struct {
      *  fetched by pip, from the cache, or an --archive .whl) */
     char *source;
     char *source_reason; /**< why that source (--source auto / wheel), NULL when not asked */
+    /** The unpacked store (static strings): NULL not used (--no-cache, nothing verified, a dry
+     *  run), "hit" (staging filled from it, nothing decoded), "filled" (extracted, then kept
+     *  there), "rebuilt" (an entry that failed its hashes was quarantined and filled again),
+     *  "skipped" (it could not be filled: the install went on); store_link for a hit: "copy",
+     *  "reflink", "hardlink", ... */
+    const char *store, *store_link;
 } cudnnctl_install_result;
 
 /**

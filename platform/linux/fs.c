@@ -32,6 +32,7 @@ static void fill(const struct stat *s, cc_pf_stat_t *st)
     st->size = (uint64_t)s->st_size;
     st->mode = (uint32_t)(s->st_mode & 07777);
     st->mtime = (int64_t)s->st_mtime;
+    st->mtime_ns = (uint32_t)s->st_mtim.tv_nsec;
     st->dev = (uint64_t)s->st_dev;
     st->ino = (uint64_t)s->st_ino;
 }

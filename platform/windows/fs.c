@@ -54,6 +54,8 @@ static void fill_info(const wchar_t *w, const BY_HANDLE_FILE_INFORMATION *fi, in
     if (fi->dwFileAttributes & FILE_ATTRIBUTE_READONLY)
         st->mode &= ~0222u;
     st->mtime = cc_w_filetime_to_unix(&fi->ftLastWriteTime);
+    st->mtime_ns = (uint32_t)((((ULONGLONG)fi->ftLastWriteTime.dwHighDateTime << 32) |
+                               fi->ftLastWriteTime.dwLowDateTime) % 10000000ULL) * 100u;
     st->dev = fi->dwVolumeSerialNumber;
     st->ino = ((uint64_t)fi->nFileIndexHigh << 32) | fi->nFileIndexLow;
 }
@@ -588,6 +590,8 @@ int cc_pf_fstat(cc_pf_fd fd, cc_pf_stat_t *st)
     st->is_reg = !st->is_dir;
     st->size = ((uint64_t)fi.nFileSizeHigh << 32) | fi.nFileSizeLow;
     st->mtime = cc_w_filetime_to_unix(&fi.ftLastWriteTime);
+    st->mtime_ns = (uint32_t)((((ULONGLONG)fi.ftLastWriteTime.dwHighDateTime << 32) |
+                               fi.ftLastWriteTime.dwLowDateTime) % 10000000ULL) * 100u;
     st->dev = fi.dwVolumeSerialNumber;
     st->ino = ((uint64_t)fi.nFileIndexHigh << 32) | fi.nFileIndexLow;
     return 0;

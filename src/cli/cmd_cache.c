@@ -26,6 +26,7 @@ static void print_listing(const cudnnctl_cache_listing *l, const char *verb)
         size_text(sz, sizeof(sz), (double)e->size);
         const char *state = e->removed               ? "removed"
                             : verb                   ? verb
+                            : e->verified == 1 && strcmp(e->kind, "store") == 0 ? "ok (matches its manifest)"
                             : e->verified == 1       ? "ok (matches its name)"
                             : e->verified == 0       ? "MISMATCH"
                             : strcmp(e->kind, "blob") == 0 ? "-"

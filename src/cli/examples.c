@@ -29,6 +29,7 @@ const cli_example cli_examples[] = {
     {"install", "sudo cudnnctl install --cuda-home /usr/local/cuda-13.0", "the newest fitting cuDNN into that CUDA tree"},
     {"install", "cudnnctl install --cudnn 9.19 --prefix ~/cudnn --source wheel --components runtime,dev", "NVIDIA's nvidia-cudnn-cu* wheel through pip (your index, proxy, certificates), checked against the wheel catalog's SHA-256, into PREFIX/cudnn-<version>-cuda<major>"},
     {"install", "cudnnctl install --archive cudnn.tar.xz --sha256 HEX --prefix ~/cudnn", "an archive already downloaded, checked against its SHA-256 first"},
+    {"install", "cudnnctl install --cudnn 9.19 --prefix ~/proj/cudnn --link-mode hardlink", "a second prefix of a release installed before: hard links to the unpacked store, nothing decoded"},
 
     {"uninstall", "sudo cudnnctl uninstall /usr/local/cuda-13.0", "remove the active install there and restore what it replaced"},
     {"uninstall", "cudnnctl uninstall --prefix ~/cudnn --version 9.19", "remove the 9.19 install from a prefix"},
@@ -78,8 +79,8 @@ const cli_example cli_examples[] = {
     {"config", "cudnnctl config", "each setting, its value and where it came from"},
     {"config", "CUDNNCTL_MIRROR=/srv/cudnn cudnnctl config --json", "what a variable changes, as JSON"},
 
-    {"cache", "cudnnctl cache list", "the downloads kept, with their sizes"},
-    {"cache", "cudnnctl cache verify", "re-hash every blob; exit 3 when one does not match its name"},
+    {"cache", "cudnnctl cache list", "the downloads and the unpacked store's entries kept, with their sizes and last use"},
+    {"cache", "cudnnctl cache verify", "re-hash every blob and store file; exit 3 when one does not match"},
     {"cache", "cudnnctl cache clean --dry-run", "what clean would remove"},
 
     {"help", "cudnnctl help install", "the options of install (as cudnnctl install --help)"},

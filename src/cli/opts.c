@@ -11,7 +11,7 @@ enum {
     O_CUDA, O_PLATFORM, O_FOR, O_ARCHIVE, O_MANIFEST, O_MIRROR, O_SHA256, O_CACERT, O_INSECURE,
     O_CUDA_HOME, O_PREFIX, O_DRY_RUN, O_NO_VALIDATE, O_FORCE, O_NO_LDCONFIG, O_ALL, O_VERSION,
     O_SHELL, O_LDPATH, O_REMOVE, O_SYSTEM, O_PERSIST, O_TO, O_DEVICE, O_TIMEOUT, O_DRIVER, O_HELP,
-    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV, O_ENV_OF, O_PYTHON, O_NO_LDPATH, O_DLL, O_WAIT, O_MAX_UNPACKED, O_ALLOW_MANIFEST_OVERRIDE,
+    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV, O_ENV_OF, O_PYTHON, O_NO_LDPATH, O_DLL, O_WAIT, O_MAX_UNPACKED, O_ALLOW_MANIFEST_OVERRIDE, O_LINK_MODE,
     O_FLAVOR, O_COMPONENTS, O_SOURCE, O_INDEX_URL,
     O_MODULEFILES, O_BUILD
 };
@@ -39,6 +39,7 @@ static const struct option longopts[] = {
     {"insecure-skip-verify", no_argument, 0, O_INSECURE},
     {"max-unpacked", required_argument, 0, O_MAX_UNPACKED},
     {"allow-manifest-override", no_argument, 0, O_ALLOW_MANIFEST_OVERRIDE},
+    {"link-mode", required_argument, 0, O_LINK_MODE},
     {"flavor", required_argument, 0, O_FLAVOR},
     {"source", required_argument, 0, O_SOURCE},
     {"index-url", required_argument, 0, O_INDEX_URL},
@@ -346,6 +347,20 @@ static int apply_valued(int c, cli_opts *o)
             return 2;
         }
         o->manifests[o->n_manifests++] = optarg;
+        break;
+    case O_LINK_MODE:
+        if (strcmp(optarg, "copy") == 0)
+            o->link_mode = CUDNNCTL_LINK_COPY;
+        else if (strcmp(optarg, "reflink") == 0)
+            o->link_mode = CUDNNCTL_LINK_REFLINK;
+        else if (strcmp(optarg, "hardlink") == 0)
+            o->link_mode = CUDNNCTL_LINK_HARDLINK;
+        else if (strcmp(optarg, "auto") == 0)
+            o->link_mode = CUDNNCTL_LINK_AUTO;
+        else {
+            cli_usage_error("--link-mode takes auto, copy, reflink or hardlink (not '%s')", optarg);
+            return 2;
+        }
         break;
     case O_MAX_UNPACKED:
         if (cli_parse_size(optarg, &o->max_unpacked) != 0) {

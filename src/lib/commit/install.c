@@ -13,6 +13,7 @@
 #include "journal.h"
 #include "receipt.h"
 #include "source.h"
+#include "store.h"
 #include "winenv.h"
 
 static int ends_zip(const char *name)
@@ -56,35 +57,125 @@ static cudnnctl_err extract_zip(cudnnctl_ctx *ctx, cc_source *src, cc_extract_op
     return rc;
 }
 
-static cudnnctl_err fetch_extract_url(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
-                                      const char *url, const char *staging, cc_staging *st,
-                                      char digest[65], uint64_t *size);
-
-/* Bytes → staging, verified; the wheel source first has pip fetch the wheel (install_wheel.c),
- * unless the cache holds it already. */
-static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
-                                  const char *staging, cc_staging *st, char digest[65],
-                                  uint64_t *size)
+/* ---- the unpacked store (store.h): a verified archive extracted once is linked or copied from
+ * there by the next install of it, into any target ---- */
+static cc_store_mode store_mode(cudnnctl_link_mode m)
 {
-    const cudnnctl_install_opts *o = user;
-    if (!c->via_pip || (!o->no_cache && cc_cache_has(ctx, c->sha256, c->size)))
-        return fetch_extract_url(ctx, user, c, c->url, staging, st, digest, size);
-    char *dir = NULL, *file = NULL;
-    cudnnctl_err rc = cc_wheel_fetch(ctx, o, c->wheel, &dir, &file);
+    return m == CUDNNCTL_LINK_COPY      ? CC_STORE_COPY
+           : m == CUDNNCTL_LINK_REFLINK  ? CC_STORE_REFLINK
+           : m == CUDNNCTL_LINK_HARDLINK ? CC_STORE_HARDLINK
+                                         : CC_STORE_AUTO;
+}
+
+/* The entry's records as the extractor would have made them (tree_scan then hashes nothing). */
+static cudnnctl_err staging_of(cudnnctl_ctx *ctx, const cc_store_entry *e, cc_staging *st)
+{
+    memset(st, 0, sizeof(*st));
+    st->files = calloc(e->n ? e->n : 1, sizeof(*st->files));
+    if (!st->files)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < e->n; i++) {
+        const cc_store_file *f = &e->files[i];
+        if (f->type == CC_ST_DIR)
+            continue;
+        cc_staged_file *r = &st->files[st->n_files++];
+        r->path = cc_strdup(f->rel);
+        r->is_link = f->type == CC_ST_LINK;
+        r->link_target = r->is_link ? cc_strdup(f->link_target) : NULL;
+        r->mode = f->mode;
+        r->size = f->size;
+        memcpy(r->sha256, f->sha256, sizeof(r->sha256));
+        st->bytes += r->is_link ? 0 : f->size;
+        if (!r->path || (r->is_link && !r->link_target)) {
+            cc_staging_free(st);
+            CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        }
+    }
+    return CUDNNCTL_E_OK;
+}
+
+/* staging back to the empty dir it was given. */
+static cudnnctl_err empty_staging(cudnnctl_ctx *ctx, const char *staging)
+{
+    if (cc_sys_rm_rf(ctx, staging) != 0 || cc_sys_mkdir(ctx, staging, 0755) != 0)
+        return CC_ERR_PF(ctx, "cannot empty the staging dir", staging);
+    return CUDNNCTL_E_OK;
+}
+
+/* A hit fills staging (*done 1). An entry that fails its records is quarantined (*rebuild 1)
+ * and staging emptied again: the caller extracts the archive and fills the store anew. */
+static cudnnctl_err from_store(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
+                               const cc_source_choice *c, const char *key, const char *staging,
+                               cc_staging *st, char digest[65], uint64_t *size, int *done,
+                               int *rebuild)
+{
+    cc_store_entry e;
+    int found = 0, bad = 0;
+    cc_store_placed pl;
+    *done = *rebuild = 0;
+    cudnnctl_err rc = cc_store_lookup(ctx, key, &e, &found);
+    if (rc != CUDNNCTL_E_OK || !found || (c->size && e.archive_size != c->size))
+        goto out; /* a size the catalog disagrees with: the archive itself decides */
+    rc = cc_store_place(ctx, &e, staging, store_mode(o->link_mode), &pl, &bad);
+    if (rc == CUDNNCTL_E_OK && !bad && (rc = staging_of(ctx, &e, st)) == CUDNNCTL_E_OK) {
+        memcpy(digest, e.archive_sha256, 65);
+        *size = e.archive_size;
+        st->store = "hit";
+        st->store_link = pl.how;
+        cc_store_touch(&e);
+        cc_log(ctx, CUDNNCTL_LOG_INFO, "store: %zu files (%llu bytes) from %s by %s", pl.n_files,
+               (unsigned long long)pl.bytes, e.dir, pl.how);
+        *done = 1;
+        goto out;
+    }
+    cudnnctl_err erc = empty_staging(ctx, staging);
     if (rc == CUDNNCTL_E_OK)
-        rc = fetch_extract_url(ctx, user, c, file, staging, st, digest, size);
-    cc_wheel_fetch_done(ctx, c->wheel, dir, file, rc == CUDNNCTL_E_OK && !o->no_cache);
-    free(dir);
-    free(file);
+        rc = erc;
+    if (rc == CUDNNCTL_E_OK && bad) {
+        char *q = NULL;
+        if (cc_store_quarantine(ctx, &e, &q) != CUDNNCTL_E_OK)
+            rc = ctx->err.code;
+        else
+            cc_event(ctx, CUDNNCTL_EV_WARNING,
+                     "the unpacked store's entry failed its recorded SHA-256: quarantined, the "
+                     "archive is extracted again",
+                     q);
+        free(q);
+        *rebuild = 1;
+    }
+out:
+    cc_store_entry_free(&e);
     return rc;
 }
 
-/* Bytes → staging, verified. A mismatch leaves nothing but the quarantined download. */
-static cudnnctl_err fetch_extract_url(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
-                                      const char *url, const char *staging, cc_staging *st,
-                                      char digest[65], uint64_t *size)
+/* After the archive's digest matched: the staged tree goes into the store (best effort: a store
+ * that cannot be filled is said in the log and the install goes on). */
+static void fill_store(cudnnctl_ctx *ctx, cc_store_fill *fill, cc_staging *st,
+                       const char *digest, uint64_t size, int rebuild)
 {
-    const cudnnctl_install_opts *o = user;
+    cc_store_file *known = calloc(st->n_files ? st->n_files : 1, sizeof(*known));
+    for (size_t i = 0; known && i < st->n_files; i++) {
+        known[i].rel = st->files[i].path; /* borrowed */
+        known[i].size = st->files[i].size;
+        memcpy(known[i].sha256, st->files[i].sha256, sizeof(known[i].sha256));
+    }
+    cudnnctl_err rc = known ? cc_store_fill_commit(ctx, fill, known, st->n_files, digest, size)
+                            : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (!known)
+        cc_store_fill_abort(ctx, fill);
+    free(known);
+    st->store = rc == CUDNNCTL_E_OK ? (rebuild ? "rebuilt" : "filled") : "skipped";
+    if (rc != CUDNNCTL_E_OK) {
+        cc_log(ctx, CUDNNCTL_LOG_WARN, "store: not filled: %s", cudnnctl_last_error(ctx)->detail);
+        cc_clear_error(ctx);
+    }
+}
+
+/* Bytes → staging, verified. A mismatch leaves nothing but the quarantined download. */
+static cudnnctl_err decode(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
+                           const cc_source_choice *c, const char *url, const char *staging,
+                           cc_staging *st, char digest[65], uint64_t *size, cc_store_fill *fill)
+{
     cc_source_opts so = {0};
     cc_source *src = NULL;
     cudnnctl_err rc;
@@ -102,7 +193,8 @@ static cudnnctl_err fetch_extract_url(cudnnctl_ctx *ctx, void *user, const cc_so
     cc_extract_opts xo = {.name_hint = c->file_name, .archive_size = c->size,
                           .max_unpacked = o->max_unpacked, .components = c->components,
                           .content = c->plan->mode == CUDNNCTL_TARGET_CUDA_TREE
-                                         ? CC_CONTENT_CUDA_TREE : CC_CONTENT_ANY};
+                                         ? CC_CONTENT_CUDA_TREE : CC_CONTENT_ANY,
+                          .on_file = fill ? cc_store_fill_file : NULL, .on_file_user = fill};
     cc_pf_stat_t ast; /* a local archive the catalog does not size: its size on disk */
     if (!xo.archive_size && !strstr(url, "://") && cc_pf_stat(url, &ast) == 0 && ast.is_reg)
         xo.archive_size = ast.size;
@@ -131,6 +223,56 @@ static cudnnctl_err fetch_extract_url(cudnnctl_ctx *ctx, void *user, const cc_so
         rc = cc_source_finish(src, digest, size);
     }
     cc_source_close(src);
+    return rc;
+}
+
+/* The bytes decoded: the wheel source first has pip fetch the wheel (install_wheel.c), unless
+ * the cache holds it already. */
+static cudnnctl_err fetch_decode(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
+                                 const cc_source_choice *c, const char *staging, cc_staging *st,
+                                 char digest[65], uint64_t *size, cc_store_fill *fill)
+{
+    if (!c->via_pip || (!o->no_cache && cc_cache_has(ctx, c->sha256, c->size)))
+        return decode(ctx, o, c, c->url, staging, st, digest, size, fill);
+    char *dir = NULL, *file = NULL;
+    cudnnctl_err rc = cc_wheel_fetch(ctx, o, c->wheel, &dir, &file);
+    if (rc == CUDNNCTL_E_OK)
+        rc = decode(ctx, o, c, file, staging, st, digest, size, fill);
+    cc_wheel_fetch_done(ctx, c->wheel, dir, file, rc == CUDNNCTL_E_OK && !o->no_cache);
+    free(dir);
+    free(file);
+    return rc;
+}
+
+/* Bytes → staging, verified: from the unpacked store when it holds them, else decoded (and
+ * kept in the store). */
+static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
+                                  const char *staging, cc_staging *st, char digest[65],
+                                  uint64_t *size)
+{
+    const cudnnctl_install_opts *o = user;
+    /* the store is keyed by a verified digest: none without one, none with --no-cache */
+    char *key = c->sha256 && !o->no_cache
+                    ? cc_store_key(c->sha256, c->components,
+                                   c->plan->mode == CUDNNCTL_TARGET_CUDA_TREE)
+                    : NULL;
+    int done = 0, rebuild = 0;
+    /* an --archive the user handed over is always read and checked (the bytes asked about),
+     * and fills the store; catalog and mirror installs, keyed by the catalog's digest, use it */
+    cudnnctl_err rc = key && !o->archive
+                          ? from_store(ctx, o, c, key, staging, st, digest, size, &done, &rebuild)
+                          : CUDNNCTL_E_OK;
+    if (rc != CUDNNCTL_E_OK || done) {
+        free(key);
+        return rc;
+    }
+    cc_store_fill *fill = key ? cc_store_fill_begin(ctx, key, staging) : NULL;
+    rc = fetch_decode(ctx, o, c, staging, st, digest, size, fill);
+    if (rc == CUDNNCTL_E_OK && fill)
+        fill_store(ctx, fill, st, digest, *size, rebuild);
+    else
+        cc_store_fill_abort(ctx, fill);
+    free(key);
     return rc;
 }
 

@@ -86,6 +86,9 @@ cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r, char
         cc_json_str(o, "components", comp) || cc_json_str(o, "components_installed", all) ||
         cc_json_str(o, "source", r->source) || cc_json_str(o, "source_reason", r->source_reason))
         goto oom;
+    cJSON *so = cJSON_AddObjectToObject(o, "store"); /* the unpacked store (docs/install.md) */
+    if (!so || cc_json_str(so, "result", r->store) || cc_json_str(so, "link_mode", r->store_link))
+        goto oom;
     if (!(a = cJSON_AddObjectToObject(o, "archive")) ||
         cc_json_str(a, "relative_path", r->archive.relative_path) || cc_json_str(a, "url", r->archive.url) ||
         cc_json_str(a, "sha256", r->archive.sha256) ||

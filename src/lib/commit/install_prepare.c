@@ -252,6 +252,13 @@ static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     res->mode = p->mode;
     if ((rc = cc_install_dest(ctx, p, ch, &h->dest, &h->target_shown)) != CUDNNCTL_E_OK)
         return rc;
+    if (h->opts.link_mode == CUDNNCTL_LINK_HARDLINK && p->mode == CUDNNCTL_TARGET_CUDA_TREE)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
+                   "--link-mode hardlink cannot install into a CUDA tree (%s): its files would "
+                   "be the store's own, and a toolkit's files are replaced in place by other "
+                   "tools (a package update); use --link-mode copy (or reflink), or install "
+                   "into a prefix with --prefix DIR",
+                   h->target_shown);
     res->target_path = cc_strdup(h->target_shown);
     res->install_dir = cc_unrooted(ctx, h->dest.install_dir);
     res->lib_dir = cc_unrooted(ctx, h->dest.lib_dir);
@@ -465,6 +472,11 @@ static cudnnctl_err prep_populate(cudnnctl_ctx *ctx, const cudnnctl_detect_resul
     res->archive.size = h->got_size;
     STEP(h, "verify: sha256 %s, %llu bytes%s", h->digest, (unsigned long long)h->got_size,
          h->ch.sha256 ? " (matches)" : " (NOT checked against anything)");
+    res->store = h->st.store;
+    res->store_link = h->st.store_link;
+    if (h->st.store)
+        STEP(h, "store: %s%s%s", h->st.store, h->st.store_link ? ", staged by " : "",
+             h->st.store_link ? h->st.store_link : "");
     char *slib = cc_path_join(h->staging, "lib");
     cc_strv made = {0};
     int dev = (h->ch.components & CUDNNCTL_COMPONENT_DEV) != 0;

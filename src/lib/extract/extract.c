@@ -664,6 +664,8 @@ cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *o, const ch
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "cannot start the archive writer (out of memory)");
         goto out;
     }
+    if (o->on_file)
+        cc_xwriter_on_file(p.writer, o->on_file, o->on_file_user);
     cc_event(ctx, CUDNNCTL_EV_STEP, "extract", NULL);
     rc = run_pass(&p);
     if (rc == CUDNNCTL_E_OK)

@@ -46,6 +46,10 @@ typedef struct {
     cc_staged_file *files;
     size_t n_files;
     uint64_t bytes; /* total regular-file bytes */
+    /* how staging was filled, for the install's result (static strings, set by install.c):
+     * store NULL (not used), "hit", "filled", "rebuilt" (a bad entry quarantined, then filled
+     * again), "skipped"; store_link for a hit: "copy", "reflink", "hardlink", ... */
+    const char *store, *store_link;
 } cc_staging;
 
 /* Extract everything the source yields into staging_dir (which must exist and be empty).
@@ -100,6 +104,10 @@ typedef struct {
                                * the limits, whether it is written or not */
     unsigned threads;         /* a zip's entries are inflated by this many threads at once
                                * (0: one per processor, at most 8; 1: serially) */
+    /* called (from the writer thread) with the staged path of each regular file once it is
+     * written and closed: the unpacked store copies it behind the decoder (store.h) */
+    void (*on_file)(void *user, const char *staged_path);
+    void *on_file_user;
 } cc_extract_opts;
 
 cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *opts, const char *staging_dir,

@@ -50,6 +50,8 @@ struct cc_xwriter {
     char *cur_path;    /* staging path of the file being written, for early writeback */
     cc_syncer *syncer; /* fsyncs each finished file in the background (threaded mode) */
     int syncer_shared; /* the syncer belongs to the caller (cc_xwriter_share_syncer) */
+    void (*on_file)(void *user, const char *path);
+    void *on_file_user;
     uint64_t unsynced; /* bytes written since writeback was last started */
     int failed;
     char *err;
@@ -157,6 +159,8 @@ static void process(cc_xwriter *w, msg *m)
              * staged tree then waits for nothing but the last file */
             if (w->cur_path && w->syncer && cc_syncer_add(w->syncer, w->cur_path) != 0)
                 fail(w, "queueing a staged file to be synced", "out of memory");
+            if (w->cur_path && w->on_file)
+                w->on_file(w->on_file_user, w->cur_path);
         } else if (w->cur_src && w->cur_rec) {
             memcpy(w->cur_rec->sha256, w->cur_src->sha256, sizeof(w->cur_rec->sha256));
             w->cur_rec->size = w->cur_src->size;
@@ -281,6 +285,12 @@ cc_xwriter *cc_xwriter_new(const char *root, int threaded)
 bad:
     cc_xwriter_free(w);
     return NULL;
+}
+
+void cc_xwriter_on_file(cc_xwriter *w, void (*fn)(void *user, const char *path), void *user)
+{
+    w->on_file = fn;
+    w->on_file_user = user;
 }
 
 int cc_xwriter_begin(cc_xwriter *w, const cc_xentry *e, int64_t mtime, int64_t size,

@@ -18,6 +18,9 @@ typedef struct cc_xwriter cc_xwriter;
  * caller's thread. NULL when memory or the thread cannot be had. */
 cc_xwriter *cc_xwriter_new(const char *root, int threaded);
 
+/* fn(user, staged path) for each regular file once written and closed (writer thread). */
+void cc_xwriter_on_file(cc_xwriter *w, void (*fn)(void *user, const char *path), void *user);
+
 /* Queue one checked entry (e->mapped non-NULL). For CC_XE_FILE, rec receives size and sha256
  * once written; for CC_XE_HARDLINK, rec receives them from link_src (the joined file's record).
  * size: of a FILE's data, -1 when the archive does not say.

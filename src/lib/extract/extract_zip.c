@@ -645,6 +645,8 @@ static void run_workers(zrun *z, zworker *ws, unsigned nt)
             break;
         }
         cc_xwriter_share_syncer(ws[i].w, z->syncer);
+        if (z->o->on_file) /* the unpacked store copies each file as it is closed */
+            cc_xwriter_on_file(ws[i].w, z->o->on_file, z->o->on_file_user);
     }
     for (unsigned i = 1; i < nt; i++)
         if (cc_pf_thread_start(&ws[i].thread, worker_main, &ws[i]) != 0)

@@ -9,6 +9,7 @@
 
 #include "cache.h"
 #include "hash.h"
+#include "store.h"
 #include "str.h"
 #include "sys.h"
 
@@ -31,8 +32,10 @@ static int push(cudnnctl_cache_listing *l, const char *dir, const char *name, co
         free(e->sha256);
         return -1;
     }
-    if (cc_pf_stat(e->path, &st) == 0 && st.exists)
+    if (cc_pf_stat(e->path, &st) == 0 && st.exists) {
         e->size = st.size;
+        e->last_used = st.mtime;
+    }
     l->total += e->size;
     l->n++;
     return 0;
@@ -68,6 +71,24 @@ static int scan(cudnnctl_cache_listing *l, const char *dir, int blobs, const cha
     return rc;
 }
 
+/* The unpacked store's entries, as the store lists them (store_admin.c). */
+static int push_store(void *user, const char *path, const char *kind, const char *sha,
+                      uint64_t size, int64_t last_used)
+{
+    cudnnctl_cache_listing *l = user;
+    char *dir = cc_path_dir(path);
+    int rc = dir ? push(l, dir, cc_path_base(path), kind, sha) : -1;
+    free(dir);
+    if (rc == 0) {
+        cudnnctl_cache_entry *e = &l->entries[l->n - 1];
+        l->total -= e->size;
+        e->size = size;
+        e->last_used = last_used;
+        l->total += size;
+    }
+    return rc;
+}
+
 cudnnctl_err cudnnctl_cache_list(cudnnctl_ctx *ctx, int verify, cudnnctl_cache_listing **out)
 {
     *out = NULL;
@@ -85,7 +106,8 @@ cudnnctl_err cudnnctl_cache_list(cudnnctl_ctx *ctx, int verify, cudnnctl_cache_l
     char *quar = cc_path_join(l->dir, "quarantine");
     char *mans = cc_path_join(l->dir, "manifests");
     int bad = !blobs || !quar || !mans || scan(l, blobs, 1, NULL) != 0 ||
-              scan(l, quar, 0, "quarantine") != 0 || scan(l, mans, 0, "manifest") != 0;
+              scan(l, quar, 0, "quarantine") != 0 || scan(l, mans, 0, "manifest") != 0 ||
+              cc_store_scan(ctx, push_store, l) != 0;
     free(blobs);
     free(quar);
     free(mans);
@@ -95,6 +117,11 @@ cudnnctl_err cudnnctl_cache_list(cudnnctl_ctx *ctx, int verify, cudnnctl_cache_l
     }
     for (size_t i = 0; verify && i < l->n; i++) {
         cudnnctl_cache_entry *e = &l->entries[i];
+        if (strcmp(e->kind, "store") == 0) { /* every file against its recorded SHA-256 */
+            e->verified = cc_store_verify_dir(ctx, e->path);
+            l->n_bad += !e->verified;
+            continue;
+        }
         if (strcmp(e->kind, "blob") != 0)
             continue;
         char hex[65];
@@ -146,7 +173,8 @@ cudnnctl_err cudnnctl_cache_listing_json(const cudnnctl_cache_listing *l, char *
              cJSON_AddNumberToObject(o, "size", (double)e->size) &&
              (e->verified < 0 ? cJSON_AddNullToObject(o, "verified")
                               : cJSON_AddBoolToObject(o, "verified", e->verified)) &&
-             cJSON_AddBoolToObject(o, "removed", e->removed);
+             cJSON_AddBoolToObject(o, "removed", e->removed) &&
+             cJSON_AddNumberToObject(o, "last_used", (double)e->last_used);
     }
     *json = ok ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
