@@ -187,7 +187,7 @@ char **cc_pf_loaded_modules(const char *prefix);
 /* ---- install / commit area (wt-commit) ----------------------------------------------------- */
 /* Hard link newpath to existing (same filesystem); -1 where unsupported (callers copy then). */
 int cc_pf_link(const char *existing, const char *newpath);
-/* Id of the running process (recorded as the holder of the state lock). */
+/* Id of the running process: the holder of the state lock, unique temporary names. */
 long cc_pf_getpid(void);
 /* 1 when a process with this id exists (best effort; 1 when unknown). */
 int cc_pf_pid_alive(long pid);
@@ -223,8 +223,6 @@ void cc_pf_cond_signal(cc_pf_cond *c);
 void cc_pf_cond_broadcast(cc_pf_cond *c);
 /* Atomically add 1 to *p and return the new value (sys_ops call counting from two threads). */
 unsigned long cc_pf_atomic_inc(volatile unsigned long *p);
-/* Process id (unique names for temporary files). */
-unsigned long cc_pf_pid(void);
 
 /* ---- validation child (validate area) ------------------------------------------------------ */
 #define CC_PF_DL_GLOBAL 0x1 /* symbols visible to later loads (RTLD_GLOBAL) */

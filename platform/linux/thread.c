@@ -143,8 +143,3 @@ unsigned long cc_pf_atomic_inc(volatile unsigned long *p)
 {
     return __atomic_add_fetch(p, 1, __ATOMIC_SEQ_CST);
 }
-
-unsigned long cc_pf_pid(void)
-{
-    return (unsigned long)getpid();
-}

@@ -128,8 +128,3 @@ unsigned long cc_pf_atomic_inc(volatile unsigned long *p)
     /* unsigned long is 32 bits on Windows (LLP64): InterlockedIncrement's LONG */
     return (unsigned long)InterlockedIncrement((volatile LONG *)p);
 }
-
-unsigned long cc_pf_pid(void)
-{
-    return (unsigned long)GetCurrentProcessId();
-}

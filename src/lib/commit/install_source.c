@@ -150,22 +150,6 @@ static char *synthetic_manifest(const char *version, const char *platform, const
     return m;
 }
 
-static char *lower_hex(const char *s)
-{
-    char *r = cc_strdup(s);
-    for (char *p = r; p && *p; p++)
-        *p = (char)tolower((unsigned char)*p);
-    return r;
-}
-
-static int hex_eq(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return 0;
-    return *a == *b;
-}
-
 static void warn(cudnnctl_ctx *ctx, cc_strv *warnings, char *msg)
 {
     if (!msg)
@@ -373,15 +357,15 @@ static void choose_hash(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o, const
                         cc_source_choice *c, cc_strv *warnings)
 {
     if (o->sha256) {
-        c->sha256 = lower_hex(o->sha256);
-        if (c->in_catalog && p->archive.sha256 && !hex_eq(p->archive.sha256, o->sha256)) {
+        c->sha256 = cc_str_lower(o->sha256);
+        if (c->in_catalog && p->archive.sha256 && !cc_str_ieq(p->archive.sha256, o->sha256)) {
             warn(ctx, warnings,
                  cc_asprintf("--sha256 %s overrides the catalog's %s for %s", c->sha256,
                              p->archive.sha256, c->file_name));
             c->size = 0; /* another file than the catalog's: its size says nothing either */
         }
     } else if (c->in_catalog && p->archive.sha256) {
-        c->sha256 = lower_hex(p->archive.sha256);
+        c->sha256 = cc_str_lower(p->archive.sha256);
     }
     if (!c->sha256)
         warn(ctx, warnings,

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "receipt.h"
+#include "grow.h"
 #include "confine.h"
 #include "json.h"
 
@@ -57,22 +58,9 @@ void cc_receipt_free(cc_receipt *r)
     memset(r, 0, sizeof(*r));
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 32;
-    void *p = realloc(*v, nc * size);
-    if (!p)
-        return -1;
-    *v = p;
-    *cap = nc;
-    return 0;
-}
-
 cudnnctl_err cc_receipt_add_entry(cudnnctl_ctx *ctx, cc_receipt *r, const cc_rentry *e)
 {
-    if (grow((void **)&r->entries, &r->cap_entries, r->n_entries, sizeof(*e)) != 0)
+    if (cc_grow(&r->entries, &r->cap_entries, r->n_entries + 1, sizeof(*e)) != 0)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     cc_rentry c = *e;
     c.path = cc_strdup(e->path);
@@ -88,7 +76,7 @@ cudnnctl_err cc_receipt_add_entry(cudnnctl_ctx *ctx, cc_receipt *r, const cc_ren
 
 cudnnctl_err cc_receipt_add_replaced(cudnnctl_ctx *ctx, cc_receipt *r, const cc_rrepl *e)
 {
-    if (grow((void **)&r->replaced, &r->cap_replaced, r->n_replaced, sizeof(*e)) != 0)
+    if (cc_grow(&r->replaced, &r->cap_replaced, r->n_replaced + 1, sizeof(*e)) != 0)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     cc_rrepl c = *e;
     c.path = cc_strdup(e->path);
@@ -418,16 +406,11 @@ cudnnctl_err cc_receipts_load(cudnnctl_ctx *ctx, const char *state_dir, cc_recei
             free(path);
             break;
         }
-        if (out->n == cap) {
-            cap = cap ? cap * 2 : 16;
-            cc_receipt *v = realloc(out->v, cap * sizeof(*v));
-            if (!v) {
-                free(path);
-                free(text);
-                rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-                break;
-            }
-            out->v = v;
+        if (cc_grow(&out->v, &cap, out->n + 1, sizeof(*out->v)) != 0) {
+            free(path);
+            free(text);
+            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            break;
         }
         cc_receipt *r = &out->v[out->n];
         if (cc_receipt_parse(ctx, text, path, r) != CUDNNCTL_E_OK) {

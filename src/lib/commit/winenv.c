@@ -38,15 +38,6 @@ static int type_of(const char *s)
     return CC_PF_REG_OTHER;
 }
 
-/* Case-insensitive ASCII compare (Windows paths and variable names). */
-static int ieq(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return 0;
-    return *a == *b;
-}
-
 /* A PATH entry in a comparable form: %CUDA_PATH% replaced by @p cuda_path (when given), other
  * %VAR% expanded, '/' -> '\', no trailing '\' (except "C:\"), lower case. */
 static char *norm_entry(cudnnctl_ctx *ctx, const char *e, const char *cuda_path)
@@ -58,7 +49,7 @@ static char *norm_entry(cudnnctl_ctx *ctx, const char *e, const char *cuda_path)
         char head[16];
         memcpy(head, e, tl);
         head[tl] = '\0';
-        if (ieq(head, tag))
+        if (cc_str_ieq(head, tag))
             s = cc_asprintf("%s%s", cuda_path, e + tl);
     }
     if (!s)
@@ -309,9 +300,9 @@ static char *path_without_added(const char *now, const char *old, const char *nw
     for (size_t i = 0; i < now_v.n; i++) {
         int added = 0;
         for (size_t j = 0; j < new_v.n && !added; j++)
-            added = ieq(now_v.v[i], new_v.v[j]);
+            added = cc_str_ieq(now_v.v[i], new_v.v[j]);
         for (size_t j = 0; j < old_v.n && added; j++)
-            if (ieq(now_v.v[i], old_v.v[j]))
+            if (cc_str_ieq(now_v.v[i], old_v.v[j]))
                 added = 0;
         if (!added)
             cc_strv_push(&out_v, now_v.v[i]);
@@ -351,7 +342,7 @@ cudnnctl_err cc_winenv_restore(cudnnctl_ctx *ctx, const cJSON *changes, cc_strv 
             break;
         }
         int as_written = now && strcmp(now, nw) == 0;
-        int is_path = ieq(name, "Path");
+        int is_path = cc_str_ieq(name, "Path");
         char *put = NULL;
         int put_type = old_type;
         if (as_written) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "detect_int.h"
+#include "grow.h"
 
 #define MAX_LINKS 40
 
@@ -186,10 +187,8 @@ int cc_dt_read_n(const cudnnctl_ctx *ctx, const char *path, size_t max, char **d
             if (cap >= max || st.size > 0) /* a real size is trusted */
                 break;
             size_t nc = cap * 2 < max ? cap * 2 : max;
-            char *nb = realloc(buf, nc + 1);
-            if (!nb)
+            if (cc_grow(&buf, NULL, nc + 1, 1) != 0)
                 goto out;
-            buf = nb;
             cap = nc;
         }
         long long n = cc_pf_read(fd, buf + got, cap - got);
@@ -324,31 +323,10 @@ char *cc_dt_env_path(const cudnnctl_ctx *ctx, const char *value)
     return c;
 }
 
-int cc_dt_list_push(char ***v, size_t *n, char *s)
-{
-    if (!s)
-        return -1;
-    char **nv = realloc(*v, (*n + 2) * sizeof(char *));
-    if (!nv) {
-        free(s);
-        return -1;
-    }
-    nv[(*n)++] = s;
-    nv[*n] = NULL;
-    *v = nv;
-    return 0;
-}
-
 cudnnctl_toolkit *cc_dt_toolkit_slot(cc_detect_run *run, cudnnctl_detect_result *r)
 {
-    if (r->n_toolkits == run->cap_toolkits) {
-        size_t nc = run->cap_toolkits ? run->cap_toolkits * 2 : 4;
-        cudnnctl_toolkit *nv = realloc(r->toolkits, nc * sizeof(*nv));
-        if (!nv)
-            return NULL;
-        r->toolkits = nv;
-        run->cap_toolkits = nc;
-    }
+    if (cc_grow(&r->toolkits, &run->cap_toolkits, r->n_toolkits + 1, sizeof(*r->toolkits)) != 0)
+        return NULL;
     cudnnctl_toolkit *t = &r->toolkits[r->n_toolkits];
     memset(t, 0, sizeof(*t));
     t->patch = -1;
@@ -358,14 +336,8 @@ cudnnctl_toolkit *cc_dt_toolkit_slot(cc_detect_run *run, cudnnctl_detect_result 
 cudnnctl_cudnn_copy *cc_dt_cudnn_slot(cc_detect_run *run)
 {
     cudnnctl_detect_result *r = run->r;
-    if (r->n_cudnn == run->cap_cudnn) {
-        size_t nc = run->cap_cudnn ? run->cap_cudnn * 2 : 4;
-        cudnnctl_cudnn_copy *nv = realloc(r->cudnn, nc * sizeof(*nv));
-        if (!nv)
-            return NULL;
-        r->cudnn = nv;
-        run->cap_cudnn = nc;
-    }
+    if (cc_grow(&r->cudnn, &run->cap_cudnn, r->n_cudnn + 1, sizeof(*r->cudnn)) != 0)
+        return NULL;
     cudnnctl_cudnn_copy *c = &r->cudnn[r->n_cudnn++];
     memset(c, 0, sizeof(*c));
     return c;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "detect_int.h"
+#include "grow.h"
 
 #define CUDA_REG_KEY "HKLM\\SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit\\CUDA"
 
@@ -42,15 +43,9 @@ static int add(cudnnctl_ctx *ctx, win_list *l, const char *path, const char *via
             *out = &l->v[i];
             return 0;
         }
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 8;
-        win_cand *nv = realloc(l->v, nc * sizeof(*nv));
-        if (!nv) {
-            free(p);
-            return -1;
-        }
-        l->v = nv;
-        l->cap = nc;
+    if (cc_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v)) != 0) {
+        free(p);
+        return -1;
     }
     win_cand *c = &l->v[l->n];
     memset(c, 0, sizeof(*c));
@@ -173,10 +168,8 @@ static int parse_cudart_dll(const char *name, cc_dt_ver *v)
 
 static int add_reading(cudnnctl_toolkit *t, unsigned src, const cc_dt_ver *v)
 {
-    cudnnctl_version_reading *nv = realloc(t->readings, (t->n_readings + 1) * sizeof(*nv));
-    if (!nv)
+    if (cc_grow(&t->readings, NULL, t->n_readings + 1, sizeof(*t->readings)) != 0)
         return -1;
-    t->readings = nv;
     char *s = v->minor < 0 ? cc_asprintf("%d", v->major)
               : v->patch < 0 ? cc_asprintf("%d.%d", v->major, v->minor)
                              : cc_asprintf("%d.%d.%d", v->major, v->minor, v->patch);
@@ -296,7 +289,7 @@ static int toolkit_versions(cc_detect_run *run, const win_cand *c, cudnnctl_tool
             char *msg = cc_asprintf("%s: %s says %s, %s says %s", c->path,
                                     cudnnctl_detect_source_name(t->readings[i].source),
                                     t->readings[i].version, "the toolkit", t->version);
-            if (!msg || cc_dt_list_push(&t->problems, &t->n_problems, msg) != 0)
+            if (!msg || cc_strs_push(&t->problems, &t->n_problems, msg) != 0)
                 return -1;
         }
     }

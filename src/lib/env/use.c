@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "envwire_int.h"
+#include "grow.h"
 #include "lock.h"
 
 #define CUDA_LINK "/usr/local/cuda"
@@ -92,14 +93,7 @@ static int add_note(cudnnctl_use_result *r, char *text)
 {
     if (!text)
         return -1;
-    char **nv = realloc(r->notes, sizeof(char *) * (r->n_notes + 1));
-    if (!nv) {
-        free(text);
-        return -1;
-    }
-    r->notes = nv;
-    r->notes[r->n_notes++] = text;
-    return 0;
+    return cc_strs_push(&r->notes, &r->n_notes, text);
 }
 
 /* Point a plain link at @p dest unless it already leads there. */

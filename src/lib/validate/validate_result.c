@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "validate_int.h"
+#include "grow.h"
 #include "json.h"
 
 #define VENDOR_TAIL 4096
@@ -23,10 +24,8 @@ int cc_val_result_add_check(cudnnctl_validate_result *r, const char *name, int o
                             double seconds, double max_abs, double tol, const char *error,
                             const char *detail)
 {
-    cudnnctl_validate_check *n = realloc(r->checks, (r->n_checks + 1) * sizeof(*n));
-    if (!n)
+    if (cc_grow(&r->checks, NULL, r->n_checks + 1, sizeof(*r->checks)) != 0)
         return -1;
-    r->checks = n;
     cudnnctl_validate_check *k = &r->checks[r->n_checks++];
     memset(k, 0, sizeof(*k));
     k->name = cc_strdup(name ? name : "?");
@@ -77,12 +76,10 @@ static int add_modules(cudnnctl_ctx *ctx, const cJSON *arr, cudnnctl_validate_mo
         const char *p = jstr(it, "path"), *rp = jstr(it, "realpath");
         if (!p)
             continue;
-        cudnnctl_validate_module *nl = realloc(*list, (*n + 1) * sizeof(*nl));
-        if (!nl)
+        if (cc_grow(list, NULL, *n + 1, sizeof(**list)) != 0)
             return -1;
-        *list = nl;
-        nl[*n].path = cc_unrooted(ctx, p);
-        nl[*n].realpath = cc_unrooted(ctx, rp ? rp : p);
+        (*list)[*n].path = cc_unrooted(ctx, p);
+        (*list)[*n].realpath = cc_unrooted(ctx, rp ? rp : p);
         (*n)++;
     }
     return 0;
