@@ -8,6 +8,10 @@
 #ifndef CUDNNCTL_LOADER_H
 #define CUDNNCTL_LOADER_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/loader.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
