@@ -261,11 +261,6 @@ CUDNNCTL_API cudnnctl_err cudnnctl_load_probe_child(cudnnctl_ctx *ctx, const cha
 CUDNNCTL_API int cudnnctl_loader_default_finds(cudnnctl_ctx *ctx, const char *soname,
                                                const char *dir);
 
-/** Add "key": value_json to the JSON object @p doc (an array doc becomes {"changes": doc,
- *  key: value}); a key already there gets the new value. Free *out with cudnnctl_free. */
-CUDNNCTL_API cudnnctl_err cudnnctl_json_attach(const char *doc, const char *key,
-                                               const char *value_json, char **out);
-
 /** The NVIDIA driver stack as user space sees it (under --root too). */
 typedef struct {
     char *libcuda;         /**< the libcuda.so.1 a program maps (as the loader names it); NULL */

@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host.h"
 #include "platform.h"
 #include "str.h"
 
 int cc_ln_windows(void)
 {
-    return strcmp(cc_pf_os(), "windows") == 0;
+    return cc_host_native_windows();
 }
 
 static const char *module_prefix_for(int windows, const char *stem)

@@ -52,7 +52,7 @@ cudnnctl_err cudnnctl_shell_parse(const char *name, cudnnctl_shell *out)
 cudnnctl_shell cudnnctl_shell_default(void)
 {
     cudnnctl_shell sh;
-    if (strcmp(cc_pf_os(), "windows") == 0)
+    if (cc_host_native_windows())
         return CUDNNCTL_SHELL_PWSH;
     if (cudnnctl_shell_parse(cc_pf_getenv("SHELL"), &sh) == CUDNNCTL_E_OK)
         return sh;

@@ -58,7 +58,7 @@ cudnnctl_err cudnnctl_cuda_link_info(cudnnctl_ctx *ctx, cudnnctl_cuda_link **out
               : st.is_link ? CUDNNCTL_CUDA_LINK_LINK
               : st.is_dir  ? CUDNNCTL_CUDA_LINK_DIRECTORY
                            : CUDNNCTL_CUDA_LINK_OTHER;
-    l->mechanism = strcmp(cc_pf_os(), "windows") == 0 ? CUDNNCTL_MECH_REGISTRY : CUDNNCTL_MECH_LINK;
+    l->mechanism = cc_host_is_windows(ctx) ? CUDNNCTL_MECH_REGISTRY : CUDNNCTL_MECH_LINK;
     if (st.is_link && cc_alt_manages(ctx, CUDA_LINK, &l->alt_name)) {
         l->kind = CUDNNCTL_CUDA_LINK_ALTERNATIVES;
         l->mechanism = ctx->root ? CUDNNCTL_MECH_ALTERNATIVES : CUDNNCTL_MECH_UPDATE_ALTERNATIVES;

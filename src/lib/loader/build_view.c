@@ -322,7 +322,7 @@ cudnnctl_err cudnnctl_build_view_make(cudnnctl_ctx *ctx, const cudnnctl_build_op
                                       cudnnctl_build_view **out)
 {
     *out = NULL;
-    if (strcmp(cc_pf_os(), "linux") != 0 || ctx->root)
+    if (cc_host_native_windows() || ctx->root)
         CC_RET_ERR(ctx, CUDNNCTL_E_UNSUPPORTED,
                    "the build view asks this machine's compilers (gcc/clang, ld, nvcc on Linux): "
                    "it cannot look into --root or another OS");
