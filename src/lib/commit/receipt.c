@@ -114,6 +114,42 @@ static int put_mode(cJSON *o, uint32_t mode)
     return rc;
 }
 
+/* The receipt's files and links (each with what proves it) and what the install replaced. */
+static int put_entries(cJSON *o, const cc_receipt *r)
+{
+    cJSON *files = cJSON_AddArrayToObject(o, "files");
+    cJSON *links = cJSON_AddArrayToObject(o, "links");
+    if (!files || !links)
+        return -1;
+    for (size_t i = 0; i < r->n_entries; i++) {
+        const cc_rentry *e = &r->entries[i];
+        cJSON *j = cJSON_CreateObject();
+        if (!j || !cJSON_AddItemToArray(e->type == CC_OBJ_LINK ? links : files, j) ||
+            cc_json_str(j, "path", e->path))
+            return -1;
+        if (e->type == CC_OBJ_LINK) {
+            if (cc_json_str(j, "target", e->link_target))
+                return -1;
+        } else if (cc_json_str(j, "sha256", e->sha256) ||
+                   !cJSON_AddNumberToObject(j, "size", (double)e->size) || put_mode(j, e->mode)) {
+            return -1;
+        }
+    }
+    cJSON *rep = cJSON_AddArrayToObject(o, "replaced");
+    if (!rep)
+        return -1;
+    for (size_t i = 0; i < r->n_replaced; i++) {
+        const cc_rrepl *e = &r->replaced[i];
+        cJSON *j = cJSON_CreateObject();
+        if (!j || !cJSON_AddItemToArray(rep, j) || cc_json_str(j, "path", e->path) ||
+            cc_json_str(j, "type", cc_tx_kind_name(e->type)) || cc_json_str(j, "reason", e->reason) ||
+            cc_json_str(j, "backup", e->backup) || cc_json_str(j, "target", e->link_target) ||
+            !cJSON_AddNumberToObject(j, "size", (double)e->size) || put_mode(j, e->mode))
+            return -1;
+    }
+    return 0;
+}
+
 cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **json)
 {
     *json = NULL;
@@ -147,36 +183,8 @@ cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **j
         cc_json_str(t, "current_link", r->current_link) || cc_json_str(t, "id", r->target_id) ||
         (r->direct && !cJSON_AddTrueToObject(t, "direct")))
         goto oom;
-    cJSON *files = cJSON_AddArrayToObject(o, "files");
-    cJSON *links = cJSON_AddArrayToObject(o, "links");
-    if (!files || !links)
+    if (put_entries(o, r) != 0)
         goto oom;
-    for (size_t i = 0; i < r->n_entries; i++) {
-        const cc_rentry *e = &r->entries[i];
-        cJSON *j = cJSON_CreateObject();
-        if (!j || !cJSON_AddItemToArray(e->type == CC_OBJ_LINK ? links : files, j) ||
-            cc_json_str(j, "path", e->path))
-            goto oom;
-        if (e->type == CC_OBJ_LINK) {
-            if (cc_json_str(j, "target", e->link_target))
-                goto oom;
-        } else if (cc_json_str(j, "sha256", e->sha256) ||
-                   !cJSON_AddNumberToObject(j, "size", (double)e->size) || put_mode(j, e->mode)) {
-            goto oom;
-        }
-    }
-    cJSON *rep = cJSON_AddArrayToObject(o, "replaced");
-    if (!rep)
-        goto oom;
-    for (size_t i = 0; i < r->n_replaced; i++) {
-        const cc_rrepl *e = &r->replaced[i];
-        cJSON *j = cJSON_CreateObject();
-        if (!j || !cJSON_AddItemToArray(rep, j) || cc_json_str(j, "path", e->path) ||
-            cc_json_str(j, "type", cc_tx_kind_name(e->type)) || cc_json_str(j, "reason", e->reason) ||
-            cc_json_str(j, "backup", e->backup) || cc_json_str(j, "target", e->link_target) ||
-            !cJSON_AddNumberToObject(j, "size", (double)e->size) || put_mode(j, e->mode))
-            goto oom;
-    }
     cJSON *dirs = cJSON_AddArrayToObject(o, "dirs_created");
     if (!dirs)
         goto oom;

@@ -48,6 +48,28 @@ static void pop_component(char *p)
         *s = '\0';
 }
 
+/* A link met on the walk at host: what is left to walk becomes its target + the rest after end
+ * (an absolute target restarts res at "/"). 0, or -1 (unreadable, too many links, OOM). */
+static int follow_link(const char *host, char *res, char **todo, size_t end, int *links)
+{
+    char *target = cc_pf_readlink(host);
+    if (!target || ++*links > MAX_LINKS) {
+        free(target);
+        return -1;
+    }
+    char *next = cc_asprintf("%s/%s", target, *todo + end);
+    if (target[0] == '/') {
+        res[0] = '/';
+        res[1] = '\0';
+    }
+    free(target);
+    if (!next)
+        return -1;
+    free(*todo);
+    *todo = next;
+    return 0;
+}
+
 char *cc_dt_resolve(const cudnnctl_ctx *ctx, const char *path, int *missing)
 {
     *missing = 0;
@@ -97,23 +119,11 @@ char *cc_dt_resolve(const cudnnctl_ctx *ctx, const char *path, int *missing)
             goto out;
         }
         if (st.is_link) {
-            char *target = cc_pf_readlink(host);
+            int rc = follow_link(host, res, &todo, end, &links);
             free(host);
             free(cand);
-            if (!target || ++links > MAX_LINKS) {
-                free(target);
+            if (rc != 0)
                 goto out;
-            }
-            char *next = cc_asprintf("%s/%s", target, todo + end);
-            if (target[0] == '/') {
-                res[0] = '/';
-                res[1] = '\0';
-            }
-            free(target);
-            if (!next)
-                goto out;
-            free(todo);
-            todo = next;
             pos = 0;
             continue;
         }
