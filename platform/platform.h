@@ -123,7 +123,7 @@ void cc_pf_closedir(cc_pf_dir *d);
 int cc_pf_lock(const char *path, cc_pf_fd *out, int *busy);
 void cc_pf_unlock(cc_pf_fd fd);
 
-/* ---- trust (docs/security.md, "Running as root") ----------------------------------------- */
+/* ---- trust (docs/security.md, "Running as root") -------------------------------------------- */
 /* The trust rule, whoever runs: every directory from "/" to path (links resolved on the way,
  * each owned by root or the effective user) is owned by root or the effective user and not
  * writable by group or others unless sticky; with CC_PF_TRUST_OBJECT the object itself too (a
@@ -188,10 +188,10 @@ const char *cc_pf_dlerror(void);
 /* Files of loaded modules whose base name starts with prefix; a NULL-terminated malloc'd list. */
 char **cc_pf_loaded_modules(const char *prefix);
 
-/* ---- install / commit area (wt-commit) ----------------------------------------------------- */
+/* ---- hard links, process ids, files held open by other processes ---------------------------- */
 /* Hard link newpath to existing (same filesystem); -1 where unsupported (callers copy then). */
 int cc_pf_link(const char *existing, const char *newpath);
-/* Id of the running process (recorded as the holder of the state lock). */
+/* Id of the running process: the holder of the state lock, unique temporary names. */
 long cc_pf_getpid(void);
 /* 1 when a process with this id exists (best effort; 1 when unknown). */
 int cc_pf_pid_alive(long pid);
@@ -216,7 +216,7 @@ int cc_pf_copy_fd(cc_pf_fd src, cc_pf_fd dst, uint64_t size, int reflink, int *h
 int cc_pf_fset_mode_time(cc_pf_fd fd, uint32_t mode, int64_t mtime, uint32_t mtime_ns);
 /* Set path's modification time to now (a store entry's last use); a final link not followed. */
 int cc_pf_touch(const char *path);
-/* ---- threads (fetch: background download into a bounded buffer) ------------------------------ */
+/* ---- threads, mutexes, condition variables, atomic counters --------------------------------- */
 /* Opaque, heap-allocated objects (pthreads on Linux; SRWLOCK / CONDITION_VARIABLE / threads on
  * Windows). Creation returns NULL on failure; lock/unlock/signal cannot fail. */
 typedef struct cc_pf_thread cc_pf_thread;
@@ -242,10 +242,8 @@ void cc_pf_cond_broadcast(cc_pf_cond *c);
 unsigned long cc_pf_atomic_inc(volatile unsigned long *p);
 /* Processors this process may run on (sched_getaffinity; GetActiveProcessorCount), >= 1. */
 unsigned cc_pf_ncpu(void);
-/* Process id (unique names for temporary files). */
-unsigned long cc_pf_pid(void);
 
-/* ---- validation child (validate area) ------------------------------------------------------ */
+/* ---- loading flags, the modules a process mapped, crash notes, the path-list separator ------ */
 #define CC_PF_DL_GLOBAL 0x1 /* symbols visible to later loads (RTLD_GLOBAL) */
 #define CC_PF_DL_LAZY 0x2   /* bind functions at first call (RTLD_LAZY): cheap preloads */
 void *cc_pf_dlopen_ex(const char *path, unsigned flags);
@@ -258,11 +256,11 @@ char **cc_pf_loaded_module_paths(const char *prefix);
 void cc_pf_crash_notify(const char *before, const char *after);
 char cc_pf_path_list_sep(void); /* ':' (PATH, LD_LIBRARY_PATH) or ';' */
 
-/* ---- report (doctor area) ------------------------------------------------------------------ */
+/* ---- machine name and kernel release -------------------------------------------------------- */
 char *cc_pf_hostname(void);       /* this machine's name (gethostname / GetComputerNameExW) */
 char *cc_pf_kernel_release(void); /* "6.1.0-27-amd64" (uname -r); NULL where there is none */
 
-/* ---- this machine's dynamic loader and CPU (loader model: $PLATFORM, glibc-hwcaps) ---------- */
+/* ---- this machine's dynamic loader and CPU ($PLATFORM, glibc-hwcaps) ------------------------ */
 /* What `LDSO --list-diagnostics` prints (glibc >= 2.34; LDSO is the ABI's loader path,
  * /lib64/ld-linux-x86-64.so.2 or /lib/ld-linux-aarch64.so.1; the environment is inherited). Run
  * at the first call, kept for the life of the process (thread-safe). NULL when there is no such
@@ -307,7 +305,7 @@ int cc_pf_cpu_x86(cc_pf_cpu *cpu);
 char *cc_pf_default_cache_dir(void);
 char *cc_pf_default_state_dir(void); /* /var/lib/cudnnctl for root, else $XDG_STATE_HOME/cudnnctl */
 
-/* ---- process start-up / environment changes (Windows helper) ----------------------------- */
+/* ---- UTF-8 arguments, this process's environment, sleeping ---------------------------------- */
 /* The command-line arguments as UTF-8: Windows converts GetCommandLineW() (the char argv of main is
  * in the ANSI code page) and switches the console to UTF-8 output; Linux returns argv. Call first
  * in main(); the vector lives until exit. */
@@ -317,7 +315,7 @@ int cc_pf_setenv(const char *name, const char *value);
 /* Sleep at least ms milliseconds. */
 void cc_pf_sleep_ms(unsigned ms);
 
-/* ---- Windows registry, persistent environment (Linux: CUDNNCTL_E_UNSUPPORTED) ------------ */
+/* ---- the Windows registry, persistent environment (Linux: CUDNNCTL_E_UNSUPPORTED) ----------- */
 /* Keys are written "HKLM\\SOFTWARE\\..." or "HKCU\\Environment" (HKEY_LOCAL_MACHINE,
  * HKEY_CURRENT_USER, HKU, HKCR spelled out or short); the 64-bit registry view is always used. */
 #define CC_PF_REG_NONE 0      /* the key or value is absent */

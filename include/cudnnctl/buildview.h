@@ -8,6 +8,10 @@
 #ifndef CUDNNCTL_BUILDVIEW_H
 #define CUDNNCTL_BUILDVIEW_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/buildview.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -8,6 +8,10 @@
 #ifndef CUDNNCTL_CACHE_H
 #define CUDNNCTL_CACHE_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/cache.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

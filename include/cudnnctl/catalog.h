@@ -7,6 +7,10 @@
 #ifndef CUDNNCTL_CATALOG_H
 #define CUDNNCTL_CATALOG_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/catalog.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

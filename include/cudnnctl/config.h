@@ -9,6 +9,10 @@
 #ifndef CUDNNCTL_CONFIG_H
 #define CUDNNCTL_CONFIG_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/config.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

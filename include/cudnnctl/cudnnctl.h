@@ -176,6 +176,11 @@ CUDNNCTL_API const cudnnctl_build_info *cudnnctl_build_info_get(void);
 /** Free a string returned by the library. */
 CUDNNCTL_API void cudnnctl_free(void *p);
 
+/** Add "key": value_json to the JSON object @p doc (an array doc becomes {"changes": doc,
+ *  key: value}); a key already there gets the new value. Free *out with cudnnctl_free. */
+CUDNNCTL_API cudnnctl_err cudnnctl_json_attach(const char *doc, const char *key,
+                                               const char *value_json, char **out);
+
 /** A byte count (or a rate in bytes per second) as text in @p buf: "812 B", "1.5 MiB" (binary
  *  units up to GiB, one decimal from KiB up). */
 CUDNNCTL_API void cudnnctl_size_text(double bytes, char *buf, size_t n);

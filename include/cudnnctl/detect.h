@@ -6,6 +6,10 @@
 #ifndef CUDNNCTL_DETECT_H
 #define CUDNNCTL_DETECT_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/detect.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -7,6 +7,10 @@
 #ifndef CUDNNCTL_DOCTOR_H
 #define CUDNNCTL_DOCTOR_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/doctor.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -11,6 +11,10 @@
 #ifndef CUDNNCTL_ENVWIRE_H
 #define CUDNNCTL_ENVWIRE_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/envwire.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

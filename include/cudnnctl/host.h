@@ -7,6 +7,10 @@
 #ifndef CUDNNCTL_HOST_H
 #define CUDNNCTL_HOST_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/host.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -13,6 +13,10 @@
 #ifndef CUDNNCTL_INSTALL_H
 #define CUDNNCTL_INSTALL_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/install.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

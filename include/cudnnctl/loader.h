@@ -8,6 +8,10 @@
 #ifndef CUDNNCTL_LOADER_H
 #define CUDNNCTL_LOADER_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/loader.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -256,11 +260,6 @@ CUDNNCTL_API cudnnctl_err cudnnctl_load_probe_child(cudnnctl_ctx *ctx, const cha
  *  from @p dir (ld.so.cache or the default dirs lead there); 0 otherwise. */
 CUDNNCTL_API int cudnnctl_loader_default_finds(cudnnctl_ctx *ctx, const char *soname,
                                                const char *dir);
-
-/** Add "key": value_json to the JSON object @p doc (an array doc becomes {"changes": doc,
- *  key: value}); a key already there gets the new value. Free *out with cudnnctl_free. */
-CUDNNCTL_API cudnnctl_err cudnnctl_json_attach(const char *doc, const char *key,
-                                               const char *value_json, char **out);
 
 /** The NVIDIA driver stack as user space sees it (under --root too). */
 typedef struct {

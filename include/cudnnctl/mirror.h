@@ -6,6 +6,10 @@
 #ifndef CUDNNCTL_MIRROR_H
 #define CUDNNCTL_MIRROR_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/mirror.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -7,6 +7,10 @@
 #ifndef CUDNNCTL_PLAN_H
 #define CUDNNCTL_PLAN_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/plan.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -6,6 +6,10 @@
 #ifndef CUDNNCTL_REPORT_H
 #define CUDNNCTL_REPORT_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/report.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -7,6 +7,10 @@
 #ifndef CUDNNCTL_USE_H
 #define CUDNNCTL_USE_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/use.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -14,6 +14,10 @@
 #ifndef CUDNNCTL_VALIDATE_H
 #define CUDNNCTL_VALIDATE_H
 
+#ifndef CUDNNCTL_H
+#error "include <cudnnctl/cudnnctl.h>, not <cudnnctl/validate.h>: this header is a part of it"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

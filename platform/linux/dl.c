@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "platform.h"
+#include "grow.h"
 
 /* Why the last load of this thread was refused before dlopen ran ("" when it was not). */
 static _Thread_local char refused[1400];
@@ -71,14 +72,8 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
     base = base ? base + 1 : name;
     if (strncmp(base, m->prefix, strlen(m->prefix)) != 0)
         return 0;
-    if (m->n + 2 > m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 16;
-        char **nv = realloc(m->v, nc * sizeof(char *));
-        if (!nv)
-            return 1;
-        m->v = nv;
-        m->cap = nc;
-    }
+    if (cc_grow(&m->v, &m->cap, m->n + 2, sizeof(char *)) != 0)
+        return 1;
     char *copy = m->resolve ? realpath(name, NULL) : NULL;
     if (!copy)
         copy = strdup(name);

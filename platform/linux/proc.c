@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "platform.h"
+#include "grow.h"
 #include "safepath.h"
 
 void cc_pf_errno_(void);
@@ -159,10 +160,8 @@ static int read_output(int fd, unsigned timeout_ms, char **bufp, size_t *lenp)
         }
         if (len + 4096 > cap) {
             size_t nc = cap ? cap * 2 : 8192;
-            char *nb = realloc(buf, nc + 1);
-            if (!nb)
+            if (cc_grow(&buf, NULL, nc + 1, 1) != 0)
                 break;
-            buf = nb;
             cap = nc;
         }
         ssize_t r = read(fd, buf + len, cap - len);

@@ -6,6 +6,7 @@
 #include <wchar.h>
 
 #include "win.h"
+#include "grow.h"
 
 #include <psapi.h>
 
@@ -110,10 +111,8 @@ char **cc_pf_loaded_modules(const char *prefix)
     size_t n = 0;
     size_t plen = strlen(prefix);
     for (;;) {
-        HMODULE *nm = realloc(mods, cap);
-        if (!nm)
+        if (cc_grow(&mods, NULL, cap, 1) != 0)
             goto out;
-        mods = nm;
         if (!EnumProcessModules(proc, mods, cap, &need)) {
             cc_w_last_error("EnumProcessModules");
             goto out;

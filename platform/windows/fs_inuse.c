@@ -9,6 +9,7 @@
 #include <wchar.h>
 
 #include "win.h"
+#include "grow.h"
 
 #include <psapi.h>
 
@@ -49,21 +50,6 @@ typedef DWORD(WINAPI *rm_register_fn)(DWORD, UINT, LPCWSTR *, UINT, rm_unique_pr
 typedef DWORD(WINAPI *rm_list_fn)(DWORD, UINT *, UINT *, rm_process_info *, DWORD *);
 typedef DWORD(WINAPI *rm_end_fn)(DWORD);
 
-static int push(char ***v, size_t *n, char *s)
-{
-    if (!s)
-        return -1;
-    char **nv = realloc(*v, (*n + 2) * sizeof(char *));
-    if (!nv) {
-        free(s);
-        return -1;
-    }
-    nv[(*n)++] = s;
-    nv[*n] = NULL;
-    *v = nv;
-    return 0;
-}
-
 static char *who(const wchar_t *name, DWORD pid)
 {
     char *u = cc_w_to_utf8(name);
@@ -99,7 +85,7 @@ static void rm_users(const wchar_t *file, char ***v, size_t *n)
             DWORD r = list(session, &need, &have, info, &reasons);
             for (UINT i = 0; (r == ERROR_SUCCESS || r == ERROR_MORE_DATA) && i < have && i < 16;
                  i++)
-                push(v, n, who(info[i].app_name, info[i].process.pid));
+                cc_strs_push(v, n, who(info[i].app_name, info[i].process.pid));
         }
         end(session);
     }
@@ -146,7 +132,7 @@ static void module_users(const wchar_t *file, char ***v, size_t *n)
                 const wchar_t *s = wcsrchr(exe, L'\\');
                 base = s ? s + 1 : exe;
             }
-            push(v, n, who(base, pids[i]));
+            cc_strs_push(v, n, who(base, pids[i]));
         }
         CloseHandle(h);
     }

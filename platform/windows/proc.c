@@ -7,6 +7,7 @@
 #include <wchar.h>
 
 #include "win.h"
+#include "grow.h"
 
 /* ---- command line quoting (the rules of CommandLineToArgvW and the MS C runtime) ----------------- */
 typedef struct {
@@ -20,16 +21,10 @@ static void wb_put(wbuf *b, const wchar_t *s, size_t n)
     if (b->oom)
         return;
     if (b->len + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap * 2 : 256;
-        while (nc < b->len + n + 1)
-            nc *= 2;
-        wchar_t *np = realloc(b->p, nc * sizeof(wchar_t));
-        if (!np) {
+        if (cc_grow(&b->p, &b->cap, b->len + n + 1, sizeof(wchar_t)) != 0) {
             b->oom = 1;
             return;
         }
-        b->p = np;
-        b->cap = nc;
     }
     memcpy(b->p + b->len, s, n * sizeof(wchar_t));
     b->len += n;
@@ -83,10 +78,8 @@ static unsigned __stdcall reader_main(void *arg)
     for (;;) {
         if (r->len + 4096 > r->cap) {
             size_t nc = r->cap ? r->cap * 2 : 8192;
-            char *nb = realloc(r->buf, nc + 1);
-            if (!nb)
+            if (cc_grow(&r->buf, NULL, nc + 1, 1) != 0)
                 break;
-            r->buf = nb;
             r->cap = nc;
         }
         DWORD got = 0;

@@ -6,6 +6,7 @@
 #include <wchar.h>
 
 #include "win.h"
+#include "grow.h"
 
 /* Split "HKLM\\SOFTWARE\\X" into a root key and a wide subkey path (malloc'd). */
 static wchar_t *split_key(const char *key, HKEY *root)
@@ -215,14 +216,8 @@ char **cc_pf_reg_subkeys(const char *key)
             reg_error(r, key);
             goto fail;
         }
-        if (n + 2 > cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            char **nv = realloc(v, nc * sizeof(char *));
-            if (!nv)
-                goto fail;
-            v = nv;
-            cap = nc;
-        }
+        if (cc_grow(&v, &cap, n + 2, sizeof(char *)) != 0)
+            goto fail;
         v[n] = cc_w_to_utf8(name);
         if (!v[n])
             goto fail;

@@ -135,7 +135,3 @@ unsigned cc_pf_ncpu(void)
     return n > 0 ? (unsigned)n : 1u;
 }
 
-unsigned long cc_pf_pid(void)
-{
-    return (unsigned long)GetCurrentProcessId();
-}

@@ -5,17 +5,6 @@
 
 #include "cli.h"
 
-static void size_text(char *buf, size_t n, double v)
-{
-    const char *u[] = {"B", "KiB", "MiB", "GiB"};
-    int i = 0;
-    while (v >= 1024 && i < 3) {
-        v /= 1024;
-        i++;
-    }
-    snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
-}
-
 static void print_listing(const cudnnctl_cache_listing *l, const char *verb)
 {
     static const char *const hdr[] = {"KIND", "SIZE", "STATE", "PATH"};
@@ -23,7 +12,7 @@ static void print_listing(const cudnnctl_cache_listing *l, const char *verb)
     for (size_t i = 0; i < l->n; i++) {
         const cudnnctl_cache_entry *e = &l->entries[i];
         char sz[32];
-        size_text(sz, sizeof(sz), (double)e->size);
+        cudnnctl_size_text((double)e->size, sz, sizeof(sz));
         const char *state = e->removed               ? "removed"
                             : verb                   ? verb
                             : e->verified == 1 && strcmp(e->kind, "store") == 0 ? "ok (matches its manifest)"
@@ -38,7 +27,7 @@ static void print_listing(const cudnnctl_cache_listing *l, const char *verb)
         cli_table_print(t, stdout);
     cli_table_free(t);
     char total[32];
-    size_text(total, sizeof(total), (double)l->total);
+    cudnnctl_size_text((double)l->total, total, sizeof(total));
     printf("%s%zu entr%s, %s in %s\n", l->n ? "\n" : "", l->n, l->n == 1 ? "y" : "ies", total,
            l->dir);
 }

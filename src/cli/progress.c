@@ -43,21 +43,10 @@ static int g_line_len;           /* its width: a shorter redraw blanks the rest 
                                     escape sequences, so any console shows it right) */
 static uint64_t g_last_draw;
 
-static void human(char *buf, size_t n, double v)
-{
-    const char *u[] = {"B", "KiB", "MiB", "GiB"};
-    int i = 0;
-    while (v >= 1024 && i < 3) {
-        v /= 1024;
-        i++;
-    }
-    snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
-}
-
 static void amount(char *buf, size_t n, const stage *s, uint64_t v)
 {
     if (s->bytes)
-        human(buf, n, (double)v);
+        cudnnctl_size_text((double)v, buf, n);
     else
         snprintf(buf, n, "%llu files", (unsigned long long)v);
 }
@@ -191,7 +180,7 @@ static void segment(part *v, int *n, stage *s, int first)
     char d[32], t[32], r[32] = "";
     amount(d, sizeof(d), s, s->done);
     if (s->rate > 0 && s->bytes)
-        human(r, sizeof(r), s->rate);
+        cudnnctl_size_text(s->rate, r, sizeof(r));
     if (!s->total) {
         add_part(v, n, first ? 100 : 40, "%s%-8s %s", first ? "" : "  |  ", s->label, d);
         if (*r)
@@ -286,7 +275,7 @@ static void finish(stage *s, uint64_t now)
     amount(d, sizeof(d), s, s->done);
     if (s->bytes && secs >= 0.05) {
         char x[32];
-        human(x, sizeof(x), (double)s->done / secs);
+        cudnnctl_size_text((double)s->done / secs, x, sizeof(x));
         snprintf(r, sizeof(r), " (%s/s)", x);
     }
     cli_progress_break();

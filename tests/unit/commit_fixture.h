@@ -39,7 +39,7 @@ static inline char *fx_tmpdir_fast(void)
     if (strcmp(cc_pf_os(), "linux") != 0 || cc_pf_stat("/dev/shm", &st) != 0 || !st.is_dir)
         return fx_tmpdir();
     static unsigned seq;
-    char *d = cc_asprintf("/dev/shm/cudnnctl-ut-%lu-%llu-%u", cc_pf_pid(),
+    char *d = cc_asprintf("/dev/shm/cudnnctl-ut-%ld-%llu-%u", cc_pf_getpid(),
                           (unsigned long long)cc_pf_now_ms(), seq++);
     if (cc_pf_mkdir(d, 0700) == 0)
         return d;

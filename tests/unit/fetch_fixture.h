@@ -172,8 +172,8 @@ static inline long start_server(const char *port_file, const char *extra1, const
         snprintf(script, sizeof(script), "%s/tests/tools/httpd.py", CUDNNCTL_SOURCE_DIR);
         snprintf(cmd, sizeof(cmd),
                  "python3 '%s' --root '%s' --port-file '%s' --log '%s' --max-lifetime 300 "
-                 "--watch %lu %s %s %s %s </dev/null >/dev/null 2>&1 & echo $!",
-                 script, www, port_file, logpath, cc_pf_pid(), extra1 ? extra1 : "",
+                 "--watch %ld %s %s %s %s </dev/null >/dev/null 2>&1 & echo $!",
+                 script, www, port_file, logpath, cc_pf_getpid(), extra1 ? extra1 : "",
                  extra2 ? extra2 : "", extra3 ? extra3 : "", extra4 ? extra4 : "");
         const char *argv[] = {"sh", "-c", cmd, NULL};
         char *out = NULL;

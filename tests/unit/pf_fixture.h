@@ -48,7 +48,7 @@ static inline char *pff_tmpdir(const char *tag)
         t = win ? "." : "/tmp";
     static unsigned seq;
     char name[96];
-    snprintf(name, sizeof(name), "cudnnctl-%s-%lu-%llu-%u", tag, cc_pf_pid(),
+    snprintf(name, sizeof(name), "cudnnctl-%s-%ld-%llu-%u", tag, cc_pf_getpid(),
              (unsigned long long)cc_pf_now_ms(), seq++);
     char *dir = pff_join(t, name);
     assert_int_equal(cc_pf_mkdir(dir, 0700), 0);

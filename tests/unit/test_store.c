@@ -235,8 +235,8 @@ static void an_aborted_fill_or_a_damaged_manifest_is_not_believed(void **state)
 
 int main(void)
 {
-    snprintf(base, sizeof(base), "store-test-%llu-%lu", (unsigned long long)cc_pf_now_ms(),
-             cc_pf_pid());
+    snprintf(base, sizeof(base), "store-test-%llu-%ld", (unsigned long long)cc_pf_now_ms(),
+             (long)cc_pf_getpid());
     if (cc_pf_mkdir(base, 0755) != 0)
         return 1;
     char *abs = cc_pf_realpath(base);

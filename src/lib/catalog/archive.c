@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "catalog_int.h"
+#include "grow.h"
 
 void cc_archive_clear(cudnnctl_archive *a)
 {
@@ -52,14 +53,8 @@ oom:
 
 int cc_archive_vec_push_move(cc_archive_vec *vec, cudnnctl_archive *a)
 {
-    if (vec->n == vec->cap) {
-        size_t cap = vec->cap ? vec->cap * 2 : 64;
-        cudnnctl_archive *v = realloc(vec->v, cap * sizeof(*v));
-        if (!v)
-            return -1;
-        vec->v = v;
-        vec->cap = cap;
-    }
+    if (cc_grow(&vec->v, &vec->cap, vec->n + 1, sizeof(*vec->v)) != 0)
+        return -1;
     vec->v[vec->n++] = *a;
     memset(a, 0, sizeof(*a));
     return 0;

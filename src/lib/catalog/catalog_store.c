@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "catalog_store.h"
+#include "grow.h"
 #include "hash.h"
 #include "json.h"
 
@@ -59,11 +60,9 @@ static char *dup_or_null(const cJSON *o, const char *k)
 
 int cc_store_add(cc_catalog_store *s, const cc_stored_manifest *m)
 {
-    cc_stored_manifest *v = realloc(s->v, (s->n + 1) * sizeof(*v));
-    if (!v)
+    if (cc_grow(&s->v, NULL, s->n + 1, sizeof(*s->v)) != 0)
         return -1;
-    s->v = v;
-    cc_stored_manifest *d = &v[s->n];
+    cc_stored_manifest *d = &s->v[s->n];
     memset(d, 0, sizeof(*d));
     d->name = cc_strdup(m->name);
     d->sha256 = cc_strdup(m->sha256);

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "catalog_int.h"
+#include "grow.h"
 #include "catalog_store.h"
 #include "compat.h"
 #include "embedded.h"
@@ -268,10 +269,8 @@ static cudnnctl_err write_manifests(cudnnctl_ctx *ctx, const char *dir, const cu
             continue;
         }
         char *dst = cc_path_join(dir, name);
-        char **nm = realloc(r->manifests, (r->n_manifests + 1) * sizeof(char *));
-        if (nm)
-            r->manifests = nm;
-        if (!dst || !nm || cc_strv_push(&done, v[i]->manifest) != 0)
+        int grown = cc_grow(&r->manifests, NULL, r->n_manifests + 1, sizeof(char *)) == 0;
+        if (!dst || !grown || cc_strv_push(&done, v[i]->manifest) != 0)
             e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         else if (cc_sys_write_file_atomic(ctx, dst, data, len, 0644) != 0)
             e = CC_ERR_PF(ctx, "cannot write manifest", dst);

@@ -79,6 +79,31 @@ static int same_dir(cudnnctl_ctx *ctx, const char *a, const char *b)
     return same;
 }
 
+/* --for PKG: its CUDA build must be the toolkit's major; with no toolkit it names the CUDA. */
+static cudnnctl_err consumer_cuda(inputs *in)
+{
+    cudnnctl_ctx *ctx = in->ctx;
+    const cudnnctl_selection *sel = in->sel;
+    cudnnctl_err e =
+        cc_compat_consumer(ctx, sel->for_pkg, in->cuda_major, in->cuda_minor, &in->consumer);
+    if (e != CUDNNCTL_E_OK)
+        return e;
+    in->has_consumer = 1;
+    if (in->cuda_major && in->consumer.cuda_major != in->cuda_major)
+        return CC_ERR(ctx, CUDNNCTL_E_NO_MATCH,
+                      "%s is a CUDA %d build and the toolkit is CUDA %d (%s): use a CUDA %d "
+                      "toolkit or another build of %s",
+                      in->consumer.label, in->consumer.cuda_major, in->cuda_major,
+                      in->cuda_from, in->consumer.cuda_major, in->consumer.pkg);
+    if (!in->cuda_major) {
+        in->cuda_major = in->consumer.cuda_major;
+        in->cuda_minor = in->consumer.cuda_minor;
+        in->cuda_from = cc_asprintf("%s is a CUDA %d.%d build", in->consumer.label,
+                                    in->consumer.cuda_major, in->consumer.cuda_minor);
+    }
+    return CUDNNCTL_E_OK;
+}
+
 static cudnnctl_err resolve_cuda(inputs *in)
 {
     cudnnctl_ctx *ctx = in->ctx;
@@ -122,25 +147,9 @@ static cudnnctl_err resolve_cuda(inputs *in)
         in->cuda_from = cc_asprintf("%stoolkit %s is %s", sel->prefix ? "the active " : "",
                                     in->tk->path, in->tk->version ? in->tk->version : "?");
     }
-    if (sel->for_pkg) {
-        cudnnctl_err e =
-            cc_compat_consumer(ctx, sel->for_pkg, in->cuda_major, in->cuda_minor, &in->consumer);
-        if (e != CUDNNCTL_E_OK)
-            return e;
-        in->has_consumer = 1;
-        if (in->cuda_major && in->consumer.cuda_major != in->cuda_major)
-            return CC_ERR(ctx, CUDNNCTL_E_NO_MATCH,
-                          "%s is a CUDA %d build and the toolkit is CUDA %d (%s): use a CUDA %d "
-                          "toolkit or another build of %s",
-                          in->consumer.label, in->consumer.cuda_major, in->cuda_major,
-                          in->cuda_from, in->consumer.cuda_major, in->consumer.pkg);
-        if (!in->cuda_major) {
-            in->cuda_major = in->consumer.cuda_major;
-            in->cuda_minor = in->consumer.cuda_minor;
-            in->cuda_from = cc_asprintf("%s is a CUDA %d.%d build", in->consumer.label,
-                                        in->consumer.cuda_major, in->consumer.cuda_minor);
-        }
-    }
+    cudnnctl_err e = sel->for_pkg ? consumer_cuda(in) : CUDNNCTL_E_OK;
+    if (e != CUDNNCTL_E_OK)
+        return e;
     if (!in->cuda_major) {
         if (sel->cuda_home)
             return CC_ERR(ctx, CUDNNCTL_E_NO_TOOLKIT,
@@ -515,6 +524,29 @@ static cudnnctl_err select_flavor(inputs *in, const cudnnctl_catalog *cat, const
     return e;
 }
 
+/* The platform planned for: --platform, else this machine's (as detect saw it), else the host
+ * profile's OS with this CPU (malloc'd; NULL when out of memory). */
+static char *plan_platform(cudnnctl_ctx *ctx, const cudnnctl_selection *sel,
+                           const cudnnctl_detect_result *det)
+{
+    if (sel->platform && *sel->platform)
+        return cc_strdup(sel->platform);
+    if (det && det->platform)
+        return cc_strdup(det->platform);
+    return cc_asprintf("%s-%s", cc_host_os_name(ctx), cc_pf_machine());
+}
+
+/* A mirror directory that lacks the archive yet: a warning, not a failure (it may be filled
+ * before the install runs). */
+static void warn_not_mirrored(inputs *in, const char *url)
+{
+    char *real = cc_rooted(in->ctx, url);
+    cc_pf_stat_t st;
+    if (real && (cc_pf_stat(real, &st) != 0 || !st.exists))
+        cc_strv_push_own(&in->warnings, cc_asprintf("%s is not in the mirror directory yet", url));
+    free(real);
+}
+
 cudnnctl_err cudnnctl_plan_make(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
                                 const cudnnctl_detect_result *det, const cudnnctl_selection *sel,
                                 cudnnctl_plan **out)
@@ -535,13 +567,7 @@ cudnnctl_err cudnnctl_plan_make(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
         e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;
     }
-    if (in.sel->platform && *in.sel->platform)
-        in.platform = cc_strdup(in.sel->platform);
-    else if (det && det->platform)
-        in.platform = cc_strdup(det->platform);
-    else
-        in.platform = cc_asprintf("%s-%s", cc_host_os_name(ctx), cc_pf_machine());
-    if (!in.platform) {
+    if (!(in.platform = plan_platform(ctx, in.sel, det))) {
         e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;
     }
@@ -570,14 +596,8 @@ cudnnctl_err cudnnctl_plan_make(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
         e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;
     }
-    if (mirror_dir) {
-        char *real = cc_rooted(ctx, p->url);
-        cc_pf_stat_t st;
-        if (real && (cc_pf_stat(real, &st) != 0 || !st.exists))
-            cc_strv_push_own(&in.warnings,
-                             cc_asprintf("%s is not in the mirror directory yet", p->url));
-        free(real);
-    }
+    if (mirror_dir)
+        warn_not_mirrored(&in, p->url);
     if ((e = make_target(&in, p)) != CUDNNCTL_E_OK ||
         (e = cc_refuse_ctl_path(ctx, "the install target", p->target_path)) != CUDNNCTL_E_OK ||
         (e = make_steps(&in, p, mirror_dir)) != 0)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "select.h"
+#include "grow.h"
 
 enum { ST_CUDA, ST_MINOR, ST_CUDNN, ST_CONSUMER, ST_DRIVER, ST_FIT, ST__N };
 
@@ -359,15 +360,9 @@ static int push_rej(cc_select_out *out, size_t *cap, const cudnnctl_archive *a, 
 {
     if (!reason)
         return -1;
-    if (out->n_rejected == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        cc_select_rej *v = realloc(out->rejected, nc * sizeof(*v));
-        if (!v) {
-            free(reason);
-            return -1;
-        }
-        out->rejected = v;
-        *cap = nc;
+    if (cc_grow(&out->rejected, cap, out->n_rejected + 1, sizeof(*out->rejected)) != 0) {
+        free(reason);
+        return -1;
     }
     out->rejected[out->n_rejected++] = (cc_select_rej){a, reason, kind, count};
     return 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "buildmeta.h"
+#include "grow.h"
 #include "libnames.h"
 
 /* One library of the install: target name "cudnn_graph", its files relative to the install. */
@@ -71,10 +72,8 @@ static int add_lib(bm_libs *l, const char *staging, const char *name, int window
     if (windows ? ln.kind != CC_LIB_DLL : ln.kind != CC_LIB_SO_MAJOR)
         return 0;
     const char *target = windows ? ln.stem : ln.stem + 3; /* "libcudnn_ops" -> "cudnn_ops" */
-    bm_lib *nv = realloc(l->v, sizeof(*nv) * (l->n + 1));
-    if (!nv)
+    if (cc_grow(&l->v, NULL, l->n + 1, sizeof(*l->v)) != 0)
         return -1;
-    l->v = nv;
     bm_lib *b = &l->v[l->n];
     memset(b, 0, sizeof(*b));
     size_t tn = strlen(target) < sizeof(b->name) - 1 ? strlen(target) : sizeof(b->name) - 1;

@@ -16,14 +16,6 @@
 #include "store.h"
 #include "winenv.h"
 
-static int ends_zip(const char *name)
-{
-    size_t n = strlen(name);
-    /* NVIDIA's Windows archives and its wheels (a zip too) */
-    return n > 4 && (strcmp(name + n - 4, ".zip") == 0 || strcmp(name + n - 4, ".ZIP") == 0 ||
-                     strcmp(name + n - 4, ".whl") == 0);
-}
-
 /* Tests: the archive is held open (and a zip verified); it is unpacked next. The path: where
  * its bytes are now (a verified download: the cache blob), else the file being read. */
 static void archive_held(cudnnctl_ctx *ctx, const cc_source *src)
@@ -188,7 +180,8 @@ static cudnnctl_err decode(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
     so.connections = o->connections;
     so.via_mirror = c->via_mirror;
     so.sha256_from_user = o->sha256 != NULL;
-    so.keep_file = ends_zip(c->file_name);
+    /* NVIDIA's Windows archives and its wheels (a zip too) */
+    so.keep_file = cc_str_iends(c->file_name, ".zip") || cc_str_iends(c->file_name, ".whl");
     /* into a CUDA tree only cuDNN's own files; bombs refused on their headers (extract.h) */
     cc_extract_opts xo = {.name_hint = c->file_name, .archive_size = c->size,
                           .max_unpacked = o->max_unpacked, .components = c->components,

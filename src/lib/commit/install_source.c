@@ -152,22 +152,6 @@ static char *synthetic_manifest(const char *version, const char *platform, const
     return m;
 }
 
-static char *lower_hex(const char *s)
-{
-    char *r = cc_strdup(s);
-    for (char *p = r; p && *p; p++)
-        *p = (char)tolower((unsigned char)*p);
-    return r;
-}
-
-static int hex_eq(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return 0;
-    return *a == *b;
-}
-
 static void warn(cudnnctl_ctx *ctx, cc_strv *warnings, char *msg)
 {
     if (!msg)
@@ -406,24 +390,24 @@ static void choose_url(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o, const 
 static void choose_hash(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o, const cudnnctl_plan *p,
                         cc_source_choice *c, cc_strv *warnings)
 {
-    if (o->sha256 && c->wheel && !hex_eq(c->wheel->pub.sha256, o->sha256)) {
-        c->sha256 = lower_hex(o->sha256);
+    if (o->sha256 && c->wheel && !cc_str_ieq(c->wheel->pub.sha256, o->sha256)) {
+        c->sha256 = cc_str_lower(o->sha256);
         warn(ctx, warnings,
              cc_asprintf("--sha256 %s overrides the wheel catalog's %s for %s", c->sha256,
                          c->wheel->pub.sha256, c->file_name));
         c->size = 0;
     } else if (o->sha256) {
-        c->sha256 = lower_hex(o->sha256);
-        if (c->in_catalog && p->archive.sha256 && !hex_eq(p->archive.sha256, o->sha256)) {
+        c->sha256 = cc_str_lower(o->sha256);
+        if (c->in_catalog && p->archive.sha256 && !cc_str_ieq(p->archive.sha256, o->sha256)) {
             warn(ctx, warnings,
                  cc_asprintf("--sha256 %s overrides the catalog's %s for %s", c->sha256,
                              p->archive.sha256, c->file_name));
             c->size = 0; /* another file than the catalog's: its size says nothing either */
         }
     } else if (c->wheel) {
-        c->sha256 = lower_hex(c->wheel->pub.sha256);
+        c->sha256 = cc_str_lower(c->wheel->pub.sha256);
     } else if (c->in_catalog && p->archive.sha256) {
-        c->sha256 = lower_hex(p->archive.sha256);
+        c->sha256 = cc_str_lower(p->archive.sha256);
     }
     if (!c->sha256)
         warn(ctx, warnings,

@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "confine.h"
+#include "grow.h"
 #include "inuse.h"
 #include "journal.h"
 #include "owners.h"
@@ -92,14 +93,8 @@ void cc_txn_free(cc_txn *t)
 
 cudnnctl_err cc_txn_add(cudnnctl_ctx *ctx, cc_txn *t, const cc_op *op)
 {
-    if (t->n_ops == t->cap_ops) {
-        size_t cap = t->cap_ops ? t->cap_ops * 2 : 32;
-        cc_op *v = realloc(t->ops, cap * sizeof(*v));
-        if (!v)
-            CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-        t->ops = v;
-        t->cap_ops = cap;
-    }
+    if (cc_grow(&t->ops, &t->cap_ops, t->n_ops + 1, sizeof(*t->ops)) != 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     cc_op c = *op;
     c.dst = c.tmp = c.src = c.link_target = c.bak = c.keep = NULL;
     DUP_OR_FAIL(c.dst, op->dst);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "elf_info.h"
+#include "grow.h"
 #include "links.h"
 #include "txfs.h"
 
@@ -103,13 +104,8 @@ static cudnnctl_err group_sublibs(cudnnctl_ctx *ctx, const char *dir, const cc_s
             continue; /* links are (re)made below from the real files */
         sublib *s = find_sub(*subs, *n, ln.stem);
         if (!s) {
-            if (*n == cap) {
-                cap = cap ? cap * 2 : 16;
-                sublib *nv = realloc(*subs, cap * sizeof(*nv));
-                if (!nv)
-                    CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-                *subs = nv;
-            }
+            if (cc_grow(subs, &cap, *n + 1, sizeof(**subs)) != 0)
+                CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
             s = &(*subs)[(*n)++];
             memset(s, 0, sizeof(*s));
             memcpy(s->stem, ln.stem, sizeof(s->stem));

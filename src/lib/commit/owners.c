@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "owners.h"
+#include "grow.h"
 
 static char *ledger_path(const char *target_real)
 {
@@ -220,12 +221,10 @@ cudnnctl_err cc_owners_receipts(cudnnctl_ctx *ctx, const char *target_real, cc_r
         if (load_line(ctx, lines.v[i], &r, &lstate) != 0) {
             cc_receipt_free(&r); /* whatever a partial parse left */
         } else {
-            cc_receipt *nv = realloc(out->v, (out->n + 1) * sizeof(*nv));
-            if (!nv) {
+            if (cc_grow(&out->v, NULL, out->n + 1, sizeof(*out->v)) != 0) {
                 cc_receipt_free(&r);
                 rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
             } else {
-                out->v = nv;
                 out->v[out->n++] = r;
             }
         }

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "receipt.h"
+#include "grow.h"
 #include "confine.h"
 #include "json.h"
 
@@ -57,22 +58,9 @@ void cc_receipt_free(cc_receipt *r)
     memset(r, 0, sizeof(*r));
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 32;
-    void *p = realloc(*v, nc * size);
-    if (!p)
-        return -1;
-    *v = p;
-    *cap = nc;
-    return 0;
-}
-
 cudnnctl_err cc_receipt_add_entry(cudnnctl_ctx *ctx, cc_receipt *r, const cc_rentry *e)
 {
-    if (grow((void **)&r->entries, &r->cap_entries, r->n_entries, sizeof(*e)) != 0)
+    if (cc_grow(&r->entries, &r->cap_entries, r->n_entries + 1, sizeof(*e)) != 0)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     cc_rentry c = *e;
     c.path = cc_strdup(e->path);
@@ -88,7 +76,7 @@ cudnnctl_err cc_receipt_add_entry(cudnnctl_ctx *ctx, cc_receipt *r, const cc_ren
 
 cudnnctl_err cc_receipt_add_replaced(cudnnctl_ctx *ctx, cc_receipt *r, const cc_rrepl *e)
 {
-    if (grow((void **)&r->replaced, &r->cap_replaced, r->n_replaced, sizeof(*e)) != 0)
+    if (cc_grow(&r->replaced, &r->cap_replaced, r->n_replaced + 1, sizeof(*e)) != 0)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     cc_rrepl c = *e;
     c.path = cc_strdup(e->path);
@@ -126,6 +114,42 @@ static int put_mode(cJSON *o, uint32_t mode)
     return rc;
 }
 
+/* The receipt's files and links (each with what proves it) and what the install replaced. */
+static int put_entries(cJSON *o, const cc_receipt *r)
+{
+    cJSON *files = cJSON_AddArrayToObject(o, "files");
+    cJSON *links = cJSON_AddArrayToObject(o, "links");
+    if (!files || !links)
+        return -1;
+    for (size_t i = 0; i < r->n_entries; i++) {
+        const cc_rentry *e = &r->entries[i];
+        cJSON *j = cJSON_CreateObject();
+        if (!j || !cJSON_AddItemToArray(e->type == CC_OBJ_LINK ? links : files, j) ||
+            cc_json_str(j, "path", e->path))
+            return -1;
+        if (e->type == CC_OBJ_LINK) {
+            if (cc_json_str(j, "target", e->link_target))
+                return -1;
+        } else if (cc_json_str(j, "sha256", e->sha256) ||
+                   !cJSON_AddNumberToObject(j, "size", (double)e->size) || put_mode(j, e->mode)) {
+            return -1;
+        }
+    }
+    cJSON *rep = cJSON_AddArrayToObject(o, "replaced");
+    if (!rep)
+        return -1;
+    for (size_t i = 0; i < r->n_replaced; i++) {
+        const cc_rrepl *e = &r->replaced[i];
+        cJSON *j = cJSON_CreateObject();
+        if (!j || !cJSON_AddItemToArray(rep, j) || cc_json_str(j, "path", e->path) ||
+            cc_json_str(j, "type", cc_tx_kind_name(e->type)) || cc_json_str(j, "reason", e->reason) ||
+            cc_json_str(j, "backup", e->backup) || cc_json_str(j, "target", e->link_target) ||
+            !cJSON_AddNumberToObject(j, "size", (double)e->size) || put_mode(j, e->mode))
+            return -1;
+    }
+    return 0;
+}
+
 cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **json)
 {
     *json = NULL;
@@ -159,36 +183,8 @@ cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **j
         cc_json_str(t, "current_link", r->current_link) || cc_json_str(t, "id", r->target_id) ||
         (r->direct && !cJSON_AddTrueToObject(t, "direct")))
         goto oom;
-    cJSON *files = cJSON_AddArrayToObject(o, "files");
-    cJSON *links = cJSON_AddArrayToObject(o, "links");
-    if (!files || !links)
+    if (put_entries(o, r) != 0)
         goto oom;
-    for (size_t i = 0; i < r->n_entries; i++) {
-        const cc_rentry *e = &r->entries[i];
-        cJSON *j = cJSON_CreateObject();
-        if (!j || !cJSON_AddItemToArray(e->type == CC_OBJ_LINK ? links : files, j) ||
-            cc_json_str(j, "path", e->path))
-            goto oom;
-        if (e->type == CC_OBJ_LINK) {
-            if (cc_json_str(j, "target", e->link_target))
-                goto oom;
-        } else if (cc_json_str(j, "sha256", e->sha256) ||
-                   !cJSON_AddNumberToObject(j, "size", (double)e->size) || put_mode(j, e->mode)) {
-            goto oom;
-        }
-    }
-    cJSON *rep = cJSON_AddArrayToObject(o, "replaced");
-    if (!rep)
-        goto oom;
-    for (size_t i = 0; i < r->n_replaced; i++) {
-        const cc_rrepl *e = &r->replaced[i];
-        cJSON *j = cJSON_CreateObject();
-        if (!j || !cJSON_AddItemToArray(rep, j) || cc_json_str(j, "path", e->path) ||
-            cc_json_str(j, "type", cc_tx_kind_name(e->type)) || cc_json_str(j, "reason", e->reason) ||
-            cc_json_str(j, "backup", e->backup) || cc_json_str(j, "target", e->link_target) ||
-            !cJSON_AddNumberToObject(j, "size", (double)e->size) || put_mode(j, e->mode))
-            goto oom;
-    }
     cJSON *dirs = cJSON_AddArrayToObject(o, "dirs_created");
     if (!dirs)
         goto oom;
@@ -418,16 +414,11 @@ cudnnctl_err cc_receipts_load(cudnnctl_ctx *ctx, const char *state_dir, cc_recei
             free(path);
             break;
         }
-        if (out->n == cap) {
-            cap = cap ? cap * 2 : 16;
-            cc_receipt *v = realloc(out->v, cap * sizeof(*v));
-            if (!v) {
-                free(path);
-                free(text);
-                rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-                break;
-            }
-            out->v = v;
+        if (cc_grow(&out->v, &cap, out->n + 1, sizeof(*out->v)) != 0) {
+            free(path);
+            free(text);
+            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            break;
         }
         cc_receipt *r = &out->v[out->n];
         if (cc_receipt_parse(ctx, text, path, r) != CUDNNCTL_E_OK) {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commit.h"
+#include "grow.h"
 #include "hash.h"
 
 void cc_tree_free(cc_tree *t)
@@ -27,14 +28,8 @@ static const cc_staged_file *known_file(const cc_staging *known, const char *rel
 
 static cudnnctl_err push(cudnnctl_ctx *ctx, cc_tree *t, cc_item *it)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        cc_item *v = realloc(t->v, cap * sizeof(*v));
-        if (!v)
-            CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-        t->v = v;
-        t->cap = cap;
-    }
+    if (cc_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v)) != 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     t->v[t->n++] = *it;
     return CUDNNCTL_E_OK;
 }

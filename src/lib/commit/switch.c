@@ -153,6 +153,35 @@ static cudnnctl_switch_result *new_result(const cc_receipt *r, const char *previ
     return res;
 }
 
+/* Make r the current version: the prefix's current link, or for a direct install (no
+ * PREFIX/current, direct.h) the Path and the state's record; res->result says whether it moved. */
+static cudnnctl_err flip(cudnnctl_ctx *ctx, const char *state, cc_receipts *rs, const cc_receipt *r,
+                         const char *current, const char *current_real,
+                         cudnnctl_switch_result *res, cc_strv *steps)
+{
+    int flipped = 0;
+    if (r->direct) {
+        const cc_receipt *was = cc_direct_current(ctx, state, rs, r->target_path);
+        free(res->previous);
+        res->previous = was ? cc_strdup(cc_path_base(was->install_dir)) : NULL;
+        cudnnctl_err rc = cc_direct_switch(ctx, state, rs, r, &flipped, steps);
+        if (rc == CUDNNCTL_E_OK && flipped)
+            res->result = CUDNNCTL_SWITCH_SWITCHED;
+        return rc;
+    }
+    cudnnctl_err rc = cc_switch_current(ctx, state, current_real, cc_path_base(r->install_dir),
+                                        &flipped, steps);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    if (flipped)
+        res->result = CUDNNCTL_SWITCH_SWITCHED;
+    else if (cc_tx_kind(current_real) != CC_OBJ_LINK)
+        rc = CC_ERR(ctx, CUDNNCTL_E_CONFLICT,
+                    "%s is not a link made by cudnnctl: move it away, then switch again",
+                    current);
+    return rc;
+}
+
 cudnnctl_err cudnnctl_switch(cudnnctl_ctx *ctx, const cudnnctl_switch_opts *o,
                              cudnnctl_switch_result **out)
 {
@@ -203,25 +232,7 @@ cudnnctl_err cudnnctl_switch(cudnnctl_ctx *ctx, const cudnnctl_switch_opts *o,
                                res->n_checked, r->cudnn_version, r->id)
                  : cc_asprintf("verified at install %s (receipt %s); %zu files present",
                                r->installed_at ? r->installed_at : "?", r->id, res->n_checked));
-    int flipped = 0;
-    if (r->direct) { /* no PREFIX/current (direct.h): the Path and the state's record */
-        const cc_receipt *was = cc_direct_current(ctx, state, &rs, r->target_path);
-        free(res->previous);
-        res->previous = was ? cc_strdup(cc_path_base(was->install_dir)) : NULL;
-        if ((rc = cc_direct_switch(ctx, state, &rs, r, &flipped, &steps)) == CUDNNCTL_E_OK &&
-            flipped)
-            res->result = CUDNNCTL_SWITCH_SWITCHED;
-        goto out;
-    }
-    if ((rc = cc_switch_current(ctx, state, current_real, cc_path_base(r->install_dir), &flipped,
-                                &steps)) != CUDNNCTL_E_OK)
-        goto out;
-    if (flipped)
-        res->result = CUDNNCTL_SWITCH_SWITCHED;
-    else if (cc_tx_kind(current_real) != CC_OBJ_LINK)
-        rc = CC_ERR(ctx, CUDNNCTL_E_CONFLICT,
-                    "%s is not a link made by cudnnctl: move it away, then switch again",
-                    current);
+    rc = flip(ctx, state, &rs, r, current, current_real, res, &steps);
 out:
     if (res) {
         res->seconds = (double)(cc_pf_now_ms() - t0) / 1000.0;

@@ -250,6 +250,31 @@ static char *root_of(const char *path)
     return r;
 }
 
+/* A link met on the walk (real: where it is on the host): what is left to walk becomes its target
+ * + *todo; an absolute target restarts from its root, a relative one from the link's dir. 0, or
+ * -1 (unreadable, more than 40 links). */
+static int follow_link(const char *real, char **todo, char **root, char **done, int *hops)
+{
+    char *target = cc_pf_readlink(real);
+    if (!target || ++*hops > 40) {
+        free(target);
+        return -1;
+    }
+    cc_path_slashes(target);
+    size_t tr = cc_pf_path_root_len(target);
+    char *nt = cc_asprintf("%s%s", target + tr, *todo); /* *todo is "" or "/rest" */
+    free(*todo);
+    *todo = nt;
+    if (tr) {
+        free(*root);
+        *root = root_of(target);
+        free(*done);
+        *done = *root ? cc_strdup(*root) : NULL;
+    }
+    free(target);
+    return 0;
+}
+
 /* Split "/a/b/c" (or "C:/a/b/c" on Windows: '\' separators become '/') into components,
  * resolving ".", ".." and links as seen under the root. */
 char *cc_tx_canonical(const cudnnctl_ctx *ctx, const char *user_path)
@@ -303,26 +328,11 @@ char *cc_tx_canonical(const cudnnctl_ctx *ctx, const char *user_path)
         char *real = next ? cc_rooted(ctx, next) : NULL;
         cc_pf_stat_t st;
         if (real && cc_pf_lstat(real, &st) == 0 && st.exists && st.is_link) {
-            char *target = cc_pf_readlink(real);
+            int rc = follow_link(real, &todo, &root, &done, &hops);
             free(real);
             free(next);
-            if (!target || ++hops > 40) {
-                free(target);
+            if (rc != 0)
                 break;
-            }
-            cc_path_slashes(target);
-            /* absolute target: restart from its root; relative: from the link's dir */
-            size_t tr = cc_pf_path_root_len(target);
-            char *nt = cc_asprintf("%s%s", target + tr, todo); /* todo is "" or "/rest" */
-            free(todo);
-            todo = nt;
-            if (tr) {
-                free(root);
-                root = root_of(target);
-                free(done);
-                done = root ? cc_strdup(root) : NULL;
-            }
-            free(target);
             continue;
         }
         free(real);

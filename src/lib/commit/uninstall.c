@@ -304,6 +304,39 @@ static cudnnctl_err plan_entries(undo_plan *u, const cc_receipt *r)
     return rc;
 }
 
+/* A prefix install: its whole version dir in one rename out (and what it replaced back in) when
+ * it is as installed, else entry by entry; then its current link. */
+static cudnnctl_err plan_prefix(undo_plan *u, const cc_receipts *rs, const cc_receipt *r)
+{
+    cudnnctl_ctx *ctx = u->ctx;
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    char *v = cc_rooted(ctx, r->install_dir);
+    size_t found = 0, want = 0;
+    for (size_t i = 0; i < r->n_entries; i++)
+        want += !r->current_link || strcmp(r->entries[i].path, r->current_link) != 0;
+    const cc_rrepl *rep = replaced_at(r, r->install_dir);
+    if (!v) {
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    } else if (cc_tx_kind(v) == CC_OBJ_DIR && pristine_dir(ctx, r, v, &found) &&
+               found == want) {
+        /* the whole version dir, as installed: one rename out (and the old one back in) */
+        if (rep)
+            rc = restore(u, rep, v);
+        else if ((rc = add_op(u, CC_OP_REMOVE, CC_OBJ_DIR, v, NULL, 0, NULL)) == CUDNNCTL_E_OK)
+            for (size_t i = 0; i < r->n_entries; i++)
+                if (!r->current_link || strcmp(r->entries[i].path, r->current_link) != 0)
+                    cc_strv_push(&u->acc->removed, r->entries[i].path);
+    } else {
+        rc = plan_entries(u, r);
+        if (rc == CUDNNCTL_E_OK && rep)
+            keep_backup(u, rep, "holds files cudnnctl did not install");
+    }
+    free(v);
+    if (rc == CUDNNCTL_E_OK && r->current_link) /* none when direct (direct.h) */
+        rc = plan_current(u, rs, r);
+    return rc;
+}
+
 /* Undo receipt r: one transaction. */
 static cudnnctl_err undo(cudnnctl_ctx *ctx, const char *state, const cc_receipts *rs,
                          const cc_receipt *r, undo_acc *acc)
@@ -317,34 +350,10 @@ static cudnnctl_err undo(cudnnctl_ctx *ctx, const char *state, const cc_receipts
     if (rc != CUDNNCTL_E_OK)
         return rc;
     acc->tree_undone |= r->mode == CUDNNCTL_TARGET_CUDA_TREE;
-    if (r->mode == CUDNNCTL_TARGET_PREFIX && r->install_dir) {
-        char *v = cc_rooted(ctx, r->install_dir);
-        size_t found = 0, want = 0;
-        for (size_t i = 0; i < r->n_entries; i++)
-            want += !r->current_link || strcmp(r->entries[i].path, r->current_link) != 0;
-        const cc_rrepl *rep = replaced_at(r, r->install_dir);
-        if (!v) {
-            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-        } else if (cc_tx_kind(v) == CC_OBJ_DIR && pristine_dir(ctx, r, v, &found) &&
-                   found == want) {
-            /* the whole version dir, as installed: one rename out (and the old one back in) */
-            if (rep)
-                rc = restore(&u, rep, v);
-            else if ((rc = add_op(&u, CC_OP_REMOVE, CC_OBJ_DIR, v, NULL, 0, NULL)) == CUDNNCTL_E_OK)
-                for (size_t i = 0; i < r->n_entries; i++)
-                    if (!r->current_link || strcmp(r->entries[i].path, r->current_link) != 0)
-                        cc_strv_push(&acc->removed, r->entries[i].path);
-        } else {
-            rc = plan_entries(&u, r);
-            if (rc == CUDNNCTL_E_OK && rep)
-                keep_backup(&u, rep, "holds files cudnnctl did not install");
-        }
-        free(v);
-        if (rc == CUDNNCTL_E_OK && r->current_link) /* none when direct (direct.h) */
-            rc = plan_current(&u, rs, r);
-    } else {
+    if (r->mode == CUDNNCTL_TARGET_PREFIX && r->install_dir)
+        rc = plan_prefix(&u, rs, r);
+    else
         rc = plan_entries(&u, r);
-    }
     /* dirs we created: deepest first, only when empty */
     acc->target_dir_made |= cc_strv_contains(&r->dirs_created, r->target_path);
     for (size_t i = r->dirs_created.n; rc == CUDNNCTL_E_OK && i-- > 0;) {

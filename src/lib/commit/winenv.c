@@ -38,15 +38,6 @@ static int type_of(const char *s)
     return CC_PF_REG_OTHER;
 }
 
-/* Case-insensitive ASCII compare (Windows paths and variable names). */
-static int ieq(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return 0;
-    return *a == *b;
-}
-
 /* A PATH entry in a comparable form: %CUDA_PATH% replaced by @p cuda_path (when given), other
  * %VAR% expanded, '/' -> '\', no trailing '\' (except "C:\"), lower case. */
 static char *norm_entry(cudnnctl_ctx *ctx, const char *e, const char *cuda_path)
@@ -58,7 +49,7 @@ static char *norm_entry(cudnnctl_ctx *ctx, const char *e, const char *cuda_path)
         char head[16];
         memcpy(head, e, tl);
         head[tl] = '\0';
-        if (ieq(head, tag))
+        if (cc_str_ieq(head, tag))
             s = cc_asprintf("%s%s", cuda_path, e + tl);
     }
     if (!s)
@@ -214,6 +205,52 @@ cudnnctl_err cc_winenv_install_bins(cudnnctl_ctx *ctx, int tree, const char *tar
     return CUDNNCTL_E_OK;
 }
 
+/* CUDA_PATH, and CUDA_PATH_V<major>_<minor> when the version is known, set to the toolkit tk. */
+static cudnnctl_err set_cuda_path(cudnnctl_ctx *ctx, const cc_winenv_want *w, const char *key,
+                                  const char *tk, cJSON *changes, int *n)
+{
+    cudnnctl_err rc = set_value(ctx, w, key, "CUDA_PATH", tk, 0, changes, n);
+    int maj = -1, min = -1;
+    if (rc == CUDNNCTL_E_OK && w->version && sscanf(w->version, "%d.%d", &maj, &min) == 2 &&
+        maj >= 0 && min >= 0) {
+        char name[40];
+        snprintf(name, sizeof(name), "CUDA_PATH_V%d_%d", maj, min);
+        rc = set_value(ctx, w, key, name, tk, 0, changes, n);
+    }
+    return rc;
+}
+
+/* The PATH entries to put first (want, once each; want_norm their comparable forms) and the
+ * comparable forms of the entries cudnnctl manages (drop). 0, or -1 when out of memory. */
+static int wanted_entries(cudnnctl_ctx *ctx, const cc_winenv_want *w, const char *tk, cc_strv *want,
+                          cc_strv *want_norm, cc_strv *drop)
+{
+    for (size_t i = 0; i < w->n_bins; i++) {
+        char *nat = cc_host_native_path(ctx, w->bins[i]);
+        char *nm = nat ? norm_entry(ctx, nat, tk) : NULL;
+        if (!nat || !nm) {
+            free(nat);
+            free(nm);
+            return -1;
+        }
+        if (in_list(nm, want_norm)) {
+            free(nat);
+            free(nm);
+            continue;
+        }
+        cc_strv_push_own(want, nat);
+        cc_strv_push_own(want_norm, nm);
+    }
+    for (size_t i = 0; i < w->n_managed; i++) {
+        char *nat = cc_host_native_path(ctx, w->managed[i]);
+        char *nm = nat ? norm_entry(ctx, nat, tk) : NULL;
+        free(nat);
+        if (!nm || cc_strv_push_own(drop, nm) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 cudnnctl_err cc_winenv_apply(cudnnctl_ctx *ctx, const cc_winenv_want *w, cJSON *changes,
                              int *n_changed)
 {
@@ -224,41 +261,11 @@ cudnnctl_err cc_winenv_apply(cudnnctl_ctx *ctx, const cc_winenv_want *w, cJSON *
     int n = 0, old_type = CC_PF_REG_NONE;
     if (w->toolkit && !tk)
         goto oom;
-    if (tk) {
-        if ((rc = set_value(ctx, w, key, "CUDA_PATH", tk, 0, changes, &n)) != CUDNNCTL_E_OK)
-            goto out;
-        int maj = -1, min = -1;
-        if (w->version && sscanf(w->version, "%d.%d", &maj, &min) == 2 && maj >= 0 && min >= 0) {
-            char name[40];
-            snprintf(name, sizeof(name), "CUDA_PATH_V%d_%d", maj, min);
-            if ((rc = set_value(ctx, w, key, name, tk, 0, changes, &n)) != CUDNNCTL_E_OK)
-                goto out;
-        }
-    }
+    if (tk && (rc = set_cuda_path(ctx, w, key, tk, changes, &n)) != CUDNNCTL_E_OK)
+        goto out;
     /* PATH: our dirs first, once; the user's entries after them in their order */
-    for (size_t i = 0; i < w->n_bins; i++) {
-        char *nat = cc_host_native_path(ctx, w->bins[i]);
-        char *nm = nat ? norm_entry(ctx, nat, tk) : NULL;
-        if (!nat || !nm) {
-            free(nat);
-            free(nm);
-            goto oom;
-        }
-        if (in_list(nm, &want_norm)) {
-            free(nat);
-            free(nm);
-            continue;
-        }
-        cc_strv_push_own(&want, nat);
-        cc_strv_push_own(&want_norm, nm);
-    }
-    for (size_t i = 0; i < w->n_managed; i++) {
-        char *nat = cc_host_native_path(ctx, w->managed[i]);
-        char *nm = nat ? norm_entry(ctx, nat, tk) : NULL;
-        free(nat);
-        if (!nm || cc_strv_push_own(&drop, nm) != 0)
-            goto oom;
-    }
+    if (wanted_entries(ctx, w, tk, &want, &want_norm, &drop) != 0)
+        goto oom;
     if (cc_host_reg_get(ctx, key, "Path", &old, &old_type) != 0) {
         rc = reg_fail(ctx, "read", key, "Path", w->system);
         goto out;
@@ -309,9 +316,9 @@ static char *path_without_added(const char *now, const char *old, const char *nw
     for (size_t i = 0; i < now_v.n; i++) {
         int added = 0;
         for (size_t j = 0; j < new_v.n && !added; j++)
-            added = ieq(now_v.v[i], new_v.v[j]);
+            added = cc_str_ieq(now_v.v[i], new_v.v[j]);
         for (size_t j = 0; j < old_v.n && added; j++)
-            if (ieq(now_v.v[i], old_v.v[j]))
+            if (cc_str_ieq(now_v.v[i], old_v.v[j]))
                 added = 0;
         if (!added)
             cc_strv_push(&out_v, now_v.v[i]);
@@ -351,7 +358,7 @@ cudnnctl_err cc_winenv_restore(cudnnctl_ctx *ctx, const cJSON *changes, cc_strv 
             break;
         }
         int as_written = now && strcmp(now, nw) == 0;
-        int is_path = ieq(name, "Path");
+        int is_path = cc_str_ieq(name, "Path");
         char *put = NULL;
         int put_type = old_type;
         if (as_written) {

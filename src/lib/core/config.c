@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "grow.h"
 #include "json.h"
 #include "str.h"
 
@@ -60,14 +61,7 @@ static int problem(cudnnctl_config *c, char *text)
 {
     if (!text)
         return -1;
-    char **n = realloc(c->problems, (c->n_problems + 1) * sizeof(*n));
-    if (!n) {
-        free(text);
-        return -1;
-    }
-    c->problems = n;
-    c->problems[c->n_problems++] = text;
-    return 0;
+    return cc_strs_push(&c->problems, &c->n_problems, text);
 }
 
 typedef struct {
@@ -223,15 +217,11 @@ static int add_file(cudnnctl_ctx *ctx, cudnnctl_config *c, char *path, cudnnctl_
 {
     if (!path)
         return -1;
-    char **nf = realloc(c->files, (c->n_files + 1) * sizeof(*nf));
-    int *nr = nf ? realloc(c->file_read, (c->n_files + 1) * sizeof(*nr)) : NULL;
-    if (nf)
-        c->files = nf;
-    if (!nr) {
+    if (cc_grow(&c->files, NULL, c->n_files + 1, sizeof(*c->files)) != 0 ||
+        cc_grow(&c->file_read, NULL, c->n_files + 1, sizeof(*c->file_read)) != 0) {
         free(path);
         return -1;
     }
-    c->file_read = nr;
     c->files[c->n_files] = path;
     int r = read_file(ctx, c, path, o);
     c->file_read[c->n_files++] = r > 0;

@@ -16,20 +16,6 @@
 #define MAX_SECTION (64u << 20)
 #define TAG "cudnn_version_"
 
-static int read_at(cc_pf_fd fd, uint64_t off, void *buf, size_t len)
-{
-    if (cc_pf_seek(fd, off) != 0)
-        return -1;
-    size_t got = 0;
-    while (got < len) {
-        long long n = cc_pf_read(fd, (char *)buf + got, len - got);
-        if (n <= 0)
-            return -1;
-        got += (size_t)n;
-    }
-    return 0;
-}
-
 #define get cc_elf_get
 
 /* "9_19_0_56_" after the tag -> "9.19.0.56" (2 to 4 numbers). */
@@ -74,8 +60,9 @@ static int section_tag(cc_pf_fd fd, uint64_t off, uint64_t size, char *out, size
     if (size == 0 || size > MAX_SECTION)
         return -1;
     char *data = malloc((size_t)size);
-    int rc = data && read_at(fd, off, data, (size_t)size) == 0 ? find_tag(data, (size_t)size, out, n)
-                                                               : -1;
+    int rc = data && cc_elf_read_at(fd, off, data, (size_t)size) == 0
+                 ? find_tag(data, (size_t)size, out, n)
+                 : -1;
     free(data);
     return rc;
 }
@@ -101,7 +88,7 @@ static int pe_tag(cc_pf_fd fd, const unsigned char *dos, char *out, size_t n)
 {
     uint32_t pe = (uint32_t)get(dos + 0x3c, 4, 1);
     unsigned char coff[24];
-    if (read_at(fd, pe, coff, sizeof(coff)) != 0 || memcmp(coff, "PE\0\0", 4) != 0)
+    if (cc_elf_read_at(fd, pe, coff, sizeof(coff)) != 0 || memcmp(coff, "PE\0\0", 4) != 0)
         return -1;
     unsigned nsec = (unsigned)get(coff + 6, 2, 1);
     unsigned optsize = (unsigned)get(coff + 20, 2, 1);
@@ -109,7 +96,7 @@ static int pe_tag(cc_pf_fd fd, const unsigned char *dos, char *out, size_t n)
         return -1;
     unsigned char *tab = malloc((size_t)nsec * 40);
     int rc = -1;
-    if (tab && read_at(fd, (uint64_t)pe + 24 + optsize, tab, (size_t)nsec * 40) == 0)
+    if (tab && cc_elf_read_at(fd, (uint64_t)pe + 24 + optsize, tab, (size_t)nsec * 40) == 0)
         for (unsigned i = 0; i < nsec && rc != 0; i++) {
             const unsigned char *s = tab + (size_t)i * 40;
             if (memcmp(s, ".rdata\0", 7) == 0)
@@ -126,7 +113,7 @@ int cc_cudnn_tag_version(const char *path, char *out, size_t n)
         return -1;
     unsigned char h[64];
     int rc = -1, elf = 0;
-    if (read_at(fd, 0, h, sizeof(h)) == 0) {
+    if (cc_elf_read_at(fd, 0, h, sizeof(h)) == 0) {
         elf = memcmp(h, "\177ELF", 4) == 0;
         if (!elf && h[0] == 'M' && h[1] == 'Z')
             rc = pe_tag(fd, h, out, n);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "elf_info.h"
+#include "elf_sections.h"
 #include "platform.h"
 #include "str.h"
 
@@ -32,16 +33,7 @@ typedef struct {
 
 static int read_at(const elf_file *f, uint64_t off, void *buf, size_t len)
 {
-    if (cc_pf_seek(f->fd, off) != 0)
-        return -1;
-    size_t got = 0;
-    while (got < len) {
-        long long n = cc_pf_read(f->fd, (char *)buf + got, len - got);
-        if (n <= 0)
-            return -1;
-        got += (size_t)n;
-    }
-    return 0;
+    return cc_elf_read_at(f->fd, off, buf, len);
 }
 
 /* Read as much as there is (up to len) — for the SONAME string near the end of a file. */

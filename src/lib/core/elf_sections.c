@@ -14,7 +14,7 @@
 #define SHT_GNU_VERNEED 0x6ffffffeu
 #define SHT_GNU_VERSYM 0x6fffffffu
 
-static int read_at(cc_pf_fd fd, uint64_t off, void *buf, size_t len)
+int cc_elf_read_at(cc_pf_fd fd, uint64_t off, void *buf, size_t len)
 {
     if (cc_pf_seek(fd, off) != 0)
         return -1;
@@ -51,7 +51,7 @@ int cc_elf_sections_open(const char *path, cc_elf_sections *s)
     memset(s, 0, sizeof(*s));
     s->fd = cc_pf_open(path, CC_PF_O_RDONLY, 0);
     unsigned char h[64];
-    if (s->fd < 0 || read_at(s->fd, 0, h, sizeof(h)) != 0 || memcmp(h, "\177ELF", 4) != 0 ||
+    if (s->fd < 0 || cc_elf_read_at(s->fd, 0, h, sizeof(h)) != 0 || memcmp(h, "\177ELF", 4) != 0 ||
         (h[4] != 1 && h[4] != 2))
         goto bad;
     s->is64 = h[4] == 2;
@@ -65,7 +65,7 @@ int cc_elf_sections_open(const char *path, cc_elf_sections *s)
         goto bad;
     unsigned char *raw = malloc((size_t)num * ent);
     s->sh = calloc(num, sizeof(*s->sh));
-    if (!raw || !s->sh || read_at(s->fd, shoff, raw, (size_t)num * ent) != 0) {
+    if (!raw || !s->sh || cc_elf_read_at(s->fd, shoff, raw, (size_t)num * ent) != 0) {
         free(raw);
         goto bad;
     }
@@ -106,7 +106,7 @@ char *cc_elf_section_read(const cc_elf_sections *s, size_t i, size_t max, size_t
         return NULL;
     size_t n = (size_t)s->sh[i].size;
     char *d = malloc(n + 1);
-    if (!d || read_at(s->fd, s->sh[i].offset, d, n) != 0) {
+    if (!d || cc_elf_read_at(s->fd, s->sh[i].offset, d, n) != 0) {
         free(d);
         return NULL;
     }

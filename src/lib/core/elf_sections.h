@@ -27,6 +27,8 @@ typedef struct {
 /* Open the ELF file at host path `path` and read its section headers. 0 ok; -1 not ELF,
  * unreadable or malformed (counts and sizes checked against fixed bounds). */
 int cc_elf_sections_open(const char *path, cc_elf_sections *s);
+/* Exactly len bytes at offset off of fd (ELF and PE headers, sections); 0, or -1 short/failed. */
+int cc_elf_read_at(cc_pf_fd fd, uint64_t off, void *buf, size_t len);
 void cc_elf_sections_close(cc_elf_sections *s);
 /* The index of the first section named `name`, or -1. */
 int cc_elf_section_find(const cc_elf_sections *s, const char *name);

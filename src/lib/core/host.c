@@ -35,10 +35,15 @@ static int pf_broadcast(void *u)
     return cc_pf_env_broadcast();
 }
 
+int cc_host_native_windows(void)
+{
+    return strcmp(cc_pf_os(), "windows") == 0;
+}
+
 void cc_host_default(cc_host *h)
 {
     memset(h, 0, sizeof(*h));
-    h->os = strcmp(cc_pf_os(), "windows") == 0 ? CC_HOST_WINDOWS : CC_HOST_LINUX;
+    h->os = cc_host_native_windows() ? CC_HOST_WINDOWS : CC_HOST_LINUX;
     h->native = 1;
     h->reg.get = pf_get;
     h->reg.set = pf_set;

@@ -41,6 +41,10 @@ void cc_host_set(cudnnctl_ctx *ctx, const cc_host *h);
 const cc_host *cc_host_get(const cudnnctl_ctx *ctx);
 
 int cc_host_is_windows(const cudnnctl_ctx *ctx);
+/* 1 when the machine this process runs on is Windows, whatever the context's profile says: for
+ * what belongs to the real machine (its loader's file names, its compilers, child processes, the
+ * default shell). Policy asks cc_host_is_windows(ctx). The one place that reads cc_pf_os(). */
+int cc_host_native_windows(void);
 /* 1 when the profile is the machine's own OS (executables, loaders and the registry are real). */
 int cc_host_is_native(const cudnnctl_ctx *ctx);
 const char *cc_host_os_name(const cudnnctl_ctx *ctx); /* "linux" / "windows" */

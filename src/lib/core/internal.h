@@ -11,6 +11,7 @@
 #include "cudnnctl/cudnnctl_test.h"
 #include "host.h"
 #include "platform.h"
+#include "grow.h"
 #include "str.h"
 #include "sys.h"
 

@@ -1,4 +1,5 @@
-/* json.c: the small cJSON helpers the library's JSON writers share. */
+/* json.c: the small cJSON helpers the library's JSON writers share, and cudnnctl_json_attach
+ * (a key added to a JSON document, for front ends that merge the library's documents). */
 #include "json.h"
 
 int cc_json_str(cJSON *o, const char *k, const char *v)
@@ -35,4 +36,30 @@ cudnnctl_err cc_json_out(cJSON *o, int pretty, char **json)
     *json = pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return *json ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+}
+
+cudnnctl_err cudnnctl_json_attach(const char *doc, const char *key, const char *value_json,
+                                  char **out)
+{
+    *out = NULL;
+    cJSON *d = cJSON_Parse(doc);
+    cJSON *v = cJSON_Parse(value_json);
+    if (d && cJSON_IsArray(d)) {
+        cJSON *w = cJSON_CreateObject();
+        if (w)
+            cJSON_AddItemToObject(w, "changes", d);
+        d = w;
+    }
+    if (!d || !v || !cJSON_IsObject(d)) {
+        cJSON_Delete(d);
+        cJSON_Delete(v);
+        return CUDNNCTL_E_PARSE;
+    }
+    if (cJSON_GetObjectItemCaseSensitive(d, key))
+        cJSON_ReplaceItemInObjectCaseSensitive(d, key, v); /* one key: the newer value */
+    else
+        cJSON_AddItemToObject(d, key, v);
+    *out = cJSON_PrintUnformatted(d);
+    cJSON_Delete(d);
+    return *out ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
 }

@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host.h"
 #include "platform.h"
 #include "str.h"
 
 int cc_ln_windows(void)
 {
-    return strcmp(cc_pf_os(), "windows") == 0;
+    return cc_host_native_windows();
 }
 
 static const char *module_prefix_for(int windows, const char *stem)
@@ -24,18 +25,11 @@ const char *cc_ln_module_prefix(const char *stem)
     return module_prefix_for(cc_ln_windows(), stem);
 }
 
-static int ieq_n(const char *a, const char *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i]))
-            return 0;
-    return 1;
-}
-
+/* The n bytes at s end with suffix, ignoring case. */
 static int ends_i(const char *s, size_t n, const char *suffix)
 {
     size_t k = strlen(suffix);
-    return n >= k && ieq_n(s + n - k, suffix, k);
+    return n >= k && cc_str_ieqn(s + n - k, suffix, k);
 }
 
 static int set_stem(cc_libname *out, const char *s, size_t n)
@@ -178,7 +172,7 @@ int cc_ln_major_for(int windows, const char *name, const char *stem)
                    : -1;
     const char *s = module_prefix_for(1, stem);
     size_t ls = strlen(s);
-    return ln.kind == CC_LIB_DLL && strlen(ln.stem) == ls && ieq_n(ln.stem, s, ls) ? ln.major
+    return ln.kind == CC_LIB_DLL && strlen(ln.stem) == ls && cc_str_ieqn(ln.stem, s, ls) ? ln.major
                                                                                     : -1;
 }
 

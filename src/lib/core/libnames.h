@@ -1,5 +1,5 @@
-/* libnames.h: the file names of NVIDIA's libraries on this OS (keyed on cc_pf_os(): the loader
- * of the running machine; the *_for variants take the OS of a host profile):
+/* libnames.h: the file names of NVIDIA's libraries on this OS (keyed on cc_host_native_windows():
+ * the loader of the running machine; the *_for variants take the OS of a host profile):
  * libcudnn.so.9 / cudnn64_9.dll, libcudart.so.12 / cudart64_12.dll (cudart64_110.dll for 11),
  * libcuda.so.1 / nvcuda.dll. Stems are given in their Linux form ("libcudnn_ops"). */
 #ifndef CC_LIBNAMES_H

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "host.h"
+#include "grow.h"
 #include "platform.h"
 #include "str.h"
 
@@ -62,18 +63,10 @@ static char *norm_key(const char *key)
     return k;
 }
 
-static int ieq(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return 0;
-    return *a == *b;
-}
-
 static memreg_val *find(cc_memreg *m, const char *key, const char *name)
 {
     for (size_t i = 0; i < m->n; i++)
-        if (ieq(m->v[i].key, key) && ieq(m->v[i].name, name))
+        if (cc_str_ieq(m->v[i].key, key) && cc_str_ieq(m->v[i].name, name))
             return &m->v[i];
     return NULL;
 }
@@ -112,16 +105,10 @@ static int mr_set(void *u, const char *key, const char *name, const char *value,
         e->type = type;
         return 0;
     }
-    if (m->n == m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 16;
-        memreg_val *nv = realloc(m->v, nc * sizeof(*nv));
-        if (!nv) {
-            free(k);
-            free(v);
-            return -1;
-        }
-        m->v = nv;
-        m->cap = nc;
+    if (cc_grow(&m->v, &m->cap, m->n + 1, sizeof(*m->v)) != 0) {
+        free(k);
+        free(v);
+        return -1;
     }
     e = &m->v[m->n];
     if (!(e->name = cc_strdup(name))) {
@@ -165,7 +152,7 @@ static char **mr_subkeys(void *u, const char *key)
         if (strlen(ek) <= kl + 1 || ek[kl] != '\\')
             continue;
         char *head = cc_strndup(ek, kl);
-        int under = head && ieq(head, k);
+        int under = head && cc_str_ieq(head, k);
         free(head);
         if (!under)
             continue;
@@ -173,7 +160,7 @@ static char **mr_subkeys(void *u, const char *key)
         char *s = cc_strndup(sub, end ? (size_t)(end - sub) : strlen(sub));
         int dup = 0;
         for (size_t j = 0; s && j < out.n && !dup; j++)
-            dup = ieq(out.v[j], s);
+            dup = cc_str_ieq(out.v[j], s);
         if (!s || dup)
             free(s);
         else

@@ -2,6 +2,8 @@
  * current time as text). */
 #include "str.h"
 
+#include "grow.h"
+
 #include "cudnnctl/cudnnctl.h"
 
 #include "platform.h"
@@ -69,6 +71,48 @@ int cc_str_ends(const char *s, const char *suffix)
         return 0;
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static int ascii_lower(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+int cc_str_ieqn(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (ascii_lower((unsigned char)a[i]) != ascii_lower((unsigned char)b[i]))
+            return 0;
+        if (!a[i])
+            return 1;
+    }
+    return 1;
+}
+
+int cc_str_ieq(const char *a, const char *b)
+{
+    return a && b && cc_str_ieqn(a, b, strlen(a) + 1);
+}
+
+int cc_str_istarts(const char *s, const char *prefix)
+{
+    return s && prefix && cc_str_ieqn(s, prefix, strlen(prefix));
+}
+
+int cc_str_iends(const char *s, const char *suffix)
+{
+    if (!s || !suffix)
+        return 0;
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && cc_str_ieqn(s + a - b, suffix, b);
+}
+
+char *cc_str_lower(const char *s)
+{
+    char *r = cc_strdup(s);
+    for (char *p = r; p && *p; p++)
+        *p = (char)ascii_lower((unsigned char)*p);
+    return r;
 }
 
 void cudnnctl_size_text(double v, char *buf, size_t n)
@@ -199,16 +243,8 @@ char *cc_path_native(const char *path)
 
 int cc_buf_append(cc_buf *b, const void *data, size_t len)
 {
-    if (b->len + len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + len + 1)
-            cap *= 2;
-        char *p = realloc(b->data, cap);
-        if (!p)
-            return -1;
-        b->data = p;
-        b->cap = cap;
-    }
+    if (b->len + len + 1 < b->len || cc_grow(&b->data, &b->cap, b->len + len + 1, 1) != 0)
+        return -1;
     memcpy(b->data + b->len, data, len);
     b->len += len;
     b->data[b->len] = '\0';
@@ -244,15 +280,9 @@ int cc_strv_push_own(cc_strv *sv, char *s)
 {
     if (!s)
         return -1;
-    if (sv->n + 2 > sv->cap) {
-        size_t cap = sv->cap ? sv->cap * 2 : 8;
-        char **v = realloc(sv->v, cap * sizeof(*v));
-        if (!v) {
-            free(s);
-            return -1;
-        }
-        sv->v = v;
-        sv->cap = cap;
+    if (cc_grow(&sv->v, &sv->cap, sv->n + 2, sizeof(*sv->v)) != 0) {
+        free(s);
+        return -1;
     }
     sv->v[sv->n++] = s;
     sv->v[sv->n] = NULL;

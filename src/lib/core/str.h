@@ -16,6 +16,15 @@ char *cc_asprintf(const char *fmt, ...)
 char *cc_vasprintf(const char *fmt, va_list ap);
 int cc_str_starts(const char *s, const char *prefix);
 int cc_str_ends(const char *s, const char *suffix);
+/* The same ignoring ASCII case (Windows names, hex digests, HTTP header names); locale-free. */
+int cc_str_ieq(const char *a, const char *b);
+int cc_str_istarts(const char *s, const char *prefix);
+int cc_str_iends(const char *s, const char *suffix);
+/* Like strncasecmp(a, b, n) == 0: the first n bytes equal ignoring ASCII case, or both strings
+ * end at the same place before that (a need not be NUL-terminated when it has n bytes). */
+int cc_str_ieqn(const char *a, const char *b, size_t n);
+/* A malloc'd copy of s in ASCII lower case ("ABCdef" -> "abcdef"); NULL for NULL or on OOM. */
+char *cc_str_lower(const char *s);
 /* 1 when the n bytes at s are all ASCII digits (and n > 0). */
 int cc_all_digits(const char *s, size_t n);
 /* A cuDNN library file name: "libcudnn" then '.' or '_' (libcudnn.so.9, libcudnn_ops.so.9,
@@ -39,7 +48,7 @@ void cc_path_slashes(char *path);
 /* malloc'd copy in the OS's native separators ("C:\\x\\bin" on Windows) for the registry and users. */
 char *cc_path_native(const char *path);
 
-/* Growable byte buffer. */
+/* Growable byte buffer, always NUL-terminated once data is non-NULL (grows through cc_grow). */
 typedef struct {
     char *data;
     size_t len;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cudnn_release.h"
+#include "grow.h"
 #include "detect_int.h"
 #include "elf_info.h"
 
@@ -65,15 +66,9 @@ static int add_dir(cc_detect_run *run, dir_list *d, const char *path, const char
             free(real);
             return 0;
         }
-    if (d->n == d->cap) {
-        size_t nc = d->cap ? d->cap * 2 : 16;
-        lib_dir *nv = realloc(d->v, nc * sizeof(*nv));
-        if (!nv) {
-            free(real);
-            return -1;
-        }
-        d->v = nv;
-        d->cap = nc;
+    if (cc_grow(&d->v, &d->cap, d->n + 1, sizeof(*d->v)) != 0) {
+        free(real);
+        return -1;
     }
     lib_dir *l = &d->v[d->n++];
     memset(l, 0, sizeof(*l));
@@ -304,14 +299,12 @@ static int list_lib_files(cc_detect_run *run, const char *dir, lib_file **out, s
             free(stem);
             continue;
         }
-        lib_file *nf = realloc(f, (n + 1) * sizeof(*nf));
-        if (!nf) {
+        if (cc_grow(&f, NULL, n + 1, sizeof(*f)) != 0) {
             free(host);
             free(stem);
             rc = -1;
             break;
         }
-        f = nf;
         lib_file *x = &f[n++];
         memset(x, 0, sizeof(*x));
         x->name = cc_strdup(e);
@@ -363,7 +356,7 @@ static unsigned host_machine(void)
 
 static int add_problem(cudnnctl_cudnn_copy *c, char *msg)
 {
-    return cc_dt_list_push(&c->problems, &c->n_problems, msg);
+    return cc_strs_push(&c->problems, &c->n_problems, msg);
 }
 
 typedef struct {
@@ -512,7 +505,7 @@ static int version_from_files(cudnnctl_cudnn_copy *c, const lib_dir *l, const li
     for (size_t i = 0; i < n; i++) {
         if (f[i].major != major)
             continue;
-        if (cc_dt_list_push(&c->libs, &c->n_libs, cc_strdup(f[i].name)) != 0)
+        if (cc_strs_push(&c->libs, &c->n_libs, cc_strdup(f[i].name)) != 0)
             return -1;
         check_lib_file(c, l, &f[i], major, hm);
         if (f[i].v.n >= 3) {

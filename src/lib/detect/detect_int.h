@@ -37,7 +37,6 @@ void cc_dt_toolkit_clear(cudnnctl_toolkit *t);
 void cc_dt_cudnn_clear(cudnnctl_cudnn_copy *c);
 void cc_dt_driver_free(cudnnctl_driver *d);
 /* Append a string to a (char **, size_t) list; takes s. 0 ok, -1 OOM. */
-int cc_dt_list_push(char ***v, size_t *n, char *s);
 /* The lib dirs of the installs the state dir's receipts name (detect_receipts.c), with their
  * include dir ("" when none) and target mode ("prefix", "cuda-tree"). -1 on OOM. */
 int cc_dt_receipt_dirs(cudnnctl_ctx *ctx, cc_strv *libs, cc_strv *incs, cc_strv *modes);

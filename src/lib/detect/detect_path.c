@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "detect_int.h"
+#include "grow.h"
 
 #define MAX_LINKS 40
 
@@ -45,6 +46,28 @@ static void pop_component(char *p)
         p[1] = '\0';
     } else
         *s = '\0';
+}
+
+/* A link met on the walk at host: what is left to walk becomes its target + the rest after end
+ * (an absolute target restarts res at "/"). 0, or -1 (unreadable, too many links, OOM). */
+static int follow_link(const char *host, char *res, char **todo, size_t end, int *links)
+{
+    char *target = cc_pf_readlink(host);
+    if (!target || ++*links > MAX_LINKS) {
+        free(target);
+        return -1;
+    }
+    char *next = cc_asprintf("%s/%s", target, *todo + end);
+    if (target[0] == '/') {
+        res[0] = '/';
+        res[1] = '\0';
+    }
+    free(target);
+    if (!next)
+        return -1;
+    free(*todo);
+    *todo = next;
+    return 0;
 }
 
 char *cc_dt_resolve(const cudnnctl_ctx *ctx, const char *path, int *missing)
@@ -96,23 +119,11 @@ char *cc_dt_resolve(const cudnnctl_ctx *ctx, const char *path, int *missing)
             goto out;
         }
         if (st.is_link) {
-            char *target = cc_pf_readlink(host);
+            int rc = follow_link(host, res, &todo, end, &links);
             free(host);
             free(cand);
-            if (!target || ++links > MAX_LINKS) {
-                free(target);
+            if (rc != 0)
                 goto out;
-            }
-            char *next = cc_asprintf("%s/%s", target, todo + end);
-            if (target[0] == '/') {
-                res[0] = '/';
-                res[1] = '\0';
-            }
-            free(target);
-            if (!next)
-                goto out;
-            free(todo);
-            todo = next;
             pos = 0;
             continue;
         }
@@ -186,10 +197,8 @@ int cc_dt_read_n(const cudnnctl_ctx *ctx, const char *path, size_t max, char **d
             if (cap >= max || st.size > 0) /* a real size is trusted */
                 break;
             size_t nc = cap * 2 < max ? cap * 2 : max;
-            char *nb = realloc(buf, nc + 1);
-            if (!nb)
+            if (cc_grow(&buf, NULL, nc + 1, 1) != 0)
                 goto out;
-            buf = nb;
             cap = nc;
         }
         long long n = cc_pf_read(fd, buf + got, cap - got);
@@ -324,31 +333,10 @@ char *cc_dt_env_path(const cudnnctl_ctx *ctx, const char *value)
     return c;
 }
 
-int cc_dt_list_push(char ***v, size_t *n, char *s)
-{
-    if (!s)
-        return -1;
-    char **nv = realloc(*v, (*n + 2) * sizeof(char *));
-    if (!nv) {
-        free(s);
-        return -1;
-    }
-    nv[(*n)++] = s;
-    nv[*n] = NULL;
-    *v = nv;
-    return 0;
-}
-
 cudnnctl_toolkit *cc_dt_toolkit_slot(cc_detect_run *run, cudnnctl_detect_result *r)
 {
-    if (r->n_toolkits == run->cap_toolkits) {
-        size_t nc = run->cap_toolkits ? run->cap_toolkits * 2 : 4;
-        cudnnctl_toolkit *nv = realloc(r->toolkits, nc * sizeof(*nv));
-        if (!nv)
-            return NULL;
-        r->toolkits = nv;
-        run->cap_toolkits = nc;
-    }
+    if (cc_grow(&r->toolkits, &run->cap_toolkits, r->n_toolkits + 1, sizeof(*r->toolkits)) != 0)
+        return NULL;
     cudnnctl_toolkit *t = &r->toolkits[r->n_toolkits];
     memset(t, 0, sizeof(*t));
     t->patch = -1;
@@ -358,14 +346,8 @@ cudnnctl_toolkit *cc_dt_toolkit_slot(cc_detect_run *run, cudnnctl_detect_result 
 cudnnctl_cudnn_copy *cc_dt_cudnn_slot(cc_detect_run *run)
 {
     cudnnctl_detect_result *r = run->r;
-    if (r->n_cudnn == run->cap_cudnn) {
-        size_t nc = run->cap_cudnn ? run->cap_cudnn * 2 : 4;
-        cudnnctl_cudnn_copy *nv = realloc(r->cudnn, nc * sizeof(*nv));
-        if (!nv)
-            return NULL;
-        r->cudnn = nv;
-        run->cap_cudnn = nc;
-    }
+    if (cc_grow(&r->cudnn, &run->cap_cudnn, r->n_cudnn + 1, sizeof(*r->cudnn)) != 0)
+        return NULL;
     cudnnctl_cudnn_copy *c = &r->cudnn[r->n_cudnn++];
     memset(c, 0, sizeof(*c));
     return c;

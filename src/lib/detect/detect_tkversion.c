@@ -30,7 +30,7 @@ static int push_reading(reading *rd, int *n, unsigned flag, const cc_dt_ver *v)
 
 static int problem(cudnnctl_toolkit *t, char *msg)
 {
-    return cc_dt_list_push(&t->problems, &t->n_problems, msg);
+    return cc_strs_push(&t->problems, &t->n_problems, msg);
 }
 
 static void read_header_define(cc_detect_run *run, cudnnctl_toolkit *t, const char *inc,

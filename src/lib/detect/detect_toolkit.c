@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "detect_int.h"
+#include "grow.h"
 
 typedef struct {
     char *real; /* resolved root-relative dir */
@@ -82,15 +83,9 @@ static int add_cand(cc_detect_run *run, tk_list *l, const char *path, const char
     }
     tk_cand *c = find_cand(l, real);
     if (!c) {
-        if (l->n == l->cap) {
-            size_t nc = l->cap ? l->cap * 2 : 8;
-            tk_cand *nv = realloc(l->v, nc * sizeof(*nv));
-            if (!nv) {
-                free(real);
-                return -1;
-            }
-            l->v = nv;
-            l->cap = nc;
+        if (cc_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v)) != 0) {
+            free(real);
+            return -1;
         }
         c = &l->v[l->n++];
         memset(c, 0, sizeof(*c));
@@ -497,7 +492,7 @@ static int add_toolkit(cc_detect_run *run, const tk_list *l, tk_cand *c)
     else
         t->origin = cc_strdup("env");
     for (size_t k = 0; k < c->aliases.n; k++)
-        if (cc_dt_list_push(&t->aliases, &t->n_aliases, cc_strdup(c->aliases.v[k])) != 0)
+        if (cc_strs_push(&t->aliases, &t->n_aliases, cc_strdup(c->aliases.v[k])) != 0)
             break;
     r->n_toolkits++;
     if (!t->path || !t->found_via || !t->origin || t->n_aliases != c->aliases.n)

@@ -59,7 +59,7 @@ static unsigned pe_machine(cudnnctl_ctx *ctx, const char *path)
 
 static int problem(cudnnctl_cudnn_copy *c, char *msg)
 {
-    return msg ? cc_dt_list_push(&c->problems, &c->n_problems, msg) : -1;
+    return msg ? cc_strs_push(&c->problems, &c->n_problems, msg) : -1;
 }
 
 /* cuDNN 8.3 - 9.1 load zlibwapi.dll (cudnn-distribution.md failure mode 7). */
@@ -95,12 +95,6 @@ static int check_zlibwapi(cudnnctl_ctx *ctx, cudnnctl_cudnn_copy *c)
     return rc;
 }
 
-static int ends_with_dll(const char *n)
-{
-    size_t len = strlen(n);
-    return len > 4 && (strcmp(n + len - 4, ".dll") == 0 || strcmp(n + len - 4, ".DLL") == 0);
-}
-
 /* The cuDNN DLL names in @p dir (sorted) and the major of cudnn64_<N>.dll (-1 when none). */
 static int list_dlls(cudnnctl_ctx *ctx, const char *dir, cc_strv *libs, int *major)
 {
@@ -108,7 +102,7 @@ static int list_dlls(cudnnctl_ctx *ctx, const char *dir, cc_strv *libs, int *maj
     cc_pf_dir *d = cc_dt_win_opendir(ctx, dir);
     const char *n;
     while (d && (n = cc_pf_readdir(d)) != NULL) {
-        if (cc_dt_win_ci_prefix(n, "cudnn", 5) != 0 || !ends_with_dll(n))
+        if (cc_dt_win_ci_prefix(n, "cudnn", 5) != 0 || !cc_str_iends(n, ".dll"))
             continue;
         if (cc_strv_push(libs, n) != 0) {
             cc_pf_closedir(d);

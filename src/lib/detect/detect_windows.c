@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "detect_int.h"
+#include "grow.h"
 
 #define CUDA_REG_KEY "HKLM\\SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit\\CUDA"
 
@@ -42,15 +43,9 @@ static int add(cudnnctl_ctx *ctx, win_list *l, const char *path, const char *via
             *out = &l->v[i];
             return 0;
         }
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 8;
-        win_cand *nv = realloc(l->v, nc * sizeof(*nv));
-        if (!nv) {
-            free(p);
-            return -1;
-        }
-        l->v = nv;
-        l->cap = nc;
+    if (cc_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v)) != 0) {
+        free(p);
+        return -1;
     }
     win_cand *c = &l->v[l->n];
     memset(c, 0, sizeof(*c));
@@ -173,10 +168,8 @@ static int parse_cudart_dll(const char *name, cc_dt_ver *v)
 
 static int add_reading(cudnnctl_toolkit *t, unsigned src, const cc_dt_ver *v)
 {
-    cudnnctl_version_reading *nv = realloc(t->readings, (t->n_readings + 1) * sizeof(*nv));
-    if (!nv)
+    if (cc_grow(&t->readings, NULL, t->n_readings + 1, sizeof(*t->readings)) != 0)
         return -1;
-    t->readings = nv;
     char *s = v->minor < 0 ? cc_asprintf("%d", v->major)
               : v->patch < 0 ? cc_asprintf("%d.%d", v->major, v->minor)
                              : cc_asprintf("%d.%d.%d", v->major, v->minor, v->patch);
@@ -212,12 +205,49 @@ static char *cudart_dir(cudnnctl_ctx *ctx, const char *tk, cc_dt_ver *v, int *fo
     return NULL;
 }
 
+/* Settle on the first reading, in the order of trust, that gives major.minor; every reading that
+ * says otherwise is a problem of the toolkit. */
+static int settle_version(const win_cand *c, cudnnctl_toolkit *t)
+{
+    static const unsigned order[] = {CUDNNCTL_SRC_VERSION_JSON, CUDNNCTL_SRC_NVCC, CUDNNCTL_SRC_CUDA_H,
+                                     CUDNNCTL_SRC_REGISTRY,     CUDNNCTL_SRC_ENV,  CUDNNCTL_SRC_SONAME};
+    for (size_t k = 0; k < sizeof(order) / sizeof(order[0]) && !t->version; k++)
+        for (size_t i = 0; i < t->n_readings; i++) {
+            cc_version pv;
+            if (t->readings[i].source != order[k] || cc_version_parse(t->readings[i].version, &pv) != 0 ||
+                pv.n < 2)
+                continue;
+            t->major = pv.part[0];
+            t->minor = pv.part[1];
+            t->patch = pv.n > 2 ? pv.part[2] : -1;
+            t->version = cc_asprintf("%d.%d", t->major, t->minor);
+            if (pv.n > 2)
+                t->version_full = cc_strdup(t->readings[i].version);
+            if (!t->version)
+                return -1;
+            break;
+        }
+    for (size_t i = 0; t->version && i < t->n_readings; i++) {
+        cc_version pv;
+        if (cc_version_parse(t->readings[i].version, &pv) != 0)
+            continue;
+        t->readings[i].agrees = pv.part[0] == t->major && (pv.n < 2 || pv.part[1] == t->minor);
+        if (!t->readings[i].agrees) {
+            t->sources_disagree = 1;
+            char *msg = cc_asprintf("%s: %s says %s, %s says %s", c->path,
+                                    cudnnctl_detect_source_name(t->readings[i].source),
+                                    t->readings[i].version, "the toolkit", t->version);
+            if (!msg || cc_strs_push(&t->problems, &t->n_problems, msg) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 /* Settle on a version: version.json, nvcc, cuda.h, registry, env name, cudart name. */
 static int toolkit_versions(cc_detect_run *run, const win_cand *c, cudnnctl_toolkit *t)
 {
     cudnnctl_ctx *ctx = run->ctx;
-    static const unsigned order[] = {CUDNNCTL_SRC_VERSION_JSON, CUDNNCTL_SRC_NVCC, CUDNNCTL_SRC_CUDA_H,
-                                     CUDNNCTL_SRC_REGISTRY,     CUDNNCTL_SRC_ENV,  CUDNNCTL_SRC_SONAME};
     cc_dt_ver v;
     char *real = NULL, *p = cc_dt_win_join(c->path, "version.json");
     char *text = p ? cc_dt_win_slurp(ctx, p, 1 << 20) : NULL;
@@ -269,38 +299,7 @@ static int toolkit_versions(cc_detect_run *run, const win_cand *c, cudnnctl_tool
     free(dir);
     if (found && add_reading(t, CUDNNCTL_SRC_SONAME, &v))
         goto oom;
-    /* settle: the first source in order that gives major.minor */
-    for (size_t k = 0; k < sizeof(order) / sizeof(order[0]) && !t->version; k++)
-        for (size_t i = 0; i < t->n_readings; i++) {
-            cc_version pv;
-            if (t->readings[i].source != order[k] || cc_version_parse(t->readings[i].version, &pv) != 0 ||
-                pv.n < 2)
-                continue;
-            t->major = pv.part[0];
-            t->minor = pv.part[1];
-            t->patch = pv.n > 2 ? pv.part[2] : -1;
-            t->version = cc_asprintf("%d.%d", t->major, t->minor);
-            if (pv.n > 2)
-                t->version_full = cc_strdup(t->readings[i].version);
-            if (!t->version)
-                return -1;
-            break;
-        }
-    for (size_t i = 0; t->version && i < t->n_readings; i++) {
-        cc_version pv;
-        if (cc_version_parse(t->readings[i].version, &pv) != 0)
-            continue;
-        t->readings[i].agrees = pv.part[0] == t->major && (pv.n < 2 || pv.part[1] == t->minor);
-        if (!t->readings[i].agrees) {
-            t->sources_disagree = 1;
-            char *msg = cc_asprintf("%s: %s says %s, %s says %s", c->path,
-                                    cudnnctl_detect_source_name(t->readings[i].source),
-                                    t->readings[i].version, "the toolkit", t->version);
-            if (!msg || cc_dt_list_push(&t->problems, &t->n_problems, msg) != 0)
-                return -1;
-        }
-    }
-    return 0;
+    return settle_version(c, t);
 oom:
     free(real);
     free(p);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "detect_parse.h"
+#include "grow.h"
 #include "detect_path.h"
 #include "doctor_int.h"
 
@@ -41,15 +42,9 @@ static void add_v(cc_doctor_run *run, cc_doctor_code code, const char *path, con
     cudnnctl_doctor_result *r = run->r;
     if (run->oom)
         return;
-    if (r->n_findings == run->cap) {
-        size_t nc = run->cap ? run->cap * 2 : 8;
-        cudnnctl_finding *nv = realloc(r->findings, nc * sizeof(*nv));
-        if (!nv) {
-            run->oom = 1;
-            return;
-        }
-        r->findings = nv;
-        run->cap = nc;
+    if (cc_grow(&r->findings, &run->cap, r->n_findings + 1, sizeof(*r->findings)) != 0) {
+        run->oom = 1;
+        return;
     }
     char *msg = cc_vasprintf(fmt, ap);
     cudnnctl_finding f = {codes[code].code, codes[code].severity, msg, cc_strdup(fix ? fix : ""),

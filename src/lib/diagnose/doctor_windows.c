@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "detect_parse.h"
+#include "grow.h"
 #include "detect_path.h"
 #include "doctor_int.h"
 
@@ -172,21 +173,10 @@ static char *canon(win_run *w, char *rel)
     return out.data;
 }
 
-/* ASCII case-insensitive compare of n chars (n = -1: whole strings): Windows names. */
-static int ci_cmp(const char *a, const char *b, long n)
-{
-    for (long i = 0; n < 0 || i < n; i++, a++, b++) {
-        int d = tolower((unsigned char)*a) - tolower((unsigned char)*b);
-        if (d || !*a)
-            return d;
-    }
-    return 0;
-}
-
 static int path_index(win_run *w, const char *rel)
 {
     for (size_t i = 0; i < w->path_rel.n; i++)
-        if (ci_cmp(w->path_rel.v[i], rel, -1) == 0)
+        if (cc_str_ieq(w->path_rel.v[i], rel))
             return (int)i + 1;
     return 0;
 }
@@ -229,7 +219,7 @@ static void set_version(win_run *w, win_set *s)
 static void add_set_dir(win_run *w, const char *dir)
 {
     for (size_t i = 0; i < w->n_sets; i++)
-        if (ci_cmp(w->sets[i].dir, dir, -1) == 0)
+        if (cc_str_ieq(w->sets[i].dir, dir))
             return;
     cc_strv ents = {0};
     if (cc_doc_list(w->run, dir, "", &ents) != 0)
@@ -237,13 +227,11 @@ static void add_set_dir(win_run *w, const char *dir)
     for (size_t i = 0; i < ents.n; i++) {
         int m = 0;
         char tail[8] = "";
-        if (ci_cmp(ents.v[i], "cudnn64_", 8) != 0 ||
-            sscanf(ents.v[i] + 8, "%d.%3s", &m, tail) != 2 || ci_cmp(tail, "dll", -1) != 0)
+        if (!cc_str_istarts(ents.v[i], "cudnn64_") ||
+            sscanf(ents.v[i] + 8, "%d.%3s", &m, tail) != 2 || !cc_str_ieq(tail, "dll"))
             continue;
-        win_set *nv = realloc(w->sets, (w->n_sets + 1) * sizeof(*nv));
-        if (!nv)
+        if (cc_grow(&w->sets, NULL, w->n_sets + 1, sizeof(*w->sets)) != 0)
             break;
-        w->sets = nv;
         win_set *s = &w->sets[w->n_sets++];
         memset(s, 0, sizeof(*s));
         s->dir = cc_strdup(dir);
@@ -294,7 +282,7 @@ static char *path_edit(win_run *w, const char *add, const char *drop_rel)
     cc_buf b = {0};
     cc_buf_printf(&b, "%s", "");
     for (size_t i = 0; i < w->path.n; i++)
-        if (!drop_rel || ci_cmp(w->path_rel.v[i], drop_rel, -1) != 0)
+        if (!drop_rel || !cc_str_ieq(w->path_rel.v[i], drop_rel))
             cc_buf_printf(&b, "%s%s", b.len ? ";" : "", w->path.v[i]);
     if (add)
         cc_buf_printf(&b, "%s%s", b.len ? ";" : "", add);

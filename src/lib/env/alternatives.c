@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "envwire_int.h"
+#include "grow.h"
 
 #define ALT_ADMIN_DIR "/var/lib/dpkg/alternatives"
 #define ALT_DIR "/etc/alternatives"
@@ -52,11 +53,9 @@ static char *next_line(const char **p)
 
 static int push(char ***v, size_t n, char *s)
 {
-    char **nv = realloc(*v, sizeof(char *) * (n + 1));
-    if (!nv)
+    if (cc_grow(v, NULL, n + 1, sizeof(char *)) != 0)
         return -1;
-    nv[n] = s;
-    *v = nv;
+    (*v)[n] = s;
     return 0;
 }
 
@@ -96,10 +95,8 @@ cudnnctl_err cc_alt_parse(cudnnctl_ctx *ctx, const char *name, const char *text,
             goto bad;
         if (!*l)
             break;
-        cc_alt_choice *nc = realloc(out->choices, sizeof(*nc) * (out->n_choices + 1));
-        if (!nc)
+        if (cc_grow(&out->choices, NULL, out->n_choices + 1, sizeof(*out->choices)) != 0)
             goto bad;
-        out->choices = nc;
         cc_alt_choice *c = &out->choices[out->n_choices++];
         memset(c, 0, sizeof(*c));
         c->path = l;

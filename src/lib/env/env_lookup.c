@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "direct.h"
+#include "grow.h"
 #include "envwire_int.h"
 
 int cc_env_parse_install_name(const char *name, char **version, int *major)
@@ -92,14 +93,12 @@ cudnnctl_err cc_env_scan_prefix(cudnnctl_ctx *ctx, const char *prefix, cc_env_pr
             free(ver);
             continue;
         }
-        cc_env_install *nv = realloc(out->v, sizeof(*nv) * (out->n + 1));
-        if (!nv) {
+        if (cc_grow(&out->v, NULL, out->n + 1, sizeof(*out->v)) != 0) {
             free(path);
             free(ver);
             rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
             break;
         }
-        out->v = nv;
         out->v[out->n].path = path;
         out->v[out->n].version = ver;
         out->v[out->n].cuda_major = major;

@@ -6,14 +6,13 @@
 #include <cjson/cJSON.h>
 
 #include "envwire_int.h"
+#include "grow.h"
 #include "json.h"
 
 int cc_changes_add(cudnnctl_changes *c, const char *action, const char *path, const char *detail)
 {
-    cudnnctl_change *nv = realloc(c->v, sizeof(*nv) * (c->n + 1));
-    if (!nv)
+    if (cc_grow(&c->v, NULL, c->n + 1, sizeof(*c->v)) != 0)
         return -1;
-    c->v = nv;
     cudnnctl_change *e = &c->v[c->n];
     e->action = cc_strdup(action);
     e->path = cc_strdup(path ? path : "");

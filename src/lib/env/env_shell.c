@@ -52,7 +52,7 @@ cudnnctl_err cudnnctl_shell_parse(const char *name, cudnnctl_shell *out)
 cudnnctl_shell cudnnctl_shell_default(void)
 {
     cudnnctl_shell sh;
-    if (strcmp(cc_pf_os(), "windows") == 0)
+    if (cc_host_native_windows())
         return CUDNNCTL_SHELL_PWSH;
     if (cudnnctl_shell_parse(cc_pf_getenv("SHELL"), &sh) == CUDNNCTL_E_OK)
         return sh;
@@ -253,29 +253,35 @@ static void header(ob *b, const char *c, const cudnnctl_env_selection *s, cudnnc
 
 /* ---- POSIX sh (dash, bash, zsh): builtins and parameter expansion only --------------------- */
 
+/* A case on $__cudnnctl_e that runs then when it is a managed dir or lies under one. */
+static void sh_managed_case(ob *b, const cudnnctl_env_selection *s, const char *then)
+{
+    if (!s->n_managed)
+        return;
+    op(b, "  case $__cudnnctl_e in\n    ");
+    for (size_t i = 0; i < s->n_managed; i++) {
+        char *m = trimmed(s->managed[i]);
+        if (!m) {
+            b->fail = 1;
+            continue;
+        }
+        if (i)
+            op(b, "|");
+        q_sh(b, m);
+        op(b, "|");
+        q_sh(b, m);
+        op(b, "/*");
+        free(m);
+    }
+    opf(b, ") %s ;;\n  esac\n", then);
+}
+
 static void sh_filter(ob *b, const cudnnctl_env_selection *s, const char *var)
 {
     opf(b, "__cudnnctl_r=${%s:+$%s:}; __cudnnctl_n=; __cudnnctl_f=\n", var, var);
     op(b, "while [ -n \"$__cudnnctl_r\" ]; do\n"
           "  __cudnnctl_e=${__cudnnctl_r%%:*}; __cudnnctl_r=${__cudnnctl_r#*:}\n");
-    if (s->n_managed) {
-        op(b, "  case $__cudnnctl_e in\n    ");
-        for (size_t i = 0; i < s->n_managed; i++) {
-            char *m = trimmed(s->managed[i]);
-            if (!m) {
-                b->fail = 1;
-                continue;
-            }
-            if (i)
-                op(b, "|");
-            q_sh(b, m);
-            op(b, "|");
-            q_sh(b, m);
-            op(b, "/*");
-            free(m);
-        }
-        op(b, ") continue ;;\n  esac\n");
-    }
+    sh_managed_case(b, s, "continue");
     op(b, "  __cudnnctl_k=${CUDNNCTL_ENV:+$CUDNNCTL_ENV:}; __cudnnctl_d=\n"
           "  while [ -n \"$__cudnnctl_k\" ]; do\n"
           "    __cudnnctl_x=${__cudnnctl_k%%:*}; __cudnnctl_k=${__cudnnctl_k#*:}\n"
@@ -291,24 +297,7 @@ static void sh_filter(ob *b, const cudnnctl_env_selection *s, const char *var)
 static void sh_drop_test(ob *b, const cudnnctl_env_selection *s)
 {
     op(b, "  __cudnnctl_d=\n");
-    if (s->n_managed) {
-        op(b, "  case $__cudnnctl_e in\n    ");
-        for (size_t i = 0; i < s->n_managed; i++) {
-            char *m = trimmed(s->managed[i]);
-            if (!m) {
-                b->fail = 1;
-                continue;
-            }
-            if (i)
-                op(b, "|");
-            q_sh(b, m);
-            op(b, "|");
-            q_sh(b, m);
-            op(b, "/*");
-            free(m);
-        }
-        op(b, ") __cudnnctl_d=1 ;;\n  esac\n");
-    }
+    sh_managed_case(b, s, "__cudnnctl_d=1");
     op(b, "  __cudnnctl_k=${CUDNNCTL_ENV:+$CUDNNCTL_ENV:}\n"
           "  while [ -n \"$__cudnnctl_k\" ]; do\n"
           "    __cudnnctl_x=${__cudnnctl_k%%:*}; __cudnnctl_k=${__cudnnctl_k#*:}\n"

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "envwire_int.h"
+#include "grow.h"
 #include "lock.h"
 
 #define CUDA_LINK "/usr/local/cuda"
@@ -57,7 +58,7 @@ cudnnctl_err cudnnctl_cuda_link_info(cudnnctl_ctx *ctx, cudnnctl_cuda_link **out
               : st.is_link ? CUDNNCTL_CUDA_LINK_LINK
               : st.is_dir  ? CUDNNCTL_CUDA_LINK_DIRECTORY
                            : CUDNNCTL_CUDA_LINK_OTHER;
-    l->mechanism = strcmp(cc_pf_os(), "windows") == 0 ? CUDNNCTL_MECH_REGISTRY : CUDNNCTL_MECH_LINK;
+    l->mechanism = cc_host_is_windows(ctx) ? CUDNNCTL_MECH_REGISTRY : CUDNNCTL_MECH_LINK;
     if (st.is_link && cc_alt_manages(ctx, CUDA_LINK, &l->alt_name)) {
         l->kind = CUDNNCTL_CUDA_LINK_ALTERNATIVES;
         l->mechanism = ctx->root ? CUDNNCTL_MECH_ALTERNATIVES : CUDNNCTL_MECH_UPDATE_ALTERNATIVES;
@@ -92,14 +93,7 @@ static int add_note(cudnnctl_use_result *r, char *text)
 {
     if (!text)
         return -1;
-    char **nv = realloc(r->notes, sizeof(char *) * (r->n_notes + 1));
-    if (!nv) {
-        free(text);
-        return -1;
-    }
-    r->notes = nv;
-    r->notes[r->n_notes++] = text;
-    return 0;
+    return cc_strs_push(&r->notes, &r->n_notes, text);
 }
 
 /* Point a plain link at @p dest unless it already leads there. */
@@ -221,6 +215,37 @@ static cudnnctl_err flip_prefixes(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *
     return rc;
 }
 
+/* Point /usr/local/cuda (the link, or the update-alternatives group that manages it), then
+ * cuda-<major> and the prefixes' links at dest; a real directory or file there is refused. */
+static cudnnctl_err flip_all(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, const char *version,
+                             const cudnnctl_toolkit *tk, const char *dest, cudnnctl_use_result *r)
+{
+    cudnnctl_cuda_link *info = NULL;
+    cudnnctl_err rc = cudnnctl_cuda_link_info(ctx, &info);
+    if (rc != CUDNNCTL_E_OK)
+        return rc;
+    if (info->target && !(r->previous = cc_strdup(info->target)))
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    else if (info->kind == CUDNNCTL_CUDA_LINK_DIRECTORY || info->kind == CUDNNCTL_CUDA_LINK_OTHER)
+        rc = CC_ERR(ctx, CUDNNCTL_E_ENV,
+                    "%s is a real %s, not a link: cudnnctl will not replace it; move it to "
+                    "/usr/local/cuda-<its version> and run cudnnctl use %s again",
+                    CUDA_LINK, info->kind == CUDNNCTL_CUDA_LINK_DIRECTORY ? "directory" : "file",
+                    version);
+    else {
+        r->mechanism = info->mechanism;
+        rc = info->kind == CUDNNCTL_CUDA_LINK_ALTERNATIVES
+                 ? flip_alt(ctx, CUDA_LINK, info->alt_name, dest, &r->changes)
+                 : flip_link(ctx, CUDA_LINK, dest, &r->changes);
+    }
+    cudnnctl_cuda_link_free(info);
+    if (rc == CUDNNCTL_E_OK && tk->major >= 0)
+        rc = flip_major(ctx, tk->major, dest, r);
+    if (rc == CUDNNCTL_E_OK && tk->major >= 0)
+        rc = flip_prefixes(ctx, in, tk->major, r);
+    return rc;
+}
+
 cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, const char *version,
                           unsigned flags, cudnnctl_use_result **out)
 {
@@ -231,7 +256,6 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
         return cc_use_windows(ctx, in, version, flags, out);
     const cudnnctl_detect_result *det = NULL;
     cudnnctl_detect_result *owned = NULL;
-    cudnnctl_cuda_link *info = NULL;
     cudnnctl_env_selection *sel = NULL;
     cudnnctl_use_result *r = NULL;
     cc_lock lock = {-1, NULL, 0, NULL, 0};
@@ -261,28 +285,7 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
         goto oom;
     if ((rc = cc_lock_acquire(ctx, state, "use", &lock)) != CUDNNCTL_E_OK)
         goto out;
-    if ((rc = cudnnctl_cuda_link_info(ctx, &info)) != CUDNNCTL_E_OK)
-        goto out;
-    if (info->target && !(r->previous = cc_strdup(info->target)))
-        goto oom;
-    if (info->kind == CUDNNCTL_CUDA_LINK_DIRECTORY || info->kind == CUDNNCTL_CUDA_LINK_OTHER) {
-        rc =
-            CC_ERR(ctx, CUDNNCTL_E_ENV,
-                   "%s is a real %s, not a link: cudnnctl will not replace it; move it to "
-                   "/usr/local/cuda-<its version> and run cudnnctl use %s again",
-                   CUDA_LINK, info->kind == CUDNNCTL_CUDA_LINK_DIRECTORY ? "directory" : "file", version);
-        goto out;
-    }
-    r->mechanism = info->mechanism;
-    if (info->kind == CUDNNCTL_CUDA_LINK_ALTERNATIVES)
-        rc = flip_alt(ctx, CUDA_LINK, info->alt_name, dest, &r->changes);
-    else
-        rc = flip_link(ctx, CUDA_LINK, dest, &r->changes);
-    if (rc != CUDNNCTL_E_OK)
-        goto out;
-    if (tk->major >= 0 && (rc = flip_major(ctx, tk->major, dest, r)) != CUDNNCTL_E_OK)
-        goto out;
-    if (tk->major >= 0 && (rc = flip_prefixes(ctx, in, tk->major, r)) != CUDNNCTL_E_OK)
+    if ((rc = flip_all(ctx, in, version, tk, dest, r)) != CUDNNCTL_E_OK)
         goto out;
     /* an ld.so.conf.d entry written by `env --persist --system` follows the switch */
     cudnnctl_env_inputs in2 = {det, in ? in->prefixes : NULL, in ? in->n_prefixes : 0};
@@ -302,7 +305,6 @@ out:
     cc_lock_release(ctx, &lock);
     free(state);
     cudnnctl_use_result_free(r);
-    cudnnctl_cuda_link_free(info);
     cudnnctl_env_selection_free(sel);
     cudnnctl_detect_result_free(owned);
     return rc;

@@ -9,20 +9,6 @@
 
 #include "str.h"
 
-static int starts_ci(const char *s, const char *p)
-{
-    for (; *p; s++, p++)
-        if (tolower((unsigned char)*s) != tolower((unsigned char)*p))
-            return 0;
-    return 1;
-}
-
-static int ends_ci(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && starts_ci(s + n - m, suffix);
-}
-
 /* "libcudnn_ops.so", "libcudnn.so.9", "libcudnn_cnn.so.9.19.0", "libcudnn_ops_static_v9.a" */
 static int linux_lib(const char *name)
 {
@@ -50,12 +36,12 @@ static int file_allowed(const char *staged, int is_zip)
     const char *name = slash + 1;
     size_t dir = (size_t)(slash - staged);
     if (dir == 7 && strncmp(staged, "include", 7) == 0)
-        return is_zip ? starts_ci(name, "cudnn") && ends_ci(name, ".h")
+        return is_zip ? cc_str_istarts(name, "cudnn") && cc_str_iends(name, ".h")
                       : cc_str_starts(name, "cudnn") && cc_str_ends(name, ".h");
     if (dir == 3 && strncmp(staged, "lib", 3) == 0)
-        return is_zip ? starts_ci(name, "cudnn") && ends_ci(name, ".lib") : linux_lib(name);
+        return is_zip ? cc_str_istarts(name, "cudnn") && cc_str_iends(name, ".lib") : linux_lib(name);
     if (dir == 3 && strncmp(staged, "bin", 3) == 0)
-        return is_zip && starts_ci(name, "cudnn") && ends_ci(name, ".dll");
+        return is_zip && cc_str_istarts(name, "cudnn") && cc_str_iends(name, ".dll");
     return 0;
 }
 

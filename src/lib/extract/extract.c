@@ -2,6 +2,7 @@
  * file), judge every entry (extract_check.c) before a byte of it is written, and hand it to the
  * writer (extract_write.c) which stages it under the normalised layout. */
 #include "extract.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -81,14 +82,8 @@ typedef struct {
  * (libarchive's own disk writes cannot be reached) and check that staging is emptied. */
 static cc_staged_file *rec_new(cudnnctl_ctx *ctx, recs *rs, const char *path)
 {
-    if (rs->n == rs->cap) {
-        size_t cap = rs->cap ? rs->cap * 2 : 64;
-        cc_staged_file **v = realloc(rs->v, cap * sizeof(*v));
-        if (!v)
-            return NULL;
-        rs->v = v;
-        rs->cap = cap;
-    }
+    if (cc_grow(&rs->v, &rs->cap, rs->n + 1, sizeof(*rs->v)) != 0)
+        return NULL;
     cc_staged_file *f = cc_sys_malloc(ctx, sizeof(*f));
     if (f)
         memset(f, 0, sizeof(*f));

@@ -18,6 +18,7 @@
 
 #include "content_policy.h"
 #include "extract_limits.h"
+#include "grow.h"
 #include "extract_write.h"
 #include "syncer.h"
 
@@ -237,21 +238,15 @@ static cudnnctl_err read_headers(zrun *z, zreader *r)
     if (!a)
         return CC_ERR(z->ctx, CUDNNCTL_E_NOMEM, "out of memory");
     while ((h = archive_read_next_header(a, &ae)) == ARCHIVE_OK || h == ARCHIVE_WARN) {
-        if (z->n == z->cap) {
-            size_t cap = z->cap ? z->cap * 2 : 64;
-            if (z->n >= CC_EXTRACT_MAX_ENTRIES) {
-                rc = CC_ERR(z->ctx, CUDNNCTL_E_UNSAFE_ARCHIVE,
-                            "unsafe archive: more than %d entries; this is not a cuDNN archive",
-                            CC_EXTRACT_MAX_ENTRIES);
-                goto out;
-            }
-            zjob *v = realloc(z->jobs, cap * sizeof(*v));
-            if (!v) {
-                rc = CC_ERR(z->ctx, CUDNNCTL_E_NOMEM, "out of memory");
-                goto out;
-            }
-            z->jobs = v;
-            z->cap = cap;
+        if (z->n >= CC_EXTRACT_MAX_ENTRIES) {
+            rc = CC_ERR(z->ctx, CUDNNCTL_E_UNSAFE_ARCHIVE,
+                        "unsafe archive: more than %d entries; this is not a cuDNN archive",
+                        CC_EXTRACT_MAX_ENTRIES);
+            goto out;
+        }
+        if (cc_grow(&z->jobs, &z->cap, z->n + 1, sizeof(*z->jobs)) != 0) {
+            rc = CC_ERR(z->ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            goto out;
         }
         zjob *j = &z->jobs[z->n];
         memset(j, 0, sizeof(*j));

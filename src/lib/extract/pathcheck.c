@@ -8,20 +8,10 @@
 
 #include "str.h"
 
-static int lower(int c)
-{
-    return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
-}
-
+/* The n bytes at a are lit, ignoring case. */
 static int ieq(const char *a, size_t n, const char *lit)
 {
-    size_t m = strlen(lit);
-    if (n != m)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (lower((unsigned char)a[i]) != lower((unsigned char)lit[i]))
-            return 0;
-    return 1;
+    return strlen(lit) == n && cc_str_ieqn(a, lit, n);
 }
 
 int cc_pathcheck_is_win_reserved(const char *comp, size_t len)

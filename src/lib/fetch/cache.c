@@ -9,18 +9,10 @@
 #include "hash.h"
 #include "source.h"
 
-static char *lower_hex(const char *hex)
-{
-    char *s = cc_strdup(hex);
-    for (char *p = s; p && *p; p++)
-        *p = (char)tolower((unsigned char)*p);
-    return s;
-}
-
 char *cc_cache_blob_path(cudnnctl_ctx *ctx, const char *sha256_hex)
 {
     char *root = cc_cache_dir(ctx);
-    char *hex = lower_hex(sha256_hex);
+    char *hex = cc_str_lower(sha256_hex);
     char *p = NULL;
     if (root && hex)
         p = cc_path_join3(root, "blobs/sha256", hex);
@@ -68,14 +60,14 @@ cudnnctl_err cc_cache_entry_open(cudnnctl_ctx *ctx, const char *sha256_hex, cc_c
         goto out;
     }
     if (sha256_hex) {
-        hex = lower_hex(sha256_hex);
+        hex = cc_str_lower(sha256_hex);
         e->blob = cc_path_join(blobs, hex);
         e->part = cc_asprintf("%s.part", e->blob);
         e->resumable = 1;
     } else {
         /* nothing to key a resume on: a private part, named by process and time */
         char *tok = cc_sys_random_token();
-        hex = tok ? cc_asprintf("tmp-%lu-%s", cc_pf_pid(), tok) : NULL;
+        hex = tok ? cc_asprintf("tmp-%ld-%s", cc_pf_getpid(), tok) : NULL;
         free(tok);
         e->part = hex ? cc_asprintf("%s/%s.part", blobs, hex) : NULL;
     }

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "cache.h"
+#include "grow.h"
 #include "hash.h"
 #include "store.h"
 #include "str.h"
@@ -16,10 +17,8 @@
 static int push(cudnnctl_cache_listing *l, const char *dir, const char *name, const char *kind,
                 const char *sha)
 {
-    cudnnctl_cache_entry *n = realloc(l->entries, (l->n + 1) * sizeof(*n));
-    if (!n)
+    if (cc_grow(&l->entries, NULL, l->n + 1, sizeof(*l->entries)) != 0)
         return -1;
-    l->entries = n;
     cudnnctl_cache_entry *e = &l->entries[l->n];
     memset(e, 0, sizeof(*e));
     e->path = cc_path_join(dir, name);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fetch_ranges.h"
+#include "grow.h"
 
 #define MIB (1024u * 1024u)
 #define PROBE_MS 300u
@@ -74,14 +75,8 @@ static uint64_t piece_len(const piece *p)
 
 static int push_piece(rf *r, uint64_t start, uint64_t end, uint64_t got)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 64;
-        piece *np = realloc(r->p, cap * sizeof(*np));
-        if (!np)
-            return -1;
-        r->p = np;
-        r->cap = cap;
-    }
+    if (cc_grow(&r->p, &r->cap, r->n + 1, sizeof(*r->p)) != 0)
+        return -1;
     memset(&r->p[r->n], 0, sizeof(piece));
     r->p[r->n].start = start;
     r->p[r->n].end = end;
@@ -162,12 +157,10 @@ static int side_read(rf *r, uint64_t part_size, span **out, size_t *n_out)
             ok = 0;
             break;
         }
-        span *nv = realloc(v, (n + 1) * sizeof(*nv));
-        if (!nv) {
+        if (cc_grow(&v, NULL, n + 1, sizeof(*v)) != 0) {
             ok = 0;
             break;
         }
-        v = nv;
         v[n].a = a;
         v[n].b = b;
         n++;

@@ -362,23 +362,10 @@ static unsigned dflt(unsigned v, unsigned d)
     return v ? v : d;
 }
 
-cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_source **out)
+/* s from the options: what to fetch and check, the transport and its limits (defaults for the
+ * zeros), the ring and the hash. 0, or -1 when out of memory (s is then closed by the caller). */
+static int source_init(cc_source *s, cudnnctl_ctx *ctx, const cc_source_opts *o)
 {
-    cudnnctl_err rc = CUDNNCTL_E_OK;
-    *out = NULL;
-    if (!o || !o->url || !*o->url)
-        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "no archive URL or path given");
-    if (o->expected_sha256 && !cc_sha256_is_hex(o->expected_sha256))
-        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "'%s' is not a SHA-256 (64 hex digits)",
-                   o->expected_sha256);
-    if (!o->expected_sha256 && !o->insecure_skip_verify)
-        CC_RET_ERR(ctx, CUDNNCTL_E_NO_HASH,
-                   "no SHA-256 is known for %s; pass --sha256 HEX (from NVIDIA's manifest or "
-                   "the mirror's), or --insecure-skip-verify to take the file unverified",
-                   o->url);
-    cc_source *s = calloc(1, sizeof(*s));
-    if (!s)
-        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     s->ctx = ctx;
     s->cache.lock_fd = -1;
     s->spill_fd = -1;
@@ -409,7 +396,29 @@ cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_sourc
     s->sha = cc_sha256_new();
     s->mu = cc_pf_mutex_new();
     s->changed = cc_pf_cond_new();
-    if (!s->url || (cacert && !s->cacert) || !s->ring || !s->sha || !s->mu || !s->changed) {
+    return !s->url || (cacert && !s->cacert) || !s->ring || !s->sha || !s->mu || !s->changed
+               ? -1
+               : 0;
+}
+
+cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_source **out)
+{
+    cudnnctl_err rc = CUDNNCTL_E_OK;
+    *out = NULL;
+    if (!o || !o->url || !*o->url)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "no archive URL or path given");
+    if (o->expected_sha256 && !cc_sha256_is_hex(o->expected_sha256))
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "'%s' is not a SHA-256 (64 hex digits)",
+                   o->expected_sha256);
+    if (!o->expected_sha256 && !o->insecure_skip_verify)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NO_HASH,
+                   "no SHA-256 is known for %s; pass --sha256 HEX (from NVIDIA's manifest or "
+                   "the mirror's), or --insecure-skip-verify to take the file unverified",
+                   o->url);
+    cc_source *s = calloc(1, sizeof(*s));
+    if (!s)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (source_init(s, ctx, o) != 0) {
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;
     }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "source_int.h"
+#include "grow.h"
 
 void cc_src_mark_ready(cc_source *s, int why)
 {
@@ -31,16 +32,10 @@ void cc_src_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned)
     if (!text_owned)
         return;
     cc_pf_mutex_lock(s->mu);
-    if (s->n_events == s->cap_events) {
-        size_t cap = s->cap_events ? 2 * s->cap_events : 8;
-        cc_src_event *ev = realloc(s->events, cap * sizeof(*ev));
-        if (!ev) {
-            cc_pf_mutex_unlock(s->mu);
-            free(text_owned);
-            return;
-        }
-        s->events = ev;
-        s->cap_events = cap;
+    if (cc_grow(&s->events, &s->cap_events, s->n_events + 1, sizeof(*s->events)) != 0) {
+        cc_pf_mutex_unlock(s->mu);
+        free(text_owned);
+        return;
     }
     s->events[s->n_events].kind = kind;
     s->events[s->n_events].text = text_owned;

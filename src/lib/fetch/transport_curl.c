@@ -29,15 +29,11 @@ typedef struct {
     char location[512]; /* the last redirect's Location (for the https-to-http refusal) */
 } xfer;
 
+/* The n bytes at s (a header line, not NUL-terminated) start with p, ignoring case. */
 static int prefix_ci(const char *s, size_t n, const char *p)
 {
     size_t k = strlen(p);
-    if (n < k)
-        return 0;
-    for (size_t i = 0; i < k; i++)
-        if (tolower((unsigned char)s[i]) != tolower((unsigned char)p[i]))
-            return 0;
-    return 1;
+    return n >= k && cc_str_ieqn(s, p, k);
 }
 
 static int is_https(const char *url)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "build_int.h"
+#include "grow.h"
 #include "elf_info.h"
 #include "loader_int.h"
 #include "platform.h"
@@ -139,10 +140,8 @@ static cudnnctl_err ask_compiler(cudnnctl_ctx *ctx, const char *label, const cha
 static cudnnctl_err add_compiler(cudnnctl_ctx *ctx, cudnnctl_build_view *v, const char *label,
                                  const char *cmd, const char *const *args)
 {
-    cudnnctl_build_compiler *nv = realloc(v->compilers, sizeof(*nv) * (v->n_compilers + 1));
-    if (!nv)
+    if (cc_grow(&v->compilers, NULL, v->n_compilers + 1, sizeof(*v->compilers)) != 0)
         return oom(ctx);
-    v->compilers = nv;
     cudnnctl_build_compiler *c = &v->compilers[v->n_compilers++];
     memset(c, 0, sizeof(*c));
     return ask_compiler(ctx, label, cmd, args, c);
@@ -238,14 +237,7 @@ static int problem(cudnnctl_build_view *v, char *text)
 {
     if (!text)
         return -1;
-    char **nv = realloc(v->problems, sizeof(*nv) * (v->n_problems + 1));
-    if (!nv) {
-        free(text);
-        return -1;
-    }
-    v->problems = nv;
-    v->problems[v->n_problems++] = text;
-    return 0;
+    return cc_strs_push(&v->problems, &v->n_problems, text);
 }
 
 /* Compare what builds take with what programs load. */
@@ -330,7 +322,7 @@ cudnnctl_err cudnnctl_build_view_make(cudnnctl_ctx *ctx, const cudnnctl_build_op
                                       cudnnctl_build_view **out)
 {
     *out = NULL;
-    if (strcmp(cc_pf_os(), "linux") != 0 || ctx->root)
+    if (cc_host_native_windows() || ctx->root)
         CC_RET_ERR(ctx, CUDNNCTL_E_UNSUPPORTED,
                    "the build view asks this machine's compilers (gcc/clang, ld, nvcc on Linux): "
                    "it cannot look into --root or another OS");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "grow.h"
 #include "loader_int.h"
 #include "platform.h"
 
@@ -214,11 +215,9 @@ static int add_preload(cc_ldmodel *m, const cc_py_env *py, int main_idx, cudnnct
     char *file = cc_ld_py_preload(m->ctx, py, c, site, &why, &by_name);
     int rc = 0;
     if (file) {
-        cudnnctl_load_result *nv = realloc(c->libs, (c->n_libs + 1) * sizeof(*nv));
-        if (!nv) {
+        if (cc_grow(&c->libs, NULL, c->n_libs + 1, sizeof(*c->libs)) != 0) {
             rc = -1;
         } else {
-            c->libs = nv;
             cudnnctl_load_result *r = &c->libs[c->n_libs++];
             memset(r, 0, sizeof(*r));
             r->soname = cc_asprintf("libcudnn.so.%d", c->need_cudnn_major > 0 ? c->need_cudnn_major

@@ -249,7 +249,7 @@ cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char *self_exe, c
 {
     *out = NULL;
     *n = 0;
-    if (strcmp(cc_pf_os(), "linux") != 0)
+    if (cc_host_native_windows())
         return CUDNNCTL_E_OK; /* the model and the probe are glibc's loader: nothing to check */
     char *self = self_exe ? cc_strdup(self_exe) : cc_pf_self_exe();
     cudnnctl_effective *v = calloc(2, sizeof(*v));
@@ -414,32 +414,6 @@ int cudnnctl_loader_default_finds(cudnnctl_ctx *ctx, const char *soname, const c
     }
     cudnnctl_load_result_free(r);
     return yes;
-}
-
-cudnnctl_err cudnnctl_json_attach(const char *doc, const char *key, const char *value_json,
-                                  char **out)
-{
-    *out = NULL;
-    cJSON *d = cJSON_Parse(doc);
-    cJSON *v = cJSON_Parse(value_json);
-    if (d && cJSON_IsArray(d)) {
-        cJSON *w = cJSON_CreateObject();
-        if (w)
-            cJSON_AddItemToObject(w, "changes", d);
-        d = w;
-    }
-    if (!d || !v || !cJSON_IsObject(d)) {
-        cJSON_Delete(d);
-        cJSON_Delete(v);
-        return CUDNNCTL_E_PARSE;
-    }
-    if (cJSON_GetObjectItemCaseSensitive(d, key))
-        cJSON_ReplaceItemInObjectCaseSensitive(d, key, v); /* one key: the newer value */
-    else
-        cJSON_AddItemToObject(d, key, v);
-    *out = cJSON_PrintUnformatted(d);
-    cJSON_Delete(d);
-    return *out ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
 }
 
 int cudnnctl_is_elevated(void)

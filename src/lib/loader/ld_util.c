@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "grow.h"
 #include "loader_int.h"
 #include "platform.h"
 
@@ -34,12 +35,7 @@ int cc_ld_read_file(const char *host, size_t max, char **data, size_t *len)
 
 void cc_ld_skip(cudnnctl_load_result *r, const char *path, const char *reason)
 {
-    char **nv = realloc(r->skipped, (r->n_skipped + 1) * sizeof(char *));
-    if (!nv)
-        return;
-    r->skipped = nv;
-    if ((nv[r->n_skipped] = cc_asprintf("%s: %s", path, reason)))
-        r->n_skipped++;
+    cc_strs_push(&r->skipped, &r->n_skipped, cc_asprintf("%s: %s", path, reason));
 }
 
 void cc_ld_found(cudnnctl_load_result *r, const char *rule, const char *from, const char *fmt, ...)
@@ -57,37 +53,22 @@ void cc_ld_found(cudnnctl_load_result *r, const char *rule, const char *from, co
 
 cudnnctl_err cc_ld_push_consumer(cudnnctl_which_report *rep, cudnnctl_consumer **out)
 {
-    cudnnctl_consumer *nv = realloc(rep->v, (rep->n + 1) * sizeof(*nv));
-    if (!nv)
+    if (cc_grow(&rep->v, NULL, rep->n + 1, sizeof(*rep->v)) != 0)
         return CUDNNCTL_E_NOMEM;
-    rep->v = nv;
     *out = &rep->v[rep->n++];
     memset(*out, 0, sizeof(**out));
     (*out)->need_cudnn_major = (*out)->need_cudnn_minor = (*out)->need_cuda_major = -1;
     return CUDNNCTL_E_OK;
 }
 
-static void push_text(char ***v, size_t *n, char *text)
-{
-    if (!text)
-        return;
-    char **nv = realloc(*v, (*n + 1) * sizeof(char *));
-    if (!nv) {
-        free(text);
-        return;
-    }
-    *v = nv;
-    nv[(*n)++] = text;
-}
-
 void cc_ld_problem(cudnnctl_consumer *c, char *text)
 {
-    push_text(&c->problems, &c->n_problems, text);
+    cc_strs_push(&c->problems, &c->n_problems, text);
 }
 
 void cc_ld_note(cudnnctl_consumer *c, char *text)
 {
-    push_text(&c->notes, &c->n_notes, text);
+    cc_strs_push(&c->notes, &c->n_notes, text);
 }
 
 char *cc_ld_first_version(const char *s)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "grow.h"
 #include "json.h"
 #include "loader_int.h"
 #include "platform.h"
@@ -32,14 +33,8 @@ static char *abs_display(cudnnctl_ctx *ctx, const char *path, int resolve_links)
 
 int cc_ldm_add(cc_ldmodel *m, const char *path, int loader, int is_main)
 {
-    if (m->n_objs == m->cap_objs) {
-        size_t cap = m->cap_objs ? m->cap_objs * 2 : 16;
-        cc_ldobj *nv = realloc(m->objs, cap * sizeof(*nv));
-        if (!nv)
-            return -1;
-        m->objs = nv;
-        m->cap_objs = cap;
-    }
+    if (cc_grow(&m->objs, &m->cap_objs, m->n_objs + 1, sizeof(*m->objs)) != 0)
+        return -1;
     cc_ldobj *o = &m->objs[m->n_objs];
     memset(o, 0, sizeof(*o));
     o->loader = loader;
@@ -210,12 +205,10 @@ cudnnctl_err cudnnctl_loader_tree(cudnnctl_ctx *ctx, const cudnnctl_loader_env *
                 dup = strcmp(t->v[j].soname, need) == 0;
             if (dup)
                 continue;
-            cudnnctl_load_result *nv = realloc(t->v, (t->n + 1) * sizeof(*nv));
-            if (!nv) {
+            if (cc_grow(&t->v, NULL, t->n + 1, sizeof(*t->v)) != 0) {
                 e = CUDNNCTL_E_NOMEM;
                 break;
             }
-            t->v = nv;
             cudnnctl_load_result *r = &t->v[t->n++];
             e = cc_ld_one(&m, (int)o, need, r);
             if (e == CUDNNCTL_E_OK && r->path && strcmp(r->rule, "loaded") != 0) {

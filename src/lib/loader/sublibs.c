@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "elf_sections.h"
+#include "grow.h"
 #include "hash.h"
 #include "internal.h"
 #include "loader_int.h"
@@ -318,20 +319,14 @@ static void fit_notes(cudnnctl_consumer *c, fit_group *g, size_t n, const char *
 static void add_map(cudnnctl_consumer *c, const cudnnctl_load_result *r)
 {
     const char *p = file_of(r);
-    char **nv = p ? realloc(c->maps, (c->n_maps + 1) * sizeof(char *)) : NULL;
-    if (!nv)
-        return;
-    c->maps = nv;
-    if ((nv[c->n_maps] = cc_strdup(p)) != NULL)
-        c->n_maps++;
+    if (p)
+        cc_strs_push(&c->maps, &c->n_maps, cc_strdup(p));
 }
 
 static int push_lib(cudnnctl_consumer *c, cudnnctl_load_result *r)
 {
-    cudnnctl_load_result *nv = realloc(c->libs, (c->n_libs + 1) * sizeof(*nv));
-    if (!nv)
+    if (cc_grow(&c->libs, NULL, c->n_libs + 1, sizeof(*c->libs)) != 0)
         return -1;
-    c->libs = nv;
     c->libs[c->n_libs++] = *r; /* moved */
     memset(r, 0, sizeof(*r));
     return 0;

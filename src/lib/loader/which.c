@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "grow.h"
 #include "loader_int.h"
 #include "platform.h"
 
@@ -243,10 +244,8 @@ void cc_ld_judge(cudnnctl_ctx *ctx, cudnnctl_consumer *c, const char *driver)
 /* Resolve soname for a consumer (on behalf of objs[req]) and add it to its libs. */
 cudnnctl_err cc_ld_add_lib(cc_ldmodel *m, cudnnctl_consumer *c, int req, const char *soname)
 {
-    cudnnctl_load_result *nv = realloc(c->libs, (c->n_libs + 1) * sizeof(*nv));
-    if (!nv)
+    if (cc_grow(&c->libs, NULL, c->n_libs + 1, sizeof(*c->libs)) != 0)
         return CUDNNCTL_E_NOMEM;
-    c->libs = nv;
     cudnnctl_err e = cc_ld_one(m, req, soname, &c->libs[c->n_libs]);
     c->n_libs++;
     return e;

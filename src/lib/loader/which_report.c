@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "grow.h"
 #include "json.h"
 #include "loader_int.h"
 #include "platform.h"
@@ -56,10 +57,8 @@ static cudnnctl_err elf_consumer(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o
         int fam = cc_ld_family(t->v[i].soname);
         if (fam < 0)
             continue;
-        cudnnctl_load_result *nv = realloc(c->libs, (c->n_libs + 1) * sizeof(*nv));
-        if (!nv)
+        if (cc_grow(&c->libs, NULL, c->n_libs + 1, sizeof(*c->libs)) != 0)
             break;
-        c->libs = nv;
         c->libs[c->n_libs++] = t->v[i]; /* moved */
         memset(&t->v[i], 0, sizeof(t->v[i]));
         t->v[i].soname = cc_strdup("");

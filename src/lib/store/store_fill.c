@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hash.h"
 #include "sys.h"
 
@@ -217,14 +218,8 @@ typedef struct {
 
 static int flist_push(flist *l, cc_store_file *it)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        cc_store_file *v = realloc(l->v, cap * sizeof(*v));
-        if (!v)
-            return -1;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (cc_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v)) != 0)
+        return -1;
     l->v[l->n++] = *it;
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "validate_int.h"
+#include "grow.h"
 #include "json.h"
 
 #define VENDOR_TAIL 4096
@@ -23,10 +24,8 @@ int cc_val_result_add_check(cudnnctl_validate_result *r, const char *name, int o
                             double seconds, double max_abs, double tol, const char *error,
                             const char *detail)
 {
-    cudnnctl_validate_check *n = realloc(r->checks, (r->n_checks + 1) * sizeof(*n));
-    if (!n)
+    if (cc_grow(&r->checks, NULL, r->n_checks + 1, sizeof(*r->checks)) != 0)
         return -1;
-    r->checks = n;
     cudnnctl_validate_check *k = &r->checks[r->n_checks++];
     memset(k, 0, sizeof(*k));
     k->name = cc_strdup(name ? name : "?");
@@ -77,12 +76,10 @@ static int add_modules(cudnnctl_ctx *ctx, const cJSON *arr, cudnnctl_validate_mo
         const char *p = jstr(it, "path"), *rp = jstr(it, "realpath");
         if (!p)
             continue;
-        cudnnctl_validate_module *nl = realloc(*list, (*n + 1) * sizeof(*nl));
-        if (!nl)
+        if (cc_grow(list, NULL, *n + 1, sizeof(**list)) != 0)
             return -1;
-        *list = nl;
-        nl[*n].path = cc_unrooted(ctx, p);
-        nl[*n].realpath = cc_unrooted(ctx, rp ? rp : p);
+        (*list)[*n].path = cc_unrooted(ctx, p);
+        (*list)[*n].realpath = cc_unrooted(ctx, rp ? rp : p);
         (*n)++;
     }
     return 0;
@@ -173,6 +170,53 @@ static void handle_line(cudnnctl_ctx *ctx, const char *json, cudnnctl_validate_r
     cJSON_Delete(j);
 }
 
+/* Why the child ended before its report was done (a DLL cuDNN could not locate, a hang, a
+ * crash, an early exit), as the check's error text (malloc'd). */
+static char *unfinished(const parse_state *ps, const char *vendor, int status, unsigned timeout_ms)
+{
+    const char *where = ps->last_step ? ps->last_step : "its start";
+    const char *in = ps->step_open ? "inside the vendor library during" : "after";
+    char *e;
+    /* NVIDIA's Windows cuDNN ends the process when a DLL it loads by name is not found */
+    const char *nf = vendor ? strstr(vendor, "Could not locate ") : NULL;
+    char *dll = NULL;
+    if (nf) {
+        nf += strlen("Could not locate ");
+        const char *x = strstr(nf, ".dll");
+        if (x && x - nf < 128)
+            dll = cc_strndup(nf, (size_t)(x - nf) + 4);
+    }
+    if (dll && strstr(dll, "zlibwapi"))
+        e = cc_asprintf("cuDNN ended the validation child %s %s: it could not locate %s. "
+                        "cuDNN 8.3-9.1 need a 64-bit zlibwapi.dll: put one beside the cuDNN "
+                        "DLLs (or use cuDNN >= 9.2, which does not need it)",
+                        in, where, dll);
+    else if (dll)
+        e = cc_asprintf("cuDNN ended the validation child %s %s: it could not locate %s, a "
+                        "sub-library or dependency it loads by name through PATH (not from "
+                        "its own dir). Install the complete cuDNN set (every cudnn*64_N.dll "
+                        "of one zip) into the cuDNN bin dir, and put that dir and the "
+                        "toolkit's bin and bin\\x64 on PATH",
+                        in, where, dll);
+    else if (status == -1)
+        e = cc_asprintf("the validation child hung for %u s %s %s: a vendor library did not "
+                        "return, so cudnnctl killed it (nothing was changed); run with a "
+                        "longer --timeout if the GPU is busy", timeout_ms / 1000, in, where);
+    else if (ps->crash || status == -2)
+        e = cc_asprintf("the validation child was killed by %s %s %s: a crash in the vendor "
+                        "library, not in cudnnctl (nothing was changed)%s%s",
+                        ps->crash ? ps->crash : "a signal", in, where,
+                        vendor ? "; it printed: " : "",
+                        vendor ? vendor : "");
+    else
+        e = cc_asprintf("the validation child ended (exit %d) without finishing its report, "
+                        "%s %s%s%s", status, in, where,
+                        vendor ? "; it printed: " : "",
+                        vendor ? vendor : "");
+    free(dll);
+    return e;
+}
+
 cudnnctl_err cc_val_parse_report(cudnnctl_ctx *ctx, const char *out, size_t len, int status,
                                  unsigned timeout_ms, cudnnctl_validate_result *r)
 {
@@ -206,48 +250,9 @@ cudnnctl_err cc_val_parse_report(cudnnctl_ctx *ctx, const char *out, size_t len,
         r->vendor_output = cc_strdup(ps.vendor.data + off);
     }
     if (!ps.done) {
-        const char *where = ps.last_step ? ps.last_step : "its start";
-        const char *in = ps.step_open ? "inside the vendor library during" : "after";
-        char *e;
-        /* NVIDIA's Windows cuDNN ends the process when a DLL it loads by name is not found */
-        const char *nf = r->vendor_output ? strstr(r->vendor_output, "Could not locate ") : NULL;
-        char *dll = NULL;
-        if (nf) {
-            nf += strlen("Could not locate ");
-            const char *x = strstr(nf, ".dll");
-            if (x && x - nf < 128)
-                dll = cc_strndup(nf, (size_t)(x - nf) + 4);
-        }
-        if (dll && strstr(dll, "zlibwapi"))
-            e = cc_asprintf("cuDNN ended the validation child %s %s: it could not locate %s. "
-                            "cuDNN 8.3-9.1 need a 64-bit zlibwapi.dll: put one beside the cuDNN "
-                            "DLLs (or use cuDNN >= 9.2, which does not need it)",
-                            in, where, dll);
-        else if (dll)
-            e = cc_asprintf("cuDNN ended the validation child %s %s: it could not locate %s, a "
-                            "sub-library or dependency it loads by name through PATH (not from "
-                            "its own dir). Install the complete cuDNN set (every cudnn*64_N.dll "
-                            "of one zip) into the cuDNN bin dir, and put that dir and the "
-                            "toolkit's bin and bin\\x64 on PATH",
-                            in, where, dll);
-        else if (status == -1)
-            e = cc_asprintf("the validation child hung for %u s %s %s: a vendor library did not "
-                            "return, so cudnnctl killed it (nothing was changed); run with a "
-                            "longer --timeout if the GPU is busy", timeout_ms / 1000, in, where);
-        else if (ps.crash || status == -2)
-            e = cc_asprintf("the validation child was killed by %s %s %s: a crash in the vendor "
-                            "library, not in cudnnctl (nothing was changed)%s%s",
-                            ps.crash ? ps.crash : "a signal", in, where,
-                            r->vendor_output ? "; it printed: " : "",
-                            r->vendor_output ? r->vendor_output : "");
-        else
-            e = cc_asprintf("the validation child ended (exit %d) without finishing its report, "
-                            "%s %s%s%s", status, in, where,
-                            r->vendor_output ? "; it printed: " : "",
-                            r->vendor_output ? r->vendor_output : "");
+        char *e = unfinished(&ps, r->vendor_output, status, timeout_ms);
         cc_val_result_add_check(r, "child", 0, 0, 0, -1, -1, e, ps.last_step);
         free(e);
-        free(dll);
     }
     cc_val_result_finish(r, ps.no_gpu);
     free(ps.last_step);

@@ -296,25 +296,25 @@ static void active_toolkit_dirs(cudnnctl_ctx *ctx, cc_strv *out)
     cc_clear_error(ctx); /* detect problems are not validation problems */
 }
 
-cudnnctl_err cc_val_resolve_target(cudnnctl_ctx *ctx, const cudnnctl_validate_opts *opts,
-                                   cc_val_target *t)
+/* The dir to validate: TARGET, else the cuDNN of --cuda-home, else the active toolkit's (or
+ * /usr/local/cuda); rooted, malloc'd in *target. */
+static cudnnctl_err pick_target(cudnnctl_ctx *ctx, const cudnnctl_validate_opts *opts,
+                                char **target)
 {
-    memset(t, 0, sizeof(*t));
-    cudnnctl_err e = CUDNNCTL_E_OK;
-    char *target = NULL;
     if (opts->target && *opts->target) {
-        target = cc_pf_is_abs(opts->target) ? cc_rooted(ctx, opts->target)
+        *target = cc_pf_is_abs(opts->target) ? cc_rooted(ctx, opts->target)
                                             : cc_pf_realpath(opts->target);
-        if (!target)
+        if (!*target)
             CC_RET_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
                        "validate: %s does not exist: give the dir that holds libcudnn.so.<M>",
                        opts->target);
     } else if (opts->cuda_home && *opts->cuda_home) {
         /* no TARGET: the cuDNN in the named toolkit, as install and uninstall read the flag */
-        target = cc_pf_is_abs(opts->cuda_home) ? cc_rooted(ctx, opts->cuda_home)
+        *target = cc_pf_is_abs(opts->cuda_home) ? cc_rooted(ctx, opts->cuda_home)
                                                : cc_pf_realpath(opts->cuda_home);
-        if (!target || !is_dir(target)) {
-            free(target);
+        if (!*target || !is_dir(*target)) {
+            free(*target);
+            *target = NULL;
             CC_RET_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
                        "validate: --cuda-home %s does not exist: give the CUDA toolkit whose "
                        "cuDNN to validate (or the cuDNN dir as the TARGET argument)",
@@ -324,20 +324,31 @@ cudnnctl_err cc_val_resolve_target(cudnnctl_ctx *ctx, const cudnnctl_validate_op
         cc_strv tk = {0};
         active_toolkit_dirs(ctx, &tk);
         if (tk.n > 0) {
-            target = cc_strdup(tk.v[0]);
+            *target = cc_strdup(tk.v[0]);
         } else {
             char *def = cc_rooted(ctx, "/usr/local/cuda");
             if (def && is_dir(def))
-                target = def;
+                *target = def;
             else
                 free(def);
         }
         cc_strv_free(&tk);
-        if (!target)
+        if (!*target)
             CC_RET_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
                        "validate: no target given and no active CUDA toolkit found: pass the "
                        "cuDNN lib dir or prefix (cudnnctl validate DIR)");
     }
+    return CUDNNCTL_E_OK;
+}
+
+cudnnctl_err cc_val_resolve_target(cudnnctl_ctx *ctx, const cudnnctl_validate_opts *opts,
+                                   cc_val_target *t)
+{
+    memset(t, 0, sizeof(*t));
+    cudnnctl_err e = CUDNNCTL_E_OK;
+    char *target = NULL;
+    if ((e = pick_target(ctx, opts, &target)) != CUDNNCTL_E_OK)
+        return e;
     /* drop trailing separators so mapped paths compare cleanly */
     size_t n = strlen(target);
     while (n > 1 && target[n - 1] == '/')
