@@ -28,7 +28,6 @@ const cli_example cli_examples[] = {
 
     {"install", "sudo cudnnctl install --cuda-home /usr/local/cuda-13.0", "the newest fitting cuDNN into that CUDA tree"},
     {"install", "cudnnctl install --cudnn 9.19 --prefix ~/cudnn --source wheel --components runtime,dev", "NVIDIA's nvidia-cudnn-cu* wheel through pip (your index, proxy, certificates), checked against the wheel catalog's SHA-256, into PREFIX/cudnn-<version>-cuda<major>"},
-    {"install", "cudnnctl install --archive cudnn.tar.xz --sha256 HEX --prefix ~/cudnn", "an archive already downloaded, checked against its SHA-256 first"},
     {"install", "cudnnctl install --cudnn 9.19 --prefix ~/proj/cudnn --link-mode hardlink", "a second prefix of a release installed before: hard links to the unpacked store, nothing decoded"},
 
     {"uninstall", "sudo cudnnctl uninstall /usr/local/cuda-13.0", "remove the active install there and restore what it replaced"},

@@ -106,6 +106,8 @@ run 0 "$T/o" "${R[@]}" install --manifest /m.json --cudnn $V --mirror "$W" --pre
 mkdir -p "$T/empty"
 serve "$T/empty" "$T/port2"
 E="http://127.0.0.1:$(cat "$T/port2")/"
+# the unpacked store holds this verified archive from /opt/p2 and would serve it: emptied first
+run 0 "$T/o" --root "$T/r" cache clean
 run 10 "$T/o" "${R[@]}" install --manifest /m.json --cudnn $V --mirror "$E" --prefix /opt/p3 --no-validate --no-ldconfig
 has "$T/o" "the mirror does not have this archive; fill it with \`cudnnctl mirror --to DIR\`"
 hasnt "$T/o" "point --mirror at a mirror"
