@@ -91,6 +91,10 @@ typedef struct {
     const char *python;
     /** How staging is filled from the unpacked store (no_cache: the store is not used). */
     cudnnctl_link_mode link_mode;
+    /** Use the unpacked store: stage from it when it holds the archive, else keep the verified
+     *  tree there (0: neither: the cold path writes nothing more than the install; the CLI sets
+     *  it when --link-mode is given). */
+    int use_store;
 } cudnnctl_install_opts;
 
 /** The outcome of an install (cudnnctl_install_outcome_name gives its JSON string). */

@@ -23,6 +23,7 @@ typedef struct {
     int allow_manifest_override; /* install: a --manifest may contradict the embedded catalog */
     uint64_t max_unpacked;       /* install: --max-unpacked (0: derived from the archive) */
     int link_mode;               /* install: --link-mode (cudnnctl_link_mode) */
+    int link_mode_given;         /* install: --link-mode was given (the store is used) */
     cudnnctl_flavor flavor;      /* --flavor (default full) */
     int flavor_given;
     cudnnctl_components components; /* --components (0: all) */

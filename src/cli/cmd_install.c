@@ -124,6 +124,7 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     io.index_url = o->index_url;
     io.python = o->python;
     io.link_mode = (cudnnctl_link_mode)o->link_mode;
+    io.use_store = o->link_mode_given;
 
     /* the two halves: nothing in the target changes until the commit */
     cudnnctl_install_handle *h = NULL;

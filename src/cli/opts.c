@@ -349,6 +349,7 @@ static int apply_valued(int c, cli_opts *o)
         o->manifests[o->n_manifests++] = optarg;
         break;
     case O_LINK_MODE:
+        o->link_mode_given = 1;
         if (strcmp(optarg, "copy") == 0)
             o->link_mode = CUDNNCTL_LINK_COPY;
         else if (strcmp(optarg, "reflink") == 0)

@@ -78,7 +78,7 @@ const cli_optspec cli_optspecs[] = {
     {"windows-env", 0, "FILE", "doctor", CLI_COMP_FILE, "NAME=VALUE lines standing in for a Windows tree's environment and registry (with --platform windows-x86_64 --root DIR)"},
     {"wait", 0, "[SECONDS]", "install uninstall rollback use recover", CLI_COMP_NONE, "wait for another run on the same target or state dir (at most SECONDS: --wait 5 or --wait=5) instead of exiting 8"},
     {"max-unpacked", 0, "SIZE", "install", CLI_COMP_NONE, "cap on the archive's declared unpacked size (bytes, or with K/M/G/T; default: 10x the archive, 256 MiB to 6 GiB)"},
-    {"link-mode", 0, "MODE", "install", CLI_COMP_NONE, "a later install of an archive already extracted once fills its files from the unpacked store: auto (reflink where the filesystem can, else copy; default), copy, reflink, or hardlink (prefixes only, never a CUDA tree)"},
+    {"link-mode", 0, "MODE", "install", CLI_COMP_NONE, "use the unpacked store: an archive extracted once (with this option) is kept there, and a later install of it with this option fills its files from the store instead of decoding: auto (reflink where the filesystem can, else copy), copy, reflink, or hardlink (prefixes only, never a CUDA tree); without it the store is neither filled nor read"},
     {"allow-manifest-override", 0, NULL, "install", CLI_COMP_NONE, "install even when a --manifest contradicts NVIDIA's embedded manifest (recorded in the receipt)"},
     {"allow-manifest-override", 0, NULL, "mirror", CLI_COMP_NONE, "mirror even when a --manifest contradicts NVIDIA's embedded manifest"},
     {"allow-manifest-override", 0, NULL, "update", CLI_COMP_NONE, "store a pinned label whose file now names other archives (recorded in the catalog and the receipts)"},

@@ -27,7 +27,8 @@ S=$(sha256sum "$A" | cut -c1-64)
 REL="cudnn/linux-x86_64/$(basename "$A")"
 mkdir -p "$T/mirror/cudnn/linux-x86_64"; cp "$A" "$T/mirror/$REL"
 write_manifest "$T/m.json" 9.19.0.56 "$REL" "$S" "$(stat -c %s "$A")"
-SEL=(--cudnn 9.19.0.56 --cuda 13 --platform linux-x86_64 --allow-manifest-override --no-validate --no-ldconfig)
+# the store is used when --link-mode is given (an install without it neither fills nor reads it)
+SEL=(--cudnn 9.19.0.56 --cuda 13 --platform linux-x86_64 --allow-manifest-override --no-validate --no-ldconfig --link-mode auto)
 I=(install --manifest "$T/m.json" --mirror "$T/mirror" "${SEL[@]}")
 V=cudnn-9.19.0.56-cuda13
 store_of() { find "$T/cache/store/v1" -mindepth 1 -maxdepth 1 -name "$S-*-$1" | head -1; }
@@ -35,7 +36,7 @@ store_of() { find "$T/cache/store/v1" -mindepth 1 -maxdepth 1 -name "$S-*-$1" | 
 arch_snap() { snap "$1" | grep -v -e '/pkgconfig' -e '/cmake' ; }
 
 # ---- 1. cold (from the archive handed over: it fills the store), then warm ----
-"${C[@]}" --json install --archive "$A" --sha256 "$S" --no-validate --no-ldconfig --prefix "$T/p1" \
+"${C[@]}" --json install --archive "$A" --sha256 "$S" --no-validate --no-ldconfig --link-mode auto --prefix "$T/p1" \
   > "$T/1.json" 2>/dev/null || fail "cold install"
 json_assert "$T/1.json" 'd["store"]["result"] == "filled" and d["result"] == "installed"'
 E=$(store_of any); [ -n "$E" ] && [ -f "$E/manifest.json" ] || fail "no store entry after a cold install"
@@ -145,7 +146,7 @@ fi
 "${C[@]}" cache clean >/dev/null 2>&1
 start_httpd "$T/mirror" --throttle $(( $(stat -c %s "$A") / 6 ))
 "${C[@]}" install --manifest "$T/m.json" --mirror "$U/" --cudnn 9.19.0.56 --cuda 13 --platform linux-x86_64 \
-  --prefix "$T/p7" --no-validate --no-ldconfig --allow-manifest-override >/dev/null 2>&1 &
+  --prefix "$T/p7" --no-validate --no-ldconfig --allow-manifest-override --link-mode auto >/dev/null 2>&1 &
 ip=$!
 for _ in $(seq 100); do [ -n "$(find "$T/cache/store/tmp" -type f 2>/dev/null | head -1)" ] && break; sleep 0.1; done
 [ -n "$(find "$T/cache/store/tmp" -type f 2>/dev/null | head -1)" ] || fail "the fill never started"
@@ -159,4 +160,11 @@ json_assert "$T/k2.json" 'd["store"]["result"] == "filled"'
 "${C[@]}" cache verify >/dev/null 2>&1 || fail "the store after a killed fill does not verify"
 "${C[@]}" cache clean >/dev/null 2>&1
 [ -z "$(find "$T/cache/store/tmp" -mindepth 1 2>/dev/null)" ] || fail "cache clean left the partial fill"
-echo "store: warm copy/hardlink/tree, corruption, trust and kill -9 checks passed"
+# ---- 6. without --link-mode the store is neither filled nor read (the cold path as before) ----
+"${C[@]}" --json install --manifest "$T/m.json" --mirror "$T/mirror" --cudnn 9.19.0.56 --cuda 13 \
+  --platform linux-x86_64 --allow-manifest-override --no-validate --no-ldconfig --prefix "$T/p9" \
+  > "$T/n.json" 2>/dev/null || fail "install without --link-mode"
+json_assert "$T/n.json" 'not (d.get("store") or {}).get("result")'
+[ -z "$(find "$T/cache/store/v1" -mindepth 1 -maxdepth 1 2>/dev/null)" ] ||
+  fail "an install without --link-mode filled the store"
+echo "store: warm copy/hardlink/tree, corruption, trust, kill -9 and opt-in checks passed"

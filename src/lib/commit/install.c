@@ -245,7 +245,7 @@ static cudnnctl_err fetch_extract(cudnnctl_ctx *ctx, void *user, const cc_source
 {
     const cudnnctl_install_opts *o = user;
     /* the store is keyed by a verified digest: none without one, none with --no-cache */
-    char *key = c->sha256 && !o->no_cache
+    char *key = o->use_store && c->sha256 && !o->no_cache
                     ? cc_store_key(c->sha256, c->components,
                                    c->plan->mode == CUDNNCTL_TARGET_CUDA_TREE)
                     : NULL;
