@@ -37,7 +37,8 @@ esac
 fix=${line##*own files: }
 echo "fix printed by install: $fix"
 [[ "$fix" == "eval \"\$(cudnnctl env --prefix $P)\"" ]] || fail "unexpected fix: $fix"
-cat "$T/out" "$T/err" | grep -q "a new login shell maps" || fail "no login-shell line"
+cat "$T/out" "$T/err" | grep -q "a new login shell maps" ||
+    fail "no login-shell line; the install said: $(grep -i "login" "$T/out" "$T/err" || cat "$T/out")"
 
 # run the fix as printed (cudnnctl on PATH, state as above), then a fresh process
 mkdir -p "$T/bin"; printf '#!/bin/sh\nexec %s --state-dir %s --cache-dir %s "$@"\n' "$CUDNNCTL" "$T/state" "$T/cache" >"$T/bin/cudnnctl"
