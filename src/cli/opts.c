@@ -326,6 +326,25 @@ static int apply_selection(int c, cli_opts *o)
 /* Returns -1 to go on and run *cmd, else the exit code to end with. */
 /* An option whose value is checked: -1 when it is set, 2 after saying what is wrong, -2 for an
  * option that is not one of these. */
+/* --link-mode MODE: how the unpacked store fills staging; given at all, the store is used. */
+static int parse_link_mode(cli_opts *o)
+{
+    o->link_mode_given = 1;
+    if (strcmp(optarg, "copy") == 0)
+        o->link_mode = CUDNNCTL_LINK_COPY;
+    else if (strcmp(optarg, "reflink") == 0)
+        o->link_mode = CUDNNCTL_LINK_REFLINK;
+    else if (strcmp(optarg, "hardlink") == 0)
+        o->link_mode = CUDNNCTL_LINK_HARDLINK;
+    else if (strcmp(optarg, "auto") == 0)
+        o->link_mode = CUDNNCTL_LINK_AUTO;
+    else {
+        cli_usage_error("--link-mode takes auto, copy, reflink or hardlink (not '%s')", optarg);
+        return 2;
+    }
+    return -1; /* go on parsing, as apply_valued's cases do */
+}
+
 static int apply_valued(int c, cli_opts *o)
 {
     switch (c) {
@@ -349,20 +368,7 @@ static int apply_valued(int c, cli_opts *o)
         o->manifests[o->n_manifests++] = optarg;
         break;
     case O_LINK_MODE:
-        o->link_mode_given = 1;
-        if (strcmp(optarg, "copy") == 0)
-            o->link_mode = CUDNNCTL_LINK_COPY;
-        else if (strcmp(optarg, "reflink") == 0)
-            o->link_mode = CUDNNCTL_LINK_REFLINK;
-        else if (strcmp(optarg, "hardlink") == 0)
-            o->link_mode = CUDNNCTL_LINK_HARDLINK;
-        else if (strcmp(optarg, "auto") == 0)
-            o->link_mode = CUDNNCTL_LINK_AUTO;
-        else {
-            cli_usage_error("--link-mode takes auto, copy, reflink or hardlink (not '%s')", optarg);
-            return 2;
-        }
-        break;
+        return parse_link_mode(o);
     case O_MAX_UNPACKED:
         if (cli_parse_size(optarg, &o->max_unpacked) != 0) {
             cli_usage_error("--max-unpacked takes a size: bytes or a number with K, M, G or T "
