@@ -40,6 +40,8 @@ cudnnctl_err cudnnctl_load_probe_child(cudnnctl_ctx *ctx, const char *const *son
             free(why);
             continue;
         }
+        free(predicted); /* may load: the loader itself answers */
+        free(why);
         void *h = cc_pf_dlopen_ex(sonames[i], CC_PF_DL_LAZY);
         if (!h) {
             const char *err = cc_pf_dlerror();
