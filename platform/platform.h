@@ -177,6 +177,17 @@ int cc_pf_owner(const char *path, uint32_t *uid, char **name);
  * *status = exit code, or -1 when killed by the timeout, -2 when killed by a signal. */
 int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin_data,
               unsigned timeout_ms, int merge_stderr, char **out, size_t *out_len, int *status);
+/* cc_pf_run in two halves, for a child whose slow start-up (a login shell's start-up files) may
+ * overlap the caller's work while what it does last waits for its input: cc_pf_start spawns it
+ * now (the same trust rule, session and output capture; its stdin a pipe that stays open),
+ * cc_pf_finish writes stdin_data, closes the pipe, reads the output until EOF or timeout_ms (from
+ * now) and reaps it; cc_pf_cancel kills its process group and reaps it. Either frees the child.
+ * Windows: start keeps the arguments and finish runs it then (cc_pf_run). */
+typedef struct cc_pf_child cc_pf_child;
+cc_pf_child *cc_pf_start(const char *const *argv, const char *const *env, int merge_stderr);
+int cc_pf_finish(cc_pf_child *c, const char *stdin_data, unsigned timeout_ms, char **out,
+                 size_t *out_len, int *status);
+void cc_pf_cancel(cc_pf_child *c);
 
 /* ---- dynamic loading ------------------------------------------------------------------------ */
 /* By absolute path, or plain SONAME via the loader. As root a path (one with a '/') that fails

@@ -232,6 +232,25 @@ CUDNNCTL_API cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char
                                                    cudnnctl_effective **out, size_t *n);
 /** cudnnctl_effective_check flag: the current environment only (no login shell). */
 #define CUDNNCTL_EFFECTIVE_CURRENT_ONLY 1u
+/** The effective check in two halves, so that its children start before the work they check
+ *  and a login shell's start-up (the slow part: /etc/profile, modules, conda hooks) runs while
+ *  an install commits: cudnnctl_effective_start spawns the children now (`__load-probe -`: their
+ *  environments, and the login shell's start-up files, are those of now; the same rules as
+ *  cudnnctl_effective_check, as root too), and each waits for the soname on its stdin;
+ *  cudnnctl_effective_finish sends it (the loading, and so ld.so.cache and the files, are those
+ *  of then), collects and judges as cudnnctl_effective_check does, and frees @p p;
+ *  cudnnctl_effective_cancel stops the children unasked (the work failed). *out = NULL where the
+ *  platform has no such loader (Windows): finish then returns no entries. */
+typedef struct cudnnctl_effective_probe cudnnctl_effective_probe;
+CUDNNCTL_API cudnnctl_err cudnnctl_effective_start(cudnnctl_ctx *ctx, const char *self_exe,
+                                                   unsigned flags,
+                                                   cudnnctl_effective_probe **out);
+CUDNNCTL_API cudnnctl_err cudnnctl_effective_finish(cudnnctl_ctx *ctx, cudnnctl_effective_probe *p,
+                                                    const char *soname, const char *expect_dir,
+                                                    const char *fix_current,
+                                                    const char *fix_login,
+                                                    cudnnctl_effective **out, size_t *n);
+CUDNNCTL_API void cudnnctl_effective_cancel(cudnnctl_effective_probe *p);
 CUDNNCTL_API void cudnnctl_effective_free(cudnnctl_effective *v, size_t n);
 CUDNNCTL_API cudnnctl_err cudnnctl_effective_json(const cudnnctl_effective *v, size_t n,
                                                   char **json);

@@ -250,37 +250,42 @@ static int exe_to_run(const char *name, char **exe)
     return 0;
 }
 
-int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin_data,
-              unsigned timeout_ms, int merge_stderr, char **out, size_t *out_len, int *status)
+/* argv as it is run: argv[0] replaced by the program the trust rule checked (exe_to_run). 0 ok
+ * (*run NULL: argv as given), -1 refused or out of memory. */
+static int argv_to_run(const char *const *argv, const char ***run)
 {
-    int in_w = -1, out_r = -1;
-    if (out)
-        *out = NULL;
-    if (out_len)
-        *out_len = 0;
     char *exe = NULL;
+    *run = NULL;
     if (exe_to_run(argv[0], &exe) != 0)
         return -1;
+    if (!exe)
+        return 0;
     size_t argc = 0;
     while (argv[argc])
         argc++;
-    const char **run_argv = exe ? calloc(argc + 1, sizeof(*run_argv)) : NULL;
-    if (exe && !run_argv) {
+    const char **r = calloc(argc + 2, sizeof(*r));
+    if (!r) {
         free(exe);
         cc_pf_set_error(CUDNNCTL_E_NOMEM, "out of memory");
         return -1;
     }
-    if (run_argv) {
-        memcpy(run_argv, argv, argc * sizeof(*run_argv));
-        run_argv[0] = exe; /* the program that was checked, by its path */
-    }
-    pid_t pid = spawn_child(run_argv ? run_argv : argv, env, merge_stderr, stdin_data != NULL, &in_w,
-                            &out_r);
-    free(run_argv);
-    free(exe);
-    if (pid < 0)
-        return -1;
-    feed_stdin(in_w, stdin_data);
+    memcpy(r, argv, argc * sizeof(*r));
+    r[0] = exe; /* the program that was checked, by its path */
+    *run = r;
+    return 0;
+}
+
+static void argv_run_free(const char **run)
+{
+    if (run)
+        free((char *)run[0]);
+    free(run);
+}
+
+/* Read to EOF or the timeout, kill on timeout, reap; the output and status as cc_pf_run says. */
+static void collect_child(pid_t pid, int out_r, unsigned timeout_ms, char **out, size_t *out_len,
+                          int *status)
+{
     char *buf = NULL;
     size_t len = 0;
     int timed_out = read_output(out_r, timeout_ms, &buf, &len);
@@ -309,5 +314,77 @@ int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin
     } else {
         free(buf);
     }
+}
+
+int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin_data,
+              unsigned timeout_ms, int merge_stderr, char **out, size_t *out_len, int *status)
+{
+    int in_w = -1, out_r = -1;
+    if (out)
+        *out = NULL;
+    if (out_len)
+        *out_len = 0;
+    const char **run = NULL;
+    if (argv_to_run(argv, &run) != 0)
+        return -1;
+    pid_t pid = spawn_child(run ? run : argv, env, merge_stderr, stdin_data != NULL, &in_w,
+                            &out_r);
+    argv_run_free(run);
+    if (pid < 0)
+        return -1;
+    feed_stdin(in_w, stdin_data);
+    collect_child(pid, out_r, timeout_ms, out, out_len, status);
     return 0;
+}
+
+struct cc_pf_child {
+    pid_t pid;
+    int in_w, out_r;
+};
+
+cc_pf_child *cc_pf_start(const char *const *argv, const char *const *env, int merge_stderr)
+{
+    cc_pf_child *c = calloc(1, sizeof(*c));
+    const char **run = NULL;
+    if (!c) {
+        cc_pf_set_error(CUDNNCTL_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (argv_to_run(argv, &run) != 0) {
+        free(c);
+        return NULL;
+    }
+    c->pid = spawn_child(run ? run : argv, env, merge_stderr, 1, &c->in_w, &c->out_r);
+    argv_run_free(run);
+    if (c->pid < 0) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+int cc_pf_finish(cc_pf_child *c, const char *stdin_data, unsigned timeout_ms, char **out,
+                 size_t *out_len, int *status)
+{
+    if (out)
+        *out = NULL;
+    if (out_len)
+        *out_len = 0;
+    feed_stdin(c->in_w, stdin_data ? stdin_data : "");
+    collect_child(c->pid, c->out_r, timeout_ms, out, out_len, status);
+    free(c);
+    return 0;
+}
+
+void cc_pf_cancel(cc_pf_child *c)
+{
+    if (!c)
+        return;
+    kill(-c->pid, SIGKILL);
+    kill(c->pid, SIGKILL);
+    close(c->in_w);
+    close(c->out_r);
+    while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    free(c);
 }

@@ -372,3 +372,66 @@ out:
     run_free(&st);
     return rc;
 }
+
+/* Windows: no login shell to overlap; start keeps the arguments, finish runs the child then. */
+struct cc_pf_child {
+    char **argv, **env;
+    int merge_stderr;
+};
+
+static char **strv_dup(const char *const *v)
+{
+    size_t n = 0;
+    while (v && v[n])
+        n++;
+    char **d = v ? calloc(n + 1, sizeof(*d)) : NULL;
+    for (size_t i = 0; d && i < n; i++)
+        if (!(d[i] = strdup(v[i]))) {
+            for (size_t k = 0; k < i; k++)
+                free(d[k]);
+            free(d);
+            return NULL;
+        }
+    return d;
+}
+
+static void strv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+cc_pf_child *cc_pf_start(const char *const *argv, const char *const *env, int merge_stderr)
+{
+    cc_pf_child *c = calloc(1, sizeof(*c));
+    if (c && (c->argv = strv_dup(argv)) != NULL && (!env || (c->env = strv_dup(env)) != NULL)) {
+        c->merge_stderr = merge_stderr;
+        return c;
+    }
+    if (c) {
+        strv_free(c->argv);
+        free(c);
+    }
+    cc_pf_set_error(CUDNNCTL_E_NOMEM, "out of memory");
+    return NULL;
+}
+
+int cc_pf_finish(cc_pf_child *c, const char *stdin_data, unsigned timeout_ms, char **out,
+                 size_t *out_len, int *status)
+{
+    int rc = cc_pf_run((const char *const *)c->argv, (const char *const *)c->env,
+                       stdin_data ? stdin_data : "", timeout_ms, c->merge_stderr, out, out_len,
+                       status);
+    cc_pf_cancel(c);
+    return rc;
+}
+
+void cc_pf_cancel(cc_pf_child *c)
+{
+    if (!c)
+        return;
+    strv_free(c->argv);
+    strv_free(c->env);
+    free(c);
+}

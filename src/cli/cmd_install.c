@@ -30,9 +30,11 @@ static int print_postcheck(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_instal
 /* The effective check (docs/which.md): does a process that dlopens libcudnn.so.<M> by name map
  * what was just installed, here and in a new login shell? The library names the fixes (the
  * activation of the prefix or tree: cudnnctl_activation_fix, the same as validate and doctor). */
-static char *effective_after_install(cli_opts *o, cudnnctl_ctx *ctx, const cudnnctl_install_result *r)
+static char *effective_after_install(cli_opts *o, cudnnctl_ctx *ctx,
+                                     cudnnctl_effective_probe *pre,
+                                     const cudnnctl_install_result *r)
 {
-    return cli_effective(o, ctx, r->cudnn_version, r->lib_dir, NULL, NULL);
+    return cli_effective_with(o, ctx, pre, r->cudnn_version, r->lib_dir, NULL, NULL);
 }
 
 static void print_human(cli_opts *o, const cudnnctl_install_result *r)
@@ -84,6 +86,39 @@ static void print_human(cli_opts *o, const cudnnctl_install_result *r)
         cli_info(o, "  recovered an interrupted run (%s)", r->recovered);
 }
 
+/* After the install: the summary, the validation, the effective check (its children started
+ * before the install: pre, consumed) and, for --json, one document with all of it. */
+static int report_install(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_effective_probe *pre,
+                          const cudnnctl_install_result *r, cudnnctl_err e)
+{
+    int code = 0;
+    /* human: the summary, then the validation; --json: one document with the validation in it */
+    int installed = r && (e == CUDNNCTL_E_OK || r->result == CUDNNCTL_INSTALL_INSTALLED ||
+                          r->postcheck == CUDNNCTL_POSTCHECK_FAILED);
+    if (installed && !o->json && !o->quiet)
+        print_human(o, r);
+    if (r)
+        code = print_postcheck(o, ctx, r, e);
+    char *eff = NULL;
+    if (r && (e == CUDNNCTL_E_OK || r->postcheck == CUDNNCTL_POSTCHECK_FAILED) && !o->dry_run &&
+        (r->result == CUDNNCTL_INSTALL_INSTALLED || r->result == CUDNNCTL_INSTALL_SWITCHED) &&
+        r->lib_dir && r->target_path) {
+        eff = effective_after_install(o, ctx, pre, r);
+        pre = NULL;
+    }
+    cudnnctl_effective_cancel(pre);
+    if (r && o->json) {
+        char *js = NULL;
+        if (cudnnctl_install_result_json(r, &js) == CUDNNCTL_E_OK)
+            cli_print_json_with(js, "effective_load", eff);
+        cudnnctl_free(js);
+    }
+    cudnnctl_free(eff);
+    if (e != CUDNNCTL_E_OK && !(r && r->postcheck == CUDNNCTL_POSTCHECK_FAILED))
+        code = cli_fail(o, ctx, e);
+    return code;
+}
+
 int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
 {
     cudnnctl_catalog *cat = NULL;
@@ -128,6 +163,8 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
 
     /* the two halves: nothing in the target changes until the commit */
     cudnnctl_install_handle *h = NULL;
+    /* the check's children start now: a login shell's start-up runs while the install works */
+    cudnnctl_effective_probe *pre = o->dry_run ? NULL : cli_effective_early(o, ctx);
     cli_cancel_on_signals(ctx);
     cli_fault_arm(ctx);
     e = cudnnctl_install_prepare(ctx, cat, det, &io, &h, &r);
@@ -136,27 +173,7 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     cudnnctl_install_release(ctx, h);
     cli_fault_disarm(ctx);
 
-    /* human: the summary, then the validation; --json: one document with the validation in it */
-    int installed = r && (e == CUDNNCTL_E_OK || r->result == CUDNNCTL_INSTALL_INSTALLED ||
-                          r->postcheck == CUDNNCTL_POSTCHECK_FAILED);
-    if (installed && !o->json && !o->quiet)
-        print_human(o, r);
-    if (r)
-        code = print_postcheck(o, ctx, r, e);
-    char *eff = NULL;
-    if (r && (e == CUDNNCTL_E_OK || r->postcheck == CUDNNCTL_POSTCHECK_FAILED) && !o->dry_run &&
-        (r->result == CUDNNCTL_INSTALL_INSTALLED || r->result == CUDNNCTL_INSTALL_SWITCHED) &&
-        r->lib_dir && r->target_path)
-        eff = effective_after_install(o, ctx, r);
-    if (r && o->json) {
-        char *js = NULL;
-        if (cudnnctl_install_result_json(r, &js) == CUDNNCTL_E_OK)
-            cli_print_json_with(js, "effective_load", eff);
-        cudnnctl_free(js);
-    }
-    cudnnctl_free(eff);
-    if (e != CUDNNCTL_E_OK && !(r && r->postcheck == CUDNNCTL_POSTCHECK_FAILED))
-        code = cli_fail(o, ctx, e);
+    code = report_install(o, ctx, pre, r, e);
 out:
     cudnnctl_install_result_free(r);
     cudnnctl_detect_result_free(det);

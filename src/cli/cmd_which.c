@@ -325,9 +325,30 @@ static void emit_line(void *user, const char *line)
     fflush(stdout);
 }
 
+/* '__load-probe -': the sonames come on stdin, one line (cudnnctl_effective_start's children
+ * wait there until the work they check is done); EOF before it: nothing is loaded. */
+static int load_probe_stdin(cli_opts *o, cudnnctl_ctx *ctx)
+{
+    char line[512];
+    const char *names[8];
+    size_t n = 0;
+    if (!fgets(line, sizeof(line), stdin))
+        return 0;
+    for (char *t = line + strspn(line, " \t\r\n"); *t && n < 8; t += strspn(t, " \t\r\n")) {
+        names[n++] = t;
+        t += strcspn(t, " \t\r\n");
+        if (*t)
+            *t++ = '\0';
+    }
+    cudnnctl_err e = cudnnctl_load_probe_child(ctx, names, n, emit_line, NULL);
+    return e == CUDNNCTL_E_OK ? 0 : cli_fail(o, ctx, e);
+}
+
 /* The hidden '__load-probe SONAME...': dlopen each by name, print the file mapped. */
 int cmd_load_probe(cli_opts *o, cudnnctl_ctx *ctx)
 {
+    if (o->n_args == 1 && strcmp(o->args[0], "-") == 0)
+        return load_probe_stdin(o, ctx);
     cudnnctl_err e = cudnnctl_load_probe_child(ctx, (const char *const *)o->args,
                                                (size_t)o->n_args, emit_line, NULL);
     return e == CUDNNCTL_E_OK ? 0 : cli_fail(o, ctx, e);

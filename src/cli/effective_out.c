@@ -9,10 +9,26 @@
 #include "cli.h"
 #include "effective_out.h"
 
+cudnnctl_effective_probe *cli_effective_early(cli_opts *o, cudnnctl_ctx *ctx)
+{
+    cudnnctl_effective_probe *p = NULL;
+    if (o->root || cudnnctl_effective_start(ctx, NULL, 0, &p) != CUDNNCTL_E_OK)
+        return NULL;
+    return p;
+}
+
 char *cli_effective(cli_opts *o, cudnnctl_ctx *ctx, const char *cudnn_version,
                     const char *expect_dir, const char *fix_current, const char *fix_login)
 {
+    return cli_effective_with(o, ctx, NULL, cudnn_version, expect_dir, fix_current, fix_login);
+}
+
+char *cli_effective_with(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_effective_probe *pre,
+                         const char *cudnn_version, const char *expect_dir,
+                         const char *fix_current, const char *fix_login)
+{
     if (o->root) {
+        cudnnctl_effective_cancel(pre);
         if (o->verbose)
             cli_info(o, "effective check skipped: under --root the loader of this machine does "
                         "not apply");
@@ -23,9 +39,11 @@ char *cli_effective(cli_opts *o, cudnnctl_ctx *ctx, const char *cudnn_version,
     snprintf(soname, sizeof(soname), "libcudnn.so.%d", major > 0 ? major : 9);
     cudnnctl_effective *v = NULL;
     size_t n = 0;
-    if (cudnnctl_effective_check(ctx, NULL, soname, expect_dir, fix_current, fix_login, 0,
-                                 &v, &n) !=
-        CUDNNCTL_E_OK) {
+    cudnnctl_err ce = pre ? cudnnctl_effective_finish(ctx, pre, soname, expect_dir, fix_current,
+                                                      fix_login, &v, &n)
+                          : cudnnctl_effective_check(ctx, NULL, soname, expect_dir, fix_current,
+                                                     fix_login, 0, &v, &n);
+    if (ce != CUDNNCTL_E_OK) {
         cli_warn(o, "effective check could not run: %s", cudnnctl_last_error(ctx)->detail);
         return NULL;
     }

@@ -96,4 +96,22 @@ print("validate effective_load without it:", c["detail"][:100], "... same fix as
     fail "validate effective_load (unwired) must pass for the same release and print install's fix"
 env -u LD_LIBRARY_PATH "${C[@]}" validate "$P/current/lib" > "$T/vt" 2>/dev/null || true # no GPU here
 grep -E "^effective_load +ok " "$T/vt" || { cat "$T/vt"; fail "validate's table: the same release is ok"; }
+# The check's children start before the install they check (cudnnctl_effective_start: a login
+# shell's start-up overlaps the work) and load only when the soname comes on their stdin: what
+# they map is what is there THEN. A child waiting on an empty dir on LD_LIBRARY_PATH, given the
+# soname after a libcudnn.so.9 was put there, must map that file; one whose stdin ends unasked
+# loads nothing.
+D=$T/late; mkdir -p "$D"; mkfifo "$T/go"
+LD_LIBRARY_PATH=$D "$CUDNNCTL" __load-probe - <"$T/go" >"$T/late.out" 2>&1 &
+pid=$!
+exec 7>"$T/go" # the child runs now, its stdin open
+sleep 0.3
+cp "$REAL/lib/libcudnn.so.9" "$D/"
+echo libcudnn.so.9 >&7; exec 7>&-
+wait $pid || fail "__load-probe - exited $?: $(cat "$T/late.out")"
+grep -qx "cudnnctl-load: libcudnn.so.9 $D/libcudnn.so.9" "$T/late.out" ||
+  fail "the late-asked probe must map the file put there after it started: $(cat "$T/late.out")"
+: | "$CUDNNCTL" __load-probe - >"$T/eof.out" 2>&1 || fail "__load-probe - at EOF must exit 0"
+[ ! -s "$T/eof.out" ] || fail "__load-probe - at EOF must load and print nothing: $(cat "$T/eof.out")"
+echo "early-started probe: loads at the soname's arrival ($D/libcudnn.so.9), nothing at EOF"
 echo "ok"

@@ -145,25 +145,32 @@ static void judge(cudnnctl_ctx *ctx, cudnnctl_effective *e, const char *expect_d
     free(got);
 }
 
-static cudnnctl_err probe(cudnnctl_ctx *ctx, const char *const *argv, const char *scope,
-                          const char *soname, const char *expect_dir, const char *fix,
-                          cudnnctl_effective *e)
+/* The probe's second half: the soname goes to the child started earlier (c; NULL: it did not
+ * start, start_err says why), which loads it now; its report is parsed and judged. */
+static cudnnctl_err finish_probe(cudnnctl_ctx *ctx, cc_pf_child *c, const char *start_err,
+                                 const char *scope, const char *soname, const char *expect_dir,
+                                 const char *fix, cudnnctl_effective *e)
 {
     memset(e, 0, sizeof(*e));
     e->soname = cc_strdup(soname);
     e->scope = cc_strdup(scope);
-    char *out = NULL;
+    char *out = NULL, *line = cc_asprintf("%s\n", soname);
     size_t len = 0;
     int status = 0;
-    if (cc_pf_run(argv, NULL, NULL, 60000, 0, &out, &len, &status) != 0 || status == 127) {
+    if (!c || !line || cc_pf_finish(c, line, 60000, &out, &len, &status) != 0 || status == 127) {
         e->error = cc_asprintf("the probe did not start: %s",
-                               status == 127 ? "exit 127" : cc_pf_last_error_text());
+                               c && status == 127 ? "exit 127"
+                               : start_err        ? start_err
+                                                  : cc_pf_last_error_text());
         e->not_run = 1;
+        if (c && !line)
+            cc_pf_cancel(c);
     } else {
         parse_probe(out ? out : "", soname, e);
         if (!e->mapped && !e->error)
             e->error = cc_asprintf("the probe reported nothing (exit %d)", status);
     }
+    free(line);
     free(out);
     judge(ctx, e, expect_dir, fix);
     return e->soname && e->scope ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
@@ -194,23 +201,31 @@ static cudnnctl_err login_refused(const char *soname, const char *expect_dir, ch
     return e->soname && e->scope && e->error ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
 }
 
+/* The children, started before the work they check (cudnnctl_effective_start): their
+ * environments and a login shell's start-up files are those of now, the loading waits for the
+ * soname that cudnnctl_effective_finish sends once the work is done. */
+struct cudnnctl_effective_probe {
+    cc_pf_child *cur, *login;
+    char *cur_err, *login_err; /* why a child did not start */
+    char *login_why;           /* as root: why no login shell runs (a start-up file's writer) */
+    int login_scope;           /* 0: current only */
+};
+
+static char *start_err_text(void)
+{
+    return cc_strdup(cc_pf_last_error_text());
+}
+
 /* The login scope: `bash -lic` from a clean environment with the effective user's passwd home
  * and name (not $HOME / $USER: under `sudo -E` those are the caller's, whose .bash_profile
- * would run as root), through /usr/bin/env (not one found on the caller's PATH). *keep = 0 when
- * there is no login scope here (no bash). */
-static cudnnctl_err login_scope(cudnnctl_ctx *ctx, const char *self, const char *soname,
-                                const char *expect_dir, const char *fix, cudnnctl_effective *e,
-                                int *keep)
+ * would run as root), through /usr/bin/env (not one found on the caller's PATH). */
+static void login_start(cudnnctl_effective_probe *p, const char *self)
 {
     char *home = cc_pf_passwd_home();
     char *name = cc_pf_passwd_name();
     const char *hd = home ? home : "/";
-    char *why = cc_pf_is_root() ? cc_ld_login_startup_why(hd) : NULL;
-    cudnnctl_err rc;
-    *keep = 1;
-    if (why) {
-        rc = login_refused(soname, expect_dir, why, e);
-    } else {
+    p->login_why = cc_pf_is_root() ? cc_ld_login_startup_why(hd) : NULL;
+    if (!p->login_why) {
         char *h = cc_asprintf("HOME=%s", hd);
         char *u = cc_asprintf("USER=%s", name ? name : "nobody");
         char *l = cc_asprintf("LOGNAME=%s", name ? name : "nobody");
@@ -226,49 +241,102 @@ static cudnnctl_err login_scope(cudnnctl_ctx *ctx, const char *self, const char 
                               "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                               "bash",
                               "-lic",
-                              "exec \"$0\" __load-probe \"$1\"",
+                              "exec \"$0\" __load-probe -",
                               self,
-                              soname,
                               NULL};
-        rc = probe(ctx, argv, "login", soname, expect_dir, fix, e);
-        if (rc == CUDNNCTL_E_OK && e->not_run) { /* no bash / env here: no login scope */
-            effective_clear(e);
-            *keep = 0;
-        }
+        if (!(p->login = cc_pf_start(argv, NULL, 0)))
+            p->login_err = start_err_text();
         free(h);
         free(u);
         free(l);
     }
     free(home);
     free(name);
+}
+
+cudnnctl_err cudnnctl_effective_start(cudnnctl_ctx *ctx, const char *self_exe, unsigned flags,
+                                      cudnnctl_effective_probe **out)
+{
+    *out = NULL;
+    if (cc_host_native_windows())
+        return CUDNNCTL_E_OK; /* the model and the probe are glibc's loader: nothing to check */
+    cudnnctl_effective_probe *p = calloc(1, sizeof(*p));
+    char *self = self_exe ? cc_strdup(self_exe) : cc_pf_self_exe();
+    if (!p || !self) {
+        free(p);
+        free(self);
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    }
+    const char *cur[] = {self, "__load-probe", "-", NULL};
+    if (!(p->cur = cc_pf_start(cur, NULL, 0)))
+        p->cur_err = start_err_text();
+    p->login_scope = !ctx->root && !(flags & CUDNNCTL_EFFECTIVE_CURRENT_ONLY);
+    if (p->login_scope)
+        login_start(p, self);
+    free(self);
+    *out = p;
+    return CUDNNCTL_E_OK;
+}
+
+void cudnnctl_effective_cancel(cudnnctl_effective_probe *p)
+{
+    if (!p)
+        return;
+    cc_pf_cancel(p->cur);
+    cc_pf_cancel(p->login);
+    free(p->cur_err);
+    free(p->login_err);
+    free(p->login_why);
+    free(p);
+}
+
+/* The login scope's entry: refused as root (why), or the login shell's report; *keep 0 when
+ * there is no login scope here (no bash / env). */
+static cudnnctl_err login_finish(cudnnctl_ctx *ctx, cudnnctl_effective_probe *p,
+                                 const char *soname, const char *expect_dir, const char *fix,
+                                 cudnnctl_effective *e, int *keep)
+{
+    *keep = 1;
+    if (p->login_why) {
+        char *why = p->login_why;
+        p->login_why = NULL;
+        return login_refused(soname, expect_dir, why, e);
+    }
+    cc_pf_child *c = p->login;
+    p->login = NULL;
+    cudnnctl_err rc = finish_probe(ctx, c, p->login_err, "login", soname, expect_dir, fix, e);
+    if (rc == CUDNNCTL_E_OK && e->not_run) { /* no bash / env here: no login scope */
+        effective_clear(e);
+        *keep = 0;
+    }
     return rc;
 }
 
-cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char *self_exe, const char *soname,
-                                      const char *expect_dir, const char *fix_current,
-                                      const char *fix_login, unsigned flags,
-                                      cudnnctl_effective **out, size_t *n)
+cudnnctl_err cudnnctl_effective_finish(cudnnctl_ctx *ctx, cudnnctl_effective_probe *p,
+                                       const char *soname, const char *expect_dir,
+                                       const char *fix_current, const char *fix_login,
+                                       cudnnctl_effective **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
-    if (cc_host_native_windows())
-        return CUDNNCTL_E_OK; /* the model and the probe are glibc's loader: nothing to check */
-    char *self = self_exe ? cc_strdup(self_exe) : cc_pf_self_exe();
+    if (!p)
+        return CUDNNCTL_E_OK; /* not this platform's loader (cudnnctl_effective_start) */
     cudnnctl_effective *v = calloc(2, sizeof(*v));
-    if (!self || !v) {
-        free(self);
-        free(v);
+    if (!v) {
+        cudnnctl_effective_cancel(p);
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
-    const char *cur[] = {self, "__load-probe", soname, NULL};
-    cudnnctl_err e = probe(ctx, cur, "current", soname, expect_dir, fix_current, &v[0]);
+    cc_pf_child *cur = p->cur;
+    p->cur = NULL;
+    cudnnctl_err e =
+        finish_probe(ctx, cur, p->cur_err, "current", soname, expect_dir, fix_current, &v[0]);
     size_t cnt = 1;
-    if (e == CUDNNCTL_E_OK && !ctx->root && !(flags & CUDNNCTL_EFFECTIVE_CURRENT_ONLY)) {
+    if (e == CUDNNCTL_E_OK && p->login_scope) {
         int keep = 0;
-        e = login_scope(ctx, self, soname, expect_dir, fix_login, &v[1], &keep);
+        e = login_finish(ctx, p, soname, expect_dir, fix_login, &v[1], &keep);
         cnt = keep ? 2 : 1;
     }
-    free(self);
+    cudnnctl_effective_cancel(p); /* what is left: a login shell not asked (an error above) */
     if (e != CUDNNCTL_E_OK) {
         cudnnctl_effective_free(v, 2);
         CC_RET_ERR(ctx, e, "out of memory");
@@ -276,6 +344,20 @@ cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char *self_exe, c
     *out = v;
     *n = cnt;
     return CUDNNCTL_E_OK;
+}
+
+cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char *self_exe, const char *soname,
+                                      const char *expect_dir, const char *fix_current,
+                                      const char *fix_login, unsigned flags,
+                                      cudnnctl_effective **out, size_t *n)
+{
+    cudnnctl_effective_probe *p = NULL;
+    *out = NULL;
+    *n = 0;
+    cudnnctl_err e = cudnnctl_effective_start(ctx, self_exe, flags, &p);
+    return e != CUDNNCTL_E_OK ? e
+                              : cudnnctl_effective_finish(ctx, p, soname, expect_dir, fix_current,
+                                                          fix_login, out, n);
 }
 
 void cudnnctl_effective_free(cudnnctl_effective *v, size_t n)
