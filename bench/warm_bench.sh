@@ -11,7 +11,7 @@
 # installs the wheel (filling its cache). Then ROUNDS rounds, each into new targets (a new state
 # dir each, the cache kept), interleaved:
 #   U1  uv pip install --target NEW --link-mode copy      U2  ... --link-mode hardlink
-#   C1  cudnnctl install --prefix NEW (--link-mode auto: reflink where the filesystem can, else copy)
+#   C1  cudnnctl install --prefix NEW --link-mode auto (reflink where the filesystem can, else copy)
 #   C2  cudnnctl install --prefix NEW --link-mode hardlink
 #   C3  cudnnctl install --cuda-home NEW_TREE (copy)
 # Every cudnnctl run is the whole install: plan, locks, store checks, staging, links, build
@@ -80,8 +80,9 @@ uinstall() { UV_CACHE_DIR=$uvc "$UV" -q pip install --python "$BC/venv/bin/pytho
 timed() { local t0; t0=$(now); "$@"; echo "$(now) - $t0" | bc; }
 
 echo "bench: filling the store (a prefix and a CUDA tree) and uv's cache..." >&2
-cinstall "$tmp/s0" --prefix "$tmp/p0" >/dev/null
-mk_tree "$tmp/t0"; cinstall "$tmp/s0t" --cuda-home "$tmp/t0" >/dev/null
+# the store is opt-in (--link-mode): the fills and every warm install name a mode
+cinstall "$tmp/s0" --prefix "$tmp/p0" --link-mode auto >/dev/null
+mk_tree "$tmp/t0"; cinstall "$tmp/s0t" --cuda-home "$tmp/t0" --link-mode copy >/dev/null
 uinstall "$tmp/u0" --link-mode copy
 "$BIN" --cache-dir "$cache" cache list >&2
 bytes=$(du -sb "$tmp/p0/cudnn-$ver-cuda13" | cut -f1)
@@ -90,7 +91,7 @@ bytes=$(du -sb "$tmp/p0/cudnn-$ver-cuda13" | cut -f1)
 for i in $(seq "$ROUNDS"); do
   sync
   timed uinstall "$tmp/u1-$i" --link-mode copy >> "$tmp/u1"
-  cinstall "$tmp/s1-$i" --prefix "$tmp/p1-$i" >> "$tmp/c1"
+  cinstall "$tmp/s1-$i" --prefix "$tmp/p1-$i" --link-mode auto >> "$tmp/c1"
   timed uinstall "$tmp/u2-$i" --link-mode hardlink >> "$tmp/u2"
   cinstall "$tmp/s2-$i" --prefix "$tmp/p2-$i" --link-mode hardlink >> "$tmp/c2"
   mk_tree "$tmp/t-$i"; cinstall "$tmp/s3-$i" --cuda-home "$tmp/t-$i" --link-mode copy >> "$tmp/c3"
