@@ -158,6 +158,8 @@ int cli_parse_size(const char *s, uint64_t *out);
 
 /* help.c: help, version, man pages, tables for docs/cli.md, suggestions */
 const cli_command *cli_find_command(const char *name);
+/* Is word one of the space-separated words of list ("*" holds every word)? */
+int cli_in_words(const char *list, const char *word);
 int cli_command_takes(const cli_command *c, const cli_optspec *s);
 const cli_optspec *cli_find_optspec(const char *name, const cli_command *c);
 void cli_command_help(FILE *f, const cli_command *c);
@@ -224,10 +226,30 @@ void cli_table_free(cli_table *t);
 /* cmd_available.c: the embedded catalog plus every --manifest; on failure prints the error and
  * returns the exit code (0 = ok, *out set). Shared by available, plan and install. */
 int cli_load_catalog(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog **out);
-/* The selection flags (--cudnn, --cuda, --platform, --for, targets, --mirror, --driver-version). */
+/* libopts.c: the selection flags (--cudnn, --cuda, --platform, --for, targets, --mirror, --driver-version). */
 cudnnctl_selection cli_selection(const cli_opts *o);
 /* manifest-base-url: add BASE/redistrib_X.Y.Z.json for --cudnn X.Y[.Z] when not in the catalog */
 cudnnctl_err cli_add_base_manifest(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog *cat);
+
+/* libopts.c: a library option struct filled from cli_opts by a table of rows, one per field that
+ * corresponds (CLI_COPY: the two fields must be of one size, or it does not compile). */
+typedef enum {
+    CLI_COPY_SAME = 0, /* the value as it is */
+    CLI_COPY_NOT,      /* an int flag, negated (--no-validate -> validate) */
+    CLI_COPY_MS        /* unsigned seconds -> unsigned milliseconds */
+} cli_copy_kind;
+typedef struct {
+    size_t to, from, size;
+    cli_copy_kind kind;
+} cli_copy;
+#define CLI_COPY(T, to_f, from_f, kind)                                                           \
+    {offsetof(T, to_f), offsetof(cli_opts, from_f),                                              \
+     sizeof(((T *)0)->to_f) +                                                                    \
+         0 * sizeof(char[sizeof(((T *)0)->to_f) == sizeof(((cli_opts *)0)->from_f) ? 1 : -1]),   \
+     kind}
+void cli_copy_opts(void *dst, const cli_opts *o, const cli_copy *map, size_t n);
+/* --prefix or TARGET, --cuda-home, --device, --timeout (validate, report) */
+cudnnctl_validate_opts cli_validate_opts(const cli_opts *o);
 
 /* cancel.c: SIGINT/SIGTERM/SIGHUP cancel the library call through its cancel callback
  * (install, uninstall, rollback); cli_fail exits 128 + the signal for CUDNNCTL_E_INTERRUPTED. */

@@ -333,22 +333,3 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
     }
     return -1;
 }
-
-cudnnctl_selection cli_selection(const cli_opts *o)
-{
-    cudnnctl_selection sel;
-    memset(&sel, 0, sizeof(sel));
-    sel.cudnn = o->cudnn;
-    sel.cuda = o->cuda;
-    sel.platform = o->platform;
-    sel.for_pkg = o->for_pkg;
-    sel.cuda_home = o->cuda_home;
-    sel.prefix = o->prefix;
-    sel.mirror = o->mirror;
-    sel.driver_version = o->driver_version;
-    sel.flavor = o->flavor;
-    sel.components = o->components;
-    sel.source = o->index_url && o->source == CUDNNCTL_SOURCE_ARCHIVE ? CUDNNCTL_SOURCE_WHEEL
-                                                                       : o->source;
-    return sel;
-}
