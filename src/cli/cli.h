@@ -3,6 +3,7 @@
 #ifndef CC_CLI_H
 #define CC_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -47,6 +48,7 @@ typedef struct {
     int deep, validate, all_platforms;
     unsigned connections; /* install / mirror: --connections N (0 = automatic) */
     const char *windows_env; /* doctor: NAME=VALUE file for a Windows tree's env */
+    int help;                /* --help, -h */
     /* positional arguments after the command */
     char **args;
     int n_args;
@@ -93,17 +95,38 @@ typedef struct {
 } cli_exit_code;
 extern const cli_exit_code cli_exit_codes[];
 
-/* One option as the user sees it (optspec.c): ONE LINE per option. commands: "*" for every
- * command (a global option), else the command names that take it, space-separated. The same
- * option may have several lines with different commands and help (uninstall --all vs mirror
- * --all). Every long option of the getopt table in opts.c needs a line here and in docs/cli.md
- * (tests/integration/test_cli_table.sh fails otherwise). */
+/* How an option's value is stored (optspec.c): the kind says what the value is, the row's
+ * offset where in cli_opts it goes; a row with a parse callback stores it itself (a value that
+ * is checked, a choice of words, a list). */
+typedef enum {
+    CLI_V_FLAG = 0, /* no value: the int field becomes 1 */
+    CLI_V_COUNT,    /* no value, repeatable: the int field counts (-vv) */
+    CLI_V_STR,      /* the value as given: a const char * field */
+    CLI_V_INT,      /* a number: an int or unsigned field */
+    CLI_V_SIZE,     /* bytes, or a number with K/M/G/T: a uint64_t field */
+    CLI_V_ENUM,     /* one of a few words */
+    CLI_V_LIST,     /* repeatable, or a comma-separated list */
+    CLI_V_OPTIONAL  /* a value that may be left out (--wait, --wait 5, --wait=5) */
+} cli_vkind;
+
+/* A row's own parsing: -1 when the value is stored, else the exit code to end with (2 after
+ * saying what is wrong, 0 when it did what was asked). */
+typedef int (*cli_opt_parse)(cli_opts *o, const char *arg);
+
+/* One option as the user sees it (optspec.c), the only place an option is declared: ONE LINE
+ * per option. commands: "*" for every command (a global option), else the command names that
+ * take it, space-separated. The same option may have several lines with different commands
+ * and help (uninstall --all vs mirror --all); its first line says how it is stored. getopt's
+ * tables (opts.c), help, man pages, completions and docs/cli.md's tables come from here. */
 typedef struct {
-    const char *name;     /* long name without "--", as in opts.c's getopt table */
+    const char *name;     /* long name without "--" */
     char short_name;      /* 'q', or 0 */
-    const char *arg;      /* the value's name ("DIR"), NULL for a flag */
+    const char *arg;      /* the value's name ("DIR"), NULL for a flag, "[N]" when optional */
     const char *commands; /* "*" or "plan install mirror" */
     cli_comp comp;        /* how a shell completes the value */
+    cli_vkind kind;       /* what the value is */
+    size_t offset;        /* where it goes: offsetof(cli_opts, field) */
+    cli_opt_parse parse;  /* NULL: stored by kind */
     const char *help;
 } cli_optspec;
 
@@ -127,11 +150,16 @@ int cli_examples_check(cudnnctl_ctx *ctx);
 /* opts.c */
 int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd);
 void cli_usage(FILE *f);
-/* The getopt table (for the consistency check): name and has_arg of entry i, NULL at the end. */
+/* The getopt table made from cli_optspecs (for the consistency check): name and has_arg of
+ * entry i, NULL at the end. */
 const char *cli_getopt_name(int i, int *has_arg);
+/* "8G", "512M", "1048576" -> bytes (K/M/G/T binary); 0 ok, -1 not a size or 0. */
+int cli_parse_size(const char *s, uint64_t *out);
 
 /* help.c: help, version, man pages, tables for docs/cli.md, suggestions */
 const cli_command *cli_find_command(const char *name);
+/* Is word one of the space-separated words of list ("*" holds every word)? */
+int cli_in_words(const char *list, const char *word);
 int cli_command_takes(const cli_command *c, const cli_optspec *s);
 const cli_optspec *cli_find_optspec(const char *name, const cli_command *c);
 void cli_command_help(FILE *f, const cli_command *c);
@@ -198,10 +226,30 @@ void cli_table_free(cli_table *t);
 /* cmd_available.c: the embedded catalog plus every --manifest; on failure prints the error and
  * returns the exit code (0 = ok, *out set). Shared by available, plan and install. */
 int cli_load_catalog(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog **out);
-/* The selection flags (--cudnn, --cuda, --platform, --for, targets, --mirror, --driver-version). */
+/* libopts.c: the selection flags (--cudnn, --cuda, --platform, --for, targets, --mirror, --driver-version). */
 cudnnctl_selection cli_selection(const cli_opts *o);
 /* manifest-base-url: add BASE/redistrib_X.Y.Z.json for --cudnn X.Y[.Z] when not in the catalog */
 cudnnctl_err cli_add_base_manifest(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_catalog *cat);
+
+/* libopts.c: a library option struct filled from cli_opts by a table of rows, one per field that
+ * corresponds (CLI_COPY: the two fields must be of one size, or it does not compile). */
+typedef enum {
+    CLI_COPY_SAME = 0, /* the value as it is */
+    CLI_COPY_NOT,      /* an int flag, negated (--no-validate -> validate) */
+    CLI_COPY_MS        /* unsigned seconds -> unsigned milliseconds */
+} cli_copy_kind;
+typedef struct {
+    size_t to, from, size;
+    cli_copy_kind kind;
+} cli_copy;
+#define CLI_COPY(T, to_f, from_f, kind)                                                           \
+    {offsetof(T, to_f), offsetof(cli_opts, from_f),                                              \
+     sizeof(((T *)0)->to_f) +                                                                    \
+         0 * sizeof(char[sizeof(((T *)0)->to_f) == sizeof(((cli_opts *)0)->from_f) ? 1 : -1]),   \
+     kind}
+void cli_copy_opts(void *dst, const cli_opts *o, const cli_copy *map, size_t n);
+/* --prefix or TARGET, --cuda-home, --device, --timeout (validate, report) */
+cudnnctl_validate_opts cli_validate_opts(const cli_opts *o);
 
 /* cancel.c: SIGINT/SIGTERM/SIGHUP cancel the library call through its cancel callback
  * (install, uninstall, rollback); cli_fail exits 128 + the signal for CUDNNCTL_E_INTERRUPTED. */
@@ -231,7 +279,7 @@ int cmd_config(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_cache(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_man(cli_opts *o, cudnnctl_ctx *ctx);        /* __man [CMD]: roff on stdout */
 int cmd_doc_tables(cli_opts *o, cudnnctl_ctx *ctx); /* __doc-tables: docs/cli.md's tables */
-int cmd_cli_check(cli_opts *o, cudnnctl_ctx *ctx);  /* __cli-check: getopt table vs optspecs */
+int cmd_cli_check(cli_opts *o, cudnnctl_ctx *ctx);  /* __cli-check: the option table agrees */
 int cmd_complete(cli_opts *o, cudnnctl_ctx *ctx);   /* __complete WORDS...: candidates */
 int cmd_which(cli_opts *o, cudnnctl_ctx *ctx);
 int cmd_load_probe(cli_opts *o, cudnnctl_ctx *ctx);

@@ -64,6 +64,10 @@ static void print_human(cli_opts *o, const cudnnctl_doctor_result *r)
     }
 }
 
+#define DO(f) CLI_COPY(cudnnctl_doctor_opts, f, f, CLI_COPY_SAME)
+static const cli_copy doctor_copy[] = {DO(deep), DO(for_pkg), DO(platform), DO(windows_env),
+                                       DO(python)};
+
 int cmd_doctor(cli_opts *o, cudnnctl_ctx *ctx)
 {
     if (o->n_args) {
@@ -72,11 +76,7 @@ int cmd_doctor(cli_opts *o, cudnnctl_ctx *ctx)
     }
     cudnnctl_doctor_opts dopts;
     memset(&dopts, 0, sizeof(dopts));
-    dopts.deep = o->deep;
-    dopts.for_pkg = o->for_pkg;
-    dopts.platform = o->platform;
-    dopts.windows_env = o->windows_env;
-    dopts.python = o->python;
+    cli_copy_opts(&dopts, o, doctor_copy, sizeof(doctor_copy) / sizeof(doctor_copy[0]));
     cudnnctl_doctor_result *r = NULL;
     cudnnctl_err e = cudnnctl_doctor(ctx, NULL, &dopts, &r);
     if (e != CUDNNCTL_E_OK)

@@ -119,6 +119,20 @@ static int report_install(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_effective_pro
     return code;
 }
 
+/* cudnnctl_install_opts from cli_opts (the selection apart: cli_selection) */
+#define IO(to, from) CLI_COPY(cudnnctl_install_opts, to, from, CLI_COPY_SAME)
+static const cli_copy install_copy[] = {
+    IO(archive, archive), IO(sha256, sha256), IO(insecure_skip_verify, insecure_skip_verify),
+    IO(mirror, mirror), IO(cacert, cacert), IO(connections, connections),
+    IO(no_ldconfig, no_ldconfig), IO(system_env, system_wide), IO(force, force),
+    IO(dry_run, dry_run), CLI_COPY(cudnnctl_install_opts, validate, no_validate, CLI_COPY_NOT),
+    IO(validate_device, device),
+    CLI_COPY(cudnnctl_install_opts, validate_timeout_ms, timeout_s, CLI_COPY_MS),
+    IO(max_unpacked, max_unpacked), IO(allow_manifest_override, allow_manifest_override),
+    IO(index_url, index_url), IO(python, python), IO(link_mode, link_mode),
+    IO(use_store, link_mode_given),
+};
+
 int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
 {
     cudnnctl_catalog *cat = NULL;
@@ -141,25 +155,7 @@ int cmd_install(cli_opts *o, cudnnctl_ctx *ctx)
     cudnnctl_install_opts io;
     memset(&io, 0, sizeof(io));
     io.selection = cli_selection(o);
-    io.archive = o->archive;
-    io.sha256 = o->sha256;
-    io.insecure_skip_verify = o->insecure_skip_verify;
-    io.mirror = o->mirror;
-    io.cacert = o->cacert;
-    io.connections = o->connections;
-    io.no_ldconfig = o->no_ldconfig;
-    io.system_env = o->system_wide;
-    io.force = o->force;
-    io.dry_run = o->dry_run;
-    io.validate = !o->no_validate;
-    io.validate_device = o->device;
-    io.validate_timeout_ms = o->timeout_s * 1000u;
-    io.max_unpacked = o->max_unpacked;
-    io.allow_manifest_override = o->allow_manifest_override;
-    io.index_url = o->index_url;
-    io.python = o->python;
-    io.link_mode = (cudnnctl_link_mode)o->link_mode;
-    io.use_store = o->link_mode_given;
+    cli_copy_opts(&io, o, install_copy, sizeof(install_copy) / sizeof(install_copy[0]));
 
     /* the two halves: nothing in the target changes until the commit */
     cudnnctl_install_handle *h = NULL;

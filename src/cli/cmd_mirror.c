@@ -4,6 +4,15 @@
 
 #include "cli.h"
 
+/* cudnnctl_mirror_opts from cli_opts (the flavor apart: by its name) */
+#define MO(to, from) CLI_COPY(cudnnctl_mirror_opts, to, from, CLI_COPY_SAME)
+static const cli_copy mirror_copy[] = {
+    MO(to, to), MO(cudnn, cudnn), MO(cuda, cuda), MO(platform, platform),
+    MO(all_platforms, all_platforms), MO(all_versions, all), MO(source, mirror),
+    MO(cacert, cacert), MO(connections, connections),
+    MO(allow_manifest_override, allow_manifest_override), MO(for_pkg, for_pkg),
+};
+
 int cmd_mirror(cli_opts *o, cudnnctl_ctx *ctx)
 {
     if (o->n_args || !o->to) {
@@ -18,18 +27,8 @@ int cmd_mirror(cli_opts *o, cudnnctl_ctx *ctx)
         return rc;
     cudnnctl_mirror_opts mo;
     memset(&mo, 0, sizeof(mo));
-    mo.to = o->to;
-    mo.cudnn = o->cudnn;
-    mo.cuda = o->cuda;
-    mo.platform = o->platform;
-    mo.all_platforms = o->all_platforms;
-    mo.all_versions = o->all;
-    mo.source = o->mirror;
-    mo.cacert = o->cacert;
-    mo.connections = o->connections;
-    mo.allow_manifest_override = o->allow_manifest_override;
+    cli_copy_opts(&mo, o, mirror_copy, sizeof(mirror_copy) / sizeof(mirror_copy[0]));
     mo.flavor = cudnnctl_flavor_name(o->flavor);
-    mo.for_pkg = o->for_pkg;
     cudnnctl_mirror_result *r = NULL;
     cudnnctl_err e = cudnnctl_mirror(ctx, cat, &mo, &r);
     if (o->json && r) {

@@ -17,10 +17,7 @@ int cmd_report(cli_opts *o, cudnnctl_ctx *ctx)
     memset(&ro, 0, sizeof(ro));
     ro.doctor = 1;
     ro.validate = o->validate;
-    ro.validate_opts.target = o->n_args ? o->args[0] : o->prefix;
-    ro.validate_opts.cuda_home = o->cuda_home;
-    ro.validate_opts.device = o->device;
-    ro.validate_opts.timeout_ms = o->timeout_s * 1000u;
+    ro.validate_opts = cli_validate_opts(o);
     char *json = NULL;
     cudnnctl_err e = cudnnctl_report(ctx, NULL, &ro, &json);
     if (e != CUDNNCTL_E_OK)

@@ -56,12 +56,7 @@ int cmd_validate(cli_opts *o, cudnnctl_ctx *ctx)
         fprintf(stderr, "cudnnctl: give the target either as an argument or with --prefix\n");
         return 2;
     }
-    cudnnctl_validate_opts vo;
-    memset(&vo, 0, sizeof(vo));
-    vo.target = o->n_args ? o->args[0] : o->prefix;
-    vo.cuda_home = o->cuda_home;
-    vo.device = o->device;
-    vo.timeout_ms = o->timeout_s * 1000u;
+    cudnnctl_validate_opts vo = cli_validate_opts(o);
     cudnnctl_validate_result *r = NULL;
     cudnnctl_err e = cudnnctl_validate(ctx, &vo, &r);
     if (!r)

@@ -116,23 +116,9 @@ int cli_example_for(const cli_example *e, const char *command)
     return strcmp(e->command, command) == 0;
 }
 
-static int in_words(const char *list, const char *word)
-{
-    if (strcmp(list, "*") == 0)
-        return 1;
-    size_t n = strlen(word);
-    for (const char *p = list; *p;) {
-        size_t m = strcspn(p, " ");
-        if (m == n && strncmp(p, word, n) == 0)
-            return 1;
-        p += m + (p[m] == ' ');
-    }
-    return 0;
-}
-
 int cli_envvar_for(const cli_envvar *v, const char *command)
 {
-    return !*command || in_words(v->commands, command);
+    return !*command || cli_in_words(v->commands, command);
 }
 
 /* ---- the check ------------------------------------------------------------------------------- */

@@ -14,8 +14,7 @@ const cli_command *cli_find_command(const char *name)
     return NULL;
 }
 
-/* Is word one of the space-separated words of list ("*" holds every word)? */
-static int in_list(const char *list, const char *word)
+int cli_in_words(const char *list, const char *word)
 {
     if (strcmp(list, "*") == 0)
         return 1;
@@ -33,7 +32,7 @@ static int in_list(const char *list, const char *word)
 
 int cli_command_takes(const cli_command *c, const cli_optspec *s)
 {
-    return in_list(s->commands, c->name);
+    return cli_in_words(s->commands, c->name);
 }
 
 const cli_optspec *cli_find_optspec(const char *name, const cli_command *c)

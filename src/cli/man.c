@@ -1,6 +1,6 @@
 /* man.c: the command table as man pages (roff, `cudnnctl __man [CMD]`, run by the build), as
- * docs/cli.md's tables (`cudnnctl __doc-tables`), and the check that opts.c's getopt table and
- * optspec.c agree (`cudnnctl __cli-check`). */
+ * docs/cli.md's tables (`cudnnctl __doc-tables`), and the check of optspec.c's lines and the
+ * getopt table made from them (`cudnnctl __cli-check`). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -277,32 +277,37 @@ static int check_commands_list(const cli_optspec *s)
     return bad;
 }
 
+/* A line of the table says how its value is stored the way its kind and value name agree, and
+ * the same way as the first line of its name (which the parser uses). 1 when not. */
+static int check_storage(const cli_optspec *s)
+{
+    const cli_optspec *first = cli_find_optspec(s->name, NULL);
+    int valued = s->kind != CLI_V_FLAG && s->kind != CLI_V_COUNT;
+    if ((s->arg != NULL) != valued || (s->kind == CLI_V_OPTIONAL) != (s->arg && *s->arg == '[')) {
+        fprintf(stderr, "optspec.c: --%s %s a value but its kind says otherwise\n", s->name,
+                s->arg ? "takes" : "takes no");
+        return 1;
+    }
+    if (first->kind != s->kind || first->offset != s->offset || first->parse != s->parse ||
+        first->short_name != s->short_name) {
+        fprintf(stderr, "optspec.c: the lines of --%s store it differently\n", s->name);
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_cli_check(cli_opts *o, cudnnctl_ctx *ctx)
 {
     (void)o;
-    int bad = 0, has_arg = 0;
-    const char *n;
-    for (int i = 0; (n = cli_getopt_name(i, &has_arg)) != NULL; i++) {
-        const cli_optspec *s = cli_find_optspec(n, NULL);
-        if (!s) {
-            fprintf(stderr, "opts.c: --%s is in the getopt table but has no line in optspec.c "
-                            "(no command takes it; add it there and to docs/cli.md)\n", n);
-            bad = 1;
-        } else if ((s->arg != NULL) != (has_arg != 0)) {
-            fprintf(stderr, "optspec.c: --%s %s a value but the getopt table says otherwise\n",
-                    n, s->arg ? "takes" : "takes no");
-            bad = 1;
-        }
-    }
+    int bad = 0, i = 0;
     for (const cli_optspec *s = cli_optspecs; s->name; s++) {
-        int found = 0;
-        for (int i = 0; (n = cli_getopt_name(i, NULL)) != NULL && !found; i++)
-            found = strcmp(n, s->name) == 0;
-        if (!found) {
-            fprintf(stderr, "optspec.c: --%s is not in opts.c's getopt table\n", s->name);
+        const char *n = cli_getopt_name(i, NULL);
+        if (cli_find_optspec(s->name, NULL) == s && !(n && strcmp(n, s->name) == 0)) {
+            fprintf(stderr, "opts.c: --%s did not make it into the getopt table\n", s->name);
             bad = 1;
         }
-        bad |= check_commands_list(s);
+        i += cli_find_optspec(s->name, NULL) == s;
+        bad |= check_storage(s) | check_commands_list(s);
     }
     bad |= cli_examples_check(ctx);
     return bad;

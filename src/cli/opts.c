@@ -1,4 +1,5 @@
-/* opts.c: the one option table of the cudnnctl front end (global, selection, source, target). */
+/* opts.c: the command line into cli_opts: getopt over the tables made from optspec.c, each value
+ * stored by its line (kind and offset, or its parse function), then the per-command checks. */
 #include <getopt.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -6,79 +7,55 @@
 
 #include "cli.h"
 
-enum {
-    O_ROOT = 256, O_JSON, O_DEBUG, O_NO_PROGRESS, O_COLOR, O_CACHE_DIR, O_STATE_DIR, O_CUDNN,
-    O_CUDA, O_PLATFORM, O_FOR, O_ARCHIVE, O_MANIFEST, O_MIRROR, O_SHA256, O_CACERT, O_INSECURE,
-    O_CUDA_HOME, O_PREFIX, O_DRY_RUN, O_NO_VALIDATE, O_FORCE, O_NO_LDCONFIG, O_ALL, O_VERSION,
-    O_SHELL, O_LDPATH, O_REMOVE, O_SYSTEM, O_PERSIST, O_TO, O_DEVICE, O_TIMEOUT, O_DRIVER, O_HELP,
-    O_PRINT_VERSION, O_DEEP, O_VALIDATE, O_ALL_PLATFORMS, O_CONNECTIONS, O_WINDOWS_ENV, O_ENV_OF, O_PYTHON, O_NO_LDPATH, O_DLL, O_WAIT, O_MAX_UNPACKED, O_ALLOW_MANIFEST_OVERRIDE, O_LINK_MODE,
-    O_FLAVOR, O_COMPONENTS, O_SOURCE, O_INDEX_URL,
-    O_MODULEFILES, O_BUILD
-};
+/* getopt's tables, made from cli_optspecs (optspec.c) on first use: one entry per long name (its
+ * first line says how it is stored), val = 256 + the entry's index; the short options "+:qvh". */
+#define MAX_OPTS 128
+static struct option longopts[MAX_OPTS + 1];
+static const cli_optspec *rows[MAX_OPTS]; /* the first line of longopts[i]'s name */
+static char shortopts[2 + 3 * 26 + 1] = "+:";
 
-static const struct option longopts[] = {
-    {"root", required_argument, 0, O_ROOT},
-    {"json", no_argument, 0, O_JSON},
-    {"quiet", no_argument, 0, 'q'},
-    {"verbose", no_argument, 0, 'v'},
-    {"debug", no_argument, 0, O_DEBUG},
-    {"no-progress", no_argument, 0, O_NO_PROGRESS},
-    {"color", required_argument, 0, O_COLOR},
-    {"cache-dir", required_argument, 0, O_CACHE_DIR},
-    {"state-dir", required_argument, 0, O_STATE_DIR},
-    {"cudnn", required_argument, 0, O_CUDNN},
-    {"cuda", required_argument, 0, O_CUDA},
-    {"platform", required_argument, 0, O_PLATFORM},
-    {"for", required_argument, 0, O_FOR},
-    {"driver-version", required_argument, 0, O_DRIVER},
-    {"archive", required_argument, 0, O_ARCHIVE},
-    {"manifest", required_argument, 0, O_MANIFEST},
-    {"mirror", required_argument, 0, O_MIRROR},
-    {"sha256", required_argument, 0, O_SHA256},
-    {"cacert", required_argument, 0, O_CACERT},
-    {"insecure-skip-verify", no_argument, 0, O_INSECURE},
-    {"max-unpacked", required_argument, 0, O_MAX_UNPACKED},
-    {"allow-manifest-override", no_argument, 0, O_ALLOW_MANIFEST_OVERRIDE},
-    {"link-mode", required_argument, 0, O_LINK_MODE},
-    {"flavor", required_argument, 0, O_FLAVOR},
-    {"source", required_argument, 0, O_SOURCE},
-    {"index-url", required_argument, 0, O_INDEX_URL},
-    {"components", required_argument, 0, O_COMPONENTS},
-    {"cuda-home", required_argument, 0, O_CUDA_HOME},
-    {"prefix", required_argument, 0, O_PREFIX},
-    {"dry-run", no_argument, 0, O_DRY_RUN},
-    {"no-validate", no_argument, 0, O_NO_VALIDATE},
-    {"force", no_argument, 0, O_FORCE},
-    {"no-ldconfig", no_argument, 0, O_NO_LDCONFIG},
-    {"wait", optional_argument, 0, O_WAIT},
-    {"all", no_argument, 0, O_ALL},
-    {"version", required_argument, 0, O_VERSION},
-    {"shell", required_argument, 0, O_SHELL},
-    {"ld-library-path", no_argument, 0, O_LDPATH},
-    {"no-ld-library-path", no_argument, 0, O_NO_LDPATH},
-    {"env-of", required_argument, 0, O_ENV_OF},
-    {"modulefiles", required_argument, 0, O_MODULEFILES},
-    {"build", no_argument, 0, O_BUILD},
-    {"python", required_argument, 0, O_PYTHON},
-    {"dll", required_argument, 0, O_DLL},
-    {"remove", no_argument, 0, O_REMOVE},
-    {"system", no_argument, 0, O_SYSTEM},
-    {"persist", no_argument, 0, O_PERSIST},
-    {"to", required_argument, 0, O_TO},
-    {"device", required_argument, 0, O_DEVICE},
-    {"timeout", required_argument, 0, O_TIMEOUT},
-    {"deep", no_argument, 0, O_DEEP},
-    {"validate", no_argument, 0, O_VALIDATE},
-    {"all-platforms", no_argument, 0, O_ALL_PLATFORMS},
-    {"connections", required_argument, 0, O_CONNECTIONS},
-    {"windows-env", required_argument, 0, O_WINDOWS_ENV},
-    {"help", no_argument, 0, O_HELP},
-    {"print-version", no_argument, 0, O_PRINT_VERSION},
-    {0, 0, 0, 0},
-};
+static int has_arg_of(const cli_optspec *s)
+{
+    if (!s->arg)
+        return no_argument;
+    return s->kind == CLI_V_OPTIONAL ? optional_argument : required_argument;
+}
+
+static void make_tables(void)
+{
+    if (longopts[0].name)
+        return;
+    size_t n = 0, k = 2;
+    for (const cli_optspec *s = cli_optspecs; s->name && n < MAX_OPTS; s++) {
+        if (cli_find_optspec(s->name, NULL) != s)
+            continue; /* another line of a name already there */
+        rows[n] = s;
+        longopts[n] = (struct option){s->name, has_arg_of(s), NULL, 256 + (int)n};
+        n++;
+        if (s->short_name && k + 3 < sizeof(shortopts)) {
+            shortopts[k++] = s->short_name;
+            if (s->arg)
+                shortopts[k++] = ':';
+        }
+    }
+}
+
+/* The first line of what getopt returned: a long option's index, else its short name. */
+static const cli_optspec *row_of(int c, int li)
+{
+    if (li >= 0)
+        return rows[li];
+    if (c >= 256 && c - 256 < MAX_OPTS)
+        return rows[c - 256];
+    for (int i = 0; i < MAX_OPTS && rows[i]; i++)
+        if (rows[i]->short_name && rows[i]->short_name == c)
+            return rows[i];
+    return NULL;
+}
 
 const char *cli_getopt_name(int i, int *has_arg)
 {
+    make_tables();
     if (i < 0 || (size_t)i >= sizeof(longopts) / sizeof(longopts[0]) || !longopts[i].name)
         return NULL;
     if (has_arg)
@@ -133,9 +110,8 @@ static int version_requested(int argc, char **argv, const char **root, const cha
 /* The long name of what getopt returned (for the per-command check and messages). */
 static const char *seen_name(int c, int li)
 {
-    if (li >= 0)
-        return longopts[li].name;
-    return c == 'q' ? "quiet" : c == 'v' ? "verbose" : c == 'h' ? "help" : "?";
+    const cli_optspec *s = row_of(c, li);
+    return s ? s->name : "?";
 }
 
 /* "--cu": the long options it abbreviates, when more than one (getopt's own report, which
@@ -263,209 +239,26 @@ static int positional(int argc, char **argv, cli_opts *o, const cli_command **cm
     return -1;
 }
 
-/* "8G", "512M", "1048576" -> bytes (K/M/G/T binary); 0 ok, -1 not a size or 0. */
-static int cli_parse_size(const char *s, uint64_t *out)
+/* One option into *o, by its line's parse function or its kind: -1 when it is set, else the
+ * exit code (0 or 2) to end with. */
+static int apply_option(const cli_optspec *s, cli_opts *o, const char *arg)
 {
-    char *end = NULL;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (!end || end == s || *s == '-')
-        return -1;
-    int shift = 0;
-    switch (*end) {
-    case '\0': break;
-    case 'K': case 'k': shift = 10; break;
-    case 'M': case 'm': shift = 20; break;
-    case 'G': case 'g': shift = 30; break;
-    case 'T': case 't': shift = 40; break;
-    default: return -1;
-    }
-    if (*end && end[1] && strcmp(end + 1, "iB") != 0 && strcmp(end + 1, "B") != 0)
-        return -1;
-    if (v == 0 || v > (UINT64_MAX >> shift))
-        return -1;
-    *out = (uint64_t)v << shift;
-    return 0;
-}
-
-/* --flavor and --components: -1 when set, 2 after saying what is wrong, -2 for another option. */
-static int apply_selection(int c, cli_opts *o)
-{
-    switch (c) {
-    case O_FLAVOR:
-        if (cudnnctl_flavor_parse(optarg, &o->flavor) != 0) {
-            fprintf(stderr, "cudnnctl: --flavor takes full (NVIDIA's whole library, the default) "
-                            "or jit (the Graph JIT library), not '%s'\n",
-                    optarg);
-            return 2;
-        }
-        o->flavor_given = 1;
-        break;
-    case O_SOURCE:
-        if (cudnnctl_source_parse(optarg, &o->source) != 0) {
-            fprintf(stderr, "cudnnctl: --source takes archive (NVIDIA's redist archive, the "
-                            "default), wheel (NVIDIA's wheel from the Python package index) or "
-                            "auto (the wheel when it carries the components), not '%s'\n",
-                    optarg);
+    if (s->parse)
+        return s->parse(o, arg);
+    char *field = (char *)o + s->offset;
+    switch (s->kind) {
+    case CLI_V_FLAG: *(int *)field = 1; break;
+    case CLI_V_COUNT: (*(int *)field)++; break;
+    case CLI_V_STR: *(const char **)field = arg; break;
+    case CLI_V_INT: *(int *)field = atoi(arg); break;
+    case CLI_V_SIZE:
+        if (cli_parse_size(arg, (uint64_t *)(void *)field) != 0) {
+            cli_usage_error("--%s takes a size: bytes or a number with K, M, G or T "
+                            "(binary units), e.g. 8G", s->name);
             return 2;
         }
         break;
-    case O_INDEX_URL: o->index_url = optarg; break;
-    case O_COMPONENTS:
-        if (cudnnctl_components_parse(optarg, &o->components) != 0) {
-            fprintf(stderr, "cudnnctl: --components takes a comma-separated list of runtime, dev "
-                            "and static (or all), e.g. --components runtime, not '%s'\n",
-                    optarg);
-            return 2;
-        }
-        break;
-    default: return -2;
-    }
-    return -1;
-}
-
-/* Returns -1 to go on and run *cmd, else the exit code to end with. */
-/* An option whose value is checked: -1 when it is set, 2 after saying what is wrong, -2 for an
- * option that is not one of these. */
-/* --link-mode MODE: how the unpacked store fills staging; given at all, the store is used. */
-static int parse_link_mode(cli_opts *o)
-{
-    o->link_mode_given = 1;
-    if (strcmp(optarg, "copy") == 0)
-        o->link_mode = CUDNNCTL_LINK_COPY;
-    else if (strcmp(optarg, "reflink") == 0)
-        o->link_mode = CUDNNCTL_LINK_REFLINK;
-    else if (strcmp(optarg, "hardlink") == 0)
-        o->link_mode = CUDNNCTL_LINK_HARDLINK;
-    else if (strcmp(optarg, "auto") == 0)
-        o->link_mode = CUDNNCTL_LINK_AUTO;
-    else {
-        cli_usage_error("--link-mode takes auto, copy, reflink or hardlink (not '%s')", optarg);
-        return 2;
-    }
-    return -1; /* go on parsing, as apply_valued's cases do */
-}
-
-static int apply_valued(int c, cli_opts *o)
-{
-    switch (c) {
-    case O_COLOR:
-        if (strcmp(optarg, "never") == 0)
-            o->color = 0;
-        else if (strcmp(optarg, "always") == 0)
-            o->color = 1;
-        else if (strcmp(optarg, "auto") == 0)
-            o->color = 2;
-        else {
-            cli_usage_error("--color takes auto, always or never");
-            return 2;
-        }
-        break;
-    case O_MANIFEST:
-        if (o->n_manifests >= (int)(sizeof(o->manifests) / sizeof(o->manifests[0]))) {
-            cli_usage_error("too many --manifest options");
-            return 2;
-        }
-        o->manifests[o->n_manifests++] = optarg;
-        break;
-    case O_LINK_MODE:
-        return parse_link_mode(o);
-    case O_MAX_UNPACKED:
-        if (cli_parse_size(optarg, &o->max_unpacked) != 0) {
-            cli_usage_error("--max-unpacked takes a size: bytes or a number with K, M, G or T "
-                            "(binary units), e.g. 8G");
-            return 2;
-        }
-        break;
-    case O_TIMEOUT: {
-        char *end = NULL;
-        long t = strtol(optarg, &end, 10);
-        if (!end || *end || t <= 0 || t > 86400) {
-            cli_usage_error("--timeout takes seconds (1..86400)");
-            return 2;
-        }
-        o->timeout_s = (unsigned)t;
-        break;
-    }
-    case O_WAIT: {
-        char *end = NULL;
-        long t = optarg ? strtol(optarg, &end, 10) : -1;
-        if (optarg && (!end || *end || t <= 0 || t > 86400)) {
-            cli_usage_error("--wait takes no value (wait as long as it takes) or SECONDS "
-                            "(1..86400), not '%s'",
-                            optarg);
-            return 2;
-        }
-        o->lock_wait = (int)t;
-        break;
-    }
-    case O_CONNECTIONS: {
-        char *end = NULL;
-        unsigned long n = strtoul(optarg, &end, 10);
-        if (!end || *end || end == optarg || n > 16) {
-            cli_usage_error("--connections takes a number from 0 (automatic) to 16, not '%s'",
-                            optarg);
-            return 2;
-        }
-        o->connections = (unsigned)n;
-        break;
-    }
-    default: return apply_selection(c, o);
-    }
-    return -1;
-}
-
-/* One option into *o: -1 when it is set, 0 or 2 to return, -2 for an unknown one. */
-static int apply_option(int c, cli_opts *o, int *help)
-{
-    switch (c) {
-    case O_ROOT: o->root = optarg; break;
-    case O_JSON: o->json = 1; break;
-    case 'q': o->quiet = 1; break;
-    case 'v': o->verbose++; break;
-    case O_DEBUG: o->debug = 1; break;
-    case O_NO_PROGRESS: o->no_progress = 1; break;
-    case O_CACHE_DIR: o->cache_dir = optarg; break;
-    case O_STATE_DIR: o->state_dir = optarg; break;
-    case O_CUDNN: o->cudnn = optarg; break;
-    case O_CUDA: o->cuda = optarg; break;
-    case O_PLATFORM: o->platform = optarg; break;
-    case O_FOR: o->for_pkg = optarg; break;
-    case O_DRIVER: o->driver_version = optarg; break;
-    case O_ARCHIVE: o->archive = optarg; break;
-    case O_MIRROR: o->mirror = optarg; break;
-    case O_SHA256: o->sha256 = optarg; break;
-    case O_CACERT: o->cacert = optarg; break;
-    case O_INSECURE: o->insecure_skip_verify = 1; break;
-    case O_ALLOW_MANIFEST_OVERRIDE: o->allow_manifest_override = 1; break;
-    case O_CUDA_HOME: o->cuda_home = optarg; break;
-    case O_PREFIX: o->prefix = optarg; break;
-    case O_DRY_RUN: o->dry_run = 1; break;
-    case O_NO_VALIDATE: o->no_validate = 1; break;
-    case O_FORCE: o->force = 1; break;
-    case O_NO_LDCONFIG: o->no_ldconfig = 1; break;
-    case O_ALL: o->all = 1; break;
-    case O_VERSION: o->version = optarg; break;
-    case O_SHELL: o->shell = optarg; break;
-    case O_LDPATH: o->ld_library_path = 1; break;
-    case O_NO_LDPATH: o->no_ld_library_path = 1; break;
-    case O_ENV_OF: o->env_of = optarg; break;
-    case O_MODULEFILES: o->modulefiles = optarg; break;
-    case O_BUILD: o->build = 1; break;
-    case O_PYTHON: o->python = optarg; break;
-    case O_DLL: o->dll = optarg; break;
-    case O_REMOVE: o->remove = 1; break;
-    case O_SYSTEM: o->system_wide = 1; break;
-    case O_PERSIST: o->persist = 1; break;
-    case O_TO: o->to = optarg; break;
-    case O_DEVICE: o->device = atoi(optarg); break;
-    case O_DEEP: o->deep = 1; break;
-    case O_VALIDATE: o->validate = 1; break;
-    case O_ALL_PLATFORMS: o->all_platforms = 1; break;
-    case O_WINDOWS_ENV: o->windows_env = optarg; break;
-    case 'h':
-    case O_HELP: *help = 1; break;
-    case O_PRINT_VERSION: printf("cudnnctl %s\n", CUDNNCTL_VERSION_STRING); return 0;
-    default: return apply_valued(c, o);
+    default: cli_usage_error("--%s: no way to store it (optspec.c)", s->name); return 2;
     }
     return -1;
 }
@@ -476,6 +269,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
     o->color = 2;
     o->timeout_s = 60;
     opterr = 0;
+    make_tables();
     const char *vroot = NULL, *vstate = NULL;
     int v = version_requested(argc, argv, &vroot, &vstate);
     if (v) {
@@ -483,8 +277,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
         return 0;
     }
     char *seen[64];
-    int n_seen = 0, help = 0, c, li = -1;
-    while ((li = -1, c = getopt_long(argc, argv, "+:qvh", longopts, &li)) != -1 ||
+    int n_seen = 0, c, li = -1;
+    while ((li = -1, c = getopt_long(argc, argv, shortopts, longopts, &li)) != -1 ||
            optind < argc) {
         if (c == -1) {
             int rc = positional(argc, argv, o, cmd);
@@ -507,13 +301,14 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
             optarg = argv[optind++]; /* "--wait 5" as well as "--wait=5" */
         if (n_seen < (int)(sizeof(seen) / sizeof(seen[0])))
             seen[n_seen++] = (char *)seen_name(c, li);
-        int rc = apply_option(c, o, &help);
-        if (rc == -2)
+        const cli_optspec *s = row_of(c, li);
+        if (!s)
             return unknown_option(argv[optind - 1], *cmd);
+        int rc = apply_option(s, o, optarg);
         if (rc >= 0)
             return rc;
     }
-    if (help) {
+    if (o->help) {
         if (*cmd)
             cli_command_help(stdout, *cmd);
         else
@@ -537,23 +332,4 @@ int cli_parse(int argc, char **argv, cli_opts *o, const cli_command **cmd)
         return 2;
     }
     return -1;
-}
-
-cudnnctl_selection cli_selection(const cli_opts *o)
-{
-    cudnnctl_selection sel;
-    memset(&sel, 0, sizeof(sel));
-    sel.cudnn = o->cudnn;
-    sel.cuda = o->cuda;
-    sel.platform = o->platform;
-    sel.for_pkg = o->for_pkg;
-    sel.cuda_home = o->cuda_home;
-    sel.prefix = o->prefix;
-    sel.mirror = o->mirror;
-    sel.driver_version = o->driver_version;
-    sel.flavor = o->flavor;
-    sel.components = o->components;
-    sel.source = o->index_url && o->source == CUDNNCTL_SOURCE_ARCHIVE ? CUDNNCTL_SOURCE_WHEEL
-                                                                       : o->source;
-    return sel;
 }
