@@ -16,7 +16,7 @@ T=$(mktemp -d)
 SOCK=cc-progr-$$
 PIDS=()
 cleanup() {
-    tmux -L "$SOCK" kill-server 2>/dev/null || true
+    for c in 80 40 120 200; do tmux -L "$SOCK-$c" kill-server 2>/dev/null || true; done
     for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
     rm -rf "$T"
 }
@@ -37,7 +37,9 @@ U="http://127.0.0.1:$(cat "$T/port")/"
 
 watch_install() { # COLS → $T/frames-COLS (one capture per frame, "----" between)
     local cols=$1
-    tmux -L "$SOCK" kill-server 2>/dev/null || true
+    # a server of its own per width: a new session on a socket whose server is still shutting
+    # down after kill-server fails ("server exited unexpectedly", once in a parallel run)
+    local SOCK=$SOCK-$cols
     tmux -L "$SOCK" new-session -d -x "$cols" -y 30 "env -i PATH=$PATH TERM=xterm-256color bash --norc --noprofile"
     tmux -L "$SOCK" send-keys -t 0 "PS1='$ '; clear" Enter
     sleep 0.3
