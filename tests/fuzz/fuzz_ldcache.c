@@ -2,7 +2,7 @@
  * and "compat" with both), then a lookup of every entry it accepted: offsets and strings are
  * bounds-checked against the file, so nothing an input holds reads past it. */
 #include "fuzz_common.h"
-#include "loader_int.h"
+#include "ldmodel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "loader_int.h"
+#include "consumer_int.h"
 
 static void specs(void **state)
 {

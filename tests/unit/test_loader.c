@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "loader_int.h"
+#include "consumer_int.h"
 #include "pf_fixture.h"
 
 typedef struct {

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
-#include "loader_int.h"
+#include "consumer_int.h"
 #include "pf_fixture.h"
 
 /* The start of what glibc 2.36's loader printed on this project's AMD VM (env lines shortened). */

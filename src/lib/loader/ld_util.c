@@ -7,7 +7,7 @@
 
 #include "internal.h"
 #include "grow.h"
-#include "loader_int.h"
+#include "ldmodel.h"
 #include "platform.h"
 
 int cc_ld_read_file(const char *host, size_t max, char **data, size_t *len)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader_int.h"
+#include "ldmodel.h"
 
 #define OLD_MAGIC "ld.so-1.7.0"
 #define NEW_MAGIC "glibc-ld.so.cache1.1"

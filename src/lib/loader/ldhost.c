@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "loader_int.h"
+#include "ldmodel.h"
 #include "platform.h"
 
 static char *g_facts; /* cudnnctl_set_loader_facts: the stand-in for this machine; NULL = none */

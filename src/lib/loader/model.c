@@ -7,7 +7,7 @@
 #include "internal.h"
 #include "grow.h"
 #include "json.h"
-#include "loader_int.h"
+#include "ldmodel.h"
 #include "platform.h"
 
 /* An absolute, display path for a consumer given on the command line. */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "loader_int.h"
+#include "ldmodel.h"
 #include "platform.h"
 #include "pathtrust.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "loader_int.h"
+#include "ldmodel.h"
 #include "platform.h"
 
 /* 1 = Debian-style multiarch tree (/lib/<triplet>); 0 = /lib64 (Fedora, SUSE, ...). */

@@ -16,7 +16,7 @@
 #include "grow.h"
 #include "hash.h"
 #include "internal.h"
-#include "loader_int.h"
+#include "ldmodel.h"
 #include "platform.h"
 
 static const char *const SUB8[] = {"libcudnn_ops_infer", "libcudnn_ops_train", "libcudnn_cnn_infer",

@@ -6,7 +6,7 @@
 
 #include "cudnn_release.h"
 #include "internal.h"
-#include "loader_int.h"
+#include "ldmodel.h"
 #include "platform.h"
 
 char *cc_ld_version_from_name(const char *real_path, const char *stem)

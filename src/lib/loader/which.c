@@ -6,7 +6,7 @@
 
 #include "internal.h"
 #include "grow.h"
-#include "loader_int.h"
+#include "ldmodel.h"
 #include "platform.h"
 
 static const char *const FAMILIES[] = {"libcudnn", "libcudart", "libcublas"};

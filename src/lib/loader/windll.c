@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "loader_int.h"
+#include "ldmodel.h"
 #include "platform.h"
 
 static int exists(cudnnctl_ctx *ctx, const char *dir, const char *dll, char **found)

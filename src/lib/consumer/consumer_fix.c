@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "loader_int.h"
+#include "consumer_int.h"
 #include "platform.h"
 
 /* ---- requirement specs (PEP 440, the comparisons NVIDIA's and the frameworks' metadata use) --- */

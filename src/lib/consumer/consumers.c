@@ -7,7 +7,7 @@
 
 #include "internal.h"
 #include "grow.h"
-#include "loader_int.h"
+#include "consumer_int.h"
 #include "platform.h"
 
 typedef struct {

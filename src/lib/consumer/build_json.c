@@ -6,7 +6,7 @@
 
 #include "build_int.h"
 #include "json.h"
-#include "loader_int.h"
+#include "consumer_int.h"
 
 static void free_list(char **v, size_t n)
 {

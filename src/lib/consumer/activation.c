@@ -10,7 +10,7 @@
 
 #include "cudnn_release.h"
 #include "internal.h"
-#include "loader_int.h"
+#include "consumer_int.h"
 #include "pathtrust.h"
 #include "platform.h"
 

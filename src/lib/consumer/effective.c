@@ -7,7 +7,7 @@
 
 #include "internal.h"
 #include "json.h"
-#include "loader_int.h"
+#include "consumer_int.h"
 #include "platform.h"
 
 #define MARK "cudnnctl-load: "

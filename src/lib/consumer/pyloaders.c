@@ -21,7 +21,7 @@
 
 #include "internal.h"
 #include "json.h"
-#include "loader_int.h"
+#include "consumer_int.h"
 #include "platform.h"
 
 static char *read_text(const cudnnctl_ctx *ctx, const char *site, const char *rel)

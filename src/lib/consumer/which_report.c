@@ -6,7 +6,7 @@
 #include "internal.h"
 #include "grow.h"
 #include "json.h"
-#include "loader_int.h"
+#include "consumer_int.h"
 #include "platform.h"
 
 /* A program without RPATH / RUNPATH: each soname a CUDA program of any recent major asks for;

@@ -8,7 +8,7 @@
 #include "build_int.h"
 #include "grow.h"
 #include "elf_info.h"
-#include "loader_int.h"
+#include "consumer_int.h"
 #include "platform.h"
 
 static cudnnctl_err oom(cudnnctl_ctx *ctx)

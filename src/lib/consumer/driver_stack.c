@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "loader_int.h"
+#include "consumer_int.h"
 #include "platform.h"
 
 static int exists(const cudnnctl_ctx *ctx, const char *path)
