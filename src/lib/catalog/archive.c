@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive.h"
+#include "archive_name.h"
 #include "catalog_int.h"
 #include "grow.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive.h"
+#include "archive_name.h"
 #include "hash.h"
 #include "install_internal.h"
 #include "trust.h"

@@ -1,7 +1,7 @@
-/* archive.h: what an archive's file name says, for the install's choice of an archive that the
- * catalog may not know (archive.c). */
-#ifndef CC_ARCHIVE_H
-#define CC_ARCHIVE_H
+/* archive_name.h: what an archive's file name says, for the install's choice of an archive that
+ * the catalog may not know (archive.c). Not archive.h: that name is libarchive's. */
+#ifndef CC_ARCHIVE_NAME_H
+#define CC_ARCHIVE_NAME_H
 
 #include <stdint.h>
 
