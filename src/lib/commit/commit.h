@@ -66,4 +66,7 @@ cudnnctl_err cc_commit_place_item(cudnnctl_ctx *ctx, cc_txn *t, cc_receipt *r,
 /* STATE/backups/<id>/<n> (real) and its state-relative form. */
 char *cc_commit_backup_path(const char *state_dir, const char *id, size_t n, char **rel);
 
+/* Refresh the loader cache after a system-wide install on Linux; *what says what happened. */
+void cc_ldconfig(cudnnctl_ctx *ctx, cudnnctl_target_mode mode, int no_ldconfig, char **what);
+
 #endif

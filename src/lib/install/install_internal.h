@@ -122,7 +122,5 @@ cudnnctl_err cc_install_wire_env(cudnnctl_ctx *ctx, const cudnnctl_install_opts 
                                  const cudnnctl_plan *p, const cc_dest *d, int dry,
                                  char **env_json, int *n_changed);
 
-/* Refresh the loader cache after a system-wide install on Linux; *what says what happened. */
-void cc_ldconfig(cudnnctl_ctx *ctx, cudnnctl_target_mode mode, int no_ldconfig, char **what);
 
 #endif
