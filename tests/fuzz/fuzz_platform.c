@@ -5,6 +5,7 @@
 #include "catalog_int.h"
 #include "detect_int.h"
 #include "fuzz_common.h"
+#include "archive_name.h"
 #include "install_internal.h"
 #include "layout.h"
 #include "links.h"

@@ -9,7 +9,7 @@
  * report): tests/fault/test_install_torture.sh. Where no POSIX symlinks can be made (wine) the
  * tree cases run on a Windows CUDA tree (DLLs, plain files) and the prefix cases on a Windows
  * staging tree in direct mode (no junction can be made there either: no `current`, the probe
- * and the record of commit/direct.c inside the loop). */
+ * and the record of txn/direct.c inside the loop). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

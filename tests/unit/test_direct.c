@@ -1,4 +1,4 @@
-/* test_direct.c: prefix installs without PREFIX/current (commit/direct.c) through the host seam: a
+/* test_direct.c: prefix installs without PREFIX/current (txn/direct.c) through the host seam: a
  * Windows host profile with an in-memory registry and a fake tree under --root (C:\ is ROOT/c).
  * The probe (no trace left; "direct" exactly where this filesystem cannot hold a directory link:
  * never on Linux, always under wine), the record in STATE/direct.json (paths compared as Windows

@@ -1,11 +1,13 @@
 /* archive.c: one archive entry of the catalog (the stage's bottom file: manifest.c, catalog.c,
  * compat.c, plan.c and mirror.c call down into it, it calls none of them): its lifetime (copy,
  * clear, a growable vector) and what its file name and relative path say (the CUDA variant, the
- * cuDNN version, whether the path is safe to join to a base). */
+ * cuDNN version, whether the path is safe to join to a base; the whole name parsed, and the
+ * one-entry manifest that describes an archive the catalog does not know). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive_name.h"
 #include "catalog_int.h"
 #include "grow.h"
 
@@ -177,4 +179,107 @@ int cc_relative_path_check(const char *p, const char **why)
         seg = slash + 1;
     }
     return 0;
+}
+
+static int valid_version(const char *v)
+{
+    cc_version x;
+    return cc_version_parse(v, &x) == 0 && x.n >= 3;
+}
+
+static char *legacy_platform(const char *tag)
+{
+    if (strcmp(tag, "linux-x64") == 0)
+        return cc_strdup("linux-x86_64");
+    if (strcmp(tag, "linux-ppc64le") == 0)
+        return cc_strdup("linux-ppc64le");
+    if (strcmp(tag, "linux-aarch64sbsa") == 0)
+        return cc_strdup("linux-sbsa");
+    if (cc_str_starts(tag, "windows") && cc_str_ends(tag, "-x64"))
+        return cc_strdup("windows-x86_64");
+    return NULL;
+}
+
+int cc_archive_name_parse(const char *name, char **version, char **platform, char **cuda)
+{
+    *version = *platform = *cuda = NULL;
+    /* the Graph JIT library's archives: cudnn_jit-<platform>-<ver4>_cuda<M>-archive.tar.xz */
+    size_t pre = cc_str_starts(name, "cudnn-") ? 6 : cc_str_starts(name, "cudnn_jit-") ? 10 : 0;
+    if (!pre)
+        return -1;
+    /* after "cudnn-": in "cudnn-archive.x" the '-' of the prefix is not the stem's end (found
+     * by fuzz_platform: a length of -1 copied) */
+    const char *arch = strstr(name + pre, "-archive.");
+    if (arch) { /* cudnn-<platform>-<ver4>_cuda<M>-archive.<ext> (8.3 and later) */
+        char *core = cc_strndup(name + pre, (size_t)(arch - name - pre));
+        char *u = core ? strstr(core, "_cuda") : NULL;
+        char *dash = NULL;
+        if (u) {
+            *u = '\0';
+            dash = strrchr(core, '-');
+        }
+        /* the CUDA variant ends at a '-': a repack may tag its name ("_cuda13-local-repack") */
+        size_t vl = u ? strspn(u + 5, "0123456789.") : 0;
+        if (u && dash && dash != core && valid_version(dash + 1) && vl &&
+            (u[5 + vl] == '\0' || u[5 + vl] == '-')) {
+            *dash = '\0';
+            *version = cc_strdup(dash + 1);
+            *platform = cc_strdup(core);
+            *cuda = cc_strndup(u + 5, vl);
+        }
+        free(core);
+    } else if (pre == 6) { /* cudnn-<cuda X.Y>-<os>-<arch>-v<ver4>.tgz|.zip (8.2 and earlier) */
+        const char *p = name + 6;
+        const char *d = strchr(p, '-');
+        const char *v = strstr(name, "-v");
+        const char *ext = strrchr(name, '.');
+        while (v && !isdigit((unsigned char)v[2]))
+            v = strstr(v + 2, "-v");
+        if (d && v && ext && v > d && ext > v) {
+            char *ver = cc_strndup(v + 2, (size_t)(ext - v - 2));
+            char *tag = cc_strndup(d + 1, (size_t)(v - d - 1));
+            char *plat = tag ? legacy_platform(tag) : NULL;
+            if (ver && plat && valid_version(ver)) {
+                *version = ver;
+                *platform = plat;
+                *cuda = cc_strndup(p, (size_t)(d - p));
+                ver = plat = NULL;
+            }
+            free(ver);
+            free(tag);
+            free(plat);
+        }
+    }
+    if (!*version || !*platform || !*cuda) {
+        free(*version);
+        free(*platform);
+        free(*cuda);
+        *version = *platform = *cuda = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+char *cc_archive_synthetic_manifest(const char *version, const char *platform, const char *cuda,
+                                    const char *rel, const char *sha, uint64_t size, int jit)
+{
+    char *entry = cc_asprintf("\"version\":\"%s\",\"%s\":{\"cuda%s\":{\"relative_path\":\"%s\","
+                              "\"sha256\":\"%s\",\"md5\":\"\",\"size\":\"%llu\"}},"
+                              "\"cuda_variant\":[\"%s\"]",
+                              version, platform, cuda, rel, sha, (unsigned long long)size, cuda);
+    if (!entry)
+        return NULL;
+    /* a JIT archive is described as NVIDIA does, in a cudnn_jit component (the cudnn one then has
+     * no platform: plan finds the archive in the JIT flavour only) */
+    char *m = jit ? cc_asprintf("{\"release_date\":\"\",\"release_label\":\"%s\","
+                                "\"release_product\":\"cudnn\",\"cudnn\":{\"version\":\"%s\"},"
+                                "\"cudnn_jit\":{\"name\":\"NVIDIA CUDA Deep Neural Network Graph "
+                                "JIT library\",\"license\":\"cudnn\",%s}}",
+                                version, version, entry)
+                  : cc_asprintf("{\"release_date\":\"\",\"release_label\":\"%s\","
+                                "\"release_product\":\"cudnn\",\"cudnn\":{\"name\":\"NVIDIA CUDA "
+                                "Deep Neural Network library\",\"license\":\"cudnn\",%s}}",
+                                version, entry);
+    free(entry);
+    return m;
 }

@@ -10,28 +10,7 @@
 #include "internal.h"
 #include "journal.h"
 #include "receipt.h"
-
-/* One entry of a staged tree. */
-typedef struct {
-    char *rel; /* '/'-separated path under the staging root ("lib/libcudnn.so.9") */
-    cc_obj_type type;
-    uint32_t mode;
-    uint64_t size;
-    char sha256[65];   /* files */
-    char *link_target; /* links */
-} cc_item;
-
-typedef struct {
-    cc_item *v;
-    size_t n, cap;
-    uint64_t bytes; /* regular-file bytes */
-} cc_tree;
-
-/* Walk a staged tree (parents before children, names sorted). File hashes come from `known`
- * (the extractor's list) where it has them, else the file is hashed. */
-cudnnctl_err cc_tree_scan(cudnnctl_ctx *ctx, const char *root, const cc_staging *known,
-                          cc_tree *out);
-void cc_tree_free(cc_tree *t);
+#include "staged.h"
 
 /* Where the staged tree goes. All real paths (under --root). */
 typedef struct {
@@ -86,5 +65,8 @@ cudnnctl_err cc_commit_place_item(cudnnctl_ctx *ctx, cc_txn *t, cc_receipt *r,
                                   size_t *n_backup);
 /* STATE/backups/<id>/<n> (real) and its state-relative form. */
 char *cc_commit_backup_path(const char *state_dir, const char *id, size_t n, char **rel);
+
+/* Refresh the loader cache after a system-wide install on Linux; *what says what happened. */
+void cc_ldconfig(cudnnctl_ctx *ctx, cudnnctl_target_mode mode, int no_ldconfig, char **what);
 
 #endif

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "install_internal.h"
+#include "commit.h"
 #include "txfs.h"
 
 void cc_ldconfig(cudnnctl_ctx *ctx, cudnnctl_target_mode mode, int no_ldconfig, char **what)

@@ -52,7 +52,7 @@ typedef struct {
     size_t n;
     int current; /* index of the install `current` leads to, -1 when none */
     int direct;  /* no `current` (a filesystem without directory links): current is the install
-                  * the state records as selected (commit/direct.h) */
+                  * the state records as selected (txn/direct.h) */
 } cc_env_prefix;
 
 /* 1 when the name is cudnn-<ver>-cuda<M>; fills version (malloc'd) and major. */

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commit.h"
+#include "staged.h"
 #include "grow.h"
 #include "hash.h"
 
@@ -121,16 +121,4 @@ cudnnctl_err cc_tree_scan(cudnnctl_ctx *ctx, const char *root, const cc_staging 
     if (rc != CUDNNCTL_E_OK)
         cc_tree_free(out);
     return rc;
-}
-
-void cc_dest_free(cc_dest *d)
-{
-    free(d->target);
-    free(d->install_dir);
-    free(d->include_dir);
-    free(d->lib_dir);
-    free(d->bin_dir);
-    free(d->doc_dir);
-    free(d->current);
-    memset(d, 0, sizeof(*d));
 }

@@ -277,3 +277,14 @@ cudnnctl_err cc_install_wire_env(cudnnctl_ctx *ctx, const cudnnctl_install_opts 
     return rc;
 }
 
+void cc_dest_free(cc_dest *d)
+{
+    free(d->target);
+    free(d->install_dir);
+    free(d->include_dir);
+    free(d->lib_dir);
+    free(d->bin_dir);
+    free(d->doc_dir);
+    free(d->current);
+    memset(d, 0, sizeof(*d));
+}

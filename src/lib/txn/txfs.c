@@ -1,8 +1,10 @@
-/* txfs.c: clone / move / copy / fsync primitives for journaled commits, and path resolution
- * inside --root. All writes go through cc_sys_* so fault tests reach every step. */
+/* txfs.c: clone / move / copy / fsync primitives for journaled commits, path resolution
+ * inside --root, and the temporary names a transaction uses. All writes go through cc_sys_* so
+ * fault tests reach every step. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "journal.h" /* cc_txn, for cc_txn_temp_name */
 #include "txfs.h"
 
 cc_obj_type cc_tx_kind(const char *path)
@@ -343,4 +345,31 @@ char *cc_tx_canonical(const cudnnctl_ctx *ctx, const char *user_path)
     free(done);
     free(root);
     return result;
+}
+
+/* The names a transaction gives its temporary files beside their destination
+ * (".cudnnctl-<txn>-<what>-<name>"), used by journal.c and inuse.c. */
+char *cc_txn_temp_name(const cc_txn *t, const char *dst, const char *what)
+{
+    /* next to dst; when dst's dir is one the transaction has yet to create (its mkdirs, made at
+     * the commit), in the nearest dir that exists, the rest of the path folded into the name
+     * with '%', so nothing new is visible in the tree before the commit starts */
+    char *dir = cc_path_dir(dst), *rest = cc_strdup(cc_path_base(dst));
+    while (dir && rest && cc_tx_kind(dir) != CC_OBJ_DIR) {
+        char *up = cc_path_dir(dir);
+        char *folded = up ? cc_asprintf("%s%%%s", cc_path_base(dir), rest) : NULL;
+        int top = up && strcmp(up, dir) == 0;
+        free(dir);
+        free(rest);
+        dir = up;
+        rest = folded;
+        if (top)
+            break;
+    }
+    char *name = dir && rest ? cc_asprintf(".cudnnctl-%s-%s-%s", t->id, what, rest) : NULL;
+    char *r = name ? cc_path_join(dir, name) : NULL;
+    free(dir);
+    free(rest);
+    free(name);
+    return r;
 }

@@ -41,10 +41,6 @@ cudnnctl_err cc_install_choose(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
                                cc_source_choice *out, cc_strv *warnings);
 void cc_source_choice_free(cc_source_choice *c);
 
-/* "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz" / "cudnn-11.3-linux-x64-v8.2.0.53.tgz"
- * → version, platform key, CUDA variant. 0 on success. */
-int cc_archive_name_parse(const char *file_name, char **version, char **platform, char **cuda);
-
 /* Fill the (empty, existing) staging dir with the verified archive contents; digest/size of
  * the archive bytes. Production: fetch + verify + extract; tests: a hand-made tree. */
 typedef cudnnctl_err (*cc_populate_fn)(cudnnctl_ctx *ctx, void *user, const cc_source_choice *c,
@@ -126,7 +122,5 @@ cudnnctl_err cc_install_wire_env(cudnnctl_ctx *ctx, const cudnnctl_install_opts 
                                  const cudnnctl_plan *p, const cc_dest *d, int dry,
                                  char **env_json, int *n_changed);
 
-/* Refresh the loader cache after a system-wide install on Linux; *what says what happened. */
-void cc_ldconfig(cudnnctl_ctx *ctx, cudnnctl_target_mode mode, int no_ldconfig, char **what);
 
 #endif

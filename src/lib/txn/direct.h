@@ -3,7 +3,7 @@
  * environment (the registry Path) then names the version dir itself (PREFIX\cudnn-<ver>-cuda<M>\bin),
  * the receipt says so ("direct": true), and which install of such a prefix is the selected one is
  * recorded in STATE/direct.json, so that list, env, use --prefix and uninstall agree on it
- * (docs/windows.md, docs/formats.md). Used by commit/ and env/. */
+ * (docs/windows.md, docs/formats.md). Used by txn/, commit/ and env/. */
 #ifndef CC_DIRECT_H
 #define CC_DIRECT_H
 
