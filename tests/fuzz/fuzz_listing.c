@@ -2,7 +2,7 @@
  * links to (cc_catalog_listing_parse). Every name returned must be of the strict form
  * redistrib_<d>(.<d>){1,3}.json, appear once, and their number stay under the cap; the names
  * are what `update` joins to its base URL, so nothing else may get through. */
-#include "catalog_int.h"
+#include "catalog_model.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -2,7 +2,7 @@
  * text added to a catalog that already holds a real NVIDIA manifest as "embedded" (dedupe and the
  * manifest trust check). Every entry accepted must carry a safe relative_path, 64 lowercase hex
  * digits and a version; the catalog must stay consistent. */
-#include "catalog_int.h"
+#include "catalog_model.h"
 #include "fuzz_common.h"
 #include "hash.h"
 #include "internal.h"

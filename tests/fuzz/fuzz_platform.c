@@ -2,7 +2,7 @@
  * CUDA variant; the top directory NVIDIA packs under), platform keys from uname fields, library
  * file names (libcudnn*.so.M.m.p, cudnn64_9.dll, *.lib), dist-info names and shell names.
  * Input: fields separated by '\n'. */
-#include "catalog_int.h"
+#include "catalog_model.h"
 #include "detect_int.h"
 #include "fuzz_common.h"
 #include "archive_name.h"

@@ -11,7 +11,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 #include "embedded.h"
 #include "hash.h"
 

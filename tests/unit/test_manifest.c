@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 #include "embedded.h"
 #include "hash.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "archive_name.h"
-#include "catalog_int.h"
+#include "catalog_model.h"
 #include "grow.h"
 
 void cc_archive_clear(cudnnctl_archive *a)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 #include "catalog_store.h"
 #include "embedded.h"
 #include "hash.h"

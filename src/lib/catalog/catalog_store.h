@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 
 typedef struct {
     char *name;       /* "redistrib_9.28.0.json" */

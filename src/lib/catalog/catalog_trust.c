@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 
 static int embedded(const cudnnctl_archive *a)
 {

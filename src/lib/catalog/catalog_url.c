@@ -6,7 +6,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 #include "hash.h"
 #include "source.h"
 

@@ -6,7 +6,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 
 /* More than NVIDIA will ever list; a page offering more is not a redist listing. */
 #define LISTING_MAX_NAMES 4096

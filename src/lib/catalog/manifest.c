@@ -6,7 +6,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 #include "hash.h"
 
 /* Component keys that are not platforms (NVIDIA may add more scalar keys; any non-object member

@@ -5,7 +5,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 
 /* Case-insensitive search for needle in the first n bytes of hay. */
 static int has_word(const char *hay, size_t n, const char *needle)

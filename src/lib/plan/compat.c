@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 #include "compat.h"
 
 const char *cc_compat_driver_floor(int cuda_major, const char *platform)

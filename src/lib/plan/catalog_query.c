@@ -5,7 +5,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 #include "select.h"
 
 typedef struct {

@@ -1,7 +1,8 @@
-/* catalog_int.h: internal interface shared by manifest parsing, the catalog, the compatibility
- * tables, selection and the plan. Not installed. */
-#ifndef CC_CATALOG_INT_H
-#define CC_CATALOG_INT_H
+/* catalog_model.h: the catalog's data inside the library (manifests parsed, archives, flavours,
+ * CUDA variants), shared by catalog/ and the plan/ folder above it (compatibility tables,
+ * selection, the plan, mirrors). Not installed. */
+#ifndef CC_CATALOG_MODEL_H
+#define CC_CATALOG_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>

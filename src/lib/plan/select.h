@@ -3,7 +3,7 @@
 #ifndef CC_SELECT_H
 #define CC_SELECT_H
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 #include "compat.h"
 
 typedef struct {

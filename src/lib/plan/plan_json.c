@@ -5,7 +5,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 
 static int add_str(cJSON *o, const char *k, const char *v)
 {

@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 #include "grow.h"
 #include "catalog_store.h"
 #include "compat.h"

@@ -5,7 +5,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "catalog_int.h"
+#include "catalog_model.h"
 #include "sizes.h"
 
 static const cc_size_row *row_of(const char *sha256)
