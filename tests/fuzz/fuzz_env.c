@@ -55,6 +55,27 @@ static int dropped(const char *e, const list *managed)
     return 0;
 }
 
+/* 1 when a value is one the activation refuses by design (root-safe rules: never escaped, since
+ * a changed path names another dir): a control character anywhere, or ':' (the separator of the
+ * lists it writes) in a dir. */
+static int refusable(const char *v)
+{
+    for (; v && *v; v++)
+        if ((unsigned char)*v < 0x20 || (unsigned char)*v == 0x7f || *v == ':')
+            return 1;
+    return 0;
+}
+
+static int selection_refusable(const cudnnctl_env_selection *s)
+{
+    int r = refusable(s->toolkit_path);
+    for (size_t i = 0; i < s->n_bin_dirs; i++)
+        r |= refusable(s->bin_dirs[i]);
+    for (size_t i = 0; i < s->n_roots; i++)
+        r |= refusable(s->roots[i]);
+    return r;
+}
+
 static void run_shell(const char *shell, const char *script, const char *expect)
 {
     char cmd[512], out[16384];
@@ -130,7 +151,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sel.n_roots = l[2].n;
     sel.toolkit_major = sel.toolkit_minor = sel.cudnn_cuda_major = -1;
     char *text = NULL;
-    FZ_CHECK(cudnnctl_env_render(fz_ctx(), &sel, CUDNNCTL_SHELL_SH, 0, &text) == CUDNNCTL_E_OK);
+    cudnnctl_err rc = cudnnctl_env_render(fz_ctx(), &sel, CUDNNCTL_SHELL_SH, 0, &text);
+    if (rc != CUDNNCTL_E_OK) { /* refused: only a value it must refuse, and as a usage error */
+        FZ_CHECK(rc == CUDNNCTL_E_USAGE && selection_refusable(&sel));
+        for (size_t i = 0; i < nb; i++)
+            free(bins[i]);
+        free(s);
+        return 0;
+    }
     static char script[64];
     if (!script[0])
         snprintf(script, sizeof(script), "/tmp/cudnnctl-fuzz-env-%ld.sh", (long)getpid());
