@@ -362,17 +362,8 @@ cudnnctl_err cudnnctl_effective_check(cudnnctl_ctx *ctx, const char *self_exe, c
 
 void cudnnctl_effective_free(cudnnctl_effective *v, size_t n)
 {
-    for (size_t i = 0; v && i < n; i++) {
-        free(v[i].soname);
-        free(v[i].scope);
-        free(v[i].mapped);
-        free(v[i].mapped_real);
-        free(v[i].ld_library_path);
-        free(v[i].error);
-        free(v[i].fix);
-        free(v[i].expected);
-        cudnnctl_load_result_free(v[i].model);
-    }
+    for (size_t i = 0; v && i < n; i++)
+        effective_clear(&v[i]);
     free(v);
 }
 
