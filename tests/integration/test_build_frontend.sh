@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # test_build_frontend.sh: NVIDIA cudnn-frontend's own cmake/cuDNN.cmake (read from a clone of
-# github.com/NVIDIA/cudnn-frontend outside this repository: $CUDNN_FRONTEND_GIT, a git dir, default
-# /work/.mirror/NVIDIA+cudnn-frontend/repo; never copied into the tree) after the activation alone,
+# github.com/NVIDIA/cudnn-frontend: $CUDNN_FRONTEND_GIT, a git dir, default
+# /work/.mirror/NVIDIA+cudnn-frontend/repo; without one, the verbatim copy in
+# tests/third_party/cudnn-frontend/, 3929da2) after the activation alone,
 # with the machine's 9.19 as a decoy on the default paths: it finds the prefix's cudnn.h and
 # libcudnn (9.27), and a program linked with its CUDNN::cudnn_all prints 9.27 for the header and
 # the loaded library. Then the integrated build: find_package(CUDNN CONFIG) first, and cuDNN.cmake
-# takes the install's CUDNN::cudnn / CUDNN::cudnn_all without searching. Exit 77 (skipped, with
-# the reason) when no such clone is here. docs/build.md has a run.
+# takes the install's CUDNN::cudnn / CUDNN::cudnn_all without searching. docs/build.md has a run.
 set -euo pipefail
 . "$(dirname "$0")/build_lib.sh"
 G=${CUDNN_FRONTEND_GIT:-/work/.mirror/NVIDIA+cudnn-frontend/repo}
-command -v git >/dev/null || skip "git is not installed"
 mkdir -p "$T/fe/cmake" "$T/fi/cmake"
-git --git-dir="$G" show HEAD:cmake/cuDNN.cmake >"$T/fe/cmake/cuDNN.cmake" 2>/dev/null ||
-    skip "no cudnn-frontend clone with cmake/cuDNN.cmake at $G (set CUDNN_FRONTEND_GIT to one's git dir)"
+if command -v git >/dev/null && git --git-dir="$G" show HEAD:cmake/cuDNN.cmake >"$T/fe/cmake/cuDNN.cmake" 2>/dev/null; then
+    echo "cudnn-frontend $(git --git-dir="$G" log -1 --format='%h %cs' HEAD) cmake/cuDNN.cmake (clone $G)"
+else
+    cp "$SOURCE_DIR/tests/third_party/cudnn-frontend/cuDNN.cmake" "$T/fe/cmake/cuDNN.cmake"
+    echo "cudnn-frontend 3929da2 2026-05-08 cmake/cuDNN.cmake (tests/third_party/cudnn-frontend)"
+fi
 cp "$T/fe/cmake/cuDNN.cmake" "$T/fi/cmake/"
-echo "cudnn-frontend $(git --git-dir="$G" log -1 --format='%h %cs' HEAD) cmake/cuDNN.cmake"
 install_p --prefix "$T/P"
 I=$T/P/cudnn-9.27.0.42-cuda13
 cat >"$T/fe/CMakeLists.txt" <<'CM'
