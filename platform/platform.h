@@ -26,6 +26,7 @@ void cc_pf_set_errno(int e);
 
 /* ---- identity ------------------------------------------------------------------------------- */
 const char *cc_pf_os(void);      /* "linux" or "windows" */
+int cc_pf_is_windows(void);      /* 1 on Windows, 0 on Linux: the OS without comparing names */
 const char *cc_pf_machine(void); /* "x86_64", "aarch64", ... (uname -m / PROCESSOR_ARCHITECTURE) */
 char cc_pf_path_sep(void);       /* '/' or '\\' — native separator for display */
 const char *cc_pf_exe_suffix(void); /* "" or ".exe" */

@@ -132,6 +132,15 @@ typedef struct {
      *  over the pin, with a note the receipts of installs from it carry. Default: refused,
      *  CUDNNCTL_E_MANIFEST_PINNED (exit 3), nothing changed. */
     int allow_manifest_override;
+    /** The Python package index whose PEP 691 project pages list NVIDIA's cuDNN wheels
+     *  ("https://pypi.org/simple/"): its wheels of cuDNN releases join the wheel catalog (the
+     *  source `--source wheel` installs from), each pinned by file name and SHA-256 like a
+     *  manifest. NULL: the wheel catalog is not refreshed. */
+    const char *index_url;
+    /** 1: an index that cannot be read is no failure (index_warning says why, the wheel catalog
+     *  stays as it was); 0: it fails the update and nothing changes. A refused wheel fails it
+     *  either way. */
+    int index_optional;
 } cudnnctl_update_opts;
 
 /** One manifest of the listing and what update made of it. */
@@ -157,6 +166,15 @@ typedef struct {
     char *updated_at;  /**< when it ended (ISO 8601 UTC), NULL when it failed */
     char *newest;      /**< the newest manifest the catalog now knows */
     double seconds;
+    /** The wheel catalog's refresh (opts.index_url): one item per wheel file of a cuDNN release
+     *  the index lists (name: the file name; result "added", "known" or "refused"). */
+    char *index_source; /**< the index read, NULL when none was */
+    char *index_warning; /**< an optional index that could not be read: why; NULL otherwise */
+    cudnnctl_update_item *wheel_items;
+    size_t n_wheel_items;
+    size_t n_wheels_added;
+    size_t n_wheels_refused;
+    size_t n_wheels_stored; /**< wheel files the stored wheel catalog holds afterwards */
 } cudnnctl_update_result;
 
 /** *out is set even on failure (as far as it got). Offline: NETWORK (exit 10), nothing

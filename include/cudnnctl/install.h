@@ -122,6 +122,20 @@ typedef enum {
     CUDNNCTL_POSTCHECK_FAILED
 } cudnnctl_postcheck;
 
+/** The archive an install came from: what the install result reports and its receipt keeps
+ *  (one type, one copy, one clear, one JSON of the shared keys). */
+typedef struct {
+    char *relative_path; /**< catalog relative_path, or the file name of a given archive */
+    char *url;           /**< where the bytes came from */
+    char *sha256;        /**< verified digest (expected one before download) */
+    uint64_t size;
+    int verified;            /**< 1: SHA-256 matched a known digest; 0: insecure_skip_verify */
+    int in_catalog;          /**< 1: matched an entry of the catalog */
+    char *manifest;          /**< where the catalog entry came from, NULL when none */
+    char *manifest_sha256;   /**< that manifest's SHA-256, NULL when none */
+    char *manifest_override; /**< what --allow-manifest-override accepted, NULL when none */
+} cudnnctl_archive_ref;
+
 /** What an install did (also filled, as far as known, when it failed). */
 typedef struct {
     cudnnctl_install_outcome result;
@@ -129,15 +143,7 @@ typedef struct {
     char *cudnn_version; /**< 4 parts ("9.19.0.56"); 3 when read from headers only */
     char *cuda_variant;  /**< "13" */
     char *platform;      /**< "linux-x86_64" */
-    struct {
-        char *relative_path; /**< catalog relative_path, or the file name of a given archive */
-        char *url;           /**< where the bytes came from */
-        char *sha256;        /**< verified digest (expected one before download) */
-        uint64_t size;
-        int verified;   /**< 1: SHA-256 matched a known digest; 0: insecure_skip_verify */
-        int in_catalog; /**< 1: matched an entry of the catalog */
-        char *manifest; /**< where the catalog entry came from, NULL when none */
-    } archive;
+    cudnnctl_archive_ref archive;
     cudnnctl_target_mode mode;
     char *target_path; /**< CUDA tree root or prefix root (as the user sees it) */
     char *install_dir; /**< prefix: PREFIX/cudnn-<ver>-cuda<M>; tree: = target_path */

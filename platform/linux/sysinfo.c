@@ -14,6 +14,11 @@ const char *cc_pf_os(void)
     return "linux";
 }
 
+int cc_pf_is_windows(void)
+{
+    return 0;
+}
+
 const char *cc_pf_machine(void)
 {
     static _Thread_local struct utsname u;

@@ -13,6 +13,11 @@ const char *cc_pf_os(void)
     return "windows";
 }
 
+int cc_pf_is_windows(void)
+{
+    return 1;
+}
+
 const char *cc_pf_machine(void)
 {
     SYSTEM_INFO si;

@@ -72,8 +72,8 @@ const cli_example cli_examples[] = {
     {"mirror", "cudnnctl mirror --to /srv/cudnn --cudnn 9 --all --all-platforms", "every 9.x build for every platform"},
 
     {"update", "cudnnctl update", "fetch the manifests NVIDIA published since this binary was built"},
-    {"update", "cudnnctl update --mirror https://mirror.example/cudnn/redist", "the same from a mirror's listing"},
-    {"update", "cudnnctl update --json", "what was added, kept or refused, as JSON"},
+    {"update", "cudnnctl update --mirror https://mirror.example/cudnn/redist", "the same from a mirror's listing (no package index unless --index-url)"},
+    {"update", "cudnnctl update --index-url https://pypi.example/simple/", "NVIDIA's manifests, and the cuDNN wheels of another package index"},
 
     {"config", "cudnnctl config", "each setting, its value and where it came from"},
     {"config", "CUDNNCTL_MIRROR=/srv/cudnn cudnnctl config --json", "what a variable changes, as JSON"},

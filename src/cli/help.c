@@ -52,25 +52,41 @@ static void opt_label(char *buf, size_t n, const cli_optspec *s)
     snprintf(buf, n, "%s--%s%s%s", sh, s->name, s->arg ? " " : "", s->arg ? s->arg : "");
 }
 
-/* An option's help after its label (column 29), wrapped at 79 columns. */
-static void help_text(FILE *f, const char *text)
+/* The words of text filled to width columns, then a newline. The text goes on from column col
+ * of the current line (0: a line of its own); each line it starts is indented by ind. */
+static void fill(FILE *f, const char *text, int col, int ind, int width)
 {
-    int col = 28;
+    int words = 0; /* on this line */
     for (const char *p = text; *p;) {
         while (*p == ' ')
             p++;
         int n = (int)strcspn(p, " ");
         if (!n)
             break;
-        if (col > 28 && col + 1 + n > 79) {
-            fprintf(f, "\n%28s", "");
-            col = 28;
+        if (words && col + 1 + n > width) {
+            fputc('\n', f);
+            col = 0;
+            words = 0;
         }
-        fprintf(f, " %.*s", n, p);
-        col += 1 + n;
+        if (!col) {
+            fprintf(f, "%*s", ind, "");
+            col = ind;
+        } else {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(p, 1, (size_t)n, f);
+        col += n;
+        words++;
         p += n;
     }
     fputc('\n', f);
+}
+
+/* An option's help after its label (column 29), wrapped at 79 columns. */
+static void help_text(FILE *f, const char *text)
+{
+    fill(f, text, 28, 29, 79);
 }
 
 static void print_opts(FILE *f, const cli_command *c, int global)
@@ -91,29 +107,7 @@ static void print_opts(FILE *f, const cli_command *c, int global)
 /* Text wrapped at 78 columns, each line indented by ind. */
 static void wrap(FILE *f, const char *text, int ind)
 {
-    int col = 0;
-    for (const char *p = text; *p;) {
-        while (*p == ' ')
-            p++;
-        int n = (int)strcspn(p, " ");
-        if (!n)
-            break;
-        if (col && col + 1 + n > 78) {
-            fputc('\n', f);
-            col = 0;
-        }
-        if (!col) {
-            fprintf(f, "%*s", ind, "");
-            col = ind;
-        } else {
-            fputc(' ', f);
-            col++;
-        }
-        fwrite(p, 1, (size_t)n, f);
-        col += n;
-        p += n;
-    }
-    fputc('\n', f);
+    fill(f, text, 0, ind, 78);
 }
 
 /* examples.c's lines for this command: the line, then what it does, indented. */

@@ -22,6 +22,43 @@ static void roff(FILE *f, const char *s)
     }
 }
 
+/* Markdown table cell text: a '|' escaped. */
+static void md(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        fputs(*s == '|' ? "\\|" : (char[]){*s, 0}, f);
+}
+
+/* How an option's label ("-q, --quiet", "--cudnn V") is marked up: roff for the man pages,
+ * Markdown for docs/cli.md's table. */
+typedef struct {
+    const char *short_open, *short_close; /* around "-c" */
+    const char *long_open, *long_close;   /* around the name ("--" in long_open) */
+    const char *arg_open, *arg_close;     /* around the argument */
+    void (*text)(FILE *f, const char *s); /* the escaping */
+} label_markup;
+
+static const label_markup roff_label = {"\\fB\\-", "\\fR, ", "\\fB\\-\\-", "\\fR",
+                                        " \\fI",   "\\fR",   roff};
+static const label_markup md_label = {"-", "`, `", "--", "", " ", "", md};
+
+static void opt_label(FILE *f, const cli_optspec *s, const label_markup *m)
+{
+    if (s->short_name) {
+        fputs(m->short_open, f);
+        fputc(s->short_name, f);
+        fputs(m->short_close, f);
+    }
+    fputs(m->long_open, f);
+    m->text(f, s->name);
+    fputs(m->long_close, f);
+    if (s->arg) {
+        fputs(m->arg_open, f);
+        m->text(f, s->arg);
+        fputs(m->arg_close, f);
+    }
+}
+
 static void man_header(FILE *f, const char *name, const char *what)
 {
     char date[32] = "2026-01-01";
@@ -53,35 +90,30 @@ static void man_options(FILE *f, const cli_command *c, int global)
         if ((strcmp(s->commands, "*") == 0) != global || (c && !cli_command_takes(c, s)))
             continue;
         fputs(".TP\n", f);
-        if (s->short_name)
-            fprintf(f, "\\fB\\-%c\\fR, ", s->short_name);
-        fputs("\\fB\\-\\-", f);
-        roff(f, s->name);
-        fputs("\\fR", f);
-        if (s->arg) {
-            fputs(" \\fI", f);
-            roff(f, s->arg);
-            fputs("\\fR", f);
-        }
+        opt_label(f, s, &roff_label);
         fputc('\n', f);
         roff(f, s->help);
         fputc('\n', f);
     }
 }
 
+/* A tagged paragraph: the term in bold, then its text. */
+static void man_tagged(FILE *f, const char *term, const char *text)
+{
+    fputs(".TP\n.B ", f);
+    roff(f, term);
+    fputc('\n', f);
+    roff(f, text);
+    fputc('\n', f);
+}
+
 /* ENVIRONMENT: the variables that matter to this page's command ("" for cudnnctl(1): all). */
 static void man_environment(FILE *f, const char *command)
 {
     fputs(".SH ENVIRONMENT\n", f);
-    for (const cli_envvar *v = cli_envvars; v->name; v++) {
-        if (!cli_envvar_for(v, command))
-            continue;
-        fputs(".TP\n.B ", f);
-        roff(f, v->name);
-        fputc('\n', f);
-        roff(f, v->meaning);
-        fputc('\n', f);
-    }
+    for (const cli_envvar *v = cli_envvars; v->name; v++)
+        if (cli_envvar_for(v, command))
+            man_tagged(f, v->name, v->meaning);
 }
 
 /* EXAMPLES: what each does, then the line as typed, in bold, not filled. */
@@ -107,9 +139,9 @@ static void man_exit_and_see_also(FILE *f, const char *command)
     const char *self = *command ? command : "cudnnctl";
     fputs(".SH EXIT STATUS\n", f);
     for (const cli_exit_code *e = cli_exit_codes; e->meaning; e++) {
-        fprintf(f, ".TP\n.B %d\n", e->code);
-        roff(f, e->meaning);
-        fputc('\n', f);
+        char code[16];
+        snprintf(code, sizeof(code), "%d", e->code);
+        man_tagged(f, code, e->meaning);
     }
     man_environment(f, command);
     fputs(".SH FILES\n.TP\n.I /etc/cudnnctl/config\nsystem configuration (INI)\n"
@@ -204,12 +236,6 @@ int cmd_man(cli_opts *o, cudnnctl_ctx *ctx)
 
 /* ---- docs/cli.md --------------------------------------------------------------------------- */
 
-static void md(FILE *f, const char *s)
-{
-    for (; *s; s++)
-        fputs(*s == '|' ? "\\|" : (char[]){*s, 0}, f);
-}
-
 int cmd_doc_tables(cli_opts *o, cudnnctl_ctx *ctx)
 {
     (void)o;
@@ -232,13 +258,7 @@ int cmd_doc_tables(cli_opts *o, cudnnctl_ctx *ctx)
     fputs("\n| option | commands | meaning |\n|---|---|---|\n", f);
     for (const cli_optspec *s = cli_optspecs; s->name; s++) {
         fputs("| `", f);
-        if (s->short_name)
-            fprintf(f, "-%c`, `", s->short_name);
-        fprintf(f, "--%s", s->name);
-        if (s->arg) {
-            fputc(' ', f);
-            md(f, s->arg);
-        }
+        opt_label(f, s, &md_label);
         fputs("` | ", f);
         fputs(strcmp(s->commands, "*") == 0 ? "all" : s->commands, f);
         fputs(" | ", f);

@@ -31,20 +31,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(top);
     free(cc_cuda_variant_from_name(f[0]));
     free(cc_cudnn_version_from_name(f[0]));
-    char *key = cc_dt_platform_key(f[0], f[1], f[2][0] == '1');
+    char *key = cc_detect_platform_key(f[0], f[1], f[2][0] == '1');
     free(key);
     char *stem = NULL;
     cc_version lv;
-    if (cc_dt_parse_libname(f[0], &stem, &lv) == 0)
+    if (cc_detect_parse_libname(f[0], &stem, &lv) == 0)
         FZ_CHECK(stem != NULL);
     free(stem);
-    (void)cc_dt_parse_dist_info(f[0], "nvidia_cudnn", &lv);
+    (void)cc_detect_parse_dist_info(f[0], "nvidia_cudnn", &lv);
     cc_libname ln;
     if (cc_lib_classify(f[0], &ln))
         FZ_CHECK(memchr(ln.stem, '\0', sizeof(ln.stem)) != NULL);
     cudnnctl_shell sh;
     (void)cudnnctl_shell_parse(f[0], &sh);
-    (void)cc_dt_glob(f[1], f[0]);
+    (void)cc_detect_glob(f[1], f[0]);
     free(s);
     return 0;
 }

@@ -27,21 +27,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (cc_cuda_variant_parse(s, &M, &m) == 0)
         FZ_CHECK(M >= 0);
     (void)cc_version_cmp_str(s, "9.19.0.56");
-    cc_dt_ver dv;
+    cc_detect_ver dv;
     int dp;
-    (void)cc_dt_parse_version_json(s, &dv, &dp);
-    (void)cc_dt_parse_version_txt(s, &dv);
-    (void)cc_dt_parse_nvcc(s, &dv);
-    (void)cc_dt_parse_cudnn_header(s, &dv);
-    (void)cc_dt_parse_cudart_soname(s, &dv);
+    (void)cc_detect_parse_version_json(s, &dv, &dp);
+    (void)cc_detect_parse_version_txt(s, &dv);
+    (void)cc_detect_parse_nvcc(s, &dv);
+    (void)cc_detect_parse_cudnn_header(s, &dv);
+    (void)cc_detect_parse_cudart_soname(s, &dv);
     long val;
-    (void)cc_dt_parse_define(s, "CUDNN_MAJOR", &val);
+    (void)cc_detect_parse_define(s, "CUDNN_MAJOR", &val);
     char *drv = NULL;
-    if (cc_dt_parse_proc_driver(s, &drv) == 0)
-        (void)cc_dt_driver_cuda_floor(drv);
+    if (cc_detect_parse_proc_driver(s, &drv) == 0)
+        (void)cc_detect_driver_cuda_floor(drv);
     free(drv);
     drv = NULL;
-    (void)cc_dt_parse_smi(s, &drv);
+    (void)cc_detect_parse_smi(s, &drv);
     free(drv);
     free(s);
     return 0;

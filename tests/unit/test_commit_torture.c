@@ -181,7 +181,7 @@ static void run_loop(torture *t, int sticky, int uninstall)
             recover(t);
         else if (e != CUDNNCTL_E_OK && fx_exists(t->w.state)) {
             char *j = cc_path_join(t->w.state, "journal.json"); /* (freed: the ASan stage) */
-            int left = cc_tx_kind(j) != CC_OBJ_NONE;
+            int left = cc_txn_kind(j) != CC_OBJ_NONE;
             free(j);
             if (left)
                 fail_msg("%s, one fault at %lu: the run did not roll itself back", what, n);

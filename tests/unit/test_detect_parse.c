@@ -34,9 +34,9 @@ static void version_json(void **state)
         {"", -2, -1, -1, -1, 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        cc_dt_ver v;
+        cc_detect_ver v;
         int date = -1;
-        assert_int_equal(cc_dt_parse_version_json(cases[i].text, &v, &date), cases[i].rc);
+        assert_int_equal(cc_detect_parse_version_json(cases[i].text, &v, &date), cases[i].rc);
         assert_int_equal(v.major, cases[i].major);
         assert_int_equal(v.minor, cases[i].minor);
         assert_int_equal(v.patch, cases[i].patch);
@@ -47,34 +47,34 @@ static void version_json(void **state)
 static void version_txt_and_nvcc(void **state)
 {
     (void)state;
-    cc_dt_ver v;
-    assert_int_equal(cc_dt_parse_version_txt("CUDA Version 10.2.89\n", &v), 0);
+    cc_detect_ver v;
+    assert_int_equal(cc_detect_parse_version_txt("CUDA Version 10.2.89\n", &v), 0);
     assert_int_equal(v.major, 10);
     assert_int_equal(v.minor, 2);
     assert_int_equal(v.patch, 89);
-    assert_int_equal(cc_dt_parse_version_txt("CUDA Version 9.0.176", &v), 0);
+    assert_int_equal(cc_detect_parse_version_txt("CUDA Version 9.0.176", &v), 0);
     assert_int_equal(v.major, 9);
     assert_int_equal(v.patch, 176);
-    assert_int_equal(cc_dt_parse_version_txt("cuda 10.2", &v), -1);
-    assert_int_equal(cc_dt_parse_version_txt("CUDA Version x.y", &v), -1);
+    assert_int_equal(cc_detect_parse_version_txt("cuda 10.2", &v), -1);
+    assert_int_equal(cc_detect_parse_version_txt("CUDA Version x.y", &v), -1);
 
     const char *nvcc13 = "nvcc: NVIDIA (R) Cuda compiler driver\n"
                          "Copyright (c) 2005-2025 NVIDIA Corporation\n"
                          "Built on Wed_Aug_20_01:58:59_PM_PDT_2025\n"
                          "Cuda compilation tools, release 13.0, V13.0.88\n"
                          "Build cuda_13.0.r13.0/compiler.36424714_0\n";
-    assert_int_equal(cc_dt_parse_nvcc(nvcc13, &v), 0);
+    assert_int_equal(cc_detect_parse_nvcc(nvcc13, &v), 0);
     assert_int_equal(v.major, 13);
     assert_int_equal(v.minor, 0);
     assert_int_equal(v.patch, 88);
-    assert_int_equal(cc_dt_parse_nvcc("Cuda compilation tools, release 11.8, V11.8.89", &v), 0);
+    assert_int_equal(cc_detect_parse_nvcc("Cuda compilation tools, release 11.8, V11.8.89", &v), 0);
     assert_int_equal(v.major, 11);
     assert_int_equal(v.minor, 8);
     assert_int_equal(v.patch, 89);
     /* no V part: patch unknown */
-    assert_int_equal(cc_dt_parse_nvcc("Cuda compilation tools, release 10.2", &v), 0);
+    assert_int_equal(cc_detect_parse_nvcc("Cuda compilation tools, release 10.2", &v), 0);
     assert_int_equal(v.patch, -1);
-    assert_int_equal(cc_dt_parse_nvcc("bash: nvcc: command not found", &v), -1);
+    assert_int_equal(cc_detect_parse_nvcc("bash: nvcc: command not found", &v), -1);
 }
 
 static void header_macros(void **state)
@@ -82,29 +82,31 @@ static void header_macros(void **state)
     (void)state;
     long x = 0;
     assert_int_equal(
-        cc_dt_parse_define("/* c */\n#define CUDA_VERSION 13000\n", "CUDA_VERSION", &x), 0);
+        cc_detect_parse_define("/* c */\n#define CUDA_VERSION 13000\n", "CUDA_VERSION", &x), 0);
     assert_int_equal(x, 13000);
     assert_int_equal(
-        cc_dt_parse_define("#  define CUDART_VERSION  12040 /* x */\n", "CUDART_VERSION", &x), 0);
+        cc_detect_parse_define("#  define CUDART_VERSION  12040 /* x */\n", "CUDART_VERSION", &x),
+        0);
     assert_int_equal(x, 12040);
     /* a longer macro name with the same prefix is not the macro */
-    assert_int_equal(cc_dt_parse_define("#define CUDA_VERSION_MAJOR 13\n", "CUDA_VERSION", &x), -1);
+    assert_int_equal(cc_detect_parse_define("#define CUDA_VERSION_MAJOR 13\n", "CUDA_VERSION", &x),
+                     -1);
     /* an expression is not a value */
-    assert_int_equal(
-        cc_dt_parse_define("#define CUDNN_VERSION (CUDNN_MAJOR * 10000)\n", "CUDNN_VERSION", &x),
-        -1);
+    assert_int_equal(cc_detect_parse_define("#define CUDNN_VERSION (CUDNN_MAJOR * 10000)\n",
+                                            "CUDNN_VERSION", &x),
+                     -1);
 
-    cc_dt_ver v;
+    cc_detect_ver v;
     static const struct {
         long enc;
         int major, minor;
     } enc[] = {{13000, 13, 0}, {12040, 12, 4}, {11080, 11, 8}, {10020, 10, 2}, {9000, 9, 0}};
     for (size_t i = 0; i < sizeof(enc) / sizeof(enc[0]); i++) {
-        assert_int_equal(cc_dt_cuda_encoded(enc[i].enc, &v), 0);
+        assert_int_equal(cc_detect_cuda_encoded(enc[i].enc, &v), 0);
         assert_int_equal(v.major, enc[i].major);
         assert_int_equal(v.minor, enc[i].minor);
     }
-    assert_int_equal(cc_dt_cuda_encoded(12, &v), -1);
+    assert_int_equal(cc_detect_cuda_encoded(12, &v), -1);
 }
 
 static void cudnn_headers(void **state)
@@ -135,8 +137,8 @@ static void cudnn_headers(void **state)
         {"#define CUDNN_MAJOR nine\n", -1, -1, -1, -1},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        cc_dt_ver v;
-        assert_int_equal(cc_dt_parse_cudnn_header(cases[i].text, &v), cases[i].rc);
+        cc_detect_ver v;
+        assert_int_equal(cc_detect_parse_cudnn_header(cases[i].text, &v), cases[i].rc);
         assert_int_equal(v.major, cases[i].major);
         assert_int_equal(v.minor, cases[i].minor);
         assert_int_equal(v.patch, cases[i].patch);
@@ -156,8 +158,8 @@ static void cudart_sonames(void **state)
         {"libcublas.so.13", -1, -1, -1},  {"libcudart.so", -1, -1, -1},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        cc_dt_ver v;
-        assert_int_equal(cc_dt_parse_cudart_soname(cases[i].soname, &v), cases[i].rc);
+        cc_detect_ver v;
+        assert_int_equal(cc_detect_parse_cudart_soname(cases[i].soname, &v), cases[i].rc);
         assert_int_equal(v.major, cases[i].major);
         assert_int_equal(v.minor, cases[i].minor);
     }
@@ -184,7 +186,7 @@ static void driver_text(void **state)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *v = NULL;
-        int rc = cc_dt_parse_proc_driver(cases[i].text, &v);
+        int rc = cc_detect_parse_proc_driver(cases[i].text, &v);
         if (cases[i].version) {
             assert_int_equal(rc, 0);
             assert_string_equal(v, cases[i].version);
@@ -195,13 +197,14 @@ static void driver_text(void **state)
         free(v);
     }
     char *v = NULL;
-    assert_int_equal(cc_dt_parse_smi("580.159.04\n580.159.04\n", &v), 0);
+    assert_int_equal(cc_detect_parse_smi("580.159.04\n580.159.04\n", &v), 0);
     assert_string_equal(v, "580.159.04");
     free(v);
-    assert_int_equal(cc_dt_parse_smi("NVIDIA-SMI has failed because it couldn't communicate with "
-                                     "the NVIDIA driver.\n",
-                                     &v),
-                     -1);
+    assert_int_equal(
+        cc_detect_parse_smi("NVIDIA-SMI has failed because it couldn't communicate with "
+                            "the NVIDIA driver.\n",
+                            &v),
+        -1);
 }
 
 static void driver_floor(void **state)
@@ -218,7 +221,7 @@ static void driver_floor(void **state)
         {"390.12", 0},         {"garbage", 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        assert_int_equal(cc_dt_driver_cuda_floor(cases[i].driver), cases[i].cuda);
+        assert_int_equal(cc_detect_driver_cuda_floor(cases[i].driver), cases[i].cuda);
 }
 
 static void library_and_dist_names(void **state)
@@ -241,7 +244,7 @@ static void library_and_dist_names(void **state)
     for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
         char *stem = NULL;
         cc_version v;
-        assert_int_equal(cc_dt_parse_libname(libs[i].name, &stem, &v), libs[i].rc);
+        assert_int_equal(cc_detect_parse_libname(libs[i].name, &stem, &v), libs[i].rc);
         if (libs[i].rc == 0) {
             assert_string_equal(stem, libs[i].stem);
             assert_int_equal(v.n, libs[i].n);
@@ -267,7 +270,7 @@ static void library_and_dist_names(void **state)
     };
     for (size_t i = 0; i < sizeof(dist) / sizeof(dist[0]); i++) {
         cc_version v;
-        assert_int_equal(cc_dt_parse_dist_info(dist[i].name, dist[i].pkg, &v), dist[i].rc);
+        assert_int_equal(cc_detect_parse_dist_info(dist[i].name, dist[i].pkg, &v), dist[i].rc);
         if (dist[i].rc == 0) {
             assert_int_equal(v.n, dist[i].n);
             assert_int_equal(v.part[0], dist[i].p0);
@@ -292,7 +295,7 @@ static void platform_keys(void **state)
         {"linux", "ppc64le", 0, "linux-ppc64le"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        char *k = cc_dt_platform_key(cases[i].os, cases[i].machine, cases[i].tegra);
+        char *k = cc_detect_platform_key(cases[i].os, cases[i].machine, cases[i].tegra);
         assert_non_null(k);
         assert_string_equal(k, cases[i].key);
         free(k);
@@ -302,13 +305,13 @@ static void platform_keys(void **state)
 static void globs(void **state)
 {
     (void)state;
-    assert_true(cc_dt_glob("*.conf", "zz-cuda-13-0.conf"));
-    assert_false(cc_dt_glob("*.conf", "cuda.conf.dpkg-old"));
-    assert_true(cc_dt_glob("python3*", "python3"));
-    assert_true(cc_dt_glob("python3*", "python3.12"));
-    assert_false(cc_dt_glob("python3*", "python2.7"));
-    assert_true(cc_dt_glob("lib?.so", "liba.so"));
-    assert_true(cc_dt_glob("*", ""));
+    assert_true(cc_detect_glob("*.conf", "zz-cuda-13-0.conf"));
+    assert_false(cc_detect_glob("*.conf", "cuda.conf.dpkg-old"));
+    assert_true(cc_detect_glob("python3*", "python3"));
+    assert_true(cc_detect_glob("python3*", "python3.12"));
+    assert_false(cc_detect_glob("python3*", "python2.7"));
+    assert_true(cc_detect_glob("lib?.so", "liba.so"));
+    assert_true(cc_detect_glob("*", ""));
 }
 
 /* Build a glibc ld.so cache: optional old "ld.so-1.7.0" table first, then the new one. */
@@ -354,22 +357,22 @@ static void ld_cache(void **state)
     for (int old = 0; old < 2; old++) {
         size_t len = make_cache(buf, old, names, paths, 4);
         cc_strv sv = {0};
-        assert_int_equal(cc_dt_parse_ld_cache((const char *)buf, len, "libcudnn", &sv), 0);
+        assert_int_equal(cc_detect_parse_ld_cache((const char *)buf, len, "libcudnn", &sv), 0);
         assert_int_equal(sv.n, 3);
         assert_string_equal(sv.v[0], paths[1]);
         assert_string_equal(sv.v[2], paths[3]);
         cc_strv_free(&sv);
-        assert_int_equal(cc_dt_parse_ld_cache((const char *)buf, len, NULL, &sv), 0);
+        assert_int_equal(cc_detect_parse_ld_cache((const char *)buf, len, NULL, &sv), 0);
         assert_int_equal(sv.n, 4);
         cc_strv_free(&sv);
         /* cut short: offsets point past the end */
-        assert_int_equal(cc_dt_parse_ld_cache((const char *)buf, 48 + 24 * 4 + (old ? 64 : 0) + 5,
-                                              "libcudnn", &sv),
+        assert_int_equal(cc_detect_parse_ld_cache(
+                             (const char *)buf, 48 + 24 * 4 + (old ? 64 : 0) + 5, "libcudnn", &sv),
                          -1);
         cc_strv_free(&sv);
     }
     cc_strv sv = {0};
-    assert_int_equal(cc_dt_parse_ld_cache("not a cache at all, just text", 29, NULL, &sv), -1);
+    assert_int_equal(cc_detect_parse_ld_cache("not a cache at all, just text", 29, NULL, &sv), -1);
     assert_int_equal(sv.n, 0);
 }
 

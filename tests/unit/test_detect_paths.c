@@ -100,34 +100,34 @@ static void resolve_in_root(void **state)
     if (!have_links)
         skip(); /* symlink chains: reported as skipped where POSIX symlinks cannot be made */
     int missing = -1;
-    char *r = cc_dt_resolve(ctx, "/usr/local/cuda/lib64/libcudart.so.13", &missing);
+    char *r = cc_detect_resolve(ctx, "/usr/local/cuda/lib64/libcudart.so.13", &missing);
     assert_non_null(r);
     assert_int_equal(missing, 0);
     assert_string_equal(r, "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudart.so.13.0.96");
     free(r);
 
-    r = cc_dt_resolve(ctx, "/etc/alternatives/cuda-13/lib64", &missing);
+    r = cc_detect_resolve(ctx, "/etc/alternatives/cuda-13/lib64", &missing);
     assert_non_null(r);
     assert_int_equal(missing, 0);
     assert_string_equal(r, "/usr/local/cuda-13.0/targets/x86_64-linux/lib");
     free(r);
 
-    r = cc_dt_resolve(ctx, "/usr/local/cuda-12/version.json", &missing);
+    r = cc_detect_resolve(ctx, "/usr/local/cuda-12/version.json", &missing);
     assert_non_null(r);
     assert_int_equal(missing, 1);
     assert_string_equal(r, "/usr/local/cuda-12.4/version.json");
     free(r);
 
-    assert_null(cc_dt_resolve(ctx, "/usr/local/loop-a/x", &missing));
-    assert_null(cc_dt_resolve(ctx, "relative/path", &missing));
+    assert_null(cc_detect_resolve(ctx, "/usr/local/loop-a/x", &missing));
+    assert_null(cc_detect_resolve(ctx, "relative/path", &missing));
 
     /* the host path lies under the root */
-    char *h = cc_dt_host(ctx, "/usr/local/cuda/lib64");
+    char *h = cc_detect_host(ctx, "/usr/local/cuda/lib64");
     assert_non_null(h);
     assert_true(strncmp(h, root, strlen(root)) == 0);
     assert_string_equal(h + strlen(root), "/usr/local/cuda-13.0/targets/x86_64-linux/lib");
     free(h);
-    assert_null(cc_dt_host(ctx, "/usr/local/cuda-12"));
+    assert_null(cc_detect_host(ctx, "/usr/local/cuda-12"));
 }
 
 static void link_chains(void **state)
@@ -136,30 +136,30 @@ static void link_chains(void **state)
     if (!have_links)
         skip();
     int dangling = -1;
-    char *c = cc_dt_link_chain(ctx, "/usr/local/cuda", &dangling);
+    char *c = cc_detect_link_chain(ctx, "/usr/local/cuda", &dangling);
     assert_non_null(c);
     assert_int_equal(dangling, 0);
     assert_string_equal(c, "/usr/local/cuda -> /etc/alternatives/cuda -> /usr/local/cuda-13.0");
     free(c);
-    c = cc_dt_link_chain(ctx, "/usr/local/cuda-12", &dangling);
+    c = cc_detect_link_chain(ctx, "/usr/local/cuda-12", &dangling);
     assert_non_null(c);
     assert_int_equal(dangling, 1);
     assert_string_equal(c, "/usr/local/cuda-12 -> /usr/local/cuda-12.4");
     free(c);
-    assert_null(cc_dt_link_chain(ctx, "/usr/local/cuda-13.0", &dangling));
+    assert_null(cc_detect_link_chain(ctx, "/usr/local/cuda-13.0", &dangling));
 }
 
 static void env_paths(void **state)
 {
     cudnnctl_ctx *ctx = *state;
     /* CUDA_HOME=/opt/cuda-12.4 under --root R means R/opt/cuda-12.4; R/opt/... is unrooted */
-    char *p = cc_dt_env_path(ctx, "/opt/cuda-12.4/");
+    char *p = cc_detect_env_path(ctx, "/opt/cuda-12.4/");
     assert_non_null(p);
     assert_string_equal(p, "/opt/cuda-12.4");
     free(p);
-    assert_null(cc_dt_env_path(ctx, "relative"));
-    assert_null(cc_dt_env_path(ctx, ""));
-    assert_null(cc_dt_env_path(ctx, NULL));
+    assert_null(cc_detect_env_path(ctx, "relative"));
+    assert_null(cc_detect_env_path(ctx, ""));
+    assert_null(cc_detect_env_path(ctx, NULL));
 }
 
 static void env_path_under_root(void **state)
@@ -171,7 +171,7 @@ static void env_path_under_root(void **state)
         skip();
     char host[512];
     snprintf(host, sizeof(host), "%s/opt//cuda-12.4", root);
-    char *p = cc_dt_env_path(ctx, host);
+    char *p = cc_detect_env_path(ctx, host);
     assert_non_null(p);
     assert_string_equal(p, "/opt/cuda-12.4");
     free(p);
@@ -184,7 +184,7 @@ static void read_procfs_style(void **state)
     mk("/proc/driver/nvidia");
     put("/proc/driver/nvidia/version",
         "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct  9 2025\n");
-    assert_int_equal(cc_dt_read(ctx, "/proc/driver/nvidia/version", 64, &text), 0);
+    assert_int_equal(cc_detect_read(ctx, "/proc/driver/nvidia/version", 64, &text), 0);
     assert_int_equal(strlen(text), 64); /* capped at max */
     free(text);
     /* the real procfs reports size 0: the reader must still get the text */
@@ -192,7 +192,7 @@ static void read_procfs_style(void **state)
     if (cc_pf_stat("/proc/self/status", &st) == 0 && st.exists) {
         cudnnctl_ctx *host = NULL;
         assert_int_equal(cudnnctl_ctx_new(&host), CUDNNCTL_E_OK);
-        assert_int_equal(cc_dt_read(host, "/proc/self/status", 1 << 16, &text), 0);
+        assert_int_equal(cc_detect_read(host, "/proc/self/status", 1 << 16, &text), 0);
         assert_non_null(strstr(text, "Name:"));
         free(text);
         cudnnctl_ctx_free(host);

@@ -167,7 +167,7 @@ static void record_round_trip(void **state)
     free(text);
     assert_int_equal(cc_direct_record(f->ctx, f->state, PX, NULL), CUDNNCTL_E_OK);
     assert_null(cc_direct_recorded(f->ctx, f->state, PX));
-    assert_int_equal(cc_tx_kind(file), CC_OBJ_NONE); /* nothing left to record: no file */
+    assert_int_equal(cc_txn_kind(file), CC_OBJ_NONE); /* nothing left to record: no file */
     /* a damaged record counts as none */
     assert_int_equal(cc_sys_write_file_atomic(f->ctx, file, "{not json", 9, 0644), 0);
     assert_null(cc_direct_recorded(f->ctx, f->state, PX));

@@ -20,17 +20,17 @@
 static void specs(void **state)
 {
     (void)state;
-    assert_true(cc_ld_spec_allows("==9.19.0.56", "9.19.0.56"));
-    assert_false(cc_ld_spec_allows("==9.19.0.56", "9.19.1.2"));
-    assert_true(cc_ld_spec_allows("<10.0,>=9.3.0.75", "9.27.0.42"));
-    assert_false(cc_ld_spec_allows("<10.0,>=9.3.0.75", "9.1.0.70"));
-    assert_false(cc_ld_spec_allows("<10.0,>=9.3.0.75", "10.0.0.1"));
-    assert_true(cc_ld_spec_allows("~=9.0", "9.19.0.56"));
-    assert_false(cc_ld_spec_allows("~=9.0", "10.1"));
-    assert_true(cc_ld_spec_allows("==9.19.*", "9.19.1.2"));
-    assert_false(cc_ld_spec_allows("==9.19.*", "9.190.1"));
-    assert_true(cc_ld_spec_allows(" (>=9.8)", "9.19.0.56"));
-    assert_false(cc_ld_spec_allows("!=9.19.0.56", "9.19.0.56"));
+    assert_true(cc_consumer_spec_allows("==9.19.0.56", "9.19.0.56"));
+    assert_false(cc_consumer_spec_allows("==9.19.0.56", "9.19.1.2"));
+    assert_true(cc_consumer_spec_allows("<10.0,>=9.3.0.75", "9.27.0.42"));
+    assert_false(cc_consumer_spec_allows("<10.0,>=9.3.0.75", "9.1.0.70"));
+    assert_false(cc_consumer_spec_allows("<10.0,>=9.3.0.75", "10.0.0.1"));
+    assert_true(cc_consumer_spec_allows("~=9.0", "9.19.0.56"));
+    assert_false(cc_consumer_spec_allows("~=9.0", "10.1"));
+    assert_true(cc_consumer_spec_allows("==9.19.*", "9.19.1.2"));
+    assert_false(cc_consumer_spec_allows("==9.19.*", "9.190.1"));
+    assert_true(cc_consumer_spec_allows(" (>=9.8)", "9.19.0.56"));
+    assert_false(cc_consumer_spec_allows("!=9.19.0.56", "9.19.0.56"));
 }
 
 static void releases(void **state)

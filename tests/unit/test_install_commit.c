@@ -270,7 +270,7 @@ static void tree_install_then_uninstall_is_byte_exact(void **state)
     char *after = fx_snapshot(w.tree);
     assert_true(fx_same("tree after uninstall", before, after));
     char *rdir = cc_path_join(w.state, "receipts");
-    assert_true(cc_tx_dir_empty(rdir));
+    assert_true(cc_txn_dir_empty(rdir));
     char *bdir = cc_path_join(w.state, "backups/000001");
     assert_false(fx_exists(bdir));
     free(rdir), free(bdir);

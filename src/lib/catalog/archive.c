@@ -91,12 +91,18 @@ int cc_cuda_variant_parse(const char *s, int *major, int *minor)
     return 0;
 }
 
-char *cc_cuda_variant_from_name(const char *file_name)
+/* The last "_cuda" in a file name's base (…-9.1.0.70_cuda12-archive), NULL when none. */
+static const char *last_cuda(const char *base)
 {
-    const char *base = cc_path_base(file_name);
     const char *hit = NULL;
     for (const char *p = strstr(base, "_cuda"); p; p = strstr(p + 1, "_cuda"))
         hit = p;
+    return hit;
+}
+
+char *cc_cuda_variant_from_name(const char *file_name)
+{
+    const char *hit = last_cuda(cc_path_base(file_name));
     if (!hit)
         return NULL;
     const char *p = hit + 5, *start = p;
@@ -117,9 +123,7 @@ char *cc_cuda_variant_from_name(const char *file_name)
 char *cc_cudnn_version_from_name(const char *file_name)
 {
     const char *base = cc_path_base(file_name);
-    const char *cu = NULL;
-    for (const char *p = strstr(base, "_cuda"); p; p = strstr(p + 1, "_cuda"))
-        cu = p;
+    const char *cu = last_cuda(base);
     if (!cu)
         return NULL;
     const char *start = cu;

@@ -100,19 +100,11 @@ cudnnctl_err cudnnctl_catalog_info_json(const cudnnctl_catalog_info *info, char 
     return cc_json_out(o, 0, json);
 }
 
-cudnnctl_err cudnnctl_update_result_json(const cudnnctl_update_result *r, char **json)
+static int add_items(cJSON *a, const cudnnctl_update_item *items, size_t n)
 {
-    cJSON *o = cJSON_CreateObject(), *a = o ? cJSON_AddArrayToObject(o, "manifests") : NULL;
-    int ok = a && cc_json_str(o, "source", r->source) == 0 &&
-             cc_json_str(o, "catalog_dir", r->catalog_dir) == 0 &&
-             cJSON_AddNumberToObject(o, "added", (double)r->n_added) &&
-             cJSON_AddNumberToObject(o, "refused", (double)r->n_refused) &&
-             cJSON_AddNumberToObject(o, "stored", (double)r->n_stored) &&
-             cc_json_str(o, "updated_at", r->updated_at) == 0 &&
-             cc_json_str(o, "newest", r->newest) == 0 &&
-             cJSON_AddNumberToObject(o, "seconds", r->seconds);
-    for (size_t i = 0; ok && i < r->n_items; i++) {
-        const cudnnctl_update_item *it = &r->items[i];
+    int ok = a != NULL;
+    for (size_t i = 0; ok && i < n; i++) {
+        const cudnnctl_update_item *it = &items[i];
         cJSON *e = cJSON_CreateObject();
         ok = e && cJSON_AddItemToArray(a, e) && cc_json_str(e, "name", it->name) == 0 &&
              cc_json_str(e, "url", it->url) == 0 && cc_json_str(e, "sha256", it->sha256) == 0 &&
@@ -120,6 +112,27 @@ cudnnctl_err cudnnctl_update_result_json(const cudnnctl_update_result *r, char *
              cc_json_str(e, "pinned_sha256", it->pinned_sha256) == 0 &&
              cc_json_str(e, "pinned_from", it->pinned_from) == 0;
     }
+    return ok;
+}
+
+cudnnctl_err cudnnctl_update_result_json(const cudnnctl_update_result *r, char **json)
+{
+    cJSON *o = cJSON_CreateObject(), *a = o ? cJSON_AddArrayToObject(o, "manifests") : NULL;
+    cJSON *w = o ? cJSON_AddObjectToObject(o, "wheels") : NULL;
+    int ok = a && w && cc_json_str(o, "source", r->source) == 0 &&
+             cc_json_str(o, "catalog_dir", r->catalog_dir) == 0 &&
+             cJSON_AddNumberToObject(o, "added", (double)r->n_added) &&
+             cJSON_AddNumberToObject(o, "refused", (double)r->n_refused) &&
+             cJSON_AddNumberToObject(o, "stored", (double)r->n_stored) &&
+             cc_json_str(o, "updated_at", r->updated_at) == 0 &&
+             cc_json_str(o, "newest", r->newest) == 0 &&
+             cJSON_AddNumberToObject(o, "seconds", r->seconds) &&
+             add_items(a, r->items, r->n_items) && cc_json_str(w, "index", r->index_source) == 0 &&
+             cc_json_str(w, "warning", r->index_warning) == 0 &&
+             cJSON_AddNumberToObject(w, "added", (double)r->n_wheels_added) &&
+             cJSON_AddNumberToObject(w, "refused", (double)r->n_wheels_refused) &&
+             cJSON_AddNumberToObject(w, "stored", (double)r->n_wheels_stored) &&
+             add_items(cJSON_AddArrayToObject(w, "files"), r->wheel_items, r->n_wheel_items);
     if (!ok) {
         cJSON_Delete(o);
         return CUDNNCTL_E_NOMEM;

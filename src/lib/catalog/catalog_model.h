@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "source.h"
 
 /* A growable array of archive entries (each owns its strings). */
 typedef struct {
@@ -51,6 +52,11 @@ cudnnctl_err cc_manifest_fetch(cudnnctl_ctx *ctx, const char *url, char **data, 
 /* The bytes at an http(s) URL (at most CC_MANIFEST_MAX), fresh, through the source layer (its
  * retries, proxy, cacert); *hex gets their SHA-256. No cached fallback: `update` must see
  * what the server serves now. */
+/* The whole body of o's URL into b (and its SHA-256 into hex, may be NULL): more than max bytes
+ * is too_big, "<label><url> is larger than N MiB: not a <kind>". */
+cudnnctl_err cc_url_read_all(cudnnctl_ctx *ctx, const cc_source_opts *o, size_t max,
+                             cudnnctl_err too_big, const char *label, const char *kind,
+                             cc_buf *b, char hex[65]);
 cudnnctl_err cc_manifest_download(cudnnctl_ctx *ctx, const char *url, const char *cacert,
                                   cc_buf *b, char hex[65]);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "catalog_model.h"
+#include "trust.h"
 
 static int embedded(const cudnnctl_archive *a)
 {
@@ -48,4 +49,18 @@ int cc_catalog_trust_scan(cudnnctl_ctx *ctx, const cc_archive_vec *v, cc_strv *f
         }
     }
     return 0;
+}
+
+/* The refusal install and mirror share (trust.h). */
+cudnnctl_err cc_catalog_trust_refuse(cudnnctl_ctx *ctx, const cudnnctl_catalog *cat,
+                                     const char *done, const char *way_out)
+{
+    size_t n = cudnnctl_catalog_conflict_count(cat);
+    if (!n)
+        return CUDNNCTL_E_OK;
+    CC_RET_ERR(ctx, CUDNNCTL_E_MANIFEST_CONFLICT,
+               "%s%s. A manifest that contradicts NVIDIA's own is tampered with or describes "
+               "repacked archives: nothing was %s. Use NVIDIA's manifest (or none), or %s",
+               cudnnctl_catalog_conflict(cat, 0),
+               n > 1 ? " (and more: see the warnings above)" : "", done, way_out);
 }

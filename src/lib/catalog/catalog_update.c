@@ -12,6 +12,7 @@
 #include "embedded.h"
 #include "lock.h"
 #include "source.h"
+#include "wheels.h"
 
 #define NVIDIA_REDIST "https://developer.download.nvidia.com/compute/cudnn/redist/"
 
@@ -36,18 +37,26 @@ static void fetched_free(fetched_set *f)
     memset(f, 0, sizeof(*f));
 }
 
+static void items_free(cudnnctl_update_item *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(items[i].name);
+        free(items[i].url);
+        free(items[i].sha256);
+        free(items[i].pinned_sha256);
+        free(items[i].pinned_from);
+    }
+    free(items);
+}
+
 void cudnnctl_update_result_free(cudnnctl_update_result *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->n_items; i++) {
-        free(r->items[i].name);
-        free(r->items[i].url);
-        free(r->items[i].sha256);
-        free(r->items[i].pinned_sha256);
-        free(r->items[i].pinned_from);
-    }
-    free(r->items);
+    items_free(r->items, r->n_items);
+    items_free(r->wheel_items, r->n_wheel_items);
+    free(r->index_source);
+    free(r->index_warning);
     free(r->source);
     free(r->catalog_dir);
     free(r->updated_at);
@@ -369,9 +378,35 @@ static char *newest_label(const cc_catalog_store *st)
     return best ? cc_strdup(best) : NULL;
 }
 
+/* The wheel projects of the package index (before the lock: the network). An optional index
+ * that cannot be read leaves the wheel catalog as it is, with a warning. */
+static cudnnctl_err read_index(cudnnctl_ctx *ctx, const cudnnctl_update_opts *o,
+                               cc_wheel_set *listed, cudnnctl_update_result *r, int *have)
+{
+    cudnnctl_err e = cc_wheels_index_read(ctx, o->index_url, o->cacert, listed);
+    r->index_source = listed->source ? cc_strdup(listed->source) : NULL;
+    *have = e == CUDNNCTL_E_OK;
+    if (e == CUDNNCTL_E_OK || e == CUDNNCTL_E_NOMEM || e == CUDNNCTL_E_INTERRUPTED)
+        return e;
+    const char *why = cudnnctl_last_error(ctx)->detail;
+    if (o->index_optional) {
+        r->index_warning = cc_asprintf("the wheel catalog was not refreshed: %s", why ? why : "?");
+        cc_clear_error(ctx);
+        cc_wheel_set_free(listed);
+        return r->index_warning ? CUDNNCTL_E_OK : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "oom");
+    }
+    char *d = cc_asprintf("the package index %s (--index-url) cannot be read, nothing was "
+                          "stored: %s",
+                          o->index_url, why ? why : "?");
+    e = d ? CC_ERR(ctx, e, "%s", d) : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    free(d);
+    return e;
+}
+
 /* Under the state lock: the pins, then (nothing refused) the store. */
 static cudnnctl_err update_store(cudnnctl_ctx *ctx, const cudnnctl_update_opts *o,
-                                 const fetched_set *fs, cudnnctl_update_result *r)
+                                 const fetched_set *fs, const cc_wheel_set *listed,
+                                 cudnnctl_update_result *r)
 {
     char *state = cc_state_dir(ctx);
     cc_lock lock = {.fd = -1};
@@ -396,12 +431,25 @@ static cudnnctl_err update_store(cudnnctl_ctx *ctx, const cudnnctl_update_opts *
     }
     if (e == CUDNNCTL_E_OK && r->n_refused)
         e = refuse(ctx, r);
+    cc_wheel_set wst = {0}, wnext = {0};
+    if (e == CUDNNCTL_E_OK)
+        e = cc_wheels_store_load(ctx, state, &wst);
+    if (e == CUDNNCTL_E_OK && listed)
+        e = cc_wheels_judge(ctx, &wst, listed, r, &wnext); /* a refused wheel: nothing stored */
     if (e == CUDNNCTL_E_OK) {
         next.updated_at = cc_now_iso();
         next.source = cc_strdup(r->source);
-        e = store_write(ctx, state, fs, r, &next);
+        wnext.updated_at = cc_strdup(next.updated_at);
+        wnext.source = listed ? cc_strdup(listed->source) : NULL;
+        if (listed)
+            e = cc_wheels_store_save(ctx, state, &wnext);
+        if (e == CUDNNCTL_E_OK)
+            e = store_write(ctx, state, fs, r, &next);
         (void)changed; /* the index is written every time: it records when the update ran */
+        r->n_wheels_stored = listed ? wnext.n : wst.n;
     }
+    cc_wheel_set_free(&wst);
+    cc_wheel_set_free(&wnext);
     if (e == CUDNNCTL_E_OK) {
         r->updated_at = cc_strdup(next.updated_at);
         r->n_stored = next.n;
@@ -447,8 +495,13 @@ cudnnctl_err cudnnctl_update(cudnnctl_ctx *ctx, const cudnnctl_update_opts *opts
                    r->source ? r->source : base, NVIDIA_REDIST);
     if (e == CUDNNCTL_E_OK)
         e = fetch_all(ctx, o, base, &names, &fs);
+    cc_wheel_set listed = {0};
+    int have_wheels = 0;
+    if (e == CUDNNCTL_E_OK && o->index_url)
+        e = read_index(ctx, o, &listed, r, &have_wheels);
     if (e == CUDNNCTL_E_OK)
-        e = update_store(ctx, o, &fs, r);
+        e = update_store(ctx, o, &fs, have_wheels ? &listed : NULL, r);
+    cc_wheel_set_free(&listed);
     fetched_free(&fs);
     cc_strv_free(&names);
     r->seconds = (double)(cc_pf_now_ms() - t0) / 1000.0;

@@ -64,18 +64,12 @@ static void drop_new_cache_dirs(cudnnctl_ctx *ctx, const int had[N_CACHE_DIRS])
     free(root);
 }
 
-cudnnctl_err cc_manifest_download(cudnnctl_ctx *ctx, const char *url, const char *cacert,
-                                  cc_buf *b, char hex[65])
+cudnnctl_err cc_url_read_all(cudnnctl_ctx *ctx, const cc_source_opts *o, size_t max,
+                             cudnnctl_err too_big, const char *label, const char *kind,
+                             cc_buf *b, char hex[65])
 {
-    cc_source_opts o;
-    memset(&o, 0, sizeof(o));
-    o.url = url;
-    o.cacert = cacert;
-    o.insecure_skip_verify = 1; /* nothing to verify against: NVIDIA does not sign manifests */
-    o.use_cache = 1;
-    o.what = "manifest"; /* a 404 is no archive missing: the messages say what to check */
     cc_source *src = NULL;
-    cudnnctl_err e = cc_source_open(ctx, &o, &src);
+    cudnnctl_err e = cc_source_open(ctx, o, &src);
     if (e != CUDNNCTL_E_OK)
         return e;
     char tmp[65536];
@@ -84,15 +78,14 @@ cudnnctl_err cc_manifest_download(cudnnctl_ctx *ctx, const char *url, const char
         if (n < 0) {
             e = cudnnctl_last_error(ctx)->code;
             if (e == CUDNNCTL_E_OK)
-                e = CC_ERR(ctx, CUDNNCTL_E_NETWORK, "reading %s failed", url);
+                e = CC_ERR(ctx, CUDNNCTL_E_NETWORK, "reading %s failed", o->url);
             goto out;
         }
         if (n == 0)
             break;
-        if (b->len + (size_t)n > CC_MANIFEST_MAX) {
-            e = CC_ERR(ctx, CUDNNCTL_E_MANIFEST,
-                       "manifest %s is larger than %u MiB: not a cuDNN manifest", url,
-                       CC_MANIFEST_MAX >> 20);
+        if (b->len + (size_t)n > max) {
+            e = CC_ERR(ctx, too_big, "%s%s is larger than %u MiB: not a %s", label, o->url,
+                       (unsigned)(max >> 20), kind);
             goto out;
         }
         if (cc_buf_append(b, tmp, (size_t)n) != 0) {
@@ -105,6 +98,20 @@ cudnnctl_err cc_manifest_download(cudnnctl_ctx *ctx, const char *url, const char
 out:
     cc_source_close(src);
     return e;
+}
+
+cudnnctl_err cc_manifest_download(cudnnctl_ctx *ctx, const char *url, const char *cacert,
+                                  cc_buf *b, char hex[65])
+{
+    cc_source_opts o;
+    memset(&o, 0, sizeof(o));
+    o.url = url;
+    o.cacert = cacert;
+    o.insecure_skip_verify = 1; /* nothing to verify against: NVIDIA does not sign manifests */
+    o.use_cache = 1;
+    o.what = "manifest"; /* a 404 is no archive missing: the messages say what to check */
+    return cc_url_read_all(ctx, &o, CC_MANIFEST_MAX, CUDNNCTL_E_MANIFEST, "manifest ",
+                           "cuDNN manifest", b, hex);
 }
 
 /* Bytes worth keeping for the offline fallback: a JSON object, never a web page (a login

@@ -54,6 +54,19 @@ typedef struct {
     cudnnctl_flavor flavor;
 } parse_state;
 
+/* "manifest O: W.FIELD "value" is not WANTED: the manifest is damaged": a string value quoted,
+ * another in parentheses (wrong_type, or missing). */
+static cudnnctl_err damaged(parse_state *ps, const char *where, const char *field, const cJSON *v,
+                            const char *wrong_type, const char *wanted)
+{
+    int str = cJSON_IsString(v);
+    CC_RET_ERR(ps->ctx, CUDNNCTL_E_MANIFEST,
+               "manifest %s: %s.%s %s%s%s is not %s: the manifest is damaged; fetch it again from "
+               "NVIDIA",
+               ps->origin, where, field, str ? "\"" : "(",
+               str ? v->valuestring : (v ? wrong_type : "missing"), str ? "\"" : ")", wanted);
+}
+
 /* One archive object: {relative_path, sha256, md5, size}. key_variant is the variant named by
  * the object's key ("13" from "cuda13"), NULL for a bare archive whose variant the file name
  * carries. */
@@ -74,19 +87,9 @@ static cudnnctl_err check_fields(parse_state *ps, const char *where, const cJSON
                    "mirror; use NVIDIA's own manifest",
                    ps->origin, where, rp->valuestring, why);
     if (!cJSON_IsString(sha) || !cc_sha256_is_hex(sha->valuestring))
-        CC_RET_ERR(ctx, CUDNNCTL_E_MANIFEST,
-                   "manifest %s: %s.sha256 %s%s%s is not 64 hex digits: the manifest is damaged; "
-                   "fetch it again from NVIDIA",
-                   ps->origin, where, cJSON_IsString(sha) ? "\"" : "(",
-                   cJSON_IsString(sha) ? sha->valuestring : (sha ? "not a string" : "missing"),
-                   cJSON_IsString(sha) ? "\"" : ")");
+        return damaged(ps, where, "sha256", sha, "not a string", "64 hex digits");
     if (!size || parse_size(size, bytes) != 0)
-        CC_RET_ERR(ctx, CUDNNCTL_E_MANIFEST,
-                   "manifest %s: %s.size %s%s%s is not a decimal byte count: the manifest is "
-                   "damaged; fetch it again from NVIDIA",
-                   ps->origin, where, cJSON_IsString(size) ? "\"" : "(",
-                   cJSON_IsString(size) ? size->valuestring : (size ? "wrong type" : "missing"),
-                   cJSON_IsString(size) ? "\"" : ")");
+        return damaged(ps, where, "size", size, "wrong type", "a decimal byte count");
     return CUDNNCTL_E_OK;
 }
 

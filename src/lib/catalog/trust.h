@@ -1,5 +1,5 @@
 /* trust.h: manifest trust for the stages that use a catalog (install, mirror); the scan itself is
- * catalog_trust.c's, the refusal trust_refuse.c (docs/security.md, "Manifest trust"). */
+ * catalog_trust.c's, and so is the refusal (docs/security.md, "Manifest trust"). */
 #ifndef CUDNNCTL_TRUST_H
 #define CUDNNCTL_TRUST_H
 

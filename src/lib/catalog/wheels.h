@@ -21,12 +21,49 @@ typedef struct cc_wheel_row_s {
 extern const cc_wheel_row cc_wheel_rows[];
 extern const size_t cc_wheel_row_count;
 
-/* The wheel of this file name (directory part ignored), or NULL. */
-const cc_wheel_row *cc_wheel_by_file(const char *name);
+/* Rows that are not compiled in (strings malloc'd): what an index listed, what update stored. */
+typedef struct {
+    cc_wheel_row *v;
+    size_t n;
+    char *source;     /* the index they were read from */
+    char *updated_at; /* stored sets: the update that wrote them */
+} cc_wheel_set;
+
+/* NVIDIA's cuDNN wheel projects on a package index, NULL-terminated. */
+extern const char *const cc_wheel_projects[];
+
+/* The wheel of this file name (directory part ignored), or NULL: the embedded catalog, then
+ * the rows `cudnnctl update` stored in ctx's state dir. */
+const cc_wheel_row *cc_wheel_by_file(cudnnctl_ctx *ctx, const char *name);
 /* The wheel of a release (4 parts, or fewer: the newest that matches), CUDA major, platform and
- * flavour, or NULL. */
-const cc_wheel_row *cc_wheel_find(const char *version, const char *cuda, const char *platform,
-                                  int jit);
+ * flavour, or NULL; embedded and stored rows alike. */
+const cc_wheel_row *cc_wheel_find(cudnnctl_ctx *ctx, const char *version, const char *cuda,
+                                  const char *platform, int jit);
+
+/* ---- rows that are not compiled in (wheels_index.c, wheels_store.c) ------------------------- */
+void cc_wheel_row_clear(cc_wheel_row *r);
+int cc_wheel_set_add(cc_wheel_set *s, const cc_wheel_row *r); /* a copy; 0, or -1 (memory) */
+void cc_wheel_set_free(cc_wheel_set *s);
+/* "nvidia_cudnn_cu13-9.19.0.56-py3-none-manylinux_2_27_x86_64.whl" of project
+ * "nvidia-cudnn-cu13" → its version and platform tag (malloc'd); -1 when it is no wheel of that
+ * project or its version no cuDNN release. */
+int cc_wheel_parse_filename(const char *project, const char *file, char **version, char **tag);
+/* Every wheel of a cuDNN release that the index's PEP 691 project pages list (INDEX/<project>/
+ * for each of cc_wheel_projects). NETWORK / HTTP_STATUS / PARSE / NOT_FOUND with the fix. */
+cudnnctl_err cc_wheels_index_read(cudnnctl_ctx *ctx, const char *index, const char *cacert,
+                                  cc_wheel_set *out);
+/* STATE/catalog/wheels.json (absent: empty, OK), read as a believed file (CC_PF_O_TRUSTED). */
+cudnnctl_err cc_wheels_store_load(cudnnctl_ctx *ctx, const char *state, cc_wheel_set *out);
+cudnnctl_err cc_wheels_store_save(cudnnctl_ctx *ctx, const char *state, const cc_wheel_set *s);
+/* The stored rows of ctx's state dir, read once per state dir and kept for the process (a plan
+ * points at its wheel); n = 0 when none or unreadable (then a warning). */
+const cc_wheel_row *cc_wheels_stored(cudnnctl_ctx *ctx, size_t *n);
+/* update's wheel step under the state lock: each listed row against the pins (the embedded row
+ * of that file name, or the stored one): added / known / refused, as r->wheel_items; *next: the
+ * stored set to write (the old one plus the added rows). */
+cudnnctl_err cc_wheels_judge(cudnnctl_ctx *ctx, const cc_wheel_set *stored,
+                             const cc_wheel_set *listed, cudnnctl_update_result *r,
+                             cc_wheel_set *next);
 
 /* --source for a plan: sets p->source, p->source_reason and p->wheel (plan.c calls it once the
  * archive is chosen). WHEEL with no wheel of the release or a static selection: NO_MATCH /

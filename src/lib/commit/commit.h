@@ -59,6 +59,10 @@ cudnnctl_err cc_commit_prefix_add_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_de
 /* Shared by the planners: make sure dir exists at prepare time, recording each missing level in
  * t->mkdirs and r->dirs_created (parents first). A non-dir in the way → CONFLICT. */
 cudnnctl_err cc_commit_need_dir(cudnnctl_ctx *ctx, cc_txn *t, cc_receipt *r, const char *dir);
+/* CUDNNCTL_E_OK when dir (a real path) is a directory; else CUDNNCTL_E_NOT_FOUND with the
+ * message before + dir as the user wrote it (unrooted) + after. */
+cudnnctl_err cc_commit_want_dir(cudnnctl_ctx *ctx, const char *dir, const char *before,
+                                const char *after);
 /* Add a PLACE op for one staged file/link, with its receipt entry (and replaced entry). */
 cudnnctl_err cc_commit_place_item(cudnnctl_ctx *ctx, cc_txn *t, cc_receipt *r,
                                   const cc_commit_in *in, const cc_item *it, const char *dst,

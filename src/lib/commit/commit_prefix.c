@@ -158,7 +158,7 @@ static cudnnctl_err flip_current(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
     step st = {0};
     const char *cur = d->current, *V = d->install_dir;
     char *old_target = NULL;
-    cc_obj_type cold = cc_tx_kind(cur);
+    cc_obj_type cold = cc_txn_kind(cur);
     int foreign = 0;
     if (cold == CC_OBJ_LINK) {
         old_target = cc_pf_readlink(cur);
@@ -221,7 +221,7 @@ cudnnctl_err cc_commit_prefix_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *
                                    const cc_commit_in *in, cc_receipt *r)
 {
     size_t n_backup = 0;
-    cc_obj_type old = cc_tx_kind(d->install_dir);
+    cc_obj_type old = cc_txn_kind(d->install_dir);
     cudnnctl_err rc = place_version_dir(ctx, t, d->install_dir, in, r, old, &n_backup);
     if (rc == CUDNNCTL_E_OK)
         rc = list_tree(ctx, d->install_dir, in, r, old);
@@ -251,16 +251,11 @@ cudnnctl_err cc_commit_prefix_add_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_de
                                        const cc_commit_in *in, cc_receipt *r)
 {
     size_t n_backup = 0;
-    cudnnctl_err rc = CUDNNCTL_E_OK;
-    if (cc_tx_kind(d->install_dir) != CC_OBJ_DIR) {
-        char *s = cc_unrooted(ctx, d->install_dir);
-        rc = CC_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
-                    "%s is gone: the components installed there cannot be added to; install "
-                    "again with --force",
-                    s ? s : d->install_dir);
-        free(s);
+    cudnnctl_err rc = cc_commit_want_dir(ctx, d->install_dir, "",
+                                         " is gone: the components installed there cannot be "
+                                         "added to; install again with --force");
+    if (rc != CUDNNCTL_E_OK)
         return rc;
-    }
     for (size_t i = 0; rc == CUDNNCTL_E_OK && i < in->tree->n; i++) {
         const cc_item *it = &in->tree->v[i];
         char *dst = cc_path_join(d->install_dir, it->rel);

@@ -23,6 +23,17 @@ static char *shown(const cudnnctl_ctx *ctx, const char *real)
     return cc_unrooted(ctx, real);
 }
 
+cudnnctl_err cc_commit_want_dir(cudnnctl_ctx *ctx, const char *dir, const char *before,
+                                const char *after)
+{
+    if (cc_txn_kind(dir) == CC_OBJ_DIR)
+        return CUDNNCTL_E_OK;
+    char *s = shown(ctx, dir);
+    cudnnctl_err rc = CC_ERR(ctx, CUDNNCTL_E_NOT_FOUND, "%s%s%s", before, s ? s : dir, after);
+    free(s);
+    return rc;
+}
+
 cudnnctl_err cc_commit_need_dir(cudnnctl_ctx *ctx, cc_txn *t, cc_receipt *r, const char *dir)
 {
     if (cc_strv_contains(&t->mkdirs, dir))
@@ -88,12 +99,12 @@ cudnnctl_err cc_commit_place_item(cudnnctl_ctx *ctx, cc_txn *t, cc_receipt *r,
     cudnnctl_err rc = CUDNNCTL_E_OK;
     cc_op op = {0};
     char *keep_rel = NULL, *s = NULL;
-    cc_obj_type old = cc_tx_kind(dst);
+    cc_obj_type old = cc_txn_kind(dst);
     if (old == CC_OBJ_DIR || old == CC_OBJ_OTHER) {
         s = shown(ctx, dst);
         rc = CC_ERR(ctx, CUDNNCTL_E_CONFLICT,
                     "%s is a %s where cuDNN installs a %s; move it away and run again", s ? s : dst,
-                    old == CC_OBJ_DIR ? "directory" : "special file", cc_tx_kind_name(it->type));
+                    old == CC_OBJ_DIR ? "directory" : "special file", cc_txn_kind_name(it->type));
         goto out;
     }
     op.kind = CC_OP_PLACE;
@@ -189,7 +200,7 @@ static int is_stale(const char *dir, const char *name, int major, const cc_strv 
     if (cc_strv_contains(placed, name) || !cc_lib_classify(name, &ln))
         return 0;
     char *path = cc_path_join(dir, name);
-    cc_obj_type k = path ? cc_tx_kind(path) : CC_OBJ_NONE;
+    cc_obj_type k = path ? cc_txn_kind(path) : CC_OBJ_NONE;
     int stale = 0;
     if (k == CC_OBJ_FILE || k == CC_OBJ_LINK) {
         if (ln.major == major)
@@ -232,7 +243,7 @@ static cudnnctl_err plan_stale(cudnnctl_ctx *ctx, cc_txn *t, cc_receipt *r, cons
         char *keep_rel = NULL;
         op.kind = CC_OP_REMOVE;
         op.dst = cc_path_join(dir, names.v[i]);
-        op.type = op.dst ? cc_tx_kind(op.dst) : CC_OBJ_NONE;
+        op.type = op.dst ? cc_txn_kind(op.dst) : CC_OBJ_NONE;
         op.bak = op.dst ? cc_txn_temp_name(t, op.dst, "bak") : NULL;
         op.keep = cc_commit_backup_path(in->state_dir, r->id, (*n_backup)++, &keep_rel);
         if (!op.dst || !op.bak || !op.keep || !keep_rel)
@@ -262,18 +273,14 @@ static cudnnctl_err plan_stale(cudnnctl_ctx *ctx, cc_txn *t, cc_receipt *r, cons
 cudnnctl_err cc_commit_tree_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
                                  const cc_commit_in *in, cc_receipt *r)
 {
-    cudnnctl_err rc = CUDNNCTL_E_OK;
     size_t n_backup = 0;
     const cc_tree *tree = in->tree;
-    if (cc_tx_kind(d->target) != CC_OBJ_DIR) {
-        char *s = shown(ctx, d->target);
-        rc = CC_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
-                    "no CUDA tree at %s: install the toolkit first, name another with "
-                    "--cuda-home DIR, or install into a prefix with --prefix DIR",
-                    s ? s : d->target);
-        free(s);
+    cudnnctl_err rc = cc_commit_want_dir(ctx, d->target, "no CUDA tree at ",
+                                         ": install the toolkit first, name another with "
+                                         "--cuda-home DIR, or install into a prefix with "
+                                         "--prefix DIR");
+    if (rc != CUDNNCTL_E_OK)
         return rc;
-    }
     /* dirs first (they must exist before any temp name is made in them) */
     for (size_t i = 0; rc == CUDNNCTL_E_OK && i < tree->n; i++) {
         const cc_item *it = &tree->v[i];
@@ -308,9 +315,9 @@ cudnnctl_err cc_commit_tree_plan(cudnnctl_ctx *ctx, cc_txn *t, const cc_dest *d,
     free(slib);
     free(sbin);
     if (rc == CUDNNCTL_E_OK && major >= 0) {
-        if (d->lib_dir && cc_tx_kind(d->lib_dir) == CC_OBJ_DIR)
+        if (d->lib_dir && cc_txn_kind(d->lib_dir) == CC_OBJ_DIR)
             rc = plan_stale(ctx, t, r, in, d->lib_dir, major, &n_backup);
-        if (rc == CUDNNCTL_E_OK && d->bin_dir && cc_tx_kind(d->bin_dir) == CC_OBJ_DIR &&
+        if (rc == CUDNNCTL_E_OK && d->bin_dir && cc_txn_kind(d->bin_dir) == CC_OBJ_DIR &&
             (!d->lib_dir || strcmp(d->bin_dir, d->lib_dir) != 0))
             rc = plan_stale(ctx, t, r, in, d->bin_dir, major, &n_backup);
     }

@@ -33,7 +33,7 @@ void cc_ldconfig(cudnnctl_ctx *ctx, cudnnctl_target_mode mode, int no_ldconfig, 
     const char *cands[] = {"/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"};
     const char *exe = "ldconfig";
     for (size_t i = 0; i < 2; i++)
-        if (cc_tx_kind(cands[i]) != CC_OBJ_NONE) {
+        if (cc_txn_kind(cands[i]) != CC_OBJ_NONE) {
             exe = cands[i];
             break;
         }

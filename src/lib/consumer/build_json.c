@@ -39,22 +39,6 @@ void cudnnctl_build_view_free(cudnnctl_build_view *v)
     free(v);
 }
 
-static void add_str(cJSON *o, const char *k, const char *s)
-{
-    if (s)
-        cJSON_AddStringToObject(o, k, s);
-    else
-        cJSON_AddNullToObject(o, k);
-}
-
-static cJSON *str_array(char **v, size_t n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; a && i < n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
-    return a;
-}
-
 cudnnctl_err cudnnctl_build_view_json(const cudnnctl_build_view *v, char **json)
 {
     *json = NULL;
@@ -70,18 +54,18 @@ cudnnctl_err cudnnctl_build_view_json(const cudnnctl_build_view *v, char **json)
         if (!e)
             break;
         cJSON_AddItemToArray(cs, e);
-        add_str(e, "name", c->name);
-        add_str(e, "path", c->path);
-        cJSON_AddItemToObject(e, "include_dirs", str_array(c->include_dirs, c->n_include_dirs));
-        add_str(e, "header", c->header);
-        add_str(e, "header_version", c->header_version);
-        add_str(e, "error", c->error);
+        cc_json_str(e, "name", c->name);
+        cc_json_str(e, "path", c->path);
+        cc_json_strs(e, "include_dirs", c->include_dirs, c->n_include_dirs);
+        cc_json_str(e, "header", c->header);
+        cc_json_str(e, "header_version", c->header_version);
+        cc_json_str(e, "error", c->error);
     }
-    cJSON_AddItemToObject(o, "lib_dirs", str_array(v->lib_dirs, v->n_lib_dirs));
-    add_str(o, "library", v->library);
-    add_str(o, "library_real", v->library_real);
-    add_str(o, "library_soname", v->library_soname);
-    add_str(o, "library_version", v->library_version);
+    cc_json_strs(o, "lib_dirs", v->lib_dirs, v->n_lib_dirs);
+    cc_json_str(o, "library", v->library);
+    cc_json_str(o, "library_real", v->library_real);
+    cc_json_str(o, "library_soname", v->library_soname);
+    cc_json_str(o, "library_version", v->library_version);
     if (v->runtime)
         cJSON_AddItemToObject(o, "runtime", cc_ld_result_obj(v->runtime));
     else
@@ -90,6 +74,6 @@ cudnnctl_err cudnnctl_build_view_json(const cudnnctl_build_view *v, char **json)
         cJSON_AddNullToObject(o, "agree");
     else
         cJSON_AddBoolToObject(o, "agree", v->agree);
-    cJSON_AddItemToObject(o, "problems", str_array(v->problems, v->n_problems));
+    cc_json_strs(o, "problems", v->problems, v->n_problems);
     return cc_json_out(o, 0, json);
 }

@@ -71,7 +71,7 @@ static int clause_allows(const char *cl, const char *ver)
     return ok;
 }
 
-int cc_ld_spec_allows(const char *spec, const char *version)
+int cc_consumer_spec_allows(const char *spec, const char *version)
 {
     char *copy = cc_strdup(spec);
     int ok = copy != NULL;
@@ -186,7 +186,7 @@ static void driver_fix(cudnnctl_ctx *ctx, const cudnnctl_consumer *c, cc_buf *te
 {
     int cuda = c->need_cuda_major > 0 ? c->need_cuda_major : c->loaded_cudnn_cuda_major;
     const char *floor = cc_ld_driver_floor(cuda);
-    const char *box = cc_ld_container(ctx);
+    const char *box = cc_consumer_container(ctx);
     cc_buf_printf(text, "%supgrade the NVIDIA driver%s to %s or newer (CUDA %d's floor)%s",
                   text->len ? "; and " : "", box ? " of the host" : "", floor ? floor : "?", cuda,
                   box ? ": a container uses the host's kernel driver, so nothing inside it "
@@ -261,14 +261,14 @@ static void pip_fix(cudnnctl_ctx *ctx, const cudnnctl_which_report *rep, cudnnct
         cc_buf_printf(text, "%sinstall the cuDNN %s builds against, for the CUDA major of its "
                             "build (its metadata names neither)",
                       text->len ? "; and " : "", c->name);
-    } else if (have && cc_ld_spec_allows(spec, have) &&
+    } else if (have && cc_consumer_spec_allows(spec, have) &&
                !wheel_files_present(ctx, site, c->need_cudnn_major)) {
         cc_buf_printf(text, "%snvidia-cudnn-cu%d %s is installed in %s but its files are not "
                             "there: reinstall it",
                       text->len ? "; and " : "", cuda, have, site);
         *cmd = cc_asprintf("%s -m pip install --force-reinstall --no-deps 'nvidia-cudnn-cu%d==%s'",
                            py, cuda, have);
-    } else if (have && cc_ld_spec_allows(spec, have)) {
+    } else if (have && cc_consumer_spec_allows(spec, have)) {
         const cudnnctl_load_result *dnn = NULL;
         for (size_t i = 0; i < c->n_libs && !dnn; i++)
             if (cc_ld_family(c->libs[i].soname) == 0)
@@ -320,7 +320,7 @@ out:
     free(spec);
 }
 
-void cc_ld_consumer_fix(cudnnctl_ctx *ctx, const cudnnctl_which_report *rep, cudnnctl_consumer *c)
+void cc_consumer_fix(cudnnctl_ctx *ctx, const cudnnctl_which_report *rep, cudnnctl_consumer *c)
 {
     if (!c->causes || !c->verdict || strcmp(c->verdict, "ok") == 0)
         return;

@@ -212,7 +212,7 @@ static int add_preload(cc_ldmodel *m, const cc_py_env *py, int main_idx, cudnnct
                        const char *site)
 {
     char *why = NULL, *by_name = NULL;
-    char *file = cc_ld_py_preload(m->ctx, py, c, site, &why, &by_name);
+    char *file = cc_consumer_py_preload(m->ctx, py, c, site, &why, &by_name);
     int rc = 0;
     if (file) {
         if (cc_grow(&c->libs, NULL, c->n_libs + 1, sizeof(*c->libs)) != 0) {
@@ -280,7 +280,7 @@ static cudnnctl_err resolve_fw(cc_ldmodel *m, const cc_py_env *py, int main_idx,
             err = cc_ld_add_lib(m, c, req, soname);
         free(soname);
     }
-    char *note = cc_ld_py_preload_note(m->ctx, c, site);
+    char *note = cc_consumer_py_preload_note(m->ctx, c, site);
     if (note)
         cc_ld_note(c, note);
     if (err == CUDNNCTL_E_OK)
@@ -366,8 +366,8 @@ static void push_pythonpath(cc_strv *syspath)
     free(copy);
 }
 
-cudnnctl_err cc_ld_python(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
-                          cudnnctl_which_report *rep)
+cudnnctl_err cc_consumer_python(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
+                                cudnnctl_which_report *rep)
 {
     /* as root, -E: PYTHON* variables kept by sudo -E (PYTHONPATH's sitecustomize) run nothing;
      * the interpreter itself must pass the trust rule (cc_pf_run refuses it otherwise) */

@@ -12,25 +12,15 @@
 
 static int exists(const cudnnctl_ctx *ctx, const char *path)
 {
-    char *h = cc_rooted(ctx, path);
-    cc_pf_stat_t st;
-    int yes = h && cc_pf_lstat(h, &st) == 0 && st.exists;
-    free(h);
-    return yes;
+    return cc_consumer_rooted_exists(ctx, path, 0);
 }
 
 static char *slurp(const cudnnctl_ctx *ctx, const char *path)
 {
-    char *h = cc_rooted(ctx, path);
-    char *text = NULL;
-    size_t len = 0;
-    if (!h || cc_ld_read_file(h, 1u << 20, &text, &len) != 0)
-        text = NULL;
-    free(h);
-    return text;
+    return cc_consumer_rooted_text(ctx, path, 1u << 20);
 }
 
-const char *cc_ld_container(cudnnctl_ctx *ctx)
+const char *cc_consumer_container(cudnnctl_ctx *ctx)
 {
     const char *env = cc_pf_getenv("container"); /* systemd's and podman's convention */
     if (exists(ctx, "/.dockerenv"))
@@ -117,7 +107,7 @@ cudnnctl_err cudnnctl_driver_stack_read(cudnnctl_ctx *ctx, cudnnctl_driver_stack
     const char *src = NULL;
     s->kernel_version = kernel_version(ctx, &src);
     s->kernel_source = src;
-    const char *box = cc_ld_container(ctx);
+    const char *box = cc_consumer_container(ctx);
     s->container = box ? cc_strdup(box) : NULL;
     s->device_nodes = device_nodes(ctx);
     const char *vis = cc_pf_getenv("NVIDIA_VISIBLE_DEVICES");

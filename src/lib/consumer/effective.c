@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "json.h"
+#include "json_fields.h"
 #include "consumer_int.h"
 #include "platform.h"
 
@@ -369,22 +370,18 @@ void cudnnctl_effective_free(cudnnctl_effective *v, size_t n)
 
 cudnnctl_err cudnnctl_effective_json(const cudnnctl_effective *v, size_t n, char **json)
 {
+#define F(m) CC_JSON_FIELD(cudnnctl_effective, m)
+    static const cc_json_field strs[] = {F(soname),          F(scope), F(mapped),  F(mapped_real),
+                                         F(ld_library_path), F(error), F(expected)};
+    static const cc_json_field flags[] = {F(matches), F(not_run), F(modelled), F(same_release)};
+#undef F
     cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; a && i < n; i++) {
         cJSON *o = cJSON_CreateObject();
         if (!o)
             break;
-        cc_json_str(o, "soname", v[i].soname);
-        cc_json_str(o, "scope", v[i].scope);
-        cc_json_str(o, "mapped", v[i].mapped);
-        cc_json_str(o, "mapped_real", v[i].mapped_real);
-        cc_json_str(o, "ld_library_path", v[i].ld_library_path);
-        cc_json_str(o, "error", v[i].error);
-        cc_json_str(o, "expected", v[i].expected);
-        cJSON_AddBoolToObject(o, "matches", v[i].matches);
-        cJSON_AddBoolToObject(o, "not_run", v[i].not_run);
-        cJSON_AddBoolToObject(o, "modelled", v[i].modelled);
-        cJSON_AddBoolToObject(o, "same_release", v[i].same_release);
+        cc_json_str_fields(o, &v[i], strs, sizeof(strs) / sizeof(strs[0]));
+        cc_json_bool_fields(o, &v[i], flags, sizeof(flags) / sizeof(flags[0]));
         cc_json_str(o, "fix", v[i].fix);
         if (v[i].model)
             cJSON_AddItemToObject(o, "model", cc_ld_result_obj(v[i].model));

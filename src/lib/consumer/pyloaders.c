@@ -27,23 +27,14 @@
 static char *read_text(const cudnnctl_ctx *ctx, const char *site, const char *rel)
 {
     char *p = cc_path_join(site, rel);
-    char *h = p ? cc_rooted(ctx, p) : NULL;
-    char *text = NULL;
-    size_t len = 0;
-    if (!h || cc_ld_read_file(h, 8u << 20, &text, &len) != 0)
-        text = NULL;
-    free(h);
+    char *text = cc_consumer_rooted_text(ctx, p, 8u << 20);
     free(p);
     return text;
 }
 
 static int exists(const cudnnctl_ctx *ctx, const char *path)
 {
-    char *h = cc_rooted(ctx, path);
-    cc_pf_stat_t st;
-    int yes = h && cc_pf_stat(h, &st) == 0 && st.exists;
-    free(h);
-    return yes;
+    return cc_consumer_rooted_exists(ctx, path, 1);
 }
 
 /* The body of `def name(` in text (up to the next top-level def / statement). malloc'd. */
@@ -256,8 +247,8 @@ static char *cupy_preload(cudnnctl_ctx *ctx, const cc_py_env *env, const char *s
     return out;
 }
 
-char *cc_ld_py_preload(cudnnctl_ctx *ctx, const cc_py_env *env, const cudnnctl_consumer *c,
-                       const char *site, char **why, char **by_name)
+char *cc_consumer_py_preload(cudnnctl_ctx *ctx, const cc_py_env *env, const cudnnctl_consumer *c,
+                             const char *site, char **why, char **by_name)
 {
     *why = NULL;
     *by_name = NULL;
@@ -274,7 +265,7 @@ char *cc_ld_py_preload(cudnnctl_ctx *ctx, const cc_py_env *env, const cudnnctl_c
     return NULL;
 }
 
-char *cc_ld_py_preload_note(cudnnctl_ctx *ctx, const cudnnctl_consumer *c, const char *site)
+char *cc_consumer_py_preload_note(cudnnctl_ctx *ctx, const cudnnctl_consumer *c, const char *site)
 {
     if (strcmp(c->name, "onnxruntime_gpu") != 0)
         return NULL;

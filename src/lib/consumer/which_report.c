@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "grow.h"
 #include "json.h"
+#include "json_fields.h"
 #include "consumer_int.h"
 #include "platform.h"
 
@@ -152,7 +153,7 @@ static cudnnctl_err which_build(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
         o->driver_version ? cc_strdup(o->driver_version) : cc_ld_driver_version(&m);
     cudnnctl_err e;
     if (o->python)
-        e = cc_ld_python(ctx, o, rep);
+        e = cc_consumer_python(ctx, o, rep);
     else if (o->consumer)
         e = elf_consumer(ctx, o, &m, rep);
     else
@@ -165,7 +166,7 @@ static cudnnctl_err which_build(cudnnctl_ctx *ctx, const cudnnctl_which_opts *o,
     for (size_t i = 0; i < rep->n; i++) {
         if (!rep->v[i].verdict)
             cc_ld_judge(ctx, &rep->v[i], rep->driver_version);
-        cc_ld_consumer_fix(ctx, rep, &rep->v[i]);
+        cc_consumer_fix(ctx, rep, &rep->v[i]);
     }
     *out = rep;
     return CUDNNCTL_E_OK;
@@ -230,15 +231,15 @@ static cJSON *consumer_obj(const cudnnctl_consumer *c)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    cc_json_str(o, "kind", c->kind);
-    cc_json_str(o, "name", c->name);
-    cc_json_str(o, "version", c->version);
-    cc_json_str(o, "location", c->location);
-    cc_json_str(o, "extension", c->extension);
+#define F(m) CC_JSON_FIELD(cudnnctl_consumer, m)
+    static const cc_json_field what[] = {F(kind), F(name), F(version), F(location), F(extension)};
+#undef F
+    static const cc_json_field built[] = {{"cudnn", offsetof(cudnnctl_consumer, build_cudnn)},
+                                          {"cuda", offsetof(cudnnctl_consumer, build_cuda)},
+                                          {"source", offsetof(cudnnctl_consumer, build_source)}};
+    cc_json_str_fields(o, c, what, sizeof(what) / sizeof(what[0]));
     cJSON *b = cJSON_AddObjectToObject(o, "built_for");
-    cc_json_str(b, "cudnn", c->build_cudnn);
-    cc_json_str(b, "cuda", c->build_cuda);
-    cc_json_str(b, "source", c->build_source);
+    cc_json_str_fields(b, c, built, sizeof(built) / sizeof(built[0]));
     num_or_null(b, "cudnn_major", c->need_cudnn_major);
     num_or_null(b, "cudnn_minor", c->need_cudnn_minor);
     num_or_null(b, "cuda_major", c->need_cuda_major);

@@ -4,15 +4,14 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "vformat.h"
 
 void cc_log(cudnnctl_ctx *ctx, cudnnctl_log_level lvl, const char *fmt, ...)
 {
     if (!ctx || !ctx->log_cb)
         return;
-    va_list ap;
-    va_start(ap, fmt);
-    char *msg = cc_vasprintf(fmt, ap);
-    va_end(ap);
+    char *msg;
+    CC_VFORMAT(msg, fmt);
     if (msg)
         ctx->log_cb(ctx->log_user, lvl, msg);
     free(msg);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "vformat.h"
 
 cudnnctl_err cudnnctl_ctx_new(cudnnctl_ctx **out)
 {
@@ -38,17 +39,18 @@ cudnnctl_err cudnnctl_set_host_os(cudnnctl_ctx *ctx, const char *os)
 {
     cc_host h;
     cc_host_default(&h);
-    if (!os || !*os || strcmp(os, cc_pf_os()) == 0) {
+    int windows = os && strcmp(os, "windows") == 0;
+    if (os && *os && !windows && strcmp(os, "linux") != 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "unknown host OS '%s': use linux or windows", os);
+    if (!os || !*os || windows == cc_host_native_windows()) {
         cc_host_set(ctx, &h);
         return CUDNNCTL_E_OK;
     }
-    if (strcmp(os, "windows") != 0 && strcmp(os, "linux") != 0)
-        CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "unknown host OS '%s': use linux or windows", os);
     cc_memreg *m = ctx->own_reg ? ctx->own_reg : cc_memreg_new();
     if (!m)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     ctx->own_reg = m;
-    h.os = strcmp(os, "windows") == 0 ? CC_HOST_WINDOWS : CC_HOST_LINUX;
+    h.os = windows ? CC_HOST_WINDOWS : CC_HOST_LINUX;
     h.native = 0; /* nothing of the other OS is run or loaded; its registry starts empty */
     cc_memreg_backend(m, &h.reg);
     cc_host_set(ctx, &h);
@@ -103,55 +105,40 @@ cudnnctl_err cudnnctl_set_state_dir(cudnnctl_ctx *ctx, const char *dir)
     return set_dir(ctx, &ctx->state_dir, dir, "--state-dir");
 }
 
+/* A string option: a copy of value, or none for NULL or "". */
+static cudnnctl_err set_str(cudnnctl_ctx *ctx, char **slot, const char *value)
+{
+    char *p = value && *value ? cc_strdup(value) : NULL;
+    if (value && *value && !p)
+        return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    free(*slot);
+    *slot = p;
+    return CUDNNCTL_E_OK;
+}
+
 cudnnctl_err cudnnctl_set_proxy(cudnnctl_ctx *ctx, const char *url)
 {
-    char *p = url && *url ? cc_strdup(url) : NULL;
-    if (url && *url && !p)
-        return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    free(ctx->proxy);
-    ctx->proxy = p;
-    return CUDNNCTL_E_OK;
+    return set_str(ctx, &ctx->proxy, url);
 }
 
 cudnnctl_err cudnnctl_set_cacert(cudnnctl_ctx *ctx, const char *file)
 {
-    char *p = file && *file ? cc_strdup(file) : NULL;
-    if (file && *file && !p)
-        return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    free(ctx->cacert);
-    ctx->cacert = p;
-    return CUDNNCTL_E_OK;
+    return set_str(ctx, &ctx->cacert, file);
 }
 
-void cudnnctl_set_log_cb(cudnnctl_ctx *ctx, cudnnctl_log_cb cb, void *user)
-{
-    ctx->log_cb = cb;
-    ctx->log_user = user;
-}
-
-void cudnnctl_set_progress_cb(cudnnctl_ctx *ctx, cudnnctl_progress_cb cb, void *user)
-{
-    ctx->progress_cb = cb;
-    ctx->progress_user = user;
-}
-
-void cudnnctl_set_event_cb(cudnnctl_ctx *ctx, cudnnctl_event_cb cb, void *user)
-{
-    ctx->event_cb = cb;
-    ctx->event_user = user;
-}
-
-void cudnnctl_set_question_cb(cudnnctl_ctx *ctx, cudnnctl_question_cb cb, void *user)
-{
-    ctx->question_cb = cb;
-    ctx->question_user = user;
-}
-
-void cudnnctl_set_cancel_cb(cudnnctl_ctx *ctx, cudnnctl_cancel_cb cb, void *user)
-{
-    ctx->cancel_cb = cb;
-    ctx->cancel_user = user;
-}
+/* cudnnctl_set_<name>_cb: the callback and its user pointer, ctx-><name>_cb and _user. */
+#define CB_SETTER(name)                                                                            \
+    void cudnnctl_set_##name##_cb(cudnnctl_ctx *ctx, cudnnctl_##name##_cb cb, void *user)          \
+    {                                                                                              \
+        ctx->name##_cb = cb;                                                                       \
+        ctx->name##_user = user;                                                                   \
+    }
+CB_SETTER(log)
+CB_SETTER(progress)
+CB_SETTER(event)
+CB_SETTER(question)
+CB_SETTER(cancel)
+#undef CB_SETTER
 
 void cudnnctl_set_read_only(cudnnctl_ctx *ctx, int on)
 {
@@ -167,10 +154,8 @@ int cc_ask(cudnnctl_ctx *ctx, cudnnctl_question_kind kind, int dflt, const char 
 {
     if (!ctx || !ctx->question_cb)
         return dflt;
-    va_list ap;
-    va_start(ap, fmt);
-    char *text = cc_vasprintf(fmt, ap);
-    va_end(ap);
+    char *text;
+    CC_VFORMAT(text, fmt);
     cudnnctl_question q = {kind, text ? text : "", dflt};
     int a = ctx->question_cb(ctx->question_user, &q);
     free(text);

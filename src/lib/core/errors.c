@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "vformat.h"
 
 static const struct {
     const char *name;
@@ -45,12 +46,8 @@ cudnnctl_err cc_set_error(cudnnctl_ctx *ctx, cudnnctl_err code, const char *func
     /* format first, free after: an argument may be the current detail ("... failed (%s)",
      * ctx->err.detail), which was read after free before (found by the ASan stage) */
     char *detail = NULL;
-    if (fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        detail = cc_vasprintf(fmt, ap);
-        va_end(ap);
-    }
+    if (fmt)
+        CC_VFORMAT(detail, fmt);
     free(ctx->err_detail);
     ctx->err_detail = detail;
     ctx->err.code = code;

@@ -37,7 +37,7 @@ static int pf_broadcast(void *u)
 
 int cc_host_native_windows(void)
 {
-    return strcmp(cc_pf_os(), "windows") == 0;
+    return cc_pf_is_windows();
 }
 
 void cc_host_default(cc_host *h)
@@ -45,11 +45,11 @@ void cc_host_default(cc_host *h)
     memset(h, 0, sizeof(*h));
     h->os = cc_host_native_windows() ? CC_HOST_WINDOWS : CC_HOST_LINUX;
     h->native = 1;
-    h->reg.get = pf_get;
-    h->reg.set = pf_set;
-    h->reg.del = pf_del;
-    h->reg.subkeys = pf_subkeys;
-    h->reg.broadcast = pf_broadcast;
+    h->reg = (cc_host_registry){.get = pf_get,
+                                .set = pf_set,
+                                .del = pf_del,
+                                .subkeys = pf_subkeys,
+                                .broadcast = pf_broadcast};
 }
 
 void cc_host_set(cudnnctl_ctx *ctx, const cc_host *h)

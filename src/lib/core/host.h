@@ -1,9 +1,10 @@
 /* host.h: the host profile a context carries — which OS's rules the library applies (Linux or
  * Windows), the path style that goes with it, where environment variables and the registry come
- * from. By default it is the machine the library runs on (cc_pf_os(), the process environment,
- * the real registry). Tests set another profile: a Windows profile on Linux with an in-memory
- * registry and environment runs the Windows policy (detect_windows.c, winenv.c, use_windows.c)
- * against a fake tree under --root, where drive letters map to ROOT/c/..., ROOT/d/... */
+ * from. By default it is the machine the library runs on (cc_pf_is_windows(), the process
+ * environment, the real registry). Tests set another profile: a Windows profile on Linux with an
+ * in-memory registry and environment runs the Windows policy (detect_windows.c, winenv.c,
+ * use_windows.c) against a fake tree under --root, where drive letters map to ROOT/c/...,
+ * ROOT/d/... */
 #ifndef CC_HOST_H
 #define CC_HOST_H
 
@@ -43,7 +44,7 @@ const cc_host *cc_host_get(const cudnnctl_ctx *ctx);
 int cc_host_is_windows(const cudnnctl_ctx *ctx);
 /* 1 when the machine this process runs on is Windows, whatever the context's profile says: for
  * what belongs to the real machine (its loader's file names, its compilers, child processes, the
- * default shell). Policy asks cc_host_is_windows(ctx). The one place that reads cc_pf_os(). */
+ * default shell). Policy asks cc_host_is_windows(ctx). The one caller of cc_pf_is_windows(). */
 int cc_host_native_windows(void);
 /* 1 when the profile is the machine's own OS (executables, loaders and the registry are real). */
 int cc_host_is_native(const cudnnctl_ctx *ctx);

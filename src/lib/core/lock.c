@@ -106,31 +106,43 @@ static cudnnctl_err lock_file(cudnnctl_ctx *ctx, const char *path, const char *w
     }
 }
 
-cudnnctl_err cc_lock_acquire(cudnnctl_ctx *ctx, const char *state_dir, const char *what,
-                             cc_lock *out)
+/* The dir a lock lives in could not be made: why, and the fix that fits (write_fix.c). what:
+ * "the state dir " or ""; flag: the option that names the dir ("--state-dir DIR"). */
+static cudnnctl_err mkdir_error(cudnnctl_ctx *ctx, const char *what, const char *dir,
+                                const char *flag)
+{
+    cudnnctl_err e = cc_pf_last_error();
+    if (e == CUDNNCTL_E_UNTRUSTED)
+        return CC_ERR(ctx, e, "cannot create %s%s: %s", what, dir, cc_pf_last_error_text());
+    char *why = cc_strdup(cc_pf_last_error_text());
+    char *fix = cc_write_fix(ctx, dir, flag);
+    cudnnctl_err rc = CC_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
+                             "cannot create %s%s: %s; %s", what, dir, why ? why : "",
+                             fix ? fix : "");
+    free(why);
+    free(fix);
+    return rc;
+}
+
+/* An empty lock: nothing held yet. unlink: a target lock (its file goes on release). */
+static void lock_init(cc_lock *out, int unlink)
 {
     out->fd = -1;
     out->path = NULL;
     out->dir = NULL;
     out->rmdir_if_empty = 0;
-    out->unlink = 0;
+    out->unlink = unlink;
+}
+
+cudnnctl_err cc_lock_acquire(cudnnctl_ctx *ctx, const char *state_dir, const char *what,
+                             cc_lock *out)
+{
+    lock_init(out, 0);
     cudnnctl_err trc = cc_trust_dir(ctx, state_dir, "state dir", "--state-dir DIR");
     if (trc != CUDNNCTL_E_OK)
         return trc;
-    if (cc_sys_mkdir_p(ctx, state_dir, 0755) != 0) {
-        cudnnctl_err e = cc_pf_last_error();
-        if (e == CUDNNCTL_E_UNTRUSTED)
-            return CC_ERR(ctx, e, "cannot create the state dir %s: %s", state_dir,
-                          cc_pf_last_error_text());
-        char *why = cc_strdup(cc_pf_last_error_text());
-        char *fix = cc_write_fix(ctx, state_dir, "--state-dir DIR");
-        cudnnctl_err rc = CC_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
-                                 "cannot create the state dir %s: %s; %s", state_dir,
-                                 why ? why : "", fix ? fix : "");
-        free(why);
-        free(fix);
-        return rc;
-    }
+    if (cc_sys_mkdir_p(ctx, state_dir, 0755) != 0)
+        return mkdir_error(ctx, "the state dir ", state_dir, "--state-dir DIR");
     char *path = cc_path_join(state_dir, "lock");
     if (!path)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
@@ -141,22 +153,6 @@ cudnnctl_err cc_lock_acquire(cudnnctl_ctx *ctx, const char *state_dir, const cha
     }
     out->path = path;
     return CUDNNCTL_E_OK;
-}
-
-/* The target dir could not be made for its lock: why, and the fix that fits (write_fix.c). */
-static cudnnctl_err mkdir_error(cudnnctl_ctx *ctx, const char *target_real)
-{
-    cudnnctl_err e = cc_pf_last_error();
-    if (e == CUDNNCTL_E_UNTRUSTED)
-        return CC_ERR_PF(ctx, "cannot create", target_real);
-    char *why = cc_strdup(cc_pf_last_error_text());
-    char *fix = cc_write_fix(ctx, target_real, "--prefix DIR");
-    cudnnctl_err rc = CC_ERR(ctx, e == CUDNNCTL_E_PERMISSION ? e : CUDNNCTL_E_IO,
-                             "cannot create %s: %s; %s", target_real, why ? why : "",
-                             fix ? fix : "");
-    free(why);
-    free(fix);
-    return rc;
 }
 
 char *cc_lock_target_path(const char *target_real)
@@ -172,11 +168,7 @@ char *cc_lock_target_path(const char *target_real)
 cudnnctl_err cc_lock_target(cudnnctl_ctx *ctx, const char *target_real, const char *what,
                             cc_lock *out)
 {
-    out->fd = -1;
-    out->path = NULL;
-    out->dir = NULL;
-    out->rmdir_if_empty = 0;
-    out->unlink = 1;
+    lock_init(out, 1);
     char *path = cc_lock_target_path(target_real);
     if (!path)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
@@ -185,7 +177,7 @@ cudnnctl_err cc_lock_target(cudnnctl_ctx *ctx, const char *target_real, const ch
     int mk = existed ? 0 : cc_sys_mkdir_p(ctx, target_real, 0755);
     char *shown = cc_unrooted(ctx, target_real);
     char *what_for = cc_asprintf("in %s", shown ? shown : target_real);
-    cudnnctl_err rc = mk != 0 ? mkdir_error(ctx, target_real)
+    cudnnctl_err rc = mk != 0 ? mkdir_error(ctx, "", target_real, "--prefix DIR")
                               : lock_file(ctx, path, what, what_for ? what_for : "", 1, &out->fd);
     free(shown);
     free(what_for);

@@ -182,10 +182,10 @@ static int mr_broadcast(void *u)
 
 void cc_memreg_backend(cc_memreg *m, cc_host_registry *out)
 {
-    out->get = mr_get;
-    out->set = mr_set;
-    out->del = mr_del;
-    out->subkeys = mr_subkeys;
-    out->broadcast = mr_broadcast;
-    out->user = m;
+    *out = (cc_host_registry){.get = mr_get,
+                              .set = mr_set,
+                              .del = mr_del,
+                              .subkeys = mr_subkeys,
+                              .broadcast = mr_broadcast,
+                              .user = m};
 }

@@ -1,6 +1,7 @@
 /* str.c: string, path, buffer, list and version helpers shared by the whole library (and the
  * current time as text). */
 #include "str.h"
+#include "vformat.h"
 
 #include "grow.h"
 
@@ -48,10 +49,8 @@ char *cc_vasprintf(const char *fmt, va_list ap)
 
 char *cc_asprintf(const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    char *p = cc_vasprintf(fmt, ap);
-    va_end(ap);
+    char *p;
+    CC_VFORMAT(p, fmt);
     return p;
 }
 
@@ -258,10 +257,8 @@ int cc_buf_puts(cc_buf *b, const char *s)
 
 int cc_buf_printf(cc_buf *b, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = cc_vasprintf(fmt, ap);
-    va_end(ap);
+    char *s;
+    CC_VFORMAT(s, fmt);
     if (!s)
         return -1;
     int rc = cc_buf_puts(b, s);

@@ -10,20 +10,23 @@ static void *default_malloc(size_t n)
     return malloc(n);
 }
 
+/* The real calls: each slot is the platform function of its name. */
+static const cc_sys_ops real_ops = {.open = cc_pf_open,
+                                    .read = cc_pf_read,
+                                    .write = cc_pf_write,
+                                    .fsync = cc_pf_fsync,
+                                    .close = cc_pf_close,
+                                    .rename = cc_pf_rename,
+                                    .unlink = cc_pf_unlink,
+                                    .mkdir = cc_pf_mkdir,
+                                    .rmdir = cc_pf_rmdir,
+                                    .symlink = cc_pf_symlink,
+                                    .link = cc_pf_link,
+                                    .malloc = default_malloc};
+
 void cc_sys_default(cc_sys_ops *ops)
 {
-    ops->open = cc_pf_open;
-    ops->read = cc_pf_read;
-    ops->write = cc_pf_write;
-    ops->fsync = cc_pf_fsync;
-    ops->close = cc_pf_close;
-    ops->rename = cc_pf_rename;
-    ops->unlink = cc_pf_unlink;
-    ops->mkdir = cc_pf_mkdir;
-    ops->rmdir = cc_pf_rmdir;
-    ops->symlink = cc_pf_symlink;
-    ops->link = cc_pf_link;
-    ops->malloc = default_malloc;
+    *ops = real_ops;
 }
 
 /* 1 when this call must fail (fault injection). The count is atomic because a download's

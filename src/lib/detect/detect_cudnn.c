@@ -51,12 +51,12 @@ static int add_dir(cc_detect_run *run, dir_list *d, const char *path, const char
                    const char *inc1, const char *inc2, const char *dist_dir)
 {
     int missing = 0;
-    char *real = cc_dt_resolve(run->ctx, path, &missing);
+    char *real = cc_detect_resolve(run->ctx, path, &missing);
     if (!real)
         return 0;
     cc_pf_stat_t st = {0};
     if (!missing)
-        cc_dt_stat(run->ctx, real, &st);
+        cc_detect_stat(run->ctx, real, &st);
     if (missing || !st.is_dir) {
         free(real);
         return 0;
@@ -142,7 +142,7 @@ static int add_toolkit_dirs(cc_detect_run *run, dir_list *d)
 static int add_prefix_dirs(cc_detect_run *run, dir_list *d)
 {
     cc_strv ents;
-    if (cc_dt_list(run->ctx, "/opt", "cudnn", &ents) != 0)
+    if (cc_detect_list(run->ctx, "/opt", "cudnn", &ents) != 0)
         return 0;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < ents.n; i++) {
@@ -157,7 +157,7 @@ static int add_prefix_dirs(cc_detect_run *run, dir_list *d)
         if (rc == 0)
             rc = add_sub(run, d, e, "lib64", "prefix", NULL, NULL);
         cc_strv kids;
-        if (rc == 0 && cc_dt_list(run->ctx, e, NULL, &kids) == 0) {
+        if (rc == 0 && cc_detect_list(run->ctx, e, NULL, &kids) == 0) {
             for (size_t k = 0; rc == 0 && k < kids.n; k++) {
                 if (strcmp(kids.v[k], "lib") == 0 || strcmp(kids.v[k], "lib64") == 0 ||
                     strcmp(kids.v[k], "include") == 0)
@@ -180,7 +180,7 @@ static int add_prefix_dirs(cc_detect_run *run, dir_list *d)
 static int add_receipt_dirs(cc_detect_run *run, dir_list *d)
 {
     cc_strv libs = {0}, incs = {0}, modes = {0};
-    int rc = cc_dt_receipt_dirs(run->ctx, &libs, &incs, &modes);
+    int rc = cc_detect_receipt_dirs(run->ctx, &libs, &incs, &modes);
     for (size_t i = 0; rc == 0 && i < libs.n; i++)
         rc = add_dir(run, d, libs.v[i], strcmp(modes.v[i], "prefix") == 0 ? "prefix" : "cuda-tree",
                      incs.v[i][0] ? incs.v[i] : NULL, NULL, NULL);
@@ -199,7 +199,7 @@ static int add_conda_dirs(cc_detect_run *run, dir_list *d, const char *base)
     free(inc);
     char *envs = rc == 0 ? cc_path_join(base, "envs") : NULL;
     cc_strv ents;
-    if (envs && cc_dt_list(run->ctx, envs, NULL, &ents) == 0) {
+    if (envs && cc_detect_list(run->ctx, envs, NULL, &ents) == 0) {
         for (size_t i = 0; rc == 0 && i < ents.n; i++) {
             char *b = cc_path_join(envs, ents.v[i]);
             char *bi = b ? cc_path_join(b, "include") : NULL;
@@ -228,7 +228,7 @@ static int add_all_dirs(cc_detect_run *run, dir_list *d)
         if (rc != 0)
             return -1;
     }
-    char *conda = cc_dt_env_path(run->ctx, cc_pf_getenv("CONDA_PREFIX"));
+    char *conda = cc_detect_env_path(run->ctx, cc_pf_getenv("CONDA_PREFIX"));
     int rc = add_conda_dirs(run, d, conda);
     free(conda);
     if (rc != 0 || add_conda_dirs(run, d, "/opt/conda") != 0)
@@ -278,7 +278,7 @@ static int list_lib_files(cc_detect_run *run, const char *dir, lib_file **out, s
     *out = NULL;
     *nout = 0;
     cc_strv ents;
-    if (cc_dt_list(run->ctx, dir, "libcudnn", &ents) != 0)
+    if (cc_detect_list(run->ctx, dir, "libcudnn", &ents) != 0)
         return 0;
     lib_file *f = NULL;
     size_t n = 0;
@@ -287,7 +287,7 @@ static int list_lib_files(cc_detect_run *run, const char *dir, lib_file **out, s
         const char *e = ents.v[i];
         char *stem = NULL;
         cc_version v;
-        if (!cc_str_cudnn_lib(e) || cc_dt_parse_libname(e, &stem, &v) != 0)
+        if (!cc_str_cudnn_lib(e) || cc_detect_parse_libname(e, &stem, &v) != 0)
             continue;
         char *p = cc_path_join(dir, e);
         char *host = p ? cc_rooted(run->ctx, p) : NULL;
@@ -325,7 +325,7 @@ static int list_lib_files(cc_detect_run *run, const char *dir, lib_file **out, s
         if (x->major < 0 && x->soname) {
             char *ss = NULL;
             cc_version sv;
-            if (cc_dt_parse_libname(x->soname, &ss, &sv) == 0 && sv.n >= 1)
+            if (cc_detect_parse_libname(x->soname, &ss, &sv) == 0 && sv.n >= 1)
                 x->major = sv.part[0];
             free(ss);
         }
@@ -362,7 +362,7 @@ static int add_problem(cudnnctl_cudnn_copy *c, char *msg)
 typedef struct {
     char *file; /* resolved header file (for the claimed list) */
     char *inc;  /* include dir as listed */
-    cc_dt_ver v;
+    cc_detect_ver v;
 } header_info;
 
 /* The first cudnn_version.h (or a 7.x cudnn.h) in the dir's include hints; want_major >= 0
@@ -377,12 +377,12 @@ static int find_header(cc_detect_run *run, const lib_dir *l, int want_major, hea
         for (size_t k = 0; k < 2; k++) {
             char *p = cc_path_join(l->incs.v[i], names[k]);
             char *text = NULL;
-            cc_dt_ver v;
-            if (p && cc_dt_read(run->ctx, p, HEADER_MAX, &text) == 0 &&
-                cc_dt_parse_cudnn_header(text, &v) == 0) {
+            cc_detect_ver v;
+            if (p && cc_detect_read(run->ctx, p, HEADER_MAX, &text) == 0 &&
+                cc_detect_parse_cudnn_header(text, &v) == 0) {
                 int missing = 0;
-                header_info cur = {cc_dt_resolve(run->ctx, p, &missing), cc_strdup(l->incs.v[i]),
-                                   v};
+                header_info cur = {cc_detect_resolve(run->ctx, p, &missing),
+                                   cc_strdup(l->incs.v[i]), v};
                 free(text);
                 free(p);
                 if (want_major < 0 || v.major == want_major) {
@@ -414,11 +414,11 @@ static int find_header(cc_detect_run *run, const lib_dir *l, int want_major, hea
 static char *dist_version(cc_detect_run *run, const char *dir, int major, cc_version *pv)
 {
     cc_strv ents;
-    if (!dir || cc_dt_list(run->ctx, dir, "nvidia_cudnn", &ents) != 0)
+    if (!dir || cc_detect_list(run->ctx, dir, "nvidia_cudnn", &ents) != 0)
         return NULL;
     char *out = NULL;
     for (size_t i = 0; i < ents.n && !out; i++)
-        if (cc_dt_parse_dist_info(ents.v[i], "nvidia_cudnn", pv) == 0 && pv->part[0] == major)
+        if (cc_detect_parse_dist_info(ents.v[i], "nvidia_cudnn", pv) == 0 && pv->part[0] == major)
             out = cc_version_str(pv);
     cc_strv_free(&ents);
     return out;
@@ -454,7 +454,7 @@ static void check_lib_file(cudnnctl_cudnn_copy *c, const lib_dir *l, const lib_f
     else {
         char *ss = NULL;
         cc_version sv;
-        if (cc_dt_parse_libname(f->soname, &ss, &sv) != 0 || strcmp(ss, f->stem) != 0 ||
+        if (cc_detect_parse_libname(f->soname, &ss, &sv) != 0 || strcmp(ss, f->stem) != 0 ||
             (sv.n >= 1 && sv.part[0] != major))
             add_problem(c, cc_asprintf("%s/%s has SONAME %s, which does not match its name",
                                        l->real, f->name, f->soname));
@@ -632,7 +632,8 @@ static int scan_dir(cc_detect_run *run, dir_list *d, const lib_dir *l)
     int majors[16], nm = 0, rc = 0;
     for (size_t i = 0; i < n; i++) {
         if (f[i].major < 0) {
-            cc_dt_note(run, "%s/%s: no version in its name or SONAME: ignored", l->real, f[i].name);
+            cc_detect_note(run, "%s/%s: no version in its name or SONAME: ignored", l->real,
+                           f[i].name);
             continue;
         }
         int seen = 0;
@@ -642,7 +643,7 @@ static int scan_dir(cc_detect_run *run, dir_list *d, const lib_dir *l)
             majors[nm++] = f[i].major;
     }
     for (int k = 0; k < nm && rc == 0; k++) {
-        cudnnctl_cudnn_copy *c = cc_dt_cudnn_slot(run);
+        cudnnctl_cudnn_copy *c = cc_detect_cudnn_slot(run);
         if (!c) {
             rc = -1;
             break;
@@ -677,16 +678,16 @@ static int header_only(cc_detect_run *run, dir_list *d)
     for (size_t i = 0; rc == 0 && i < incs.n; i++) {
         char *p = cc_path_join(incs.v[i], "cudnn_version.h");
         int missing = 0;
-        char *real = p ? cc_dt_resolve(run->ctx, p, &missing) : NULL;
+        char *real = p ? cc_detect_resolve(run->ctx, p, &missing) : NULL;
         char *text = NULL;
-        cc_dt_ver v;
+        cc_detect_ver v;
         if (real && !missing && !cc_strv_contains(&d->claimed_headers, real) &&
-            cc_dt_read(run->ctx, real, HEADER_MAX, &text) == 0) {
-            if (cc_dt_parse_cudnn_header(text, &v) != 0) {
-                cc_dt_note(run, "%s has no readable CUDNN_MAJOR/MINOR/PATCHLEVEL: ignored", p);
+            cc_detect_read(run->ctx, real, HEADER_MAX, &text) == 0) {
+            if (cc_detect_parse_cudnn_header(text, &v) != 0) {
+                cc_detect_note(run, "%s has no readable CUDNN_MAJOR/MINOR/PATCHLEVEL: ignored", p);
             } else {
                 cc_strv_push(&d->claimed_headers, real);
-                cudnnctl_cudnn_copy *c = cc_dt_cudnn_slot(run);
+                cudnnctl_cudnn_copy *c = cc_detect_cudnn_slot(run);
                 const char *origin = "system";
                 for (size_t t = 0; t < run->r->n_toolkits; t++)
                     if (cc_str_starts(incs.v[i], run->r->toolkits[t].path))
@@ -713,7 +714,7 @@ static int header_only(cc_detect_run *run, dir_list *d)
     return rc;
 }
 
-cudnnctl_err cc_dt_find_cudnn(cc_detect_run *run)
+cudnnctl_err cc_detect_find_cudnn(cc_detect_run *run)
 {
     dir_list d = {0};
     cudnnctl_err e = CUDNNCTL_E_OK;

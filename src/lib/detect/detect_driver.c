@@ -59,9 +59,10 @@ static char *smi_version(cc_detect_run *run)
     if (!smi)
         return NULL;
     char *why = NULL;
-    int may = cc_dt_may_run(run->ctx, smi, &why); /* PATH under sudo -E may be anyone's */
+    int may = cc_detect_may_run(run->ctx, smi, &why); /* PATH under sudo -E may be anyone's */
     if (may == 0)
-        cc_dt_note(run, "%s not run (%s): driver version from /proc and libcuda only", smi, why);
+        cc_detect_note(run, "%s not run (%s): driver version from /proc and libcuda only", smi,
+                       why);
     free(why);
     if (may != 1) {
         free(smi);
@@ -72,17 +73,17 @@ static char *smi_version(cc_detect_run *run)
     int status = 0;
     if (cc_pf_run(argv, NULL, NULL, SMI_TIMEOUT_MS, 0, &out, NULL, &status) == 0) {
         if (status == -1)
-            cc_dt_note(run, "%s did not answer within %u ms: driver version unknown", smi,
-                       SMI_TIMEOUT_MS);
+            cc_detect_note(run, "%s did not answer within %u ms: driver version unknown", smi,
+                           SMI_TIMEOUT_MS);
         else if (status == 0)
-            cc_dt_parse_smi(out, &ver);
+            cc_detect_parse_smi(out, &ver);
     }
     free(out);
     free(smi);
     return ver;
 }
 
-cudnnctl_err cc_dt_find_driver(cc_detect_run *run)
+cudnnctl_err cc_detect_find_driver(cc_detect_run *run)
 {
     cudnnctl_ctx *ctx = run->ctx;
     int cuda = 0;
@@ -96,12 +97,12 @@ cudnnctl_err cc_dt_find_driver(cc_detect_run *run)
             source = "libcuda";
     }
     char *text = NULL;
-    if (cc_dt_read(ctx, "/proc/driver/nvidia/version", 64 * 1024, &text) == 0) {
-        if (cc_dt_parse_proc_driver(text, &ver) == 0) {
+    if (cc_detect_read(ctx, "/proc/driver/nvidia/version", 64 * 1024, &text) == 0) {
+        if (cc_detect_parse_proc_driver(text, &ver) == 0) {
             if (!source)
                 source = "/proc/driver/nvidia/version";
         } else {
-            cc_dt_note(run, "/proc/driver/nvidia/version has no \"NVRM version\" line");
+            cc_detect_note(run, "/proc/driver/nvidia/version has no \"NVRM version\" line");
         }
     }
     free(text);
@@ -120,7 +121,7 @@ cudnnctl_err cc_dt_find_driver(cc_detect_run *run)
     d->version = ver;
     d->cuda_version = cuda;
     if (!cuda && ver) {
-        d->cuda_version = cc_dt_driver_cuda_floor(ver);
+        d->cuda_version = cc_detect_driver_cuda_floor(ver);
         d->cuda_version_estimated = d->cuda_version > 0;
     }
     d->source = cc_strdup(source);

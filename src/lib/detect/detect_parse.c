@@ -9,7 +9,7 @@
 
 #include "detect_int.h"
 
-static void ver_unknown(cc_dt_ver *v)
+static void ver_unknown(cc_detect_ver *v)
 {
     v->major = v->minor = v->patch = -1;
 }
@@ -38,7 +38,7 @@ static int parse_dotted(const char *s, long parts[4], int *n)
     return 0;
 }
 
-int cc_dt_parse_version_json(const char *text, cc_dt_ver *v, int *date_patch)
+int cc_detect_parse_version_json(const char *text, cc_detect_ver *v, int *date_patch)
 {
     ver_unknown(v);
     *date_patch = 0;
@@ -69,7 +69,7 @@ int cc_dt_parse_version_json(const char *text, cc_dt_ver *v, int *date_patch)
 
 /* "<marker> M.m[.p...]": v->major/minor from the dotted version after the marker (blanks
  * skipped), its parts in p[0..*n-1]; the text after the marker, or NULL when there is none. */
-static const char *major_minor_after(const char *text, const char *marker, cc_dt_ver *v,
+static const char *major_minor_after(const char *text, const char *marker, cc_detect_ver *v,
                                      long p[4], int *n)
 {
     ver_unknown(v);
@@ -86,7 +86,7 @@ static const char *major_minor_after(const char *text, const char *marker, cc_dt
     return s;
 }
 
-int cc_dt_parse_version_txt(const char *text, cc_dt_ver *v)
+int cc_detect_parse_version_txt(const char *text, cc_detect_ver *v)
 {
     long p[4];
     int n;
@@ -97,7 +97,7 @@ int cc_dt_parse_version_txt(const char *text, cc_dt_ver *v)
     return 0;
 }
 
-int cc_dt_parse_nvcc(const char *text, cc_dt_ver *v)
+int cc_detect_parse_nvcc(const char *text, cc_detect_ver *v)
 {
     long p[4];
     int n;
@@ -112,7 +112,7 @@ int cc_dt_parse_nvcc(const char *text, cc_dt_ver *v)
     return 0;
 }
 
-int cc_dt_parse_define(const char *text, const char *name, long *value)
+int cc_detect_parse_define(const char *text, const char *name, long *value)
 {
     size_t nl = strlen(name);
     const char *line = text;
@@ -155,7 +155,7 @@ int cc_dt_parse_define(const char *text, const char *name, long *value)
     return -1;
 }
 
-int cc_dt_cuda_encoded(long value, cc_dt_ver *v)
+int cc_detect_cuda_encoded(long value, cc_detect_ver *v)
 {
     ver_unknown(v);
     if (value < 1000 || value >= 100000)
@@ -165,13 +165,13 @@ int cc_dt_cuda_encoded(long value, cc_dt_ver *v)
     return 0;
 }
 
-int cc_dt_parse_cudnn_header(const char *text, cc_dt_ver *v)
+int cc_detect_parse_cudnn_header(const char *text, cc_detect_ver *v)
 {
     ver_unknown(v);
     long ma, mi, pa;
-    if (cc_dt_parse_define(text, "CUDNN_MAJOR", &ma) == 0 &&
-        cc_dt_parse_define(text, "CUDNN_MINOR", &mi) == 0 &&
-        cc_dt_parse_define(text, "CUDNN_PATCHLEVEL", &pa) == 0) {
+    if (cc_detect_parse_define(text, "CUDNN_MAJOR", &ma) == 0 &&
+        cc_detect_parse_define(text, "CUDNN_MINOR", &mi) == 0 &&
+        cc_detect_parse_define(text, "CUDNN_PATCHLEVEL", &pa) == 0) {
         if (ma <= 0 || ma >= 100 || mi < 0 || mi >= 100 || pa < 0 || pa >= 1000)
             return -1;
         v->major = (int)ma;
@@ -180,7 +180,7 @@ int cc_dt_parse_cudnn_header(const char *text, cc_dt_ver *v)
         return 0;
     }
     long enc;
-    if (cc_dt_parse_define(text, "CUDNN_VERSION", &enc) != 0 || enc <= 0)
+    if (cc_detect_parse_define(text, "CUDNN_VERSION", &enc) != 0 || enc <= 0)
         return -1;
     if (enc >= 90000) { /* 9.x: M*10000 + m*100 + p */
         v->major = (int)(enc / 10000);
@@ -194,7 +194,7 @@ int cc_dt_parse_cudnn_header(const char *text, cc_dt_ver *v)
     return 0;
 }
 
-int cc_dt_parse_cudart_soname(const char *soname, cc_dt_ver *v)
+int cc_detect_parse_cudart_soname(const char *soname, cc_detect_ver *v)
 {
     ver_unknown(v);
     const char *pre = "libcudart.so.";
@@ -225,7 +225,7 @@ static int looks_like_driver_version(const char *tok, size_t len)
     return dots >= 1 && tok[len - 1] != '.';
 }
 
-int cc_dt_parse_proc_driver(const char *text, char **version)
+int cc_detect_parse_proc_driver(const char *text, char **version)
 {
     *version = NULL;
     const char *s = strstr(text, "NVRM version:");
@@ -253,7 +253,7 @@ int cc_dt_parse_proc_driver(const char *text, char **version)
     return -1;
 }
 
-int cc_dt_parse_smi(const char *text, char **version)
+int cc_detect_parse_smi(const char *text, char **version)
 {
     *version = NULL;
     const char *s = text;
@@ -291,7 +291,7 @@ static const struct {
     {"450.51.05", 11000}, {"440.33", 10020},    {"418.39", 10010},    {"410.48", 10000},
 };
 
-int cc_dt_driver_cuda_floor(const char *driver_version)
+int cc_detect_driver_cuda_floor(const char *driver_version)
 {
     cc_version d;
     if (!driver_version || cc_version_parse(driver_version, &d) != 0)
@@ -312,7 +312,7 @@ int cc_dt_driver_cuda_floor(const char *driver_version)
     return 0;
 }
 
-int cc_dt_parse_libname(const char *name, char **stem, cc_version *v)
+int cc_detect_parse_libname(const char *name, char **stem, cc_version *v)
 {
     *stem = NULL;
     memset(v, 0, sizeof(*v));
@@ -332,7 +332,7 @@ int cc_dt_parse_libname(const char *name, char **stem, cc_version *v)
     return *stem ? 0 : -1;
 }
 
-int cc_dt_parse_dist_info(const char *name, const char *pkg, cc_version *v)
+int cc_detect_parse_dist_info(const char *name, const char *pkg, cc_version *v)
 {
     memset(v, 0, sizeof(*v));
     for (int i = 0; i < 4; i++)
@@ -359,7 +359,7 @@ int cc_dt_parse_dist_info(const char *name, const char *pkg, cc_version *v)
     return rc == 0 && v->n >= 2 ? 0 : -1;
 }
 
-char *cc_dt_platform_key(const char *os, const char *machine, int tegra)
+char *cc_detect_platform_key(const char *os, const char *machine, int tegra)
 {
     int arm = strcmp(machine, "aarch64") == 0 || strcmp(machine, "arm64") == 0 ||
               strcmp(machine, "ARM64") == 0;
@@ -374,7 +374,7 @@ char *cc_dt_platform_key(const char *os, const char *machine, int tegra)
     return cc_asprintf("%s-%s", os, machine);
 }
 
-int cc_dt_glob(const char *pattern, const char *name)
+int cc_detect_glob(const char *pattern, const char *name)
 {
     const char *star_p = NULL, *star_n = NULL;
     while (*name) {
@@ -400,7 +400,7 @@ int cc_dt_glob(const char *pattern, const char *name)
  * nlibs entries {int32 flags; uint32 key, value; uint32 osversion; uint64 hwcap} (24 bytes);
  * key/value are offsets from the start of that header. Older caches put the "ld.so-1.7.0" table
  * first: the new header is then searched for. Native byte order (the cache is per machine). */
-int cc_dt_parse_ld_cache(const char *data, size_t len, const char *prefix, cc_strv *paths)
+int cc_detect_parse_ld_cache(const char *data, size_t len, const char *prefix, cc_strv *paths)
 {
     static const char magic[] = "glibc-ld.so.cache1.1";
     const size_t mlen = sizeof(magic) - 1, hdr = 48, ent = 24;

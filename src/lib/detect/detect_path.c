@@ -6,10 +6,11 @@
 
 #include "detect_int.h"
 #include "grow.h"
+#include "vformat.h"
 
 #define MAX_LINKS 40
 
-char *cc_dt_clean(const char *path)
+char *cc_detect_clean(const char *path)
 {
     cc_buf b = {0};
     const char *s = path;
@@ -70,7 +71,7 @@ static int follow_link(const char *host, char *res, char **todo, size_t end, int
     return 0;
 }
 
-char *cc_dt_resolve(const cudnnctl_ctx *ctx, const char *path, int *missing)
+char *cc_detect_resolve(const cudnnctl_ctx *ctx, const char *path, int *missing)
 {
     *missing = 0;
     if (!path || path[0] != '/')
@@ -113,7 +114,7 @@ char *cc_dt_resolve(const cudnnctl_ctx *ctx, const char *path, int *missing)
             char *joined = cc_asprintf("%s%s", cand, todo + end);
             free(cand);
             if (joined) {
-                out = cc_dt_clean(joined);
+                out = cc_detect_clean(joined);
                 free(joined);
             }
             goto out;
@@ -140,10 +141,10 @@ out:
     return out;
 }
 
-char *cc_dt_host(const cudnnctl_ctx *ctx, const char *path)
+char *cc_detect_host(const cudnnctl_ctx *ctx, const char *path)
 {
     int missing = 0;
-    char *r = cc_dt_resolve(ctx, path, &missing);
+    char *r = cc_detect_resolve(ctx, path, &missing);
     if (!r || missing) {
         free(r);
         return NULL;
@@ -153,10 +154,10 @@ char *cc_dt_host(const cudnnctl_ctx *ctx, const char *path)
     return h;
 }
 
-void cc_dt_stat(const cudnnctl_ctx *ctx, const char *path, cc_pf_stat_t *st)
+void cc_detect_stat(const cudnnctl_ctx *ctx, const char *path, cc_pf_stat_t *st)
 {
     memset(st, 0, sizeof(*st));
-    char *h = cc_dt_host(ctx, path);
+    char *h = cc_detect_host(ctx, path);
     if (!h)
         return;
     if (cc_pf_stat(h, st) != 0)
@@ -164,17 +165,18 @@ void cc_dt_stat(const cudnnctl_ctx *ctx, const char *path, cc_pf_stat_t *st)
     free(h);
 }
 
-int cc_dt_read(const cudnnctl_ctx *ctx, const char *path, size_t max, char **data)
+int cc_detect_read(const cudnnctl_ctx *ctx, const char *path, size_t max, char **data)
 {
-    return cc_dt_read_n(ctx, path, max, data, NULL);
+    return cc_detect_read_n(ctx, path, max, data, NULL);
 }
 
-int cc_dt_read_n(const cudnnctl_ctx *ctx, const char *path, size_t max, char **data, size_t *len)
+int cc_detect_read_n(const cudnnctl_ctx *ctx, const char *path, size_t max, char **data,
+                     size_t *len)
 {
     *data = NULL;
     if (len)
         *len = 0;
-    char *h = cc_dt_host(ctx, path);
+    char *h = cc_detect_host(ctx, path);
     if (!h)
         return -1;
     cc_pf_stat_t st;
@@ -222,10 +224,10 @@ out:
     return rc;
 }
 
-int cc_dt_list(const cudnnctl_ctx *ctx, const char *dir, const char *prefix, cc_strv *names)
+int cc_detect_list(const cudnnctl_ctx *ctx, const char *dir, const char *prefix, cc_strv *names)
 {
     memset(names, 0, sizeof(*names));
-    char *h = cc_dt_host(ctx, dir);
+    char *h = cc_detect_host(ctx, dir);
     if (!h)
         return -1;
     cc_pf_dir *d = cc_pf_opendir(h);
@@ -247,14 +249,14 @@ int cc_dt_list(const cudnnctl_ctx *ctx, const char *dir, const char *prefix, cc_
     return rc;
 }
 
-char *cc_dt_link_chain(const cudnnctl_ctx *ctx, const char *path, int *dangling)
+char *cc_detect_link_chain(const cudnnctl_ctx *ctx, const char *path, int *dangling)
 {
     *dangling = 0;
     cc_buf b = {0};
     int missing = 0;
     /* resolve the directories above the last component first */
     char *dir = cc_path_dir(path);
-    char *rdir = dir ? cc_dt_resolve(ctx, dir, &missing) : NULL;
+    char *rdir = dir ? cc_detect_resolve(ctx, dir, &missing) : NULL;
     char *cur = rdir ? cc_path_join(rdir, cc_path_base(path)) : NULL;
     free(dir);
     free(rdir);
@@ -287,7 +289,7 @@ char *cc_dt_link_chain(const cudnnctl_ctx *ctx, const char *path, int *dangling)
         }
         char *next;
         if (t[0] == '/') {
-            next = cc_dt_clean(t);
+            next = cc_detect_clean(t);
         } else {
             char *d = cc_path_dir(cur);
             char *j = d ? cc_path_join(d, t) : NULL;
@@ -296,7 +298,7 @@ char *cc_dt_link_chain(const cudnnctl_ctx *ctx, const char *path, int *dangling)
             if (j) {
                 /* the parent dirs of a relative target may hold links themselves */
                 char *pd = cc_path_dir(j);
-                char *rpd = pd ? cc_dt_resolve(ctx, pd, &missing) : NULL;
+                char *rpd = pd ? cc_detect_resolve(ctx, pd, &missing) : NULL;
                 next = rpd ? cc_path_join(rpd, cc_path_base(j)) : NULL;
                 free(pd);
                 free(rpd);
@@ -323,17 +325,17 @@ fail:
     return NULL;
 }
 
-char *cc_dt_env_path(const cudnnctl_ctx *ctx, const char *value)
+char *cc_detect_env_path(const cudnnctl_ctx *ctx, const char *value)
 {
     if (!value || value[0] != '/')
         return NULL;
     char *u = cc_unrooted(ctx, value);
-    char *c = u ? cc_dt_clean(u) : NULL;
+    char *c = u ? cc_detect_clean(u) : NULL;
     free(u);
     return c;
 }
 
-cudnnctl_toolkit *cc_dt_toolkit_slot(cc_detect_run *run, cudnnctl_detect_result *r)
+cudnnctl_toolkit *cc_detect_toolkit_slot(cc_detect_run *run, cudnnctl_detect_result *r)
 {
     if (cc_grow(&r->toolkits, &run->cap_toolkits, r->n_toolkits + 1, sizeof(*r->toolkits)) != 0)
         return NULL;
@@ -343,7 +345,7 @@ cudnnctl_toolkit *cc_dt_toolkit_slot(cc_detect_run *run, cudnnctl_detect_result 
     return t;
 }
 
-cudnnctl_cudnn_copy *cc_dt_cudnn_slot(cc_detect_run *run)
+cudnnctl_cudnn_copy *cc_detect_cudnn_slot(cc_detect_run *run)
 {
     cudnnctl_detect_result *r = run->r;
     if (cc_grow(&r->cudnn, &run->cap_cudnn, r->n_cudnn + 1, sizeof(*r->cudnn)) != 0)
@@ -353,12 +355,10 @@ cudnnctl_cudnn_copy *cc_dt_cudnn_slot(cc_detect_run *run)
     return c;
 }
 
-int cc_dt_note(cc_detect_run *run, const char *fmt, ...)
+int cc_detect_note(cc_detect_run *run, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = cc_vasprintf(fmt, ap);
-    va_end(ap);
+    char *s;
+    CC_VFORMAT(s, fmt);
     if (!s)
         return -1;
     if (cc_strv_contains(&run->notes, s)) {
@@ -369,7 +369,7 @@ int cc_dt_note(cc_detect_run *run, const char *fmt, ...)
     return cc_strv_push_own(&run->notes, s);
 }
 
-int cc_dt_may_run(const cudnnctl_ctx *ctx, const char *host, char **why)
+int cc_detect_may_run(const cudnnctl_ctx *ctx, const char *host, char **why)
 {
     *why = NULL;
     if (ctx->root) {

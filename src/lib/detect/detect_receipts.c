@@ -17,7 +17,7 @@ static const char *field(const cJSON *o, const char *k)
     return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : NULL;
 }
 
-int cc_dt_receipt_dirs(cudnnctl_ctx *ctx, cc_strv *libs, cc_strv *incs, cc_strv *modes)
+int cc_detect_receipt_dirs(cudnnctl_ctx *ctx, cc_strv *libs, cc_strv *incs, cc_strv *modes)
 {
     char *state = cc_state_dir(ctx);
     char *dir = state ? cc_path_join(state, "receipts") : NULL;

@@ -6,7 +6,7 @@
 
 #include "detect_int.h"
 
-void cc_dt_toolkit_clear(cudnnctl_toolkit *t)
+void cc_detect_toolkit_clear(cudnnctl_toolkit *t)
 {
     free(t->path);
     free(t->version);
@@ -24,7 +24,7 @@ void cc_dt_toolkit_clear(cudnnctl_toolkit *t)
     memset(t, 0, sizeof(*t));
 }
 
-void cc_dt_cudnn_clear(cudnnctl_cudnn_copy *c)
+void cc_detect_cudnn_clear(cudnnctl_cudnn_copy *c)
 {
     free(c->path);
     free(c->include_dir);
@@ -39,7 +39,7 @@ void cc_dt_cudnn_clear(cudnnctl_cudnn_copy *c)
     memset(c, 0, sizeof(*c));
 }
 
-void cc_dt_driver_free(cudnnctl_driver *d)
+void cc_detect_driver_free(cudnnctl_driver *d)
 {
     if (!d)
         return;
@@ -54,11 +54,11 @@ void cudnnctl_detect_result_free(cudnnctl_detect_result *r)
         return;
     free(r->platform);
     for (size_t i = 0; i < r->n_toolkits; i++)
-        cc_dt_toolkit_clear(&r->toolkits[i]);
+        cc_detect_toolkit_clear(&r->toolkits[i]);
     free(r->toolkits);
-    cc_dt_driver_free(r->driver);
+    cc_detect_driver_free(r->driver);
     for (size_t i = 0; i < r->n_cudnn; i++)
-        cc_dt_cudnn_clear(&r->cudnn[i]);
+        cc_detect_cudnn_clear(&r->cudnn[i]);
     free(r->cudnn);
     cc_strs_free(r->notes, r->n_notes);
     free(r);

@@ -9,7 +9,7 @@
 static int push_resolved(cc_detect_run *run, cc_strv *sv, const char *path)
 {
     int missing = 0;
-    char *r = cc_dt_resolve(run->ctx, path, &missing);
+    char *r = cc_detect_resolve(run->ctx, path, &missing);
     if (!r)
         return 0;
     if (missing || cc_strv_contains(sv, r)) {
@@ -31,19 +31,19 @@ static int add_site_base(cc_detect_run *run, const char *base)
         cc_strv ents;
         if (!ld)
             return -1;
-        if (cc_dt_list(run->ctx, ld, "python3", &ents) != 0) {
+        if (cc_detect_list(run->ctx, ld, "python3", &ents) != 0) {
             free(ld);
             continue;
         }
         for (size_t k = 0; k < ents.n; k++) {
-            if (!cc_dt_glob("python3*", ents.v[k]))
+            if (!cc_detect_glob("python3*", ents.v[k]))
                 continue;
             for (size_t j = 0; j < 2; j++) {
                 char *sp = cc_path_join3(ld, ents.v[k], kinds[j]);
                 char *nv = sp ? cc_path_join(sp, "nvidia") : NULL;
                 cc_pf_stat_t st;
                 if (nv)
-                    cc_dt_stat(run->ctx, nv, &st);
+                    cc_detect_stat(run->ctx, nv, &st);
                 if (nv && st.is_dir && push_resolved(run, &run->sites, sp) != 0) {
                     free(sp);
                     free(nv);
@@ -72,7 +72,7 @@ static int add_conda_base(cc_detect_run *run, const char *base)
     cc_strv ents;
     if (!envs)
         return -1;
-    if (cc_dt_list(run->ctx, envs, NULL, &ents) == 0) {
+    if (cc_detect_list(run->ctx, envs, NULL, &ents) == 0) {
         for (size_t i = 0; i < ents.n; i++) {
             char *b = cc_path_join(envs, ents.v[i]);
             int rc = b ? add_site_base(run, b) : -1;
@@ -91,7 +91,7 @@ static int add_conda_base(cc_detect_run *run, const char *base)
 
 static char *home_dir(cc_detect_run *run)
 {
-    char *h = cc_dt_env_path(run->ctx, cc_pf_getenv("HOME"));
+    char *h = cc_detect_env_path(run->ctx, cc_pf_getenv("HOME"));
     return h ? h : cc_strdup("/root");
 }
 
@@ -103,14 +103,14 @@ static void venvs_on_path(cudnnctl_ctx *ctx, cc_strv *bases)
         const char *e2 = strchr(s, ':');
         size_t n = e2 ? (size_t)(e2 - s) : strlen(s);
         char *dir = cc_strndup(s, n);
-        char *p = dir ? cc_dt_env_path(ctx, dir) : NULL;
+        char *p = dir ? cc_detect_env_path(ctx, dir) : NULL;
         free(dir);
         if (p && cc_str_ends(p, "/bin")) {
             char *base = cc_path_dir(p);
             char *cfg = base ? cc_path_join(base, "pyvenv.cfg") : NULL;
             cc_pf_stat_t st;
             if (cfg)
-                cc_dt_stat(ctx, cfg, &st);
+                cc_detect_stat(ctx, cfg, &st);
             if (cfg && st.is_reg && !cc_strv_contains(bases, base))
                 cc_strv_push(bases, base);
             free(base);
@@ -129,7 +129,7 @@ static int opt_and_pyenv_bases(cudnnctl_ctx *ctx, const char *home, cc_strv *bas
 {
     cc_strv ents = {0};
     int rc = 0;
-    if (cc_dt_list(ctx, "/opt", NULL, &ents) == 0) {
+    if (cc_detect_list(ctx, "/opt", NULL, &ents) == 0) {
         for (size_t i = 0; i < ents.n && rc == 0; i++) {
             char *b = cc_path_join("/opt", ents.v[i]);
             if (!b || cc_strv_push(bases, b) != 0 ||
@@ -143,7 +143,7 @@ static int opt_and_pyenv_bases(cudnnctl_ctx *ctx, const char *home, cc_strv *bas
     char *pyenv = rc == 0 ? cc_path_join(home, ".pyenv/versions") : NULL;
     if (!pyenv)
         return -1;
-    if (cc_dt_list(ctx, pyenv, NULL, &ents) == 0) {
+    if (cc_detect_list(ctx, pyenv, NULL, &ents) == 0) {
         for (size_t i = 0; i < ents.n && rc == 0; i++)
             if (cc_strv_push_own(bases, cc_path_join(pyenv, ents.v[i])) != 0)
                 rc = -1;
@@ -153,13 +153,13 @@ static int opt_and_pyenv_bases(cudnnctl_ctx *ctx, const char *home, cc_strv *bas
     return rc;
 }
 
-cudnnctl_err cc_dt_find_sites(cc_detect_run *run)
+cudnnctl_err cc_detect_find_sites(cc_detect_run *run)
 {
     cudnnctl_ctx *ctx = run->ctx;
     cudnnctl_err e = CUDNNCTL_E_OK;
     char *home = home_dir(run);
-    char *venv = cc_dt_env_path(ctx, cc_pf_getenv("VIRTUAL_ENV"));
-    char *conda = cc_dt_env_path(ctx, cc_pf_getenv("CONDA_PREFIX"));
+    char *venv = cc_detect_env_path(ctx, cc_pf_getenv("VIRTUAL_ENV"));
+    char *conda = cc_detect_env_path(ctx, cc_pf_getenv("CONDA_PREFIX"));
     cc_strv bases = {0}, condas = {0};
     if (!home)
         goto oom;
@@ -210,9 +210,9 @@ static int ld_conf_include(cc_detect_run *run, const char *pattern, int depth)
     const char *glob = cc_path_base(pat);
     cc_strv ents;
     int rc = 0;
-    if (dir && cc_dt_list(run->ctx, dir, NULL, &ents) == 0) {
+    if (dir && cc_detect_list(run->ctx, dir, NULL, &ents) == 0) {
         for (size_t i = 0; i < ents.n && rc == 0; i++) {
-            if (!cc_dt_glob(glob, ents.v[i]))
+            if (!cc_detect_glob(glob, ents.v[i]))
                 continue;
             char *f = cc_path_join(dir, ents.v[i]);
             rc = f ? parse_ld_conf(run, f, depth + 1) : -1;
@@ -228,7 +228,7 @@ static int ld_conf_include(cc_detect_run *run, const char *pattern, int depth)
 static int parse_ld_conf(cc_detect_run *run, const char *file, int depth)
 {
     char *text = NULL;
-    if (depth > 4 || cc_dt_read(run->ctx, file, 1 << 20, &text) != 0)
+    if (depth > 4 || cc_detect_read(run->ctx, file, 1 << 20, &text) != 0)
         return 0;
     int rc = 0;
     char *save = text;
@@ -272,7 +272,7 @@ static int parse_ld_conf(cc_detect_run *run, const char *file, int depth)
                 char *eq = d ? strchr(d, '=') : NULL;
                 if (eq)
                     *eq = '\0';
-                char *c = d ? cc_dt_clean(d) : NULL;
+                char *c = d ? cc_detect_clean(d) : NULL;
                 rc = c ? push_resolved(run, &run->loader, c) : -1;
                 free(c);
                 free(d);
@@ -293,12 +293,12 @@ static int ld_cache_dirs(cc_detect_run *run)
 {
     char *data = NULL;
     size_t len = 0;
-    if (cc_dt_read_n(run->ctx, "/etc/ld.so.cache", 16u << 20, &data, &len) != 0)
+    if (cc_detect_read_n(run->ctx, "/etc/ld.so.cache", 16u << 20, &data, &len) != 0)
         return 0;
     cc_strv paths = {0};
     int rc = 0;
-    if (cc_dt_parse_ld_cache(data, len, "libcudnn", &paths) != 0)
-        cc_dt_note(run, "/etc/ld.so.cache is not a glibc ld.so cache: ignored");
+    if (cc_detect_parse_ld_cache(data, len, "libcudnn", &paths) != 0)
+        cc_detect_note(run, "/etc/ld.so.cache is not a glibc ld.so cache: ignored");
     for (size_t i = 0; rc == 0 && i < paths.n; i++) {
         char *dir = cc_path_dir(paths.v[i]);
         rc = dir ? push_resolved(run, &run->loader, dir) : -1;
@@ -309,7 +309,7 @@ static int ld_cache_dirs(cc_detect_run *run)
     return rc;
 }
 
-cudnnctl_err cc_dt_find_loader(cc_detect_run *run)
+cudnnctl_err cc_detect_find_loader(cc_detect_run *run)
 {
     cudnnctl_ctx *ctx = run->ctx;
     if (parse_ld_conf(run, "/etc/ld.so.conf", 0) != 0)
@@ -338,7 +338,7 @@ cudnnctl_err cc_dt_find_loader(cc_detect_run *run)
         while (*s) {
             size_t n = strcspn(s, ":");
             char *d = cc_strndup(s, n);
-            char *p = d ? cc_dt_env_path(ctx, d) : NULL;
+            char *p = d ? cc_detect_env_path(ctx, d) : NULL;
             free(d);
             if (p && push_resolved(run, &run->ld_library_path, p) != 0) {
                 free(p);
@@ -355,14 +355,14 @@ oom:
     return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory while reading the loader configuration");
 }
 
-int cc_dt_loader_dirs(cudnnctl_ctx *ctx, cc_strv *loader, cc_strv *ld_library_path)
+int cc_detect_loader_dirs(cudnnctl_ctx *ctx, cc_strv *loader, cc_strv *ld_library_path)
 {
     cc_detect_run dr;
     memset(&dr, 0, sizeof(dr));
     dr.ctx = ctx;
     int rc = cc_strv_push(&dr.multiarch, "x86_64-linux-gnu") != 0 ||
                      cc_strv_push(&dr.multiarch, "aarch64-linux-gnu") != 0 ||
-                     cc_dt_find_loader(&dr) != CUDNNCTL_E_OK
+                     cc_detect_find_loader(&dr) != CUDNNCTL_E_OK
                  ? -1
                  : 0;
     cc_clear_error(ctx);

@@ -13,12 +13,12 @@
 
 typedef struct {
     unsigned flag;
-    cc_dt_ver v;
+    cc_detect_ver v;
 } reading;
 
 /* ---- reading the version sources ------------------------------------------------------------ */
 
-static int push_reading(reading *rd, int *n, unsigned flag, const cc_dt_ver *v)
+static int push_reading(reading *rd, int *n, unsigned flag, const cc_detect_ver *v)
 {
     if (v->major <= 0)
         return 0;
@@ -39,10 +39,10 @@ static void read_header_define(cc_detect_run *run, cudnnctl_toolkit *t, const ch
 {
     char *p = cc_path_join(inc, file);
     char *text = NULL;
-    if (p && cc_dt_read(run->ctx, p, HEADER_MAX, &text) == 0) {
+    if (p && cc_detect_read(run->ctx, p, HEADER_MAX, &text) == 0) {
         long val;
-        cc_dt_ver v;
-        if (cc_dt_parse_define(text, macro, &val) == 0 && cc_dt_cuda_encoded(val, &v) == 0)
+        cc_detect_ver v;
+        if (cc_detect_parse_define(text, macro, &val) == 0 && cc_detect_cuda_encoded(val, &v) == 0)
             push_reading(rd, n, flag, &v);
         else
             problem(t, cc_asprintf("%s has no readable %s", p, macro));
@@ -54,7 +54,7 @@ static void read_header_define(cc_detect_run *run, cudnnctl_toolkit *t, const ch
 static void read_nvcc(cc_detect_run *run, cudnnctl_toolkit *t, const char *dir, reading *rd, int *n)
 {
     char *p = cc_path_join(dir, "bin/nvcc");
-    char *host = p ? cc_dt_host(run->ctx, p) : NULL;
+    char *host = p ? cc_detect_host(run->ctx, p) : NULL;
     cc_pf_stat_t st;
     if (!host || cc_pf_stat(host, &st) != 0 || !st.is_reg)
         goto out;
@@ -66,11 +66,12 @@ static void read_nvcc(cc_detect_run *run, cudnnctl_toolkit *t, const char *dir, 
     /* under --root not running it is the rule (a note); as root, a toolkit whose nvcc another
      * user could change is a problem of that toolkit */
     char *why = NULL;
-    int may = cc_dt_may_run(run->ctx, host, &why);
+    int may = cc_detect_may_run(run->ctx, host, &why);
     if (may == 0 && run->ctx->root)
-        cc_dt_note(run, "%s not run (%s): the version is read from the toolkit's files "
-                        "(version.json, version.txt, cuda.h, libcudart's SONAME)",
-                   p, why);
+        cc_detect_note(run,
+                       "%s not run (%s): the version is read from the toolkit's files "
+                       "(version.json, version.txt, cuda.h, libcudart's SONAME)",
+                       p, why);
     else if (may == 0)
         problem(t, cc_asprintf("%s not run (%s); the version is read from the toolkit's files "
                                "(version.json, version.txt, cuda.h, libcudart's SONAME)",
@@ -86,8 +87,8 @@ static void read_nvcc(cc_detect_run *run, cudnnctl_toolkit *t, const char *dir, 
     } else if (status == -1) {
         problem(t, cc_asprintf("%s --version did not answer within %u ms", p, NVCC_TIMEOUT_MS));
     } else {
-        cc_dt_ver v;
-        if (status == 0 && cc_dt_parse_nvcc(text, &v) == 0)
+        cc_detect_ver v;
+        if (status == 0 && cc_detect_parse_nvcc(text, &v) == 0)
             push_reading(rd, n, CUDNNCTL_SRC_NVCC, &v);
         else
             problem(t, cc_asprintf("%s --version gave no release number (exit %d)", p, status));
@@ -100,7 +101,7 @@ out:
 
 /* The first lib dir of a tree holding libcudart (lib64, lib, targets/<arch>/lib, lib/<multiarch>).
  * *lib_dir is root-relative as found (not resolved), NULL when none. -1 on OOM. */
-int cc_dt_tk_lib_dir(cc_detect_run *run, const char *dir, char **lib_dir)
+int cc_detect_tk_lib_dir(cc_detect_run *run, const char *dir, char **lib_dir)
 {
     *lib_dir = NULL;
     cc_strv cands = {0};
@@ -118,7 +119,7 @@ int cc_dt_tk_lib_dir(cc_detect_run *run, const char *dir, char **lib_dir)
     rc = 0;
     for (size_t i = 0; i < cands.n && !*lib_dir && rc == 0; i++) {
         cc_strv ents;
-        if (cc_dt_list(run->ctx, cands.v[i], "libcudart.so", &ents) != 0)
+        if (cc_detect_list(run->ctx, cands.v[i], "libcudart.so", &ents) != 0)
             continue;
         for (size_t k = 0; k < ents.n; k++)
             if (cc_str_starts(ents.v[k], "libcudart.so")) {
@@ -137,23 +138,23 @@ out:
 static int read_cudart(cc_detect_run *run, cudnnctl_toolkit *t, reading *rd, int *n)
 {
     cc_strv ents;
-    if (!t->lib_dir || cc_dt_list(run->ctx, t->lib_dir, "libcudart.so", &ents) != 0)
+    if (!t->lib_dir || cc_detect_list(run->ctx, t->lib_dir, "libcudart.so", &ents) != 0)
         return 0;
     for (size_t k = 0; k < ents.n; k++) {
         const char *e = ents.v[k];
         if (!cc_str_starts(e, "libcudart.so"))
             continue;
         char *p = cc_path_join(t->lib_dir, e);
-        char *host = p ? cc_dt_host(run->ctx, p) : NULL;
+        char *host = p ? cc_detect_host(run->ctx, p) : NULL;
         cc_pf_stat_t st;
         int done = 0;
         if (host && cc_pf_stat(host, &st) == 0 && st.is_reg) {
             cc_elf_info info;
-            cc_dt_ver v;
+            cc_detect_ver v;
             if (cc_elf_read(host, &info) != 0) {
                 problem(t, cc_asprintf("%s is not an ELF shared library", p));
             } else {
-                if (info.soname && cc_dt_parse_cudart_soname(info.soname, &v) == 0)
+                if (info.soname && cc_detect_parse_cudart_soname(info.soname, &v) == 0)
                     push_reading(rd, n, CUDNNCTL_SRC_SONAME, &v);
                 cc_elf_info_free(&info);
                 done = 1; /* one real libcudart is enough */
@@ -171,12 +172,12 @@ static int read_cudart(cc_detect_run *run, cudnnctl_toolkit *t, reading *rd, int
 static void read_dist_info(cc_detect_run *run, const char *dir, reading *rd, int *n)
 {
     cc_strv ents;
-    if (cc_dt_list(run->ctx, dir, "nvidia_cuda_runtime", &ents) != 0)
+    if (cc_detect_list(run->ctx, dir, "nvidia_cuda_runtime", &ents) != 0)
         return;
     for (size_t i = 0; i < ents.n; i++) {
         cc_version pv;
-        if (cc_dt_parse_dist_info(ents.v[i], "nvidia_cuda_runtime", &pv) == 0) {
-            cc_dt_ver v = {pv.part[0], pv.part[1], pv.part[2]};
+        if (cc_detect_parse_dist_info(ents.v[i], "nvidia_cuda_runtime", &pv) == 0) {
+            cc_detect_ver v = {pv.part[0], pv.part[1], pv.part[2]};
             push_reading(rd, n, CUDNNCTL_SRC_DIST_INFO, &v);
             break;
         }
@@ -184,7 +185,7 @@ static void read_dist_info(cc_detect_run *run, const char *dir, reading *rd, int
     cc_strv_free(&ents);
 }
 
-static char *ver_str(const cc_dt_ver *v)
+static char *ver_str(const cc_detect_ver *v)
 {
     if (v->minor < 0)
         return cc_asprintf("%d", v->major);
@@ -193,7 +194,7 @@ static char *ver_str(const cc_dt_ver *v)
     return cc_asprintf("%d.%d.%d", v->major, v->minor, v->patch);
 }
 
-static int agrees(const cc_dt_ver *a, const cc_dt_ver *chosen)
+static int agrees(const cc_detect_ver *a, const cc_detect_ver *chosen)
 {
     return a->major == chosen->major &&
            (a->minor < 0 || chosen->minor < 0 || a->minor == chosen->minor);
@@ -218,7 +219,7 @@ static int settle(cudnnctl_toolkit *t, const reading *rd, int n)
         }
     if (best < 0)
         return 0;
-    cc_dt_ver chosen = {rd[best].v.major, rd[best].v.minor, -1};
+    cc_detect_ver chosen = {rd[best].v.major, rd[best].v.minor, -1};
     /* the patch: the SDK version files first, then CUDA_VERSION, then nvcc's own number */
     static const unsigned patch_order[] = {CUDNNCTL_SRC_VERSION_JSON, CUDNNCTL_SRC_VERSION_TXT,
                                            CUDNNCTL_SRC_ENV, CUDNNCTL_SRC_NVCC};
@@ -230,7 +231,7 @@ static int settle(cudnnctl_toolkit *t, const reading *rd, int n)
     t->major = chosen.major;
     t->minor = chosen.minor;
     t->patch = chosen.patch;
-    cc_dt_ver mm = {chosen.major, chosen.minor, -1};
+    cc_detect_ver mm = {chosen.major, chosen.minor, -1};
     t->version = ver_str(&mm);
     t->version_full = chosen.patch >= 0 ? ver_str(&chosen) : NULL;
     if (!t->version)
@@ -264,7 +265,7 @@ static int settle(cudnnctl_toolkit *t, const reading *rd, int n)
     return 0;
 }
 
-int cc_dt_tk_include_dir(cc_detect_run *run, const char *dir, char **out)
+int cc_detect_tk_include_dir(cc_detect_run *run, const char *dir, char **out)
 {
     *out = NULL;
     cc_strv cands = {0};
@@ -277,9 +278,9 @@ int cc_dt_tk_include_dir(cc_detect_run *run, const char *dir, char **out)
         char *b = cc_path_join(cands.v[i], "cuda.h");
         cc_pf_stat_t sa = {0}, sb = {0};
         if (a)
-            cc_dt_stat(run->ctx, a, &sa);
+            cc_detect_stat(run->ctx, a, &sa);
         if (b)
-            cc_dt_stat(run->ctx, b, &sb);
+            cc_detect_stat(run->ctx, b, &sb);
         if ((sa.is_reg || sb.is_reg) && !(*out = cc_strdup(cands.v[i])))
             rc = -1;
         free(a);
@@ -289,19 +290,19 @@ int cc_dt_tk_include_dir(cc_detect_run *run, const char *dir, char **out)
     return rc;
 }
 
-int cc_dt_toolkit_versions(cc_detect_run *run, const char *dir, const char *site, int env_applies,
-                           cudnnctl_toolkit *t)
+int cc_detect_toolkit_versions(cc_detect_run *run, const char *dir, const char *site,
+                               int env_applies, cudnnctl_toolkit *t)
 {
     reading rd[12];
     int n = 0;
     char *p = NULL, *text = NULL;
-    cc_dt_ver v;
+    cc_detect_ver v;
 
     /* 1. version.json (CUDA >= 11.1) */
     p = cc_path_join(dir, "version.json");
-    if (p && cc_dt_read(run->ctx, p, 1u << 20, &text) == 0) {
+    if (p && cc_detect_read(run->ctx, p, 1u << 20, &text) == 0) {
         int date = 0;
-        int rc = cc_dt_parse_version_json(text, &v, &date);
+        int rc = cc_detect_parse_version_json(text, &v, &date);
         if (rc == 0)
             push_reading(rd, &n, CUDNNCTL_SRC_VERSION_JSON, &v);
         else
@@ -314,8 +315,8 @@ int cc_dt_toolkit_versions(cc_detect_run *run, const char *dir, const char *site
     text = NULL;
     /* 2. version.txt (CUDA <= 11.0) */
     p = cc_path_join(dir, "version.txt");
-    if (p && cc_dt_read(run->ctx, p, 4096, &text) == 0) {
-        if (cc_dt_parse_version_txt(text, &v) == 0)
+    if (p && cc_detect_read(run->ctx, p, 4096, &text) == 0) {
+        if (cc_detect_parse_version_txt(text, &v) == 0)
             push_reading(rd, &n, CUDNNCTL_SRC_VERSION_TXT, &v);
         else
             problem(t, cc_asprintf("%s has no \"CUDA Version X.Y\" line: ignored", p));
@@ -344,7 +345,7 @@ int cc_dt_toolkit_versions(cc_detect_run *run, const char *dir, const char *site
     if (env && env_applies) {
         cc_version ev;
         if (cc_version_parse(env, &ev) == 0 && ev.n >= 2) {
-            cc_dt_ver ve = {ev.part[0], ev.part[1], ev.n >= 3 ? ev.part[2] : -1};
+            cc_detect_ver ve = {ev.part[0], ev.part[1], ev.n >= 3 ? ev.part[2] : -1};
             push_reading(rd, &n, CUDNNCTL_SRC_ENV, &ve);
         }
     }

@@ -65,19 +65,19 @@ static int add_cand(cc_detect_run *run, tk_list *l, const char *path, const char
     if (out)
         *out = NULL;
     int missing = 0;
-    char *real = cc_dt_resolve(run->ctx, path, &missing);
+    char *real = cc_detect_resolve(run->ctx, path, &missing);
     if (!real) {
         if (!quiet)
-            cc_dt_note(run, "%s: %s cannot be resolved (symlink loop?)", via, path);
+            cc_detect_note(run, "%s: %s cannot be resolved (symlink loop?)", via, path);
         return 0;
     }
     cc_pf_stat_t st;
     if (!missing)
-        cc_dt_stat(run->ctx, real, &st);
+        cc_detect_stat(run->ctx, real, &st);
     if (missing || !st.is_dir) {
         if (!quiet)
-            cc_dt_note(run, "%s: %s %s", via, path,
-                       missing ? "does not exist" : "is not a directory");
+            cc_detect_note(run, "%s: %s %s", via, path,
+                           missing ? "does not exist" : "is not a directory");
         free(real);
         return 0;
     }
@@ -96,7 +96,7 @@ static int add_cand(cc_detect_run *run, tk_list *l, const char *path, const char
             return -1;
     }
     free(real);
-    char *clean = cc_dt_clean(path);
+    char *clean = cc_detect_clean(path);
     if (!clean)
         return -1;
     if (strcmp(clean, c->real) != 0 && !cc_strv_contains(&c->aliases, clean)) {
@@ -114,7 +114,7 @@ static int add_cand(cc_detect_run *run, tk_list *l, const char *path, const char
 static int scan_prefix_dir(cc_detect_run *run, tk_list *l, const char *dir)
 {
     cc_strv ents;
-    if (cc_dt_list(run->ctx, dir, "cuda", &ents) != 0)
+    if (cc_detect_list(run->ctx, dir, "cuda", &ents) != 0)
         return 0;
     int rc = 0;
     char *via = cc_asprintf("%s/cuda*", dir);
@@ -130,9 +130,9 @@ static int scan_prefix_dir(cc_detect_run *run, tk_list *l, const char *dir)
         char *host = cc_rooted(run->ctx, p);
         if (host && cc_pf_lstat(host, &lst) == 0 && lst.is_link) {
             int dangling = 0;
-            char *chain = cc_dt_link_chain(run->ctx, p, &dangling);
+            char *chain = cc_detect_link_chain(run->ctx, p, &dangling);
             if (dangling)
-                cc_dt_note(run, "%s is a dangling link", chain ? chain : p);
+                cc_detect_note(run, "%s is a dangling link", chain ? chain : p);
             free(chain);
         }
         free(host);
@@ -158,7 +158,7 @@ static int scan_path_nvcc(cc_detect_run *run, tk_list *l)
     while (*s) {
         size_t n = strcspn(s, ":");
         char *d = cc_strndup(s, n);
-        char *dir = d ? cc_dt_env_path(run->ctx, d) : NULL;
+        char *dir = d ? cc_detect_env_path(run->ctx, d) : NULL;
         free(d);
         s += n;
         if (*s == ':')
@@ -167,10 +167,10 @@ static int scan_path_nvcc(cc_detect_run *run, tk_list *l)
             continue;
         char *nvcc = cc_path_join(dir, "nvcc");
         int missing = 0;
-        char *real = nvcc ? cc_dt_resolve(run->ctx, nvcc, &missing) : NULL;
+        char *real = nvcc ? cc_detect_resolve(run->ctx, nvcc, &missing) : NULL;
         cc_pf_stat_t st = {0};
         if (real && !missing)
-            cc_dt_stat(run->ctx, real, &st);
+            cc_detect_stat(run->ctx, real, &st);
         if (real && !missing && st.is_reg && (st.mode & 0111)) {
             char *bin = cc_path_dir(real);
             char *tk = bin ? cc_path_dir(bin) : NULL;
@@ -184,7 +184,7 @@ static int scan_path_nvcc(cc_detect_run *run, tk_list *l)
                 /* the PATH dir's parent (/usr/local/cuda) is an alias of the toolkit */
                 char *parent = cc_path_dir(dir);
                 int m2 = 0;
-                char *rp = parent ? cc_dt_resolve(run->ctx, parent, &m2) : NULL;
+                char *rp = parent ? cc_detect_resolve(run->ctx, parent, &m2) : NULL;
                 if (rp && !m2 && strcmp(rp, c->real) == 0 && strcmp(parent, c->real) != 0 &&
                     !cc_strv_contains(&c->aliases, parent))
                     cc_strv_push(&c->aliases, parent);
@@ -219,7 +219,7 @@ static int scan_wheels(cc_detect_run *run, tk_list *l)
         cc_strv ents;
         if (!nv)
             return -1;
-        if (cc_dt_list(run->ctx, nv, NULL, &ents) != 0) {
+        if (cc_detect_list(run->ctx, nv, NULL, &ents) != 0) {
             free(nv);
             continue;
         }
@@ -257,14 +257,14 @@ static int scan_wheels(cc_detect_run *run, tk_list *l)
  * a toolkit of its own. -1 on OOM. */
 static int anchor(cc_detect_run *run, tk_cand *c)
 {
-    if (cc_dt_tk_include_dir(run, c->real, &c->include_dir) != 0 ||
-        cc_dt_tk_lib_dir(run, c->real, &c->lib_dir) != 0)
+    if (cc_detect_tk_include_dir(run, c->real, &c->include_dir) != 0 ||
+        cc_detect_tk_lib_dir(run, c->real, &c->lib_dir) != 0)
         return -1;
     const char *files[] = {"cuda_runtime_api.h", "cuda.h"};
     for (size_t i = 0; c->include_dir && i < 2 && !c->anchor; i++) {
         char *p = cc_path_join(c->include_dir, files[i]);
         int missing = 0;
-        char *r = p ? cc_dt_resolve(run->ctx, p, &missing) : NULL;
+        char *r = p ? cc_detect_resolve(run->ctx, p, &missing) : NULL;
         if (r && !missing)
             c->anchor = r;
         else
@@ -273,7 +273,7 @@ static int anchor(cc_detect_run *run, tk_cand *c)
     }
     if (!c->anchor && c->lib_dir) {
         int missing = 0;
-        char *r = cc_dt_resolve(run->ctx, c->lib_dir, &missing);
+        char *r = cc_detect_resolve(run->ctx, c->lib_dir, &missing);
         if (r && !missing)
             c->anchor = r;
         else
@@ -306,8 +306,8 @@ static void find_views(cc_detect_run *run, tk_list *l)
             }
         if (best >= 0 && (size_t)best != i) {
             c->view_of = best;
-            cc_dt_note(run, "%s only links into %s (found via %s): not a toolkit of its own",
-                       c->real, l->v[best].real, c->found_via);
+            cc_detect_note(run, "%s only links into %s (found via %s): not a toolkit of its own",
+                           c->real, l->v[best].real, c->found_via);
         }
     }
     /* the first nvcc on PATH may be a wrapper in such a view */
@@ -362,11 +362,11 @@ static int choose_active(cc_detect_run *run, tk_list *l)
     static const char *const vars[] = {"CUDA_HOME", "CUDA_PATH"};
     cudnnctl_toolkit *env_tk = NULL;
     for (size_t i = 0; i < 2 && !env_tk; i++) {
-        char *p = cc_dt_env_path(run->ctx, cc_pf_getenv(vars[i]));
+        char *p = cc_detect_env_path(run->ctx, cc_pf_getenv(vars[i]));
         if (!p)
             continue;
         int missing = 0;
-        char *real = cc_dt_resolve(run->ctx, p, &missing);
+        char *real = cc_detect_resolve(run->ctx, p, &missing);
         const char *tk = (real && !missing) ? canonical(l, real) : NULL;
         env_tk = by_path(r, tk);
         if (env_tk) {
@@ -375,7 +375,8 @@ static int choose_active(cc_detect_run *run, tk_list *l)
             else
                 cc_buf_printf(&why, "%s=%s", vars[i], p);
         } else if (real && !missing) { /* a missing dir was noted when it was looked at */
-            cc_dt_note(run, "%s=%s is not a CUDA toolkit detect could read: ignored", vars[i], p);
+            cc_detect_note(run, "%s=%s is not a CUDA toolkit detect could read: ignored", vars[i],
+                           p);
         }
         free(real);
         free(p);
@@ -395,21 +396,22 @@ static int choose_active(cc_detect_run *run, tk_list *l)
     if (!active->active_reason)
         return -1;
     if (path_tk && path_tk != active)
-        cc_dt_note(run,
-                   "the active toolkit is %s (%s) but the first nvcc on PATH (%s) belongs to "
-                   "%s (%s)",
-                   active->path, active->version, l->first_nvcc, path_tk->path, path_tk->version);
+        cc_detect_note(run,
+                       "the active toolkit is %s (%s) but the first nvcc on PATH (%s) belongs to "
+                       "%s (%s)",
+                       active->path, active->version, l->first_nvcc, path_tk->path,
+                       path_tk->version);
     if (link_tk && link_tk != active)
-        cc_dt_note(run, "the active toolkit is %s (%s) but %s", active->path, active->version,
-                   l->cuda_link_chain);
+        cc_detect_note(run, "the active toolkit is %s (%s) but %s", active->path, active->version,
+                       l->cuda_link_chain);
     return 0;
 }
 
 static int conda_prefix_is(cc_detect_run *run, const char *real)
 {
-    char *cp = cc_dt_env_path(run->ctx, cc_pf_getenv("CONDA_PREFIX"));
+    char *cp = cc_detect_env_path(run->ctx, cc_pf_getenv("CONDA_PREFIX"));
     int missing = 0;
-    char *r = cp ? cc_dt_resolve(run->ctx, cp, &missing) : NULL;
+    char *r = cp ? cc_detect_resolve(run->ctx, cp, &missing) : NULL;
     int is = r && strcmp(r, real) == 0;
     free(cp);
     free(r);
@@ -423,7 +425,7 @@ static int gather_candidates(cc_detect_run *run, tk_list *l)
     cudnnctl_ctx *ctx = run->ctx;
     static const char *const vars[] = {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"};
     for (size_t i = 0; i < 3; i++) {
-        char *p = cc_dt_env_path(ctx, cc_pf_getenv(vars[i]));
+        char *p = cc_detect_env_path(ctx, cc_pf_getenv(vars[i]));
         int rc = p ? add_cand(run, l, p, vars[i], 0, NULL) : 0;
         free(p);
         if (rc != 0)
@@ -432,7 +434,7 @@ static int gather_candidates(cc_detect_run *run, tk_list *l)
     if (scan_path_nvcc(run, l) != 0 || scan_prefix_dir(run, l, "/usr/local") != 0 ||
         scan_prefix_dir(run, l, "/opt") != 0)
         return -1;
-    char *conda = cc_dt_env_path(ctx, cc_pf_getenv("CONDA_PREFIX"));
+    char *conda = cc_detect_env_path(ctx, cc_pf_getenv("CONDA_PREFIX"));
     tk_cand *cc = NULL;
     int crc = conda ? add_cand(run, l, conda, "CONDA_PREFIX", 1, &cc) : 0;
     free(conda);
@@ -444,10 +446,10 @@ static int gather_candidates(cc_detect_run *run, tk_list *l)
         return -1;
     /* the /usr/local/cuda link (often through /etc/alternatives) */
     int dangling = 0;
-    l->cuda_link_chain = cc_dt_link_chain(ctx, "/usr/local/cuda", &dangling);
+    l->cuda_link_chain = cc_detect_link_chain(ctx, "/usr/local/cuda", &dangling);
     if (l->cuda_link_chain && !dangling) {
         int missing = 0;
-        l->cuda_link_real = cc_dt_resolve(ctx, "/usr/local/cuda", &missing);
+        l->cuda_link_real = cc_detect_resolve(ctx, "/usr/local/cuda", &missing);
     }
     return 0;
 }
@@ -457,7 +459,7 @@ static int gather_candidates(cc_detect_run *run, tk_list *l)
 static int add_toolkit(cc_detect_run *run, const tk_list *l, tk_cand *c)
 {
     cudnnctl_detect_result *r = run->r;
-    cudnnctl_toolkit *t = cc_dt_toolkit_slot(run, r);
+    cudnnctl_toolkit *t = cc_detect_toolkit_slot(run, r);
     if (!t)
         return -1;
     /* include_dir and lib_dir were found by anchor() */
@@ -465,20 +467,20 @@ static int add_toolkit(cc_detect_run *run, const tk_list *l, tk_cand *c)
     t->lib_dir = c->lib_dir;
     c->include_dir = c->lib_dir = NULL;
     int env_applies = l->cuda_link_real && strcmp(l->cuda_link_real, c->real) == 0;
-    if (cc_dt_toolkit_versions(run, c->real, c->site, env_applies, t) != 0) {
-        cc_dt_toolkit_clear(t);
+    if (cc_detect_toolkit_versions(run, c->real, c->site, env_applies, t) != 0) {
+        cc_detect_toolkit_clear(t);
         return -1;
     }
     if (!t->version) {
         /* a dir without any version source: leftovers, a runtime-less wheel, a bad CUDA_HOME */
         if (!c->is_wheel && !c->is_conda)
-            cc_dt_note(run,
-                       "%s (found via %s): no CUDA version found (no version.json, "
-                       "version.txt, nvcc, cuda.h or libcudart): not a usable toolkit",
-                       c->real, c->found_via);
+            cc_detect_note(run,
+                           "%s (found via %s): no CUDA version found (no version.json, "
+                           "version.txt, nvcc, cuda.h or libcudart): not a usable toolkit",
+                           c->real, c->found_via);
         for (size_t k = 0; k < t->n_problems; k++)
-            cc_dt_note(run, "%s", t->problems[k]);
-        cc_dt_toolkit_clear(t);
+            cc_detect_note(run, "%s", t->problems[k]);
+        cc_detect_toolkit_clear(t);
         return 0;
     }
     t->path = cc_strdup(c->real);
@@ -500,7 +502,7 @@ static int add_toolkit(cc_detect_run *run, const tk_list *l, tk_cand *c)
     return 0;
 }
 
-cudnnctl_err cc_dt_find_toolkits(cc_detect_run *run)
+cudnnctl_err cc_detect_find_toolkits(cc_detect_run *run)
 {
     cudnnctl_detect_result *r = run->r;
     tk_list l = {0};

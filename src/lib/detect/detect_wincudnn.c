@@ -5,7 +5,7 @@
  * from cudnn_version.h when its major matches cudnn64_<N>.dll, else the installer dir's v<M.m>,
  * else the DLL name; in_loader_path = the dir is on PATH; cuDNN 8.3-9.1 without a 64-bit
  * zlibwapi.dll beside its DLLs gets a problem. Files are read through the host profile and under
- * --root (cc_dt_win_* in detect_windows.c). */
+ * --root (cc_detect_win_* in detect_windows.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +24,8 @@ static int on_path(cudnnctl_ctx *ctx, const char *dir)
         next = strchr(tok, ';');
         if (next)
             *next++ = '\0';
-        char *n = *tok ? cc_dt_win_norm(tok) : NULL;
-        hit = n && cc_dt_win_same_path(n, dir);
+        char *n = *tok ? cc_detect_win_norm(tok) : NULL;
+        hit = n && cc_detect_win_same_path(n, dir);
         free(n);
     }
     free(copy);
@@ -69,11 +69,11 @@ static int check_zlibwapi(cudnnctl_ctx *ctx, cudnnctl_cudnn_copy *c)
                 (c->major == 9 && c->minor >= 0 && c->minor <= 1);
     if (!needs)
         return 0;
-    char *z = cc_dt_win_join(c->path, "zlibwapi.dll");
+    char *z = cc_detect_win_join(c->path, "zlibwapi.dll");
     if (!z)
         return -1;
     int rc = 0;
-    if (!cc_dt_win_exists(ctx, z, 0)) {
+    if (!cc_detect_win_exists(ctx, z, 0)) {
         rc = problem(
             c, cc_asprintf("cuDNN %s needs zlibwapi.dll and there is none in %s: put a 64-bit "
                            "zlibwapi.dll there (beside the cuDNN DLLs), or install cuDNN 9.2 or "
@@ -99,10 +99,10 @@ static int check_zlibwapi(cudnnctl_ctx *ctx, cudnnctl_cudnn_copy *c)
 static int list_dlls(cudnnctl_ctx *ctx, const char *dir, cc_strv *libs, int *major)
 {
     *major = -1;
-    cc_pf_dir *d = cc_dt_win_opendir(ctx, dir);
+    cc_pf_dir *d = cc_detect_win_opendir(ctx, dir);
     const char *n;
     while (d && (n = cc_pf_readdir(d)) != NULL) {
-        if (cc_dt_win_ci_prefix(n, "cudnn", 5) != 0 || !cc_str_iends(n, ".dll"))
+        if (cc_detect_win_ci_prefix(n, "cudnn", 5) != 0 || !cc_str_iends(n, ".dll"))
             continue;
         if (cc_strv_push(libs, n) != 0) {
             cc_pf_closedir(d);
@@ -119,7 +119,7 @@ static int list_dlls(cudnnctl_ctx *ctx, const char *dir, cc_strv *libs, int *maj
 
 static cudnnctl_cudnn_copy *new_copy(cc_detect_run *run)
 {
-    cudnnctl_cudnn_copy *c = cc_dt_cudnn_slot(run);
+    cudnnctl_cudnn_copy *c = cc_detect_cudnn_slot(run);
     if (c)
         c->major = c->minor = c->patch = -1;
     return c;
@@ -128,11 +128,11 @@ static cudnnctl_cudnn_copy *new_copy(cc_detect_run *run)
 /* Version from <inc>\cudnn_version.h when it matches the DLLs' major; a problem when not. */
 static int read_header(cudnnctl_ctx *ctx, cudnnctl_cudnn_copy *c, const char *inc, int major)
 {
-    char *hdr = cc_dt_win_join(inc, "cudnn_version.h");
-    char *text = hdr ? cc_dt_win_slurp(ctx, hdr, 1 << 20) : NULL;
-    cc_dt_ver hv;
+    char *hdr = cc_detect_win_join(inc, "cudnn_version.h");
+    char *text = hdr ? cc_detect_win_slurp(ctx, hdr, 1 << 20) : NULL;
+    cc_detect_ver hv;
     int rc = hdr ? 0 : -1;
-    if (text && cc_dt_parse_cudnn_header(text, &hv) == 0) {
+    if (text && cc_detect_parse_cudnn_header(text, &hv) == 0) {
         c->include_dir = cc_strdup(inc);
         c->header_version = cc_asprintf("%d.%d.%d", hv.major, hv.minor, hv.patch);
         if (!c->include_dir || !c->header_version)
@@ -214,15 +214,15 @@ static int find_installer(cc_detect_run *run)
     if (!pf || !*pf)
         pf = cc_host_getenv(ctx, "ProgramFiles");
     char *base = cc_asprintf("%s\\NVIDIA\\CUDNN", pf && *pf ? pf : "C:\\Program Files");
-    cc_pf_dir *d = base ? cc_dt_win_opendir(ctx, base) : NULL;
+    cc_pf_dir *d = base ? cc_detect_win_opendir(ctx, base) : NULL;
     const char *v;
     int rc = base ? 0 : -1;
     while (rc == 0 && d && (v = cc_pf_readdir(d)) != NULL) {
         int vmaj = -1, vmin = -1;
-        if ((v[0] != 'v' && v[0] != 'V') || cc_dt_win_parse_vdir(v, &vmaj, &vmin) != 0)
+        if ((v[0] != 'v' && v[0] != 'V') || cc_detect_win_parse_vdir(v, &vmaj, &vmin) != 0)
             continue;
         char *bin = cc_asprintf("%s\\%s\\bin", base, v);
-        cc_pf_dir *bd = bin ? cc_dt_win_opendir(ctx, bin) : NULL;
+        cc_pf_dir *bd = bin ? cc_detect_win_opendir(ctx, bin) : NULL;
         const char *cu;
         rc = bin ? 0 : -1;
         while (rc == 0 && bd && (cu = cc_pf_readdir(bd)) != NULL) {
@@ -247,14 +247,14 @@ static int find_installer(cc_detect_run *run)
     return rc;
 }
 
-int cc_dt_win_find_cudnn(cc_detect_run *run)
+int cc_detect_win_find_cudnn(cc_detect_run *run)
 {
     cudnnctl_detect_result *r = run->r;
     size_t ntk = r->n_toolkits;
     for (size_t i = 0; i < ntk; i++) {
         const char *tk = r->toolkits[i].path;
-        char *x64 = cc_dt_win_join(tk, "bin\\x64"), *bin = cc_dt_win_join(tk, "bin");
-        char *inc = cc_dt_win_join(tk, "include");
+        char *x64 = cc_detect_win_join(tk, "bin\\x64"), *bin = cc_detect_win_join(tk, "bin");
+        char *inc = cc_detect_win_join(tk, "include");
         int bad = !x64 || !bin || !inc || add_copy(run, x64, inc, "cuda-tree", -1, -1, NULL) != 0 ||
                   add_copy(run, bin, inc, "cuda-tree", -1, -1, NULL) != 0;
         free(x64);

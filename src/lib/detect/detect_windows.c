@@ -34,11 +34,11 @@ static int add(cudnnctl_ctx *ctx, win_list *l, const char *path, const char *via
     *out = NULL;
     if (!path || !*path || !cc_host_is_abs(ctx, path))
         return 0;
-    char *p = cc_dt_win_norm(path);
+    char *p = cc_detect_win_norm(path);
     if (!p)
         return -1;
     for (size_t i = 0; i < l->n; i++)
-        if (cc_dt_win_same_path(l->v[i].path, p)) {
+        if (cc_detect_win_same_path(l->v[i].path, p)) {
             free(p);
             *out = &l->v[i];
             return 0;
@@ -92,7 +92,7 @@ static int find_candidates(cc_detect_run *run, win_list *l)
         int major, minor;
         char *key = cc_asprintf("%s\\%s", CUDA_REG_KEY, keys[i]), *dir = NULL;
         int type = 0;
-        if (key && cc_dt_win_parse_vdir(keys[i], &major, &minor) == 0 &&
+        if (key && cc_detect_win_parse_vdir(keys[i], &major, &minor) == 0 &&
             cc_host_reg_get(ctx, key, "InstallDir", &dir, &type) == 0 && dir) {
             if (add(ctx, l, dir, "registry", &c) != 0) {
                 free(dir);
@@ -113,13 +113,13 @@ static int find_candidates(cc_detect_run *run, win_list *l)
     char *base = cc_asprintf("%s\\NVIDIA GPU Computing Toolkit\\CUDA", pf && *pf ? pf : "C:\\Program Files");
     if (!base)
         goto oom;
-    cc_pf_dir *d = cc_dt_win_opendir(ctx, base);
+    cc_pf_dir *d = cc_detect_win_opendir(ctx, base);
     const char *n;
     while (d && (n = cc_pf_readdir(d)) != NULL) {
         int major, minor;
-        if (cc_dt_win_parse_vdir(n, &major, &minor) != 0)
+        if (cc_detect_win_parse_vdir(n, &major, &minor) != 0)
             continue;
-        char *p = cc_dt_win_join(base, n);
+        char *p = cc_detect_win_join(base, n);
         int rc = p ? add(ctx, l, p, "default install dir", &c) : -1;
         free(p);
         if (rc != 0) {
@@ -142,7 +142,7 @@ oom:
 }
 
 /* cudart64_12.dll -> 12.x; cudart64_110.dll -> 11.x (every 11.x); cudart64_102.dll -> 10.2. */
-static int parse_cudart_dll(const char *name, cc_dt_ver *v)
+static int parse_cudart_dll(const char *name, cc_detect_ver *v)
 {
     const char *pre = "cudart64_";
     if (strncmp(name, pre, strlen(pre)) != 0)
@@ -166,7 +166,7 @@ static int parse_cudart_dll(const char *name, cc_dt_ver *v)
     return 0;
 }
 
-static int add_reading(cudnnctl_toolkit *t, unsigned src, const cc_dt_ver *v)
+static int add_reading(cudnnctl_toolkit *t, unsigned src, const cc_detect_ver *v)
 {
     if (cc_grow(&t->readings, NULL, t->n_readings + 1, sizeof(*t->readings)) != 0)
         return -1;
@@ -184,13 +184,13 @@ static int add_reading(cudnnctl_toolkit *t, unsigned src, const cc_dt_ver *v)
 }
 
 /* The dir of cudart64_*.dll (bin\x64 in CUDA 13, bin before), or NULL; *v from its name. */
-static char *cudart_dir(cudnnctl_ctx *ctx, const char *tk, cc_dt_ver *v, int *found)
+static char *cudart_dir(cudnnctl_ctx *ctx, const char *tk, cc_detect_ver *v, int *found)
 {
     const char *subs[] = {"bin\\x64", "bin"};
     *found = 0;
     for (int i = 0; i < 2; i++) {
-        char *dir = cc_dt_win_join(tk, subs[i]);
-        cc_pf_dir *d = dir ? cc_dt_win_opendir(ctx, dir) : NULL;
+        char *dir = cc_detect_win_join(tk, subs[i]);
+        cc_pf_dir *d = dir ? cc_detect_win_opendir(ctx, dir) : NULL;
         const char *n;
         while (d && (n = cc_pf_readdir(d)) != NULL)
             if (parse_cudart_dll(n, v) == 0) {
@@ -248,22 +248,23 @@ static int settle_version(const win_cand *c, cudnnctl_toolkit *t)
 static int toolkit_versions(cc_detect_run *run, const win_cand *c, cudnnctl_toolkit *t)
 {
     cudnnctl_ctx *ctx = run->ctx;
-    cc_dt_ver v;
-    char *real = NULL, *p = cc_dt_win_join(c->path, "version.json");
-    char *text = p ? cc_dt_win_slurp(ctx, p, 1 << 20) : NULL;
+    cc_detect_ver v;
+    char *real = NULL, *p = cc_detect_win_join(c->path, "version.json");
+    char *text = p ? cc_detect_win_slurp(ctx, p, 1 << 20) : NULL;
     int date_patch = 0;
-    if (text && cc_dt_parse_version_json(text, &v, &date_patch) == 0 && add_reading(t, CUDNNCTL_SRC_VERSION_JSON, &v))
+    if (text && cc_detect_parse_version_json(text, &v, &date_patch) == 0 &&
+        add_reading(t, CUDNNCTL_SRC_VERSION_JSON, &v))
         goto oom;
     free(p);
     free(text);
     p = cc_asprintf("%s\\bin\\nvcc.exe", c->path);
     text = NULL;
     /* a foreign profile runs nothing of the other OS; nothing under --root is run */
-    real = p && !ctx->root && cc_host_is_native(ctx) && cc_dt_win_exists(ctx, p, 0)
+    real = p && !ctx->root && cc_host_is_native(ctx) && cc_detect_win_exists(ctx, p, 0)
                ? cc_rooted(ctx, p)
                : NULL;
     char *why = NULL;
-    if (real && cc_dt_may_run(ctx, real, &why) != 1) {
+    if (real && cc_detect_may_run(ctx, real, &why) != 1) {
         free(real);
         real = NULL;
     }
@@ -272,24 +273,24 @@ static int toolkit_versions(cc_detect_run *run, const win_cand *c, cudnnctl_tool
         const char *argv[] = {real, "--version", NULL};
         size_t len = 0;
         int status = 0;
-        if (cc_pf_run(argv, NULL, NULL, 10000, 1, &text, &len, &status) == 0 && status == 0 && text &&
-            cc_dt_parse_nvcc(text, &v) == 0 && add_reading(t, CUDNNCTL_SRC_NVCC, &v))
+        if (cc_pf_run(argv, NULL, NULL, 10000, 1, &text, &len, &status) == 0 && status == 0 &&
+            text && cc_detect_parse_nvcc(text, &v) == 0 && add_reading(t, CUDNNCTL_SRC_NVCC, &v))
             goto oom;
     }
     free(real);
     real = NULL;
     free(p);
     free(text);
-    p = cc_dt_win_join(t->include_dir ? t->include_dir : c->path, "cuda.h");
-    text = p ? cc_dt_win_slurp(ctx, p, 1 << 20) : NULL;
+    p = cc_detect_win_join(t->include_dir ? t->include_dir : c->path, "cuda.h");
+    text = p ? cc_detect_win_slurp(ctx, p, 1 << 20) : NULL;
     long enc = 0;
-    if (text && cc_dt_parse_define(text, "CUDA_VERSION", &enc) == 0 && cc_dt_cuda_encoded(enc, &v) == 0 &&
-        add_reading(t, CUDNNCTL_SRC_CUDA_H, &v))
+    if (text && cc_detect_parse_define(text, "CUDA_VERSION", &enc) == 0 &&
+        cc_detect_cuda_encoded(enc, &v) == 0 && add_reading(t, CUDNNCTL_SRC_CUDA_H, &v))
         goto oom;
     free(p);
     free(text);
     p = text = NULL;
-    cc_dt_ver r = {c->reg_major, c->reg_minor, -1}, e = {c->env_major, c->env_minor, -1};
+    cc_detect_ver r = {c->reg_major, c->reg_minor, -1}, e = {c->env_major, c->env_minor, -1};
     if (r.major >= 0 && add_reading(t, CUDNNCTL_SRC_REGISTRY, &r))
         goto oom;
     if (e.major >= 0 && add_reading(t, CUDNNCTL_SRC_ENV, &e))
@@ -317,7 +318,7 @@ static int newest_first(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
-cudnnctl_err cc_dt_find_windows(cc_detect_run *run)
+cudnnctl_err cc_detect_find_windows(cc_detect_run *run)
 {
     cudnnctl_ctx *ctx = run->ctx;
     if (!cc_host_is_windows(ctx))
@@ -330,41 +331,42 @@ cudnnctl_err cc_dt_find_windows(cc_detect_run *run)
     const char *cuda_path = cc_host_getenv(ctx, "CUDA_PATH");
     for (size_t i = 0; i < l.n; i++) {
         win_cand *c = &l.v[i];
-        if (!cc_dt_win_exists(ctx, c->path, 1)) {
-            cc_dt_note(run, "%s (found via %s) does not exist", c->path, c->found_via);
+        if (!cc_detect_win_exists(ctx, c->path, 1)) {
+            cc_detect_note(run, "%s (found via %s) does not exist", c->path, c->found_via);
             continue;
         }
-        cudnnctl_toolkit *t = cc_dt_toolkit_slot(run, r);
+        cudnnctl_toolkit *t = cc_detect_toolkit_slot(run, r);
         if (!t)
             goto oom;
-        char *inc = cc_dt_win_join(c->path, "include");
-        char *cuda_h = inc ? cc_dt_win_join(inc, "cuda.h") : NULL;
-        if (cuda_h && cc_dt_win_exists(ctx, cuda_h, 0)) {
+        char *inc = cc_detect_win_join(c->path, "include");
+        char *cuda_h = inc ? cc_detect_win_join(inc, "cuda.h") : NULL;
+        if (cuda_h && cc_detect_win_exists(ctx, cuda_h, 0)) {
             t->include_dir = inc;
             inc = NULL;
         }
         free(inc);
         free(cuda_h);
-        cc_dt_ver v;
+        cc_detect_ver v;
         int found = 0;
         t->lib_dir = cudart_dir(ctx, c->path, &v, &found);
         if (toolkit_versions(run, c, t) != 0) {
-            cc_dt_toolkit_clear(t);
+            cc_detect_toolkit_clear(t);
             goto oom;
         }
         if (!t->version) {
-            cc_dt_note(run, "%s (found via %s): no CUDA version found (no version.json, nvcc.exe, "
-                            "cuda.h, registry key or cudart64_*.dll): not a usable toolkit",
-                       c->path, c->found_via);
-            cc_dt_toolkit_clear(t);
+            cc_detect_note(run,
+                           "%s (found via %s): no CUDA version found (no version.json, nvcc.exe, "
+                           "cuda.h, registry key or cudart64_*.dll): not a usable toolkit",
+                           c->path, c->found_via);
+            cc_detect_toolkit_clear(t);
             continue;
         }
         t->path = cc_strdup(c->path);
         t->found_via = cc_strdup(c->found_via);
         t->origin = cc_strdup("system");
         if (cuda_path && *cuda_path) {
-            char *cp = cc_dt_win_norm(cuda_path);
-            if (cp && cc_dt_win_same_path(cp, c->path)) {
+            char *cp = cc_detect_win_norm(cuda_path);
+            if (cp && cc_detect_win_same_path(cp, c->path)) {
                 t->active = 1;
                 t->active_reason = cc_strdup("CUDA_PATH");
             }
@@ -376,7 +378,7 @@ cudnnctl_err cc_dt_find_windows(cc_detect_run *run)
     }
     if (r->n_toolkits > 1)
         qsort(r->toolkits, r->n_toolkits, sizeof(*r->toolkits), newest_first);
-    if (cc_dt_win_find_cudnn(run) != 0)
+    if (cc_detect_win_find_cudnn(run) != 0)
         goto oom;
     goto out;
 oom:

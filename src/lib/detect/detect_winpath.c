@@ -8,7 +8,7 @@
 
 #include "detect_int.h"
 
-char *cc_dt_win_norm(const char *p)
+char *cc_detect_win_norm(const char *p)
 {
     char *s = cc_strdup(p);
     if (!s)
@@ -22,7 +22,7 @@ char *cc_dt_win_norm(const char *p)
     return s;
 }
 
-int cc_dt_win_same_path(const char *a, const char *b)
+int cc_detect_win_same_path(const char *a, const char *b)
 {
     for (; *a && *b; a++, b++)
         if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
@@ -30,7 +30,7 @@ int cc_dt_win_same_path(const char *a, const char *b)
     return *a == *b;
 }
 
-int cc_dt_win_ci_prefix(const char *a, const char *b, size_t n)
+int cc_detect_win_ci_prefix(const char *a, const char *b, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         int x = tolower((unsigned char)a[i]), y = tolower((unsigned char)b[i]);
@@ -40,12 +40,12 @@ int cc_dt_win_ci_prefix(const char *a, const char *b, size_t n)
     return 0;
 }
 
-char *cc_dt_win_join(const char *a, const char *b)
+char *cc_detect_win_join(const char *a, const char *b)
 {
     return cc_asprintf("%s\\%s", a, b);
 }
 
-int cc_dt_win_exists(cudnnctl_ctx *ctx, const char *p, int want_dir)
+int cc_detect_win_exists(cudnnctl_ctx *ctx, const char *p, int want_dir)
 {
     cc_pf_stat_t st;
     char *real = cc_rooted(ctx, p);
@@ -55,7 +55,7 @@ int cc_dt_win_exists(cudnnctl_ctx *ctx, const char *p, int want_dir)
 }
 
 /* A directory listing of a Windows path (under the root). */
-cc_pf_dir *cc_dt_win_opendir(cudnnctl_ctx *ctx, const char *p)
+cc_pf_dir *cc_detect_win_opendir(cudnnctl_ctx *ctx, const char *p)
 {
     char *real = cc_rooted(ctx, p);
     cc_pf_dir *d = real ? cc_pf_opendir(real) : NULL;
@@ -65,7 +65,7 @@ cc_pf_dir *cc_dt_win_opendir(cudnnctl_ctx *ctx, const char *p)
 
 /* Add (or find) a candidate; -1 on OOM. */
 /* "v12.4" -> 12, 4 */
-int cc_dt_win_parse_vdir(const char *name, int *major, int *minor)
+int cc_detect_win_parse_vdir(const char *name, int *major, int *minor)
 {
     if (name[0] != 'v' && name[0] != 'V')
         return -1;
@@ -83,7 +83,7 @@ int cc_dt_win_parse_vdir(const char *name, int *major, int *minor)
 }
 
 /* Read a small text file (NUL-terminated, malloc'd); NULL when absent. */
-char *cc_dt_win_slurp(cudnnctl_ctx *ctx, const char *path, size_t max)
+char *cc_detect_win_slurp(cudnnctl_ctx *ctx, const char *path, size_t max)
 {
     char *real = cc_rooted(ctx, path);
     cc_pf_fd fd = real ? cc_pf_open(real, CC_PF_O_RDONLY, 0) : -1;

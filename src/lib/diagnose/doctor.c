@@ -78,13 +78,13 @@ cudnnctl_err cudnnctl_doctor(cudnnctl_ctx *ctx, const cudnnctl_detect_result *de
         goto oom;
     run.r->deep = run.opts->deep;
     int win = run.opts->platform && cc_str_starts(run.opts->platform, "windows");
-    if (win ? cc_doc_check_windows(&run) != 0
-            : (cc_doc_state_load(&run) != 0 || cc_doc_check_toolkits(&run) != 0 ||
-               cc_doc_check_driver(&run) != 0 || cc_doc_check_files(&run) != 0 ||
-               cc_doc_check_cudnn(&run) != 0 || cc_doc_check_links(&run) != 0 ||
-               cc_doc_check_loader(&run) != 0 || cc_doc_check_paths(&run) != 0 ||
-               cc_doc_check_consumer(&run) != 0 || cc_doc_check_state(&run) != 0 ||
-               cc_doc_check_python(&run) != 0 || cc_doc_check_build(&run) != 0))
+    if (win ? cc_diag_check_windows(&run) != 0
+            : (cc_diag_state_load(&run) != 0 || cc_diag_check_toolkits(&run) != 0 ||
+               cc_diag_check_driver(&run) != 0 || cc_diag_check_files(&run) != 0 ||
+               cc_diag_check_cudnn(&run) != 0 || cc_diag_check_links(&run) != 0 ||
+               cc_diag_check_loader(&run) != 0 || cc_diag_check_paths(&run) != 0 ||
+               cc_diag_check_consumer(&run) != 0 || cc_diag_check_state(&run) != 0 ||
+               cc_diag_check_python(&run) != 0 || cc_diag_check_build(&run) != 0))
         goto oom;
     if (run.err != CUDNNCTL_E_OK) {
         e = run.err;
@@ -112,8 +112,8 @@ cudnnctl_err cudnnctl_doctor(cudnnctl_ctx *ctx, const cudnnctl_detect_result *de
 oom:
     e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory while checking the machine");
 out:
-    cc_doc_state_free(&run);
-    cc_doc_catalog_free(&run);
+    cc_diag_state_free(&run);
+    cc_diag_catalog_free(&run);
     cc_strv_free(&run.loader_dirs);
     cc_strv_free(&run.llp_dirs);
     cudnnctl_doctor_result_free(run.r);

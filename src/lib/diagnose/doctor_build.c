@@ -10,7 +10,7 @@
 #include "doctor_int.h"
 
 /* The cudnnctl prefix install (PREFIX/cudnn-<v>-cuda<M>) a path lies in; NULL when none. */
-static const cc_doc_install *prefix_install_of(cc_doctor_run *run, const char *path)
+static const cc_diag_install *prefix_install_of(cc_doctor_run *run, const char *path)
 {
     for (size_t i = 0; path && i < run->n_installs; i++) {
         const char *d = run->installs[i].install_dir;
@@ -26,7 +26,7 @@ static const cc_doc_install *prefix_install_of(cc_doctor_run *run, const char *p
 /* `eval "$(cudnnctl env ARGS)"` (malloc'd). */
 static char *env_cmd(cc_doctor_run *run, const char *args)
 {
-    char *cli = cc_doc_cli(run, args);
+    char *cli = cc_diag_cli(run, args);
     char *cmd = cli ? cc_asprintf("eval \"$(%s)\"", cli) : NULL;
     free(cli);
     return cmd;
@@ -36,12 +36,12 @@ static char *env_cmd(cc_doctor_run *run, const char *args)
  * run-time copy (else the header) is in, else the toolkit tree the run-time copy is in. */
 static char *activation_for(cc_doctor_run *run, const char *runtime, const char *header)
 {
-    const cc_doc_install *in = prefix_install_of(run, runtime);
+    const cc_diag_install *in = prefix_install_of(run, runtime);
     if (!in)
         in = prefix_install_of(run, header);
     if (in) {
         char *prefix = cc_path_dir(in->install_dir);
-        char *q = prefix ? cc_doc_quote(prefix) : NULL;
+        char *q = prefix ? cc_diag_quote(prefix) : NULL;
         char *args = q ? cc_asprintf("env --prefix %s", q) : NULL;
         char *cmd = args ? env_cmd(run, args) : NULL;
         free(prefix);
@@ -50,7 +50,7 @@ static char *activation_for(cc_doctor_run *run, const char *runtime, const char 
         return cmd;
     }
     char *dir = runtime ? cc_path_dir(runtime) : NULL;
-    const cudnnctl_toolkit *t = dir ? cc_doc_toolkit_of(run->det, dir) : NULL;
+    const cudnnctl_toolkit *t = dir ? cc_diag_toolkit_of(run->det, dir) : NULL;
     free(dir);
     if (!t || !t->version)
         return NULL;
@@ -92,7 +92,7 @@ static char *runtime_include(cudnnctl_ctx *ctx, const char *runtime, const char 
  * (NVCC_PREPEND_FLAGS) comes before it. */
 static char *nvcc_fix(const char *inc)
 {
-    char *q = cc_doc_quote(inc);
+    char *q = cc_diag_quote(inc);
     char *cmd = q ? cc_asprintf("export NVCC_PREPEND_FLAGS=\"-I%s${NVCC_PREPEND_FLAGS:+ "
                                 "$NVCC_PREPEND_FLAGS}\"",
                                 q)
@@ -108,14 +108,14 @@ static void add_split(cc_doctor_run *run, const char *who, const char *what, con
     char *cmd = NULL, *fix = NULL;
     char *inc = NULL;
     if (nvcc) {
-        const cc_doc_install *in = prefix_install_of(run, rp);
+        const cc_diag_install *in = prefix_install_of(run, rp);
         inc = in ? cc_path_join(in->install_dir, "include") : runtime_include(run->ctx, rp, rv);
         cmd = inc ? nvcc_fix(inc) : NULL;
     } else {
         cmd = activation_for(run, rp, what);
         inc = cmd ? NULL : runtime_include(run->ctx, rp, rv);
         if (!cmd && inc) {
-            char *q = cc_doc_quote(inc);
+            char *q = cc_diag_quote(inc);
             cmd = q ? cc_asprintf("export CPATH=%s${CPATH:+:$CPATH}", q) : NULL;
             free(q);
         }
@@ -130,10 +130,10 @@ static void add_split(cc_doctor_run *run, const char *who, const char *what, con
                           "%s install --prefix DIR --cudnn %s, then eval \"$(cudnnctl env "
                           "--prefix DIR)\"), or make programs load the cuDNN you build against",
                           rv ? rv : "?", "cudnnctl", rv ? rv : "X");
-    cc_doc_add_cmd(run, CC_DC_BUILD_CUDNN_MISMATCH, what, fix, cmd,
-                   "built against cuDNN %s, runs with %s: %s takes %s, a program built here "
-                   "loads %s",
-                   got ? got : "?", rv ? rv : "none", who, what, rp ? rp : "no libcudnn at all");
+    cc_diag_add_cmd(run, CC_DC_BUILD_CUDNN_MISMATCH, what, fix, cmd,
+                    "built against cuDNN %s, runs with %s: %s takes %s, a program built here "
+                    "loads %s",
+                    got ? got : "?", rv ? rv : "none", who, what, rp ? rp : "no libcudnn at all");
     free(cmd);
     free(fix);
     free(inc);
@@ -150,7 +150,7 @@ static int release_differs(const char *a, const char *b)
     return 0;
 }
 
-int cc_doc_check_build(cc_doctor_run *run)
+int cc_diag_check_build(cc_doctor_run *run)
 {
     if (run->ctx->root || run->opts->platform)
         return 0; /* another machine's tree: its compilers are not these */
@@ -166,7 +166,7 @@ int cc_doc_check_build(cc_doctor_run *run)
     for (size_t i = 0; i < v->n_compilers; i++) {
         const cudnnctl_build_compiler *c = &v->compilers[i];
         if (!c->header || !(release_differs(c->header_version, rv) || !rp) ||
-            cc_doc_has(run, CC_DC_BUILD_CUDNN_MISMATCH, c->header))
+            cc_diag_has(run, CC_DC_BUILD_CUDNN_MISMATCH, c->header))
             continue;
         add_split(run, c->name, c->header, c->header_version, rv, rp, strcmp(c->name, "nvcc") == 0);
     }

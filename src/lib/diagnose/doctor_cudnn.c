@@ -57,20 +57,20 @@ static char *mixed_cmd(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     for (size_t i = 0; i < c->n_libs && ok; i++) {
         char *stem = NULL, *vs = NULL;
         cc_version v;
-        if (cc_dt_parse_libname(c->libs[i], &stem, &v) == 0 && v.n >= 3 &&
+        if (cc_detect_parse_libname(c->libs[i], &stem, &v) == 0 && v.n >= 3 &&
             (vs = cc_version_str(&v)) && strcmp(vs, c->version) != 0) {
             int twin = 0;
             for (size_t k = 0; k < c->n_libs && !twin; k++) {
                 char *s2 = NULL, *v2s = NULL;
                 cc_version v2;
-                twin = k != i && cc_dt_parse_libname(c->libs[k], &s2, &v2) == 0 &&
+                twin = k != i && cc_detect_parse_libname(c->libs[k], &s2, &v2) == 0 &&
                        strcmp(s2, stem) == 0 && (v2s = cc_version_str(&v2)) &&
                        strcmp(v2s, c->version) == 0;
                 free(s2);
                 free(v2s);
             }
             char *p = cc_path_join(c->path, c->libs[i]);
-            char *q = p ? cc_doc_qhost(run, p) : NULL;
+            char *q = p ? cc_diag_qhost(run, p) : NULL;
             ok = twin && q;
             if (ok)
                 cc_buf_printf(&b, " %s", q);
@@ -95,7 +95,7 @@ static int mixed_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     for (size_t i = 0; i < c->n_libs && rc == 0; i++) {
         char *stem = NULL;
         cc_version v;
-        if (cc_dt_parse_libname(c->libs[i], &stem, &v) != 0 || v.n < 3) {
+        if (cc_detect_parse_libname(c->libs[i], &stem, &v) != 0 || v.n < 3) {
             free(stem);
             continue;
         }
@@ -114,7 +114,7 @@ static int mixed_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
             for (size_t i = 0; i < c->n_libs; i++) {
                 char *stem = NULL;
                 cc_version v;
-                if (cc_dt_parse_libname(c->libs[i], &stem, &v) == 0 && v.n >= 3) {
+                if (cc_detect_parse_libname(c->libs[i], &stem, &v) == 0 && v.n >= 3) {
                     char *vs = cc_version_str(&v);
                     if (vs && strcmp(vs, versions.v[k]) == 0)
                         cc_buf_printf(&groups, " %s", c->libs[i]);
@@ -129,13 +129,11 @@ static int mixed_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
                                 "remove stale sub-libraries",
                                 c->path, c->version);
         char *cmd = mixed_cmd(run, c);
-        cc_doc_add_cmd(run, CC_DC_CUDNN_MIXED_SUBLIBS, c->path, fix, cmd,
-                   "the cuDNN sub-libraries in %s are of different releases (%s): cuDNN fails "
-                   "with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH or "
-                   "SUBLIBRARY_LOADING_FAILED at first use",
-                   c->path, groups.data ? groups.data : "");
-        free(fix);
-        free(cmd);
+        cc_diag_add_own(run, CC_DC_CUDNN_MIXED_SUBLIBS, c->path, fix, cmd,
+                        "the cuDNN sub-libraries in %s are of different releases (%s): cuDNN fails "
+                        "with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH or "
+                        "SUBLIBRARY_LOADING_FAILED at first use",
+                        c->path, groups.data ? groups.data : "");
     }
     cc_buf_free(&groups);
     cc_strv_free(&versions);
@@ -152,32 +150,32 @@ static void detect_problems(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
             (cc_str_starts(p, "headers in ") && strstr(p, " say cuDNN ")))
             continue; /* mixed / incomplete / headers-only / header mismatch: checked below */
         if (strstr(p, "another architecture"))
-            cc_doc_foreign_arch(run, c, p);
+            cc_diag_foreign_arch(run, c, p);
         else if (strstr(p, "not an ELF") || strstr(p, "no SONAME") ||
                  strstr(p, "does not match its name"))
-            cc_doc_add(run, CC_DC_CUDNN_BAD_LIBRARY, c->path,
-                       "replace the file with the one from a complete cuDNN release (reinstall "
-                       "the copy); never copy or rename cuDNN libraries by hand",
-                       "%s (cuDNN %s): the loader refuses or mis-resolves it", p, c->version);
+            cc_diag_add(run, CC_DC_CUDNN_BAD_LIBRARY, c->path,
+                        "replace the file with the one from a complete cuDNN release (reinstall "
+                        "the copy); never copy or rename cuDNN libraries by hand",
+                        "%s (cuDNN %s): the loader refuses or mis-resolves it", p, c->version);
         else if (cc_str_starts(p, "headers in "))
-            cc_doc_add(run, CC_DC_CUDNN_HEADER_MISMATCH, c->path,
-                       "install headers and libraries of one release together, or remove the "
-                       "stray headers",
-                       "%s: programs built here compile against one cuDNN and load another", p);
+            cc_diag_add(run, CC_DC_CUDNN_HEADER_MISMATCH, c->path,
+                        "install headers and libraries of one release together, or remove the "
+                        "stray headers",
+                        "%s: programs built here compile against one cuDNN and load another", p);
         else if (strstr(p, "only the major version"))
-            cc_doc_add(run, CC_DC_CUDNN_VERSION_UNKNOWN, c->path,
-                       "add the headers (cudnn_version.h) of the release, or reinstall it with "
-                       "cudnnctl so its receipt records the version",
-                       "%s", p);
+            cc_diag_add(run, CC_DC_CUDNN_VERSION_UNKNOWN, c->path,
+                        "add the headers (cudnn_version.h) of the release, or reinstall it with "
+                        "cudnnctl so its receipt records the version",
+                        "%s", p);
         else if (strstr(p, "dist-info"))
-            cc_doc_add(run, CC_DC_CUDNN_DIST_INFO_MISMATCH, c->path,
-                       "reinstall the wheel (`pip install --force-reinstall nvidia-cudnn-cuN`); "
-                       "pip's record no longer matches the files",
-                       "%s", p);
+            cc_diag_add(run, CC_DC_CUDNN_DIST_INFO_MISMATCH, c->path,
+                        "reinstall the wheel (`pip install --force-reinstall nvidia-cudnn-cuN`); "
+                        "pip's record no longer matches the files",
+                        "%s", p);
         else
-            cc_doc_add(run, CC_DC_CUDNN_PROBLEM, c->path,
-                       "see the message; reinstalling the copy usually repairs it",
-                       "cuDNN %s in %s: %s", c->version ? c->version : "?", c->path, p);
+            cc_diag_add(run, CC_DC_CUDNN_PROBLEM, c->path,
+                        "see the message; reinstalling the copy usually repairs it",
+                        "cuDNN %s in %s: %s", c->version ? c->version : "?", c->path, p);
     }
 }
 
@@ -191,11 +189,11 @@ static int is_jit(const cudnnctl_cudnn_copy *c, int (*has)(const cudnnctl_cudnn_
 static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
 {
     if (c->n_libs == 0) {
-        cc_doc_add(run, CC_DC_CUDNN_HEADERS_ONLY, c->path,
-                   "install the matching libraries beside them, or remove the stray headers",
-                   "cuDNN %s headers in %s have no libcudnn libraries beside them: builds "
-                   "compile against %s and link whatever other cuDNN they find",
-                   c->version, c->include_dir ? c->include_dir : c->path, c->version);
+        cc_diag_add(run, CC_DC_CUDNN_HEADERS_ONLY, c->path,
+                    "install the matching libraries beside them, or remove the stray headers",
+                    "cuDNN %s headers in %s have no libcudnn libraries beside them: builds "
+                    "compile against %s and link whatever other cuDNN they find",
+                    c->version, c->include_dir ? c->include_dir : c->path, c->version);
         detect_problems(run, c);
         return 0;
     }
@@ -206,11 +204,11 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     const char *missing_core = !has(c, "libcudnn") ? "libcudnn"
                                : c->major >= 9 && !has(c, "libcudnn_graph") ? "libcudnn_graph"
                                                                              : NULL;
-    if (cc_doc_stale8(run, c))
+    if (cc_diag_stale8(run, c))
         return 0; /* cuDNN 8 remnants beside a 9: CUDNN8_STALE_SUBLIBS says to delete them */
     if (missing_core && c->major >= 8 && !win) {
         char *soname = cc_asprintf("%s/%s.so.%d", c->path, missing_core, c->major);
-        int dangles = soname && cc_doc_has(run, CC_DC_CUDNN_SONAME_LINK_DANGLING, soname);
+        int dangles = soname && cc_diag_has(run, CC_DC_CUDNN_SONAME_LINK_DANGLING, soname);
         free(soname);
         if (dangles)
             missing_core = NULL; /* CUDNN_SONAME_LINK_DANGLING names it */
@@ -219,16 +217,16 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     if (missing_core && c->major >= 8) {
         char *fix = cc_asprintf("reinstall the complete cuDNN %s into %s", c->version, c->path);
         char *name = cc_ln_name_for(win, missing_core, c->major);
-        char *cmd = cc_doc_reinstall_cmd(run, c);
-        cc_doc_add_cmd(run, CC_DC_CUDNN_INCOMPLETE, c->path, fix, cmd,
-                   "cuDNN %s in %s has no %s: programs linked against cuDNN cannot load it",
-                   c->version, c->path, name ? name : missing_core);
+        char *cmd = cc_diag_reinstall_cmd(run, c);
+        cc_diag_add_cmd(run, CC_DC_CUDNN_INCOMPLETE, c->path, fix, cmd,
+                        "cuDNN %s in %s has no %s: programs linked against cuDNN cannot load it",
+                        c->version, c->path, name ? name : missing_core);
         free(cmd);
         free(name);
         free(fix);
     }
     if (!win && c->major >= 9 && is_jit(c, has)) {
-        cc_doc_jit_finding(run, c->path, c->version, c->major);
+        cc_diag_jit_finding(run, c->path, c->version, c->major);
         subs = NULL; /* what the JIT flavour lacks is by design: said above, not "incomplete" */
     }
     cc_buf miss = {0};
@@ -242,29 +240,28 @@ static int check_copy(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
         char *fix = cc_asprintf("reinstall the complete cuDNN %s into %s (every sub-library of "
                                 "one release)",
                                 c->version, c->path);
-        char *cmd = cc_doc_reinstall_cmd(run, c);
-        cc_doc_add_cmd(run, CC_DC_CUDNN_SUBLIB_MISSING, c->path, fix, cmd,
-                   "cuDNN %s in %s lacks %s: cuDNN loads sub-libraries at first use, so "
-                   "operations needing them fail with SUBLIBRARY_LOADING_FAILED, or the loader "
-                   "finds them in another cuDNN copy (mixed versions)",
-                   c->version, c->path, miss.data);
-        free(cmd);
-        free(fix);
+        char *cmd = cc_diag_reinstall_cmd(run, c);
+        cc_diag_add_own(
+            run, CC_DC_CUDNN_SUBLIB_MISSING, c->path, fix, cmd,
+            "cuDNN %s in %s lacks %s: cuDNN loads sub-libraries at first use, so "
+            "operations needing them fail with SUBLIBRARY_LOADING_FAILED, or the loader "
+            "finds them in another cuDNN copy (mixed versions)",
+            c->version, c->path, miss.data);
     }
     cc_buf_free(&miss);
     if (c->header_version && c->version && strcmp(c->header_version, c->version) != 0) {
         char *fix = cc_asprintf("install headers and libraries of one release (reinstall cuDNN "
                                 "%s, or remove the stale headers in %s)",
                                 c->version, c->include_dir ? c->include_dir : "?");
-        cc_doc_add(run, CC_DC_CUDNN_HEADER_MISMATCH, c->path, fix,
-                   "the cuDNN headers in %s are %s but the libraries in %s are %s: programs "
-                   "built here record one version and load another (\"Loaded runtime CuDNN "
-                   "library: X but source was compiled with: Y\")",
-                   c->include_dir ? c->include_dir : "?", c->header_version, c->path, c->version);
+        cc_diag_add(run, CC_DC_CUDNN_HEADER_MISMATCH, c->path, fix,
+                    "the cuDNN headers in %s are %s but the libraries in %s are %s: programs "
+                    "built here record one version and load another (\"Loaded runtime CuDNN "
+                    "library: X but source was compiled with: Y\")",
+                    c->include_dir ? c->include_dir : "?", c->header_version, c->path, c->version);
         free(fix);
     }
     detect_problems(run, c);
-    cc_doc_variant_check(run, c);
+    cc_diag_variant_check(run, c);
     return run->oom ? -1 : 0;
 }
 
@@ -284,42 +281,42 @@ static int bundled(const cudnnctl_cudnn_copy *c)
 static int conflict_check(cc_doctor_run *run, int major)
 {
     const cudnnctl_detect_result *d = run->det;
-    const cudnnctl_cudnn_copy *w = cc_doc_env_winner(run, major);
+    const cudnnctl_cudnn_copy *w = cc_diag_env_winner(run, major);
     cc_buf newer = {0}, all = {0};
     int differ = 0;
     for (size_t k = 0; k < d->n_cudnn; k++) {
         const cudnnctl_cudnn_copy *o = &d->cudnn[k];
-        if (o->major != major || !o->n_libs || !o->in_loader_path || cc_doc_stale8(run, o))
+        if (o->major != major || !o->n_libs || !o->in_loader_path || cc_diag_stale8(run, o))
             continue;
         cc_buf_printf(&all, "%s%s in %s (%s)", all.len ? ", " : "", o->version, o->path, o->origin);
-        if (w && o != w && cc_doc_release_cmp(o, w) == 1)
+        if (w && o != w && cc_diag_release_cmp(o, w) == 1)
             cc_buf_printf(&newer, "%s%s in %s", newer.len ? ", " : "", o->version, o->path);
         for (size_t j = 0; !w && j < k && !differ; j++) /* the model names no winner */
             differ = d->cudnn[j].major == major && d->cudnn[j].n_libs &&
-                     d->cudnn[j].in_loader_path && cc_doc_release_cmp(&d->cudnn[j], o) != 0 &&
+                     d->cudnn[j].in_loader_path && cc_diag_release_cmp(&d->cudnn[j], o) != 0 &&
                      strcmp(d->cudnn[j].version, o->version) != 0;
     }
     if (differ) /* which one a program gets is the loader's order, which the model cannot tell */
-        cc_doc_add(run, CC_DC_CUDNN_LOADER_CONFLICT, NULL,
-                   "keep one cuDNN per major where the loader looks: uninstall the others (or "
-                   "take their dir out of /etc/ld.so.conf.d and LD_LIBRARY_PATH, then run "
-                   "ldconfig); keep side-by-side versions in prefixes activated per shell "
-                   "(`cudnnctl install --prefix DIR`, `cudnnctl env`)",
-                   "several cuDNN %d versions are visible to the dynamic loader: %s; which one "
-                   "a program gets depends on search order (none of them is what the loader "
-                   "finds first for libcudnn.so.%d here)",
-                   major, all.data, major);
-    else if (newer.len && !cc_doc_has(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, w->path))
-        cc_doc_add(run, CC_DC_CUDNN_LOADER_CONFLICT, w->path,
-                   "keep one cuDNN per major where the loader looks, or make the newest win: "
-                   "uninstall the older one (or take its dir out of /etc/ld.so.conf.d and "
-                   "LD_LIBRARY_PATH, then run ldconfig); keep side-by-side versions in prefixes "
-                   "activated per shell (`cudnnctl install --prefix DIR`, `cudnnctl env`)",
-                   "several cuDNN %d versions are visible to the dynamic loader: %s; a program "
-                   "without RPATH gets %s from %s, older than %s: programs built against the "
-                   "newer one fail (\"Loaded runtime CuDNN library: %s but source was compiled "
-                   "with: ...\")",
-                   major, all.data, w->version, w->path, newer.data, w->version);
+        cc_diag_add(run, CC_DC_CUDNN_LOADER_CONFLICT, NULL,
+                    "keep one cuDNN per major where the loader looks: uninstall the others (or "
+                    "take their dir out of /etc/ld.so.conf.d and LD_LIBRARY_PATH, then run "
+                    "ldconfig); keep side-by-side versions in prefixes activated per shell "
+                    "(`cudnnctl install --prefix DIR`, `cudnnctl env`)",
+                    "several cuDNN %d versions are visible to the dynamic loader: %s; which one "
+                    "a program gets depends on search order (none of them is what the loader "
+                    "finds first for libcudnn.so.%d here)",
+                    major, all.data, major);
+    else if (newer.len && !cc_diag_has(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, w->path))
+        cc_diag_add(run, CC_DC_CUDNN_LOADER_CONFLICT, w->path,
+                    "keep one cuDNN per major where the loader looks, or make the newest win: "
+                    "uninstall the older one (or take its dir out of /etc/ld.so.conf.d and "
+                    "LD_LIBRARY_PATH, then run ldconfig); keep side-by-side versions in prefixes "
+                    "activated per shell (`cudnnctl install --prefix DIR`, `cudnnctl env`)",
+                    "several cuDNN %d versions are visible to the dynamic loader: %s; a program "
+                    "without RPATH gets %s from %s, older than %s: programs built against the "
+                    "newer one fail (\"Loaded runtime CuDNN library: %s but source was compiled "
+                    "with: ...\")",
+                    major, all.data, w->version, w->path, newer.data, w->version);
     cc_buf_free(&newer);
     cc_buf_free(&all);
     return run->oom ? -1 : 0;
@@ -334,7 +331,7 @@ static void swapped(const cudnnctl_detect_result *d, const cudnnctl_cudnn_copy *
         const cudnnctl_cudnn_copy *o = &d->cudnn[k];
         if (o == c || o->major != c->major || !o->n_libs || strcmp(o->path, c->path) == 0)
             continue;
-        int cmp = cc_doc_release_cmp(o, c);
+        int cmp = cc_diag_release_cmp(o, c);
         if (cmp == 1 || (bundled(o) && (cmp == -1)))
             cc_buf_printf(b, "%s%s in %s (%s)", b->len ? ", " : "", o->version, o->path,
                           o->origin);
@@ -350,7 +347,7 @@ static int together(cc_doctor_run *run)
             continue;
         /* only the copy LD_LIBRARY_PATH makes win swaps anything: a later dir of the same major
          * is itself shadowed by the first (its sub-libraries too: cuDNN finds them by release) */
-        const cudnnctl_cudnn_copy *w = cc_doc_env_winner(run, c->major);
+        const cudnnctl_cudnn_copy *w = cc_diag_env_winner(run, c->major);
         cc_buf b = {0};
         if (!w || w == c)
             swapped(d, c, &b);
@@ -361,27 +358,28 @@ static int together(cc_doctor_run *run)
                                     "env)\"` or system-wide with an /etc/ld.so.conf.d entry "
                                     "instead",
                                     c->path);
-            char *cmd = cc_doc_llp_cmd(run, c->path);
-            cc_doc_add_cmd(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, c->path, fix, cmd,
-                           "LD_LIBRARY_PATH lists %s (cuDNN %s), and LD_LIBRARY_PATH beats "
-                           "ld.so.conf and the RUNPATH of programs that bundle their own cuDNN: "
-                           "programs that would get %s load %s instead (a framework's own copy "
-                           "swapped or mixed: \"undefined symbol\", \"LD_LIBRARY_PATH contains "
-                           "incompatible version of cudnn\", \"compiled against ... but found "
-                           "runtime version ...\")",
-                           c->path, c->version, b.data, c->version);
+            char *cmd = cc_diag_llp_cmd(run, c->path);
+            cc_diag_add_cmd(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, c->path, fix, cmd,
+                            "LD_LIBRARY_PATH lists %s (cuDNN %s), and LD_LIBRARY_PATH beats "
+                            "ld.so.conf and the RUNPATH of programs that bundle their own cuDNN: "
+                            "programs that would get %s load %s instead (a framework's own copy "
+                            "swapped or mixed: \"undefined symbol\", \"LD_LIBRARY_PATH contains "
+                            "incompatible version of cudnn\", \"compiled against ... but found "
+                            "runtime version ...\")",
+                            c->path, c->version, b.data, c->version);
             free(fix);
             free(cmd);
-        } else if (!cc_doc_is_install(run, c->path)) {
+        } else if (!cc_diag_is_install(run, c->path)) {
             /* the activation `cudnnctl env` prints for its own installs says nothing new */
-            cc_doc_add(run, CC_DC_CUDNN_IN_LD_LIBRARY_PATH, c->path,
-                       "nothing to fix: it swaps out nothing that breaks; to stop it, take the dir "
-                       "out of LD_LIBRARY_PATH where it is set",
-                       "LD_LIBRARY_PATH lists %s (cuDNN %s): every program started from this "
-                       "environment loads this cuDNN, even one that bundles another copy "
-                       "(LD_LIBRARY_PATH overrides RUNPATH); no framework's own copy of another "
-                       "release and no newer cuDNN %d is swapped out by it",
-                       c->path, c->version, c->major);
+            cc_diag_add(
+                run, CC_DC_CUDNN_IN_LD_LIBRARY_PATH, c->path,
+                "nothing to fix: it swaps out nothing that breaks; to stop it, take the dir "
+                "out of LD_LIBRARY_PATH where it is set",
+                "LD_LIBRARY_PATH lists %s (cuDNN %s): every program started from this "
+                "environment loads this cuDNN, even one that bundles another copy "
+                "(LD_LIBRARY_PATH overrides RUNPATH); no framework's own copy of another "
+                "release and no newer cuDNN %d is swapped out by it",
+                c->path, c->version, c->major);
         }
         cc_buf_free(&b);
     }
@@ -406,14 +404,14 @@ static int same_site(const cudnnctl_toolkit *t, const cudnnctl_cudnn_copy *c)
            a - t->path == b - c->path && strncmp(t->path, c->path, (size_t)(a - t->path)) == 0;
 }
 
-int cc_doc_check_cudnn(cc_doctor_run *run)
+int cc_diag_check_cudnn(cc_doctor_run *run)
 {
     const cudnnctl_detect_result *d = run->det;
     if (d->n_cudnn == 0) {
-        cc_doc_add(run, CC_DC_NO_CUDNN, NULL,
-                   "`cudnnctl plan` shows what would be installed; `cudnnctl install` does it",
-                   "no cuDNN found (CUDA trees, /opt/cudnn*, pip wheels, conda, system and "
-                   "loader dirs)");
+        cc_diag_add(run, CC_DC_NO_CUDNN, NULL,
+                    "`cudnnctl plan` shows what would be installed; `cudnnctl install` does it",
+                    "no cuDNN found (CUDA trees, /opt/cudnn*, pip wheels, conda, system and "
+                    "loader dirs)");
         return run->oom ? -1 : 0;
     }
     for (size_t i = 0; i < d->n_cudnn; i++)
@@ -426,11 +424,11 @@ int cc_doc_check_cudnn(cc_doctor_run *run)
         int found = 0;
         for (size_t i = 0; i < d->n_cudnn && !found; i++) {
             const cudnnctl_cudnn_copy *c = &d->cudnn[i];
-            found = c->n_libs && (c->in_loader_path || cc_doc_toolkit_of(d, c->path) == t ||
-                                  same_site(t, c));
+            found = c->n_libs &&
+                    (c->in_loader_path || cc_diag_toolkit_of(d, c->path) == t || same_site(t, c));
         }
         if (!found) {
-            char *args = cc_doc_install_args(run, 9, -1, t->major);
+            char *args = cc_diag_install_args(run, 9, -1, t->major);
             char *fix = args ? cc_asprintf("`cudnnctl install %s` puts one into %s (or "
                                            "`--prefix DIR` beside it)",
                                            args, t->path)
@@ -438,11 +436,11 @@ int cc_doc_check_cudnn(cc_doctor_run *run)
                                            "toolkit of a CUDA major cuDNN ships for",
                                            t->major, d->platform);
             free(args);
-            cc_doc_add(run, CC_DC_CUDNN_NO_COPY_FOR_TOOLKIT, t->path, fix,
-                       "the active CUDA toolkit %s (%s) has no cuDNN in its tree or on the "
-                       "loader's path; only programs that bring their own (wheels, prefixes) "
-                       "find one",
-                       t->version, t->path);
+            cc_diag_add(run, CC_DC_CUDNN_NO_COPY_FOR_TOOLKIT, t->path, fix,
+                        "the active CUDA toolkit %s (%s) has no cuDNN in its tree or on the "
+                        "loader's path; only programs that bring their own (wheels, prefixes) "
+                        "find one",
+                        t->version, t->path);
             free(fix);
         }
     }

@@ -38,7 +38,7 @@ static int runpath_cuda_major(const char *rp)
     return -1;
 }
 
-int cc_doc_elf_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, char *what, size_t n)
+int cc_diag_elf_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, char *what, size_t n)
 {
     /* the sub-libraries that use cuBLAS / the CUDA runtime, then any */
     static const char *const pref[] = {"libcudnn_ops", "libcudnn_adv", "libcudnn_cnn",
@@ -48,7 +48,7 @@ int cc_doc_elf_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, char *w
             if (strncmp(c->libs[i], pref[p], strlen(pref[p])) != 0)
                 continue;
             char *lp = cc_path_join(c->path, c->libs[i]);
-            char *h = lp ? cc_doc_host(run, lp) : NULL;
+            char *h = lp ? cc_diag_host(run, lp) : NULL;
             cc_elf_info info;
             int v = -1;
             if (h && cc_elf_read_dyn(h, &info) == 0) {
@@ -77,22 +77,22 @@ static char *real_sibling(cc_doctor_run *run, const char *dir, const char *link)
 {
     char *stem = NULL;
     cc_version lv;
-    if (cc_dt_parse_libname(link, &stem, &lv) != 0 || lv.n < 1) {
+    if (cc_detect_parse_libname(link, &stem, &lv) != 0 || lv.n < 1) {
         free(stem);
         return NULL;
     }
     cc_strv ents = {0};
     char *best = NULL;
     cc_version bv = {{-1, -1, -1, -1}, 0};
-    if (cc_doc_list(run, dir, stem, &ents) == 0)
+    if (cc_diag_list(run, dir, stem, &ents) == 0)
         for (size_t i = 0; i < ents.n; i++) {
             char *s = NULL;
             cc_version v;
-            if (cc_dt_parse_libname(ents.v[i], &s, &v) == 0 && strcmp(s, stem) == 0 &&
+            if (cc_detect_parse_libname(ents.v[i], &s, &v) == 0 && strcmp(s, stem) == 0 &&
                 v.n > lv.n && v.part[0] == lv.part[0] && (!best || cc_version_cmp(&v, &bv) > 0)) {
                 char *p = cc_path_join(dir, ents.v[i]);
                 cc_pf_stat_t st;
-                if (p && cc_doc_lstat(run, p, &st) == 0 && st.is_reg) {
+                if (p && cc_diag_lstat(run, p, &st) == 0 && st.is_reg) {
                     free(best);
                     best = cc_strdup(ents.v[i]);
                     bv = v;
@@ -110,21 +110,21 @@ static void dangling_one(cc_doctor_run *run, const char *dir, const char *name)
 {
     char *p = cc_path_join(dir, name);
     cc_pf_stat_t st;
-    if (!p || cc_doc_lstat(run, p, &st) != 0 || !st.is_link) {
+    if (!p || cc_diag_lstat(run, p, &st) != 0 || !st.is_link) {
         free(p);
         return;
     }
     int dangling = 0;
-    char *real = cc_doc_resolve(run, p, &dangling);
+    char *real = cc_diag_resolve(run, p, &dangling);
     if (real && !dangling) {
         free(real);
         free(p);
         return;
     }
-    char *h = cc_doc_host(run, p);
+    char *h = cc_diag_host(run, p);
     char *target = h ? cc_pf_readlink(h) : NULL;
     char *sib = real_sibling(run, dir, name);
-    char *qlink = cc_doc_qhost(run, p);
+    char *qlink = cc_diag_qhost(run, p);
     char *fix = NULL, *cmd = NULL;
     if (sib) {
         fix = cc_asprintf("point it at the copy's file: `ln -sfn %s %s`", sib, p);
@@ -136,11 +136,11 @@ static void dangling_one(cc_doctor_run *run, const char *dir, const char *name)
                           dir, p);
         cmd = qlink ? cc_asprintf("rm -f %s", qlink) : NULL;
     }
-    cc_doc_add_cmd(run, CC_DC_CUDNN_SONAME_LINK_DANGLING, p, fix, cmd,
-                   "%s is a link to %s, which does not exist%s: the link dangles, so the loader "
-                   "skips it and a program asking for %s gets another copy or fails with "
-                   "\"%s: cannot open shared object file\"",
-                   p, target ? target : "?", real ? "" : " (a link loop)", name, name);
+    cc_diag_add_cmd(run, CC_DC_CUDNN_SONAME_LINK_DANGLING, p, fix, cmd,
+                    "%s is a link to %s, which does not exist%s: the link dangles, so the loader "
+                    "skips it and a program asking for %s gets another copy or fails with "
+                    "\"%s: cannot open shared object file\"",
+                    p, target ? target : "?", real ? "" : " (a link loop)", name, name);
     free(fix);
     free(cmd);
     free(qlink);
@@ -156,7 +156,7 @@ static void dangling_dir(cc_doctor_run *run, const char *dir, cc_strv *seen)
     if (!dir || cc_strv_contains(seen, dir) || cc_strv_push(seen, dir) != 0)
         return;
     cc_strv ents = {0};
-    if (cc_doc_list(run, dir, "libcudnn", &ents) != 0)
+    if (cc_diag_list(run, dir, "libcudnn", &ents) != 0)
         return;
     for (size_t i = 0; i < ents.n; i++)
         if (strstr(ents.v[i], ".so."))
@@ -172,12 +172,12 @@ static void unreadable(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     size_t n = 0;
     for (size_t i = 0; i < c->n_libs; i++) {
         char *p = cc_path_join(c->path, c->libs[i]);
-        char *h = p ? cc_doc_host(run, p) : NULL;
+        char *h = p ? cc_diag_host(run, p) : NULL;
         cc_pf_fd fd = h ? cc_pf_open(h, CC_PF_O_RDONLY, 0) : -1;
         if (fd >= 0) {
             cc_pf_close(fd);
         } else if (h && cc_pf_last_error() == CUDNNCTL_E_PERMISSION) {
-            char *q = cc_doc_quote(h);
+            char *q = cc_diag_quote(h);
             cc_buf_printf(&names, "%s%s", n ? ", " : "", c->libs[i]);
             cc_buf_printf(&words, " %s", q ? q : "?");
             free(q);
@@ -192,11 +192,11 @@ static void unreadable(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
                                 "copy with a umask of 022",
                                 c->path);
         char *cmd = cc_asprintf("chmod a+r%s", words.data);
-        cc_doc_add_cmd(run, CC_DC_CUDNN_LIB_UNREADABLE, c->path, fix, cmd,
-                       "%zu librar%s of cuDNN %s in %s cannot be read by this user (permission "
-                       "denied, not a damaged file): %s; the loader fails with \"cannot open "
-                       "shared object file: Permission denied\"",
-                       n, n == 1 ? "y" : "ies", c->version, c->path, names.data);
+        cc_diag_add_cmd(run, CC_DC_CUDNN_LIB_UNREADABLE, c->path, fix, cmd,
+                        "%zu librar%s of cuDNN %s in %s cannot be read by this user (permission "
+                        "denied, not a damaged file): %s; the loader fails with \"cannot open "
+                        "shared object file: Permission denied\"",
+                        n, n == 1 ? "y" : "ies", c->version, c->path, names.data);
         free(fix);
         free(cmd);
     }
@@ -208,17 +208,17 @@ static void unreadable(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
 
 static void stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
 {
-    if (!cc_doc_stale8(run, c))
+    if (!cc_diag_stale8(run, c))
         return;
     cc_buf names = {0}, words = {0};
     cc_strv ents = {0};
-    if (cc_doc_list(run, c->path, "libcudnn_", &ents) == 0)
+    if (cc_diag_list(run, c->path, "libcudnn_", &ents) == 0)
         for (size_t i = 0; i < ents.n; i++) {
             const char *e = ents.v[i];
             if (!strstr(e, "_infer.so") && !strstr(e, "_train.so"))
                 continue;
             char *p = cc_path_join(c->path, e);
-            char *q = p ? cc_doc_qhost(run, p) : NULL;
+            char *q = p ? cc_diag_qhost(run, p) : NULL;
             cc_buf_printf(&names, "%s%s", names.len ? ", " : "", e);
             cc_buf_printf(&words, " %s", q ? q : "?");
             free(q);
@@ -230,12 +230,12 @@ static void stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
                                 "cuDNN 8 to repair: nothing of cuDNN 9 loads them, and a cuDNN "
                                 "8 program that finds them here mixes them with another 8");
         char *cmd = cc_asprintf("rm -f%s", words.data);
-        cc_doc_add_cmd(run, CC_DC_CUDNN8_STALE_SUBLIBS, c->path, fix, cmd,
-                       "%s holds cuDNN 9 and, beside it, cuDNN 8 sub-libraries without a "
-                       "libcudnn.so.8 (%s): left over from an upgrade in place; a cuDNN 8 "
-                       "program given this dir loads them with another libcudnn.so.8 "
-                       "(CUDNN_STATUS_VERSION_MISMATCH)",
-                       c->path, names.data);
+        cc_diag_add_cmd(run, CC_DC_CUDNN8_STALE_SUBLIBS, c->path, fix, cmd,
+                        "%s holds cuDNN 9 and, beside it, cuDNN 8 sub-libraries without a "
+                        "libcudnn.so.8 (%s): left over from an upgrade in place; a cuDNN 8 "
+                        "program given this dir loads them with another libcudnn.so.8 "
+                        "(CUDNN_STATUS_VERSION_MISMATCH)",
+                        c->path, names.data);
         free(fix);
         free(cmd);
     }
@@ -243,7 +243,7 @@ static void stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     cc_buf_free(&words);
 }
 
-int cc_doc_check_files(cc_doctor_run *run)
+int cc_diag_check_files(cc_doctor_run *run)
 {
     const cudnnctl_detect_result *d = run->det;
     cc_strv seen = {0};
@@ -255,7 +255,7 @@ int cc_doc_check_files(cc_doctor_run *run)
     for (size_t i = 0; i < d->n_toolkits; i++)
         dangling_dir(run, d->toolkits[i].lib_dir, &seen);
     const cc_strv *dirs[] = {&run->llp_dirs, &run->loader_dirs};
-    if (cc_doc_loader(run) != 0) {
+    if (cc_diag_loader(run) != 0) {
         cc_strv_free(&seen);
         return -1;
     }

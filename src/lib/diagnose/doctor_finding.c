@@ -71,8 +71,8 @@ static void add_v(cc_doctor_run *run, cc_doctor_code code, const char *path, con
     r->findings[r->n_findings++] = f;
 }
 
-void cc_doc_add(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
-                const char *fmt, ...)
+void cc_diag_add(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
+                 const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -80,8 +80,8 @@ void cc_doc_add(cc_doctor_run *run, cc_doctor_code code, const char *path, const
     va_end(ap);
 }
 
-void cc_doc_add_cmd(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
-                    const char *command, const char *fmt, ...)
+void cc_diag_add_cmd(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
+                     const char *command, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -89,7 +89,18 @@ void cc_doc_add_cmd(cc_doctor_run *run, cc_doctor_code code, const char *path, c
     va_end(ap);
 }
 
-int cc_doc_has(const cc_doctor_run *run, cc_doctor_code code, const char *path)
+void cc_diag_add_own(cc_doctor_run *run, cc_doctor_code code, const char *path, char *fix,
+                     char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    add_v(run, code, path, fix, command, fmt, ap);
+    va_end(ap);
+    free(fix);
+    free(command);
+}
+
+int cc_diag_has(const cc_doctor_run *run, cc_doctor_code code, const char *path)
 {
     for (size_t i = 0; i < run->r->n_findings; i++) {
         const cudnnctl_finding *f = &run->r->findings[i];
@@ -101,37 +112,37 @@ int cc_doc_has(const cc_doctor_run *run, cc_doctor_code code, const char *path)
 
 /* ---- shell words ---------------------------------------------------------------------------- */
 
-char *cc_doc_quote(const char *s)
+char *cc_diag_quote(const char *s)
 {
     return cc_sh_quote(s);
 }
 
-char *cc_doc_qhost(cc_doctor_run *run, const char *path)
+char *cc_diag_qhost(cc_doctor_run *run, const char *path)
 {
-    char *h = cc_doc_host(run, path);
-    char *q = h ? cc_doc_quote(h) : NULL;
+    char *h = cc_diag_host(run, path);
+    char *q = h ? cc_diag_quote(h) : NULL;
     free(h);
     return q;
 }
 
-char *cc_doc_cli(cc_doctor_run *run, const char *args)
+char *cc_diag_cli(cc_doctor_run *run, const char *args)
 {
     if (!run->ctx->root)
         return cc_asprintf("cudnnctl %s", args);
-    char *q = cc_doc_quote(run->ctx->root);
+    char *q = cc_diag_quote(run->ctx->root);
     char *out = q ? cc_asprintf("cudnnctl --root %s %s", q, args) : NULL;
     free(q);
     return out;
 }
 
-char *cc_doc_activation(cc_doctor_run *run, const char *lib_dir)
+char *cc_diag_activation(cc_doctor_run *run, const char *lib_dir)
 {
     char *prefix = cudnnctl_prefix_of(run->ctx, lib_dir);
     char *fix = prefix ? cudnnctl_activation_fix(run->ctx, lib_dir, "current", NULL) : NULL;
     free(prefix);
     if (!fix || !run->ctx->root)
         return fix;
-    char *q = cc_doc_quote(run->ctx->root);
+    char *q = cc_diag_quote(run->ctx->root);
     const char *at = strstr(fix, "cudnnctl env");
     char *out = q && at ? cc_asprintf("%.*scudnnctl --root %s env%s", (int)(at - fix), fix, q,
                                       at + strlen("cudnnctl env"))
@@ -143,15 +154,15 @@ char *cc_doc_activation(cc_doctor_run *run, const char *lib_dir)
 
 /* ---- path helpers --------------------------------------------------------------------------- */
 
-char *cc_doc_host(cc_doctor_run *run, const char *path)
+char *cc_diag_host(cc_doctor_run *run, const char *path)
 {
     return cc_rooted(run->ctx, path);
 }
 
-int cc_doc_lstat(cc_doctor_run *run, const char *path, cc_pf_stat_t *st)
+int cc_diag_lstat(cc_doctor_run *run, const char *path, cc_pf_stat_t *st)
 {
     memset(st, 0, sizeof(*st));
-    char *h = cc_doc_host(run, path);
+    char *h = cc_diag_host(run, path);
     int rc = h ? cc_pf_lstat(h, st) : -1;
     free(h);
     if (rc != 0)
@@ -159,17 +170,17 @@ int cc_doc_lstat(cc_doctor_run *run, const char *path, cc_pf_stat_t *st)
     return rc;
 }
 
-char *cc_doc_resolve(cc_doctor_run *run, const char *path, int *dangling)
+char *cc_diag_resolve(cc_doctor_run *run, const char *path, int *dangling)
 {
-    return cc_dt_resolve(run->ctx, path, dangling);
+    return cc_detect_resolve(run->ctx, path, dangling);
 }
 
-int cc_doc_list(cc_doctor_run *run, const char *dir, const char *prefix, cc_strv *out)
+int cc_diag_list(cc_doctor_run *run, const char *dir, const char *prefix, cc_strv *out)
 {
-    return cc_dt_list(run->ctx, dir, prefix, out);
+    return cc_detect_list(run->ctx, dir, prefix, out);
 }
 
-const cudnnctl_toolkit *cc_doc_toolkit_of(const cudnnctl_detect_result *det, const char *dir)
+const cudnnctl_toolkit *cc_diag_toolkit_of(const cudnnctl_detect_result *det, const char *dir)
 {
     const cudnnctl_toolkit *best = NULL;
     size_t best_len = 0;
@@ -190,17 +201,17 @@ const cudnnctl_toolkit *cc_doc_toolkit_of(const cudnnctl_detect_result *det, con
 
 /* ---- facts several check groups share --------------------------------------------------- */
 
-int cc_doc_loader(cc_doctor_run *run)
+int cc_diag_loader(cc_doctor_run *run)
 {
     if (run->loader_done)
         return 0;
     run->loader_done = 1;
-    return cc_dt_loader_dirs(run->ctx, &run->loader_dirs, &run->llp_dirs);
+    return cc_detect_loader_dirs(run->ctx, &run->loader_dirs, &run->llp_dirs);
 }
 
 /* 1 when the copy is only cuDNN 8 sub-libraries (no libcudnn.so.8) in a dir that holds a cuDNN 9:
  * what an in-place upgrade from 8 leaves. */
-int cc_doc_stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
+int cc_diag_stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
 {
     if (c->major != 8 || c->n_libs == 0)
         return 0;
@@ -214,31 +225,31 @@ int cc_doc_stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     }
     char *p = cc_path_join(c->path, "libcudnn.so.9");
     cc_pf_stat_t st;
-    int nine = p && cc_doc_lstat(run, p, &st) == 0 && st.exists;
+    int nine = p && cc_diag_lstat(run, p, &st) == 0 && st.exists;
     free(p);
     return nine;
 }
 
-void cc_doc_jit_finding(cc_doctor_run *run, const char *lib_dir, const char *version, int major)
+void cc_diag_jit_finding(cc_doctor_run *run, const char *lib_dir, const char *version, int major)
 {
-    if (cc_doc_has(run, CC_DC_CUDNN_JIT_NO_LEGACY_API, lib_dir))
+    if (cc_diag_has(run, CC_DC_CUDNN_JIT_NO_LEGACY_API, lib_dir))
         return;
     char *which = cc_asprintf("which %s/libcudnn.so.%d", lib_dir, major);
-    char *cmd = which ? cc_doc_cli(run, which) : NULL;
+    char *cmd = which ? cc_diag_cli(run, which) : NULL;
     char *fix = cc_asprintf("use only the graph API (cudnn-frontend, the backend API) with it, keep "
                             "other cuDNN %d copies out of its programs' loader path "
                             "(LD_LIBRARY_PATH, ld.so.conf.d), or install the full flavour there "
                             "(cudnnctl install --flavor full --force); `%s` says where the "
                             "loader would take each missing sub-library from",
                             major, cmd ? cmd : "cudnnctl which");
-    cc_doc_add(run, CC_DC_CUDNN_JIT_NO_LEGACY_API, lib_dir, fix,
-               "cuDNN %s in %s is the JIT flavour (libcudnn, libcudnn_graph, "
-               "libcudnn_engines_runtime_compiled): a program that calls the legacy API "
-               "(cudnnConvolutionForward and the rest of libcudnn_ops/_cnn/_adv) makes "
-               "libcudnn.so.%d load libcudnn_ops, _cnn and _adv from wherever the loader finds "
-               "them: another cuDNN's (a mixed cuDNN, SUBLIBRARY_VERSION_MISMATCH) or none "
-               "(SUBLIBRARY_UNAVAILABLE)",
-               version ? version : "?", lib_dir, major);
+    cc_diag_add(run, CC_DC_CUDNN_JIT_NO_LEGACY_API, lib_dir, fix,
+                "cuDNN %s in %s is the JIT flavour (libcudnn, libcudnn_graph, "
+                "libcudnn_engines_runtime_compiled): a program that calls the legacy API "
+                "(cudnnConvolutionForward and the rest of libcudnn_ops/_cnn/_adv) makes "
+                "libcudnn.so.%d load libcudnn_ops, _cnn and _adv from wherever the loader finds "
+                "them: another cuDNN's (a mixed cuDNN, SUBLIBRARY_VERSION_MISMATCH) or none "
+                "(SUBLIBRARY_UNAVAILABLE)",
+                version ? version : "?", lib_dir, major);
     free(fix);
     free(cmd);
     free(which);
@@ -246,7 +257,7 @@ void cc_doc_jit_finding(cc_doctor_run *run, const char *lib_dir, const char *ver
 
 /* ---- releases and what the loader picks --------------------------------------------------- */
 
-int cc_doc_release_cmp(const cudnnctl_cudnn_copy *a, const cudnnctl_cudnn_copy *b)
+int cc_diag_release_cmp(const cudnnctl_cudnn_copy *a, const cudnnctl_cudnn_copy *b)
 {
     cc_version va, vb;
     if (!a->version || !b->version || cc_version_parse(a->version, &va) != 0 ||
@@ -258,7 +269,7 @@ int cc_doc_release_cmp(const cudnnctl_cudnn_copy *a, const cudnnctl_cudnn_copy *
     return 0;
 }
 
-const cudnnctl_cudnn_copy *cc_doc_env_winner(cc_doctor_run *run, int major)
+const cudnnctl_cudnn_copy *cc_diag_env_winner(cc_doctor_run *run, int major)
 {
     char soname[32];
     snprintf(soname, sizeof(soname), "libcudnn.so.%d", major);
@@ -272,11 +283,11 @@ const cudnnctl_cudnn_copy *cc_doc_env_winner(cc_doctor_run *run, int major)
     }
     char *dir = r->path ? cc_path_dir(r->path) : NULL;
     int missing = 0;
-    char *rd = dir ? cc_doc_resolve(run, dir, &missing) : NULL;
+    char *rd = dir ? cc_diag_resolve(run, dir, &missing) : NULL;
     for (size_t i = 0; rd && !missing && i < run->det->n_cudnn && !out; i++) {
         const cudnnctl_cudnn_copy *c = &run->det->cudnn[i];
         int m2 = 0;
-        char *rc = c->major == major && c->n_libs ? cc_doc_resolve(run, c->path, &m2) : NULL;
+        char *rc = c->major == major && c->n_libs ? cc_diag_resolve(run, c->path, &m2) : NULL;
         if (rc && !m2 && strcmp(rc, rd) == 0)
             out = c;
         free(rc);
@@ -287,7 +298,7 @@ const cudnnctl_cudnn_copy *cc_doc_env_winner(cc_doctor_run *run, int major)
     return out;
 }
 
-int cc_doc_is_install(const cc_doctor_run *run, const char *dir)
+int cc_diag_is_install(const cc_doctor_run *run, const char *dir)
 {
     for (size_t i = 0; i < run->n_installs; i++)
         if (run->installs[i].lib_dir && strcmp(run->installs[i].lib_dir, dir) == 0)

@@ -8,7 +8,7 @@
 
 #include "doctor_int.h"
 
-void cc_doc_catalog_free(cc_doctor_run *run)
+void cc_diag_catalog_free(cc_doctor_run *run)
 {
     cudnnctl_catalog_free(run->catalog);
     run->catalog = NULL;
@@ -19,7 +19,7 @@ static const char *platform_of(const cc_doctor_run *run)
     return run->opts->platform ? run->opts->platform : run->det->platform;
 }
 
-char *cc_doc_install_args(cc_doctor_run *run, int major, int minor, int cuda_major)
+char *cc_diag_install_args(cc_doctor_run *run, int major, int minor, int cuda_major)
 {
     if (!run->catalog && !run->catalog_failed) {
         cudnnctl_catalog *cat = NULL;

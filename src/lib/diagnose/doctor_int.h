@@ -83,7 +83,7 @@ typedef struct {
     char *lib_dir; /* as the user sees it */
     char *install_dir;
     int cuda_major; /* -1 unknown */
-} cc_doc_install;
+} cc_diag_install;
 
 /* The state of one doctor run. */
 typedef struct {
@@ -93,7 +93,7 @@ typedef struct {
     cudnnctl_doctor_result *r;
     size_t cap;
     int oom;
-    cc_doc_install *installs; /* from the receipts */
+    cc_diag_install *installs; /* from the receipts */
     size_t n_installs;
     void *receipts; /* doctor_state.c's loaded receipts */
     void *catalog;  /* the embedded catalog, loaded by the first fix that names an install */
@@ -101,106 +101,113 @@ typedef struct {
     cc_strv loader_dirs; /* resolved dirs of ld.so.conf, its cache and the defaults */
     cc_strv llp_dirs;    /* resolved LD_LIBRARY_PATH dirs, in order */
     int loader_done;
-    char elf_how[320]; /* cc_doc_copy_variant's evidence when it came from a library's ELF */
+    char elf_how[320]; /* cc_diag_copy_variant's evidence when it came from a library's ELF */
     cudnnctl_err err; /* a usage error a check found (a bad --for); the run fails with it */
 } cc_doctor_run;
 
 /* Add a finding (message from fmt; fix and path copied, may be NULL). Out of memory is
  * remembered in run->oom and reported once at the end. */
-void cc_doc_add(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
-                const char *fmt, ...)
+void cc_diag_add(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
+                 const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
 
 /* The same with a shell command that applies the fix (cudnnctl_finding::command). */
-void cc_doc_add_cmd(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
-                    const char *command, const char *fmt, ...)
+void cc_diag_add_cmd(cc_doctor_run *run, cc_doctor_code code, const char *path, const char *fix,
+                     const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+/* cc_diag_add_cmd that takes fix and command (malloc'd or NULL) and frees them. */
+void cc_diag_add_own(cc_doctor_run *run, cc_doctor_code code, const char *path, char *fix,
+                     char *command, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
 /* CUDNN_JIT_NO_LEGACY_API about the JIT-flavour cuDNN in lib_dir (once per dir). */
-void cc_doc_jit_finding(cc_doctor_run *run, const char *lib_dir, const char *version, int major);
+void cc_diag_jit_finding(cc_doctor_run *run, const char *lib_dir, const char *version, int major);
 /* 1 when a finding of code (about path, NULL: any) was already added. */
-int cc_doc_has(const cc_doctor_run *run, cc_doctor_code code, const char *path);
+int cc_diag_has(const cc_doctor_run *run, cc_doctor_code code, const char *path);
 /* A word quoted for sh when it needs it (malloc'd). */
-char *cc_doc_quote(const char *s);
+char *cc_diag_quote(const char *s);
 /* The host path of a root-relative path, quoted for sh (malloc'd). */
-char *cc_doc_qhost(cc_doctor_run *run, const char *path);
+char *cc_diag_qhost(cc_doctor_run *run, const char *path);
 /* "cudnnctl [--root R] ARGS" (malloc'd): a cudnnctl command that acts on the same root. */
-char *cc_doc_cli(cc_doctor_run *run, const char *args);
+char *cc_diag_cli(cc_doctor_run *run, const char *args);
 /* The activation of the cudnnctl prefix that holds lib_dir, for this shell: the very command
  * install and validate print (cudnnctl_activation_fix), with --root when doctor runs under one;
  * NULL when lib_dir is no prefix's. */
-char *cc_doc_activation(cc_doctor_run *run, const char *lib_dir);
+char *cc_diag_activation(cc_doctor_run *run, const char *lib_dir);
 
 /* The check groups, in the order cudnnctl_doctor runs them. Each returns 0, -1 on OOM. */
-int cc_doc_check_toolkits(cc_doctor_run *run); /* doctor_system.c */
-int cc_doc_check_driver(cc_doctor_run *run);   /* doctor_system.c */
-int cc_doc_check_cudnn(cc_doctor_run *run);    /* doctor_cudnn.c */
-int cc_doc_check_links(cc_doctor_run *run);    /* doctor_links.c */
-int cc_doc_check_loader(cc_doctor_run *run);   /* doctor_links.c: cuDNN 8 dlopen targets */
-int cc_doc_check_state(cc_doctor_run *run);    /* doctor_state.c: receipts and journal */
-int cc_doc_check_files(cc_doctor_run *run);    /* doctor_files.c: dangling, unreadable, stale 8 */
-int cc_doc_check_paths(cc_doctor_run *run);    /* doctor_paths.c: nvcc, loader path, shadowing */
-int cc_doc_check_consumer(cc_doctor_run *run); /* doctor_consumer.c: --for */
-int cc_doc_check_windows(cc_doctor_run *run);  /* doctor_windows.c: --platform windows-x86_64 */
+int cc_diag_check_toolkits(cc_doctor_run *run); /* doctor_system.c */
+int cc_diag_check_driver(cc_doctor_run *run);   /* doctor_system.c */
+int cc_diag_check_cudnn(cc_doctor_run *run);    /* doctor_cudnn.c */
+int cc_diag_check_links(cc_doctor_run *run);    /* doctor_links.c */
+int cc_diag_check_loader(cc_doctor_run *run);   /* doctor_links.c: cuDNN 8 dlopen targets */
+int cc_diag_check_state(cc_doctor_run *run);    /* doctor_state.c: receipts and journal */
+int cc_diag_check_files(cc_doctor_run *run);    /* doctor_files.c: dangling, unreadable, stale 8 */
+int cc_diag_check_paths(cc_doctor_run *run);    /* doctor_paths.c: nvcc, loader path, shadowing */
+int cc_diag_check_consumer(cc_doctor_run *run); /* doctor_consumer.c: --for */
+int cc_diag_check_windows(cc_doctor_run *run);  /* doctor_windows.c: --platform windows-x86_64 */
 /* "--cudnn M.m --cuda C" of the newest catalog release of cuDNN major (at least minor when
  * >= 0) that has a build for CUDA cuda_major on this platform, or NULL when the catalog has
  * none (then no `cudnnctl install` may be suggested). doctor_fixes.c. */
-char *cc_doc_install_args(cc_doctor_run *run, int major, int minor, int cuda_major);
-void cc_doc_catalog_free(cc_doctor_run *run);
+char *cc_diag_install_args(cc_doctor_run *run, int major, int minor, int cuda_major);
+void cc_diag_catalog_free(cc_doctor_run *run);
 /* Fill run->loader_dirs / llp_dirs once (doctor_finding.c). 0 ok, -1 OOM. */
-int cc_doc_loader(cc_doctor_run *run);
+int cc_diag_loader(cc_doctor_run *run);
 /* LD_LIBRARY_PATH as the user wrote it without the entries that resolve to the resolved dir
  * (malloc'd; "" when nothing is left). doctor_paths.c. */
-char *cc_doc_llp_without(cc_doctor_run *run, const char *dir);
+char *cc_diag_llp_without(cc_doctor_run *run, const char *dir);
 /* "export LD_LIBRARY_PATH=..." without the entries of a root-relative dir (malloc'd). */
-char *cc_doc_llp_cmd(cc_doctor_run *run, const char *dir);
+char *cc_diag_llp_cmd(cc_doctor_run *run, const char *dir);
 /* 1 when a copy is only cuDNN 8 sub-libraries left in a dir of a cuDNN 9 (doctor_finding.c). */
-int cc_doc_stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c);
+int cc_diag_stale8(cc_doctor_run *run, const cudnnctl_cudnn_copy *c);
 /* The CUDA major a library's own ELF says it was built for: DT_NEEDED libcudart.so.N,
  * libcublasLt.so.N, libcublas.so.N, libnvrtc.so.N, or a RUNPATH naming .../cuN/lib (NVIDIA's
  * wheels); -1 unknown. *what names the evidence (static buffer of the run). doctor_files.c. */
-int cc_doc_elf_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, char *what, size_t n);
-int cc_doc_check_python(cc_doctor_run *run);   /* doctor_python.c: --python EXE */
-int cc_doc_check_build(cc_doctor_run *run);    /* doctor_build.c: built against X, runs with Y */
+int cc_diag_elf_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, char *what, size_t n);
+int cc_diag_check_python(cc_doctor_run *run); /* doctor_python.c: --python EXE */
+int cc_diag_check_build(cc_doctor_run *run);  /* doctor_build.c: built against X, runs with Y */
 /* Load the receipts (before the checks: variants come from them too) and free them again. */
-int cc_doc_state_load(cc_doctor_run *run);
-void cc_doc_state_free(cc_doctor_run *run);
+int cc_diag_state_load(cc_doctor_run *run);
+void cc_diag_state_free(cc_doctor_run *run);
 
 /* Helpers shared by the checks. */
 /* The host path of a root-relative path (malloc'd). */
-char *cc_doc_host(cc_doctor_run *run, const char *path);
+char *cc_diag_host(cc_doctor_run *run, const char *path);
 /* lstat a root-relative path. */
-int cc_doc_lstat(cc_doctor_run *run, const char *path, cc_pf_stat_t *st);
+int cc_diag_lstat(cc_doctor_run *run, const char *path, cc_pf_stat_t *st);
 /* Follow a root-relative path's links (absolute targets re-rooted) to the root-relative file
  * it ends at (malloc'd). *dangling = 1 when some step does not exist; NULL on a loop / OOM. */
-char *cc_doc_resolve(cc_doctor_run *run, const char *path, int *dangling);
+char *cc_diag_resolve(cc_doctor_run *run, const char *path, int *dangling);
 /* Names in a root-relative dir starting with prefix (sorted). 0 ok, -1 unreadable. */
-int cc_doc_list(cc_doctor_run *run, const char *dir, const char *prefix, cc_strv *out);
+int cc_diag_list(cc_doctor_run *run, const char *dir, const char *prefix, cc_strv *out);
 /* The CUDA major a cuDNN copy was built for, when something says so (wheel dist-info name,
  * prefix dir name cudnn-<v>-cuda<M>, an install receipt); -1 unknown. *how names the source. */
-int cc_doc_copy_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char **how);
+int cc_diag_copy_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char **how);
 /* Two copies' releases compared by major.minor.patch: -1, 0, 1; -2 when either is unknown
  * (doctor_finding.c). */
-int cc_doc_release_cmp(const cudnnctl_cudnn_copy *a, const cudnnctl_cudnn_copy *b);
+int cc_diag_release_cmp(const cudnnctl_cudnn_copy *a, const cudnnctl_cudnn_copy *b);
 /* The copy a program without RPATH / RUNPATH maps for libcudnn.so.<major> in this environment
  * (the loader model with the user's LD_LIBRARY_PATH); NULL when none or not a detected copy. */
-const cudnnctl_cudnn_copy *cc_doc_env_winner(cc_doctor_run *run, int major);
+const cudnnctl_cudnn_copy *cc_diag_env_winner(cc_doctor_run *run, int major);
 /* 1 when dir is the lib dir of an install cudnnctl's receipts know (what its activation wires). */
-int cc_doc_is_install(const cc_doctor_run *run, const char *dir);
+int cc_diag_is_install(const cc_doctor_run *run, const char *dir);
 /* doctor_variant.c: the site-packages dir of a wheel copy (".../site-packages/nvidia/cudnn/lib"),
  * malloc'd, NULL for other copies; the CUDA-major check of one copy. */
-char *cc_doc_wheel_site(const char *path);
-void cc_doc_variant_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c);
+char *cc_diag_wheel_site(const char *path);
+void cc_diag_variant_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c);
 /* doctor_owner.c: the command that reinstalls a copy's release through its owner (NULL: none
  * known); the finding for a library built for another CPU (problem p). */
-char *cc_doc_reinstall_cmd(cc_doctor_run *run, const cudnnctl_cudnn_copy *c);
-void cc_doc_foreign_arch(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char *p);
+char *cc_diag_reinstall_cmd(cc_doctor_run *run, const cudnnctl_cudnn_copy *c);
+void cc_diag_foreign_arch(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char *p);
 /* The toolkit whose tree holds a dir, NULL when none. */
-const cudnnctl_toolkit *cc_doc_toolkit_of(const cudnnctl_detect_result *det, const char *dir);
+const cudnnctl_toolkit *cc_diag_toolkit_of(const cudnnctl_detect_result *det, const char *dir);
 
 #endif

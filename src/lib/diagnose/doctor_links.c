@@ -20,7 +20,7 @@ static const char *wanted_file(const cudnnctl_cudnn_copy *c, const char *stem)
     for (size_t i = 0; i < c->n_libs; i++) {
         char *s = NULL;
         cc_version v;
-        if (cc_dt_parse_libname(c->libs[i], &s, &v) != 0) {
+        if (cc_detect_parse_libname(c->libs[i], &s, &v) != 0) {
             free(s);
             continue;
         }
@@ -48,7 +48,7 @@ static const char *wanted_file(const cudnnctl_cudnn_copy *c, const char *stem)
 /* "ln OPT SRC DST" with DST named by its host path quoted for sh; NULL without SRC or memory. */
 static char *ln_cmd(cc_doctor_run *run, const char *opt, const char *src, const char *dst)
 {
-    char *q = src ? cc_doc_qhost(run, dst) : NULL;
+    char *q = src ? cc_diag_qhost(run, dst) : NULL;
     char *cmd = q ? cc_asprintf("ln %s %s %s", opt, src, q) : NULL;
     free(q);
     return cmd;
@@ -57,7 +57,7 @@ static char *ln_cmd(cc_doctor_run *run, const char *opt, const char *src, const 
 /* What a link points to, as it is written ("?" when it cannot be read; malloc'd or NULL). */
 static char *link_text(cc_doctor_run *run, const char *link)
 {
-    char *h = cc_doc_host(run, link);
+    char *h = cc_diag_host(run, link);
     char *target = h ? cc_pf_readlink(h) : NULL;
     free(h);
     return target;
@@ -67,7 +67,7 @@ static char *link_text(cc_doctor_run *run, const char *link)
 #define ADD_LN(code, at, fix, opt, src, ...)                                                       \
     do {                                                                                           \
         char *fix_ = (fix), *cmd_ = ln_cmd(run, (opt), (src), (at));                               \
-        cc_doc_add_cmd(run, (code), (at), fix_, cmd_, __VA_ARGS__);                                \
+        cc_diag_add_cmd(run, (code), (at), fix_, cmd_, __VA_ARGS__);                               \
         free(fix_);                                                                                \
         free(cmd_);                                                                                \
     } while (0)
@@ -89,7 +89,7 @@ static void check_soname_link(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, 
                "loader for %s.so.%d and do not find it",
                so_m, want_p, stem, c->major);
     } else if (st->is_link) {
-        *m_real = cc_doc_resolve(run, so_m, dangling);
+        *m_real = cc_diag_resolve(run, so_m, dangling);
         if (!*m_real || *dangling) {
             /* dangles: doctor_files.c names it (CUDNN_SONAME_LINK_DANGLING) */
         } else if (strcmp(*m_real, want_real) != 0) {
@@ -114,7 +114,7 @@ static void check_dev_link(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, con
                            const char *so, const char *ref)
 {
     cc_pf_stat_t ds;
-    cc_doc_lstat(run, so, &ds);
+    cc_diag_lstat(run, so, &ds);
     int dev_setup = c->include_dir && strcmp(c->origin, "wheel") != 0;
     char *src = cc_asprintf("%s.so.%d", stem, c->major);
     if (!ds.exists) {
@@ -126,7 +126,7 @@ static void check_dev_link(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, con
                    so, c->include_dir);
     } else if (ds.is_link) {
         int d3 = 0;
-        char *so_real = cc_doc_resolve(run, so, &d3);
+        char *so_real = cc_diag_resolve(run, so, &d3);
         if (!so_real || d3 || strcmp(so_real, ref) != 0) {
             char *target = link_text(run, so);
             ADD_LN(CC_DC_CUDNN_DEV_LINK_BROKEN, so,
@@ -152,15 +152,15 @@ static int check_stem(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const ch
     char *want_p = cc_path_join(c->path, want);
     int rc = -1, d1 = 0, d2 = 0;
     char *want_real = NULL, *m_real = NULL;
-    if (!so_m || !so || !want_p || !(want_real = cc_doc_resolve(run, want_p, &d1)))
+    if (!so_m || !so || !want_p || !(want_real = cc_diag_resolve(run, want_p, &d1)))
         goto out;
     cc_pf_stat_t st;
-    cc_doc_lstat(run, want_p, &st);
+    cc_diag_lstat(run, want_p, &st);
     if (!st.exists) { /* gone since detect looked: nothing to judge */
         rc = 0;
         goto out;
     }
-    cc_doc_lstat(run, so_m, &st);
+    cc_diag_lstat(run, so_m, &st);
     check_soname_link(run, c, stem, want, want_p, want_real, so_m, &st, &m_real, &d2);
     if (!m_real && st.exists && !st.is_link)
         m_real = cc_strdup(want_real), d2 = 0;
@@ -175,7 +175,7 @@ out:
     return rc;
 }
 
-int cc_doc_check_links(cc_doctor_run *run)
+int cc_diag_check_links(cc_doctor_run *run)
 {
     const cudnnctl_detect_result *d = run->det;
     for (size_t i = 0; i < d->n_cudnn; i++) {
@@ -187,7 +187,7 @@ int cc_doc_check_links(cc_doctor_run *run)
         for (size_t k = 0; k < c->n_libs && rc == 0; k++) {
             char *s = NULL;
             cc_version v;
-            if (cc_dt_parse_libname(c->libs[k], &s, &v) == 0 && !cc_strv_contains(&stems, s))
+            if (cc_detect_parse_libname(c->libs[k], &s, &v) == 0 && !cc_strv_contains(&stems, s))
                 rc = cc_strv_push_own(&stems, s);
             else
                 free(s);
@@ -221,7 +221,7 @@ static int loader_dirs(cc_doctor_run *run, cc_strv *dirs, cc_strv *cache)
     while (llp && *llp) {
         size_t n = strcspn(llp, ":");
         char *e = cc_strndup(llp, n);
-        char *p = e ? cc_dt_env_path(run->ctx, e) : NULL;
+        char *p = e ? cc_detect_env_path(run->ctx, e) : NULL;
         free(e);
         if (p && !cc_strv_contains(dirs, p) && cc_strv_push(dirs, p) != 0) {
             free(p);
@@ -234,8 +234,8 @@ static int loader_dirs(cc_doctor_run *run, cc_strv *dirs, cc_strv *cache)
     }
     char *data = NULL;
     size_t len = 0;
-    if (cc_dt_read_n(run->ctx, "/etc/ld.so.cache", 16u << 20, &data, &len) == 0) {
-        cc_dt_parse_ld_cache(data, len, NULL, cache);
+    if (cc_detect_read_n(run->ctx, "/etc/ld.so.cache", 16u << 20, &data, &len) == 0) {
+        cc_detect_parse_ld_cache(data, len, NULL, cache);
         free(data);
     }
     const char *ma = multiarch();
@@ -253,16 +253,21 @@ static int loader_dirs(cc_doctor_run *run, cc_strv *dirs, cc_strv *cache)
 
 /* The first place name resolves to an existing file: first dir (the copy's own) first, then
  * the ld.so.cache entries with that exact base name, then dirs. malloc'd or NULL. */
-/* "ln -s SRC DIR/NAME" with the link named by its (quoted) host path; NULL when there is no SRC. */
-static char *private_link_cmd(cc_doctor_run *run, const char *dir, const char *name,
-                              const char *src)
+/* The fix and command for the unversioned NAME a cuDNN 8 in DIR dlopens. With SRC (the library
+ * to link to): the fix says `ln -s SRC DIR/NAME` between lead and tail, the command is that
+ * "ln -s" with the link named by its (quoted) host path. Without SRC: the fix is nosrc, no
+ * command. Both malloc'd. */
+static void private_link_fix(cc_doctor_run *run, const char *dir, const char *name,
+                             const char *src, const char *lead, const char *tail,
+                             const char *nosrc, char **fix, char **cmd)
 {
+    *fix = src ? cc_asprintf("%s`ln -s %s %s/%s`%s", lead, src, dir, name, tail) : cc_strdup(nosrc);
+    *cmd = NULL;
     if (!src)
-        return NULL;
+        return;
     char *lk = cc_path_join(dir, name);
-    char *cmd = lk ? ln_cmd(run, "-s", src, lk) : NULL;
+    *cmd = lk ? ln_cmd(run, "-s", src, lk) : NULL;
     free(lk);
-    return cmd;
 }
 
 /* 0 when the file is an ELF of another class or architecture than this machine's (the loader
@@ -270,7 +275,7 @@ static char *private_link_cmd(cc_doctor_run *run, const char *dir, const char *n
  * other checks' business). */
 static int host_elf(cc_doctor_run *run, const char *path)
 {
-    char *h = cc_doc_host(run, path);
+    char *h = cc_diag_host(run, path);
     cc_elf_info e;
     int ok = 1;
     if (h && cc_elf_read(h, &e) == 0) {
@@ -314,10 +319,10 @@ static char *find_lib_ex(cc_doctor_run *run, const char *own, const cc_strv *dir
     for (size_t i = 0; i < all.n && !found; i++) {
         char *p = cc_path_join(all.v[i], name);
         int dangling = 0;
-        char *real = p ? cc_doc_resolve(run, p, &dangling) : NULL;
+        char *real = p ? cc_diag_resolve(run, p, &dangling) : NULL;
         cc_pf_stat_t st = {0};
         if (real && !dangling)
-            cc_doc_lstat(run, real, &st);
+            cc_diag_lstat(run, real, &st);
         if (st.exists && st.is_reg && host_elf(run, real))
             found = p, p = NULL;
         else if (st.exists && st.is_reg && foreign && !*foreign)
@@ -329,7 +334,7 @@ static char *find_lib_ex(cc_doctor_run *run, const char *own, const cc_strv *dir
     return found;
 }
 
-int cc_doc_check_loader(cc_doctor_run *run)
+int cc_diag_check_loader(cc_doctor_run *run)
 {
     const cudnnctl_detect_result *d = run->det;
     int any8 = 0;
@@ -352,25 +357,23 @@ int cc_doc_check_loader(cc_doctor_run *run)
         char *cuda = find_lib_ex(run, c->path, &dirs, &cache, "libcuda.so", &wrong);
         if (!cuda) {
             char *one = find_lib(run, c->path, &dirs, &cache, "libcuda.so.1");
-            char *fix = one ? cc_asprintf("give cuDNN 8 the name it asks for, privately: `ln -s "
-                                          "%s %s/libcuda.so` (or install the driver's dev "
-                                          "package, which ships libcuda.so)",
-                                          one, c->path)
-                            : cc_strdup("install the NVIDIA driver, then link libcuda.so -> "
-                                        "libcuda.so.1 beside cuDNN");
-            char *cmd = private_link_cmd(run, c->path, "libcuda.so", one);
-            cc_doc_add_cmd(run, CC_DC_CUDNN8_NO_LIBCUDA_SO, c->path, fix, cmd,
-                       "cuDNN %s in %s dlopens the unversioned libcuda.so, which the loader "
-                       "cannot find%s%s%s: \"Could not load library libcudnn_cnn_infer.so.8. "
-                       "Error: libcuda.so: %s\"",
-                       c->version, c->path, one ? " (only libcuda.so.1 exists)" : "",
-                       wrong ? "; the libcuda.so it meets, " : "", wrong ? wrong : "",
-                       wrong ? "wrong ELF class (another class or architecture than this "
-                               "machine's)"
-                             : "cannot open shared object file");
+            char *fix, *cmd;
+            private_link_fix(run, c->path, "libcuda.so", one,
+                             "give cuDNN 8 the name it asks for, privately: ",
+                             " (or install the driver's dev package, which ships libcuda.so)",
+                             "install the NVIDIA driver, then link libcuda.so -> libcuda.so.1 "
+                             "beside cuDNN",
+                             &fix, &cmd);
+            cc_diag_add_own(run, CC_DC_CUDNN8_NO_LIBCUDA_SO, c->path, fix, cmd,
+                            "cuDNN %s in %s dlopens the unversioned libcuda.so, which the loader "
+                            "cannot find%s%s%s: \"Could not load library libcudnn_cnn_infer.so.8. "
+                            "Error: libcuda.so: %s\"",
+                            c->version, c->path, one ? " (only libcuda.so.1 exists)" : "",
+                            wrong ? "; the libcuda.so it meets, " : "", wrong ? wrong : "",
+                            wrong ? "wrong ELF class (another class or architecture than this "
+                                    "machine's)"
+                                  : "cannot open shared object file");
             free(wrong);
-            free(fix);
-            free(cmd);
             free(one);
         }
         char *nvrtc = find_lib(run, c->path, &dirs, &cache, "libnvrtc.so");
@@ -382,19 +385,18 @@ int cc_doc_check_loader(cc_doctor_run *run)
                 src = name ? find_lib(run, t->lib_dir, &tl, &cache, name) : NULL;
                 free(name);
             }
-            char *fix = src ? cc_asprintf("link it privately beside cuDNN: `ln -s %s "
-                                          "%s/libnvrtc.so`",
-                                          src, c->path)
-                            : cc_strdup("install the CUDA toolkit's nvrtc and link libnvrtc.so "
-                                        "-> libnvrtc.so.<major> beside cuDNN");
-            char *cmd = private_link_cmd(run, c->path, "libnvrtc.so", src);
-            cc_doc_add_cmd(run, CC_DC_CUDNN8_NO_LIBNVRTC_SO, c->path, fix, cmd,
-                       "cuDNN %s in %s dlopens the unversioned libnvrtc.so for runtime-compiled "
-                       "kernels, which the loader cannot find: \"Error: libnvrtc.so: cannot "
-                       "open shared object file\"",
-                       c->version, c->path);
-            free(fix);
-            free(cmd);
+            char *fix, *cmd;
+            private_link_fix(run, c->path, "libnvrtc.so", src, "link it privately beside cuDNN: ",
+                             "",
+                             "install the CUDA toolkit's nvrtc and link libnvrtc.so -> "
+                             "libnvrtc.so.<major> beside cuDNN",
+                             &fix, &cmd);
+            cc_diag_add_own(
+                run, CC_DC_CUDNN8_NO_LIBNVRTC_SO, c->path, fix, cmd,
+                "cuDNN %s in %s dlopens the unversioned libnvrtc.so for runtime-compiled "
+                "kernels, which the loader cannot find: \"Error: libnvrtc.so: cannot "
+                "open shared object file\"",
+                c->version, c->path);
             free(src);
         }
         free(cuda);

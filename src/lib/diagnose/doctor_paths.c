@@ -2,6 +2,7 @@
  * toolkit or cuDNN lib dir that no loader path reaches (ld.so.conf, its cache, the default dirs,
  * LD_LIBRARY_PATH), and which copy of a cuDNN major LD_LIBRARY_PATH makes win (the first of its
  * dirs, in order, that holds libcudnn.so.M). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 static char *resolved(cc_doctor_run *run, const char *dir)
 {
     int missing = 0;
-    char *r = dir ? cc_doc_resolve(run, dir, &missing) : NULL;
+    char *r = dir ? cc_diag_resolve(run, dir, &missing) : NULL;
     if (r && missing) {
         free(r);
         r = NULL;
@@ -37,21 +38,21 @@ static void nvcc_check(cc_doctor_run *run)
 {
     const char *var = cc_pf_getenv("CUDA_HOME") ? "CUDA_HOME" : "CUDA_PATH";
     const char *home = cc_pf_getenv(var);
-    char *hp = home ? cc_dt_env_path(run->ctx, home) : NULL;
+    char *hp = home ? cc_detect_env_path(run->ctx, home) : NULL;
     char *hr = resolved(run, hp);
-    const cudnnctl_toolkit *ht = hr ? cc_doc_toolkit_of(run->det, hr) : NULL;
+    const cudnnctl_toolkit *ht = hr ? cc_diag_toolkit_of(run->det, hr) : NULL;
     if (!ht && hp)
-        ht = cc_doc_toolkit_of(run->det, hp);
+        ht = cc_diag_toolkit_of(run->det, hp);
     const char *path = cc_pf_getenv("PATH");
     char *first = NULL;
     while (ht && path && *path && !first) {
         size_t n = strcspn(path, ":");
         char *e = cc_strndup(path, n);
-        char *d = e ? cc_dt_env_path(run->ctx, e) : NULL;
+        char *d = e ? cc_detect_env_path(run->ctx, e) : NULL;
         char *nv = d ? cc_path_join(d, "nvcc") : NULL;
         cc_pf_stat_t st;
         char *nr = nv ? resolved(run, nv) : NULL;
-        if (nr && cc_doc_lstat(run, nr, &st) == 0 && st.is_reg)
+        if (nr && cc_diag_lstat(run, nr, &st) == 0 && st.is_reg)
             first = nv, nv = NULL;
         free(nr);
         free(nv);
@@ -62,22 +63,22 @@ static void nvcc_check(cc_doctor_run *run)
             path++;
     }
     char *fr = first ? resolved(run, first) : NULL;
-    const cudnnctl_toolkit *pt = fr ? cc_doc_toolkit_of(run->det, fr) : NULL;
+    const cudnnctl_toolkit *pt = fr ? cc_diag_toolkit_of(run->det, fr) : NULL;
     if (!pt && first)
-        pt = cc_doc_toolkit_of(run->det, first);
+        pt = cc_diag_toolkit_of(run->det, first);
     if (ht && pt && ht != pt && strcmp(ht->path, pt->path) != 0) {
         char *bin = cc_path_join(ht->path, "bin");
-        char *qb = bin ? cc_doc_quote(bin) : NULL;
+        char *qb = bin ? cc_diag_quote(bin) : NULL;
         char *cmd = qb ? cc_asprintf("export PATH=%s:\"$PATH\"", qb) : NULL;
         char *fix = cc_asprintf("put %s first on PATH (`export PATH=%s:$PATH`, in the shell's "
                                 "startup file), or point %s at %s if that is the toolkit you mean",
                                 bin ? bin : "?", bin ? bin : "?", var, pt->path);
-        cc_doc_add_cmd(run, CC_DC_NVCC_NOT_CUDA_HOME, first, fix, cmd,
-                       "%s=%s is CUDA %s, but the first nvcc on PATH (%s) is CUDA %s from %s: "
-                       "builds driven by %s (CMake, PyTorch extensions) and builds that call "
-                       "nvcc use two toolkits (\"The detected CUDA version mismatches the "
-                       "version that was used to compile PyTorch\", unresolved symbols)",
-                       var, home, ht->version, first, pt->version, pt->path, var);
+        cc_diag_add_cmd(run, CC_DC_NVCC_NOT_CUDA_HOME, first, fix, cmd,
+                        "%s=%s is CUDA %s, but the first nvcc on PATH (%s) is CUDA %s from %s: "
+                        "builds driven by %s (CMake, PyTorch extensions) and builds that call "
+                        "nvcc use two toolkits (\"The detected CUDA version mismatches the "
+                        "version that was used to compile PyTorch\", unresolved symbols)",
+                        var, home, ht->version, first, pt->version, pt->path, var);
         free(fix);
         free(cmd);
         free(qb);
@@ -94,10 +95,10 @@ static void nvcc_check(cc_doctor_run *run)
 static char *conf_cmd(cc_doctor_run *run, const char *dir, const char *name)
 {
     char *file = cc_asprintf("/etc/ld.so.conf.d/%s.conf", name);
-    char *qd = cc_doc_quote(dir);
-    char *qconfd = cc_doc_qhost(run, "/etc/ld.so.conf.d");
-    char *qfile = file ? cc_doc_qhost(run, file) : NULL;
-    char *qroot = run->ctx->root ? cc_doc_quote(run->ctx->root) : NULL;
+    char *qd = cc_diag_quote(dir);
+    char *qconfd = cc_diag_qhost(run, "/etc/ld.so.conf.d");
+    char *qfile = file ? cc_diag_qhost(run, file) : NULL;
+    char *qroot = run->ctx->root ? cc_diag_quote(run->ctx->root) : NULL;
     char *cmd = NULL;
     if (qd && qconfd && qfile && (!run->ctx->root || qroot))
         cmd = cc_asprintf("mkdir -p %s && echo %s > %s && ldconfig -X%s%s", qconfd, qd, qfile,
@@ -129,6 +130,34 @@ static char *unregistrable_fix(const char *dir, const char *instead)
                        dir, instead);
 }
 
+/* The finding code for dir, a lib dir in no loader path (message: fmt). Where root may register
+ * dir, the command writes /etc/ld.so.conf.d/<name>.conf and the fix says that echo between lead
+ * and tail; elsewhere the fix is unregistrable_fix's with instead. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 8, 9)))
+#endif
+static void add_unreached(cc_doctor_run *run, cc_doctor_code code, const char *dir,
+                          const char *name, const char *instead, const char *lead,
+                          const char *tail, const char *fmt, ...)
+{
+    int reg = registrable(run, dir);
+    char *cmd = reg ? conf_cmd(run, dir, name) : NULL;
+    char *fix = !reg ? unregistrable_fix(dir, instead)
+                     : cc_asprintf("%s`echo %s > /etc/ld.so.conf.d/%s.conf && ldconfig`%s", lead,
+                                   dir, name, tail);
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = cc_vasprintf(fmt, ap);
+    va_end(ap);
+    if (msg)
+        cc_diag_add_cmd(run, code, dir, fix, cmd, "%s", msg);
+    else
+        run->oom = 1;
+    free(msg);
+    free(fix);
+    free(cmd);
+}
+
 /* A cudnnctl prefix install in no loader path: the same fix install and validate print. With no
  * other copy of its major in reach, programs find no cuDNN (a warning); with another release
  * winning, they get that one (information: prefixes are activated per shell by design); the same
@@ -136,24 +165,24 @@ static char *unregistrable_fix(const char *dir, const char *instead)
 static void prefix_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char *act,
                          int other)
 {
-    const cudnnctl_cudnn_copy *w = other ? cc_doc_env_winner(run, c->major) : NULL;
-    if (other && (!w || cc_doc_release_cmp(w, c) == 0 || cc_doc_release_cmp(w, c) == -2))
+    const cudnnctl_cudnn_copy *w = other ? cc_diag_env_winner(run, c->major) : NULL;
+    if (other && (!w || cc_diag_release_cmp(w, c) == 0 || cc_diag_release_cmp(w, c) == -2))
         return;
     char *fix = cc_asprintf("activate it in the shell that should use it: `%s` (for every new "
                             "shell: `cudnnctl env --persist --system --prefix ...`, as root)",
                             act);
     if (!other)
-        cc_doc_add_cmd(run, CC_DC_CUDNN_NOT_IN_LOADER_PATH, c->path, fix, act,
-                       "cuDNN %s in the cudnnctl prefix %s is in no loader path and no other "
-                       "cuDNN %d is: programs that load cuDNN through the loader fail with "
-                       "\"libcudnn.so.%d: cannot open shared object file\" until it is "
-                       "activated",
-                       c->version, c->path, c->major, c->major);
+        cc_diag_add_cmd(run, CC_DC_CUDNN_NOT_IN_LOADER_PATH, c->path, fix, act,
+                        "cuDNN %s in the cudnnctl prefix %s is in no loader path and no other "
+                        "cuDNN %d is: programs that load cuDNN through the loader fail with "
+                        "\"libcudnn.so.%d: cannot open shared object file\" until it is "
+                        "activated",
+                        c->version, c->path, c->major, c->major);
     else
-        cc_doc_add_cmd(run, CC_DC_CUDNN_PREFIX_NOT_ACTIVE, c->path, fix, act,
-                       "cuDNN %s in the cudnnctl prefix %s is not active here: a program "
-                       "without RPATH maps cuDNN %s from %s",
-                       c->version, c->path, w->version, w->path);
+        cc_diag_add_cmd(run, CC_DC_CUDNN_PREFIX_NOT_ACTIVE, c->path, fix, act,
+                        "cuDNN %s in the cudnnctl prefix %s is not active here: a program "
+                        "without RPATH maps cuDNN %s from %s",
+                        c->version, c->path, w->version, w->path);
     free(fix);
 }
 
@@ -175,29 +204,22 @@ static void loader_path_check(cc_doctor_run *run)
         !in_loader(run, t->lib_dir)) {
         char name[32];
         snprintf(name, sizeof(name), "cuda-%d-%d", t->major, t->minor);
-        int reg = registrable(run, t->lib_dir);
-        char *cmd = reg ? conf_cmd(run, t->lib_dir, name) : NULL;
-        char *fix = !reg ? unregistrable_fix(t->lib_dir, "install the toolkit where only root can "
-                                                         "write (/usr/local/cuda-X.Y) instead")
-                         : cc_asprintf("register it with the loader: `echo %s > "
-                                       "/etc/ld.so.conf.d/%s.conf && ldconfig` (or activate it per "
-                                       "shell: `eval \"$(cudnnctl env)\"`)",
-                                       t->lib_dir, name);
-        cc_doc_add_cmd(run, CC_DC_TOOLKIT_NOT_IN_LOADER_PATH, t->lib_dir, fix, cmd,
-                       "the active CUDA toolkit %s's lib dir %s is in no loader path (not in "
-                       "/etc/ld.so.conf*, its cache, the default dirs or LD_LIBRARY_PATH): "
-                       "programs built with it fail with \"libcudart.so.%d: cannot open shared "
-                       "object file\"",
-                       t->version, t->lib_dir, t->major);
-        free(fix);
-        free(cmd);
+        add_unreached(run, CC_DC_TOOLKIT_NOT_IN_LOADER_PATH, t->lib_dir, name,
+                      "install the toolkit where only root can write (/usr/local/cuda-X.Y) instead",
+                      "register it with the loader: ",
+                      " (or activate it per shell: `eval \"$(cudnnctl env)\"`)",
+                      "the active CUDA toolkit %s's lib dir %s is in no loader path (not in "
+                      "/etc/ld.so.conf*, its cache, the default dirs or LD_LIBRARY_PATH): "
+                      "programs built with it fail with \"libcudart.so.%d: cannot open shared "
+                      "object file\"",
+                      t->version, t->lib_dir, t->major);
         tdir = resolved(run, t->lib_dir);
     }
     for (size_t i = 0; i < d->n_cudnn; i++) {
         const cudnnctl_cudnn_copy *c = &d->cudnn[i];
         if (!c->n_libs || c->in_loader_path || in_loader(run, c->path) ||
             strcmp(c->origin, "wheel") == 0 || strcmp(c->origin, "conda") == 0 ||
-            cc_doc_stale8(run, c))
+            cc_diag_stale8(run, c))
             continue;
         int other = 0;
         for (size_t k = 0; k < d->n_cudnn && !other; k++)
@@ -206,7 +228,7 @@ static void loader_path_check(cc_doctor_run *run)
         char *cr = resolved(run, c->path);
         int same_tk = tdir && cr && strcmp(tdir, cr) == 0;
         free(cr);
-        char *act = cc_doc_activation(run, c->path);
+        char *act = cc_diag_activation(run, c->path);
         if (act) { /* a cudnnctl prefix: activated per shell, as install and validate say */
             prefix_check(run, c, act, other);
             free(act);
@@ -216,23 +238,17 @@ static void loader_path_check(cc_doctor_run *run)
             continue;
         char name[48];
         snprintf(name, sizeof(name), "cudnn-%s", c->version ? c->version : "x");
-        int reg = registrable(run, c->path);
-        char *cmd = reg ? conf_cmd(run, c->path, name) : NULL;
-        char *fix = !reg ? unregistrable_fix(c->path, "install cuDNN into a root-owned prefix "
-                                                      "instead (sudo cudnnctl install --prefix "
-                                                      "/opt/cudnnctl)")
-                         : cc_asprintf("register it: `echo %s > /etc/ld.so.conf.d/%s.conf && "
-                                       "ldconfig`, or activate it per shell (`eval \"$(cudnnctl "
-                                       "env)\"` puts it on LD_LIBRARY_PATH)",
-                                       c->path, name);
-        cc_doc_add_cmd(run, CC_DC_CUDNN_NOT_IN_LOADER_PATH, c->path, fix, cmd,
-                       "cuDNN %s in %s is in no loader path and no other cuDNN %d is: programs "
-                       "that load cuDNN through the loader (TensorFlow, C/C++ programs) fail "
-                       "with \"libcudnn.so.%d: cannot open shared object file\"; only programs "
-                       "with an RPATH to it find it",
-                       c->version, c->path, c->major, c->major);
-        free(fix);
-        free(cmd);
+        add_unreached(run, CC_DC_CUDNN_NOT_IN_LOADER_PATH, c->path, name,
+                      "install cuDNN into a root-owned prefix instead (sudo cudnnctl install "
+                      "--prefix /opt/cudnnctl)",
+                      "register it: ",
+                      ", or activate it per shell (`eval \"$(cudnnctl env)\"` puts it on "
+                      "LD_LIBRARY_PATH)",
+                      "cuDNN %s in %s is in no loader path and no other cuDNN %d is: programs "
+                      "that load cuDNN through the loader (TensorFlow, C/C++ programs) fail "
+                      "with \"libcudnn.so.%d: cannot open shared object file\"; only programs "
+                      "with an RPATH to it find it",
+                      c->version, c->path, c->major, c->major);
     }
     free(tdir);
 }
@@ -240,7 +256,7 @@ static void loader_path_check(cc_doctor_run *run)
 /* ---- which copy LD_LIBRARY_PATH makes win --------------------------------------------------- */
 
 /* LD_LIBRARY_PATH without the entries that resolve to dir, as the user wrote it (malloc'd). */
-char *cc_doc_llp_without(cc_doctor_run *run, const char *dir)
+char *cc_diag_llp_without(cc_doctor_run *run, const char *dir)
 {
     cc_buf b = {0};
     const char *s = cc_pf_getenv("LD_LIBRARY_PATH");
@@ -248,7 +264,7 @@ char *cc_doc_llp_without(cc_doctor_run *run, const char *dir)
     while (s && *s) {
         size_t n = strcspn(s, ":");
         char *e = cc_strndup(s, n);
-        char *p = e ? cc_dt_env_path(run->ctx, e) : NULL;
+        char *p = e ? cc_detect_env_path(run->ctx, e) : NULL;
         char *r = p ? resolved(run, p) : NULL;
         if (e && *e && !(r && strcmp(r, dir) == 0))
             cc_buf_printf(&b, "%s%s", b.len ? ":" : "", e);
@@ -262,11 +278,11 @@ char *cc_doc_llp_without(cc_doctor_run *run, const char *dir)
     return b.data;
 }
 
-char *cc_doc_llp_cmd(cc_doctor_run *run, const char *dir)
+char *cc_diag_llp_cmd(cc_doctor_run *run, const char *dir)
 {
     char *r = resolved(run, dir);
-    char *rest = cc_doc_llp_without(run, r ? r : dir);
-    char *q = rest ? cc_doc_quote(rest) : NULL;
+    char *rest = cc_diag_llp_without(run, r ? r : dir);
+    char *q = rest ? cc_diag_quote(rest) : NULL;
     char *cmd = q ? cc_asprintf("export LD_LIBRARY_PATH=%s", q) : NULL;
     free(q);
     free(rest);
@@ -304,7 +320,7 @@ static void shadow_check(cc_doctor_run *run)
                 char *r = o->major == m && o->n_libs ? resolved(run, o->path) : NULL;
                 /* only a newer release shadowed matters: the same release is the same
                  * library, an older one is what LD_LIBRARY_PATH is for (an activation) */
-                if (r && strcmp(r, w) != 0 && cc_doc_release_cmp(o, wc) == 1 &&
+                if (r && strcmp(r, w) != 0 && cc_diag_release_cmp(o, wc) == 1 &&
                     (o->in_loader_path || cc_strv_contains(&run->llp_dirs, r))) {
                     cc_buf_printf(&losers, "%s%s in %s", losers.len ? ", " : "", o->version,
                                   o->path);
@@ -312,20 +328,20 @@ static void shadow_check(cc_doctor_run *run)
                 }
                 free(r);
             }
-            if (losers.len && !cc_doc_has(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, wc->path)) {
-                char *rest = cc_doc_llp_without(run, w);
-                char *q = rest ? cc_doc_quote(rest) : NULL;
+            if (losers.len && !cc_diag_has(run, CC_DC_CUDNN_LD_LIBRARY_PATH_OVERRIDE, wc->path)) {
+                char *rest = cc_diag_llp_without(run, w);
+                char *q = rest ? cc_diag_quote(rest) : NULL;
                 char *cmd = q ? cc_asprintf("export LD_LIBRARY_PATH=%s", q) : NULL;
                 char *fix = cc_asprintf("to load %s instead, take %s out of LD_LIBRARY_PATH "
                                         "(`export LD_LIBRARY_PATH=%s`, and where it is set: "
                                         "~/.bashrc, /etc/environment, module files)",
                                         lose_dir, wc->path, rest ? rest : "");
-                cc_doc_add_cmd(run, CC_DC_CUDNN_SHADOWED, wc->path, fix, cmd,
-                               "a program asking the loader for libcudnn.so.%d maps cuDNN %s "
-                               "from %s: it is the first LD_LIBRARY_PATH dir that holds "
-                               "libcudnn.so.%d, and LD_LIBRARY_PATH is searched before "
-                               "ld.so.conf and every RUNPATH; it shadows the newer %s",
-                               m, wc->version, wc->path, m, losers.data);
+                cc_diag_add_cmd(run, CC_DC_CUDNN_SHADOWED, wc->path, fix, cmd,
+                                "a program asking the loader for libcudnn.so.%d maps cuDNN %s "
+                                "from %s: it is the first LD_LIBRARY_PATH dir that holds "
+                                "libcudnn.so.%d, and LD_LIBRARY_PATH is searched before "
+                                "ld.so.conf and every RUNPATH; it shadows the newer %s",
+                                m, wc->version, wc->path, m, losers.data);
                 free(fix);
                 free(cmd);
                 free(q);
@@ -336,9 +352,9 @@ static void shadow_check(cc_doctor_run *run)
     }
 }
 
-int cc_doc_check_paths(cc_doctor_run *run)
+int cc_diag_check_paths(cc_doctor_run *run)
 {
-    if (cc_doc_loader(run) != 0)
+    if (cc_diag_loader(run) != 0)
         return -1;
     nvcc_check(run);
     loader_path_check(run);

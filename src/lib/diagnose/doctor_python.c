@@ -8,7 +8,7 @@
 
 #include "doctor_int.h"
 
-int cc_doc_check_python(cc_doctor_run *run)
+int cc_diag_check_python(cc_doctor_run *run)
 {
     if (!run->opts->python)
         return 0;
@@ -30,12 +30,12 @@ int cc_doc_check_python(cc_doctor_run *run)
         for (size_t k = 0; k < c->n_problems; k++)
             cc_buf_printf(&msg, "%s%s", k ? "; " : "", c->problems[k]);
         /* the fix is the loader's (consumer_fix.c): which prints the same one */
-        cc_doc_add_cmd(run,
-                       strcmp(c->verdict, "missing") == 0 ? CC_DC_PYTHON_FRAMEWORK_NO_CUDNN
-                                                          : CC_DC_PYTHON_FRAMEWORK_CUDNN_MISMATCH,
-                       c->extension, c->fix, c->fix_command, "%s %s (%s): %s", c->name,
-                       c->version ? c->version : "", rep->python,
-                       msg.data ? msg.data : c->verdict);
+        cc_diag_add_cmd(run,
+                        strcmp(c->verdict, "missing") == 0 ? CC_DC_PYTHON_FRAMEWORK_NO_CUDNN
+                                                           : CC_DC_PYTHON_FRAMEWORK_CUDNN_MISMATCH,
+                        c->extension, c->fix, c->fix_command, "%s %s (%s): %s", c->name,
+                        c->version ? c->version : "", rep->python,
+                        msg.data ? msg.data : c->verdict);
         cc_buf_free(&msg);
     }
     cudnnctl_which_report_free(rep);

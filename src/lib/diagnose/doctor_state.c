@@ -28,7 +28,7 @@ static int64_t parse_iso(const char *s)
     return days * 86400 + h * 3600 + mi * 60 + se;
 }
 
-int cc_doc_state_load(cc_doctor_run *run)
+int cc_diag_state_load(cc_doctor_run *run)
 {
     char *state = cc_state_dir(run->ctx);
     cc_receipts *rs = calloc(1, sizeof(*rs));
@@ -50,7 +50,7 @@ int cc_doc_state_load(cc_doctor_run *run)
         return -1;
     for (size_t i = 0; i < rs->n; i++) {
         const cc_receipt *r = &rs->v[i];
-        cc_doc_install *in = &run->installs[run->n_installs++];
+        cc_diag_install *in = &run->installs[run->n_installs++];
         in->lib_dir = r->lib_dir ? cc_strdup(r->lib_dir) : NULL;
         in->install_dir = r->install_dir ? cc_strdup(r->install_dir) : NULL;
         in->cuda_major = r->cuda_variant ? atoi(r->cuda_variant) : -1;
@@ -60,7 +60,7 @@ int cc_doc_state_load(cc_doctor_run *run)
     return 0;
 }
 
-void cc_doc_state_free(cc_doctor_run *run)
+void cc_diag_state_free(cc_doctor_run *run)
 {
     for (size_t i = 0; i < run->n_installs; i++) {
         free(run->installs[i].lib_dir);
@@ -134,10 +134,10 @@ static void flush(cc_doctor_run *run, cc_doctor_code code, const cc_receipt *r, 
                                   r->target_path,
                                   r->mode == CUDNNCTL_TARGET_PREFIX ? "--prefix" : "--cuda-home",
                                   r->target_path, r->cudnn_version);
-    cc_doc_add(run, code, r->install_dir, fix,
-               "%zu file%s of the cuDNN %s install %s (receipt %s) %s: %s%s", l->n,
-               l->n == 1 ? "" : "s", r->cudnn_version, r->install_dir, r->id, what,
-               l->text.data ? l->text.data : "", more);
+    cc_diag_add(run, code, r->install_dir, fix,
+                "%zu file%s of the cuDNN %s install %s (receipt %s) %s: %s%s", l->n,
+                l->n == 1 ? "" : "s", r->cudnn_version, r->install_dir, r->id, what,
+                l->text.data ? l->text.data : "", more);
     free(fix);
 }
 
@@ -206,12 +206,12 @@ static int unreadable_receipts(cc_doctor_run *run, const char *state)
             loaded = rs->v[i].file && strcmp(rs->v[i].file, p) == 0;
         if (p && !loaded) {
             char *shown = cc_unrooted(run->ctx, p);
-            cc_doc_add(run, CC_DC_RECEIPT_UNREADABLE, shown,
-                       "restore it from a backup; if the install it described is gone, delete "
-                       "the receipt (uninstall and rollback ignore it)",
-                       "the install receipt %s cannot be read or parsed: uninstall, rollback and "
-                       "list ignore it, so its files would stay forever",
-                       shown ? shown : p);
+            cc_diag_add(run, CC_DC_RECEIPT_UNREADABLE, shown,
+                        "restore it from a backup; if the install it described is gone, delete "
+                        "the receipt (uninstall and rollback ignore it)",
+                        "the install receipt %s cannot be read or parsed: uninstall, rollback and "
+                        "list ignore it, so its files would stay forever",
+                        shown ? shown : p);
             free(shown);
         }
         free(p);
@@ -251,12 +251,12 @@ static int check_journal(cc_doctor_run *run, const char *state)
         char *shown = p ? cc_unrooted(run->ctx, p) : NULL;
         cc_pf_stat_t st;
         if (e != CUDNNCTL_E_NOMEM && p && cc_pf_lstat(p, &st) == 0 && st.exists)
-            cc_doc_add(run, CC_DC_STALE_JOURNAL, shown,
-                       "inspect the journal; move it away only after checking the target tree "
-                       "by hand (`cudnnctl doctor` again shows what is left)",
-                       "%s is left from an interrupted install or uninstall and cannot be read "
-                       "(%s): the next install, uninstall or rollback refuses to run",
-                       shown ? shown : "journal.json", cudnnctl_last_error(run->ctx)->detail);
+            cc_diag_add(run, CC_DC_STALE_JOURNAL, shown,
+                        "inspect the journal; move it away only after checking the target tree "
+                        "by hand (`cudnnctl doctor` again shows what is left)",
+                        "%s is left from an interrupted install or uninstall and cannot be read "
+                        "(%s): the next install, uninstall or rollback refuses to run",
+                        shown ? shown : "journal.json", cudnnctl_last_error(run->ctx)->detail);
         cc_clear_error(run->ctx);
         free(shown);
         free(p);
@@ -267,24 +267,24 @@ static int check_journal(cc_doctor_run *run, const char *state)
     if (!lock_held(run->ctx, state)) {
         char *shown = cc_unrooted(run->ctx, t->path);
         int after = t->phase == CC_PH_COMMITTED;
-        cc_doc_add(run, CC_DC_STALE_JOURNAL, shown,
-                   after ? "run `cudnnctl recover` (any install, uninstall or rollback does "
-                           "it first too): it finishes the interrupted change (only its "
-                           "bookkeeping was left)"
-                         : "run `cudnnctl recover` (any install, uninstall or rollback does it "
-                           "first too): it rolls the interrupted change back, leaving the target "
-                           "as before",
-                   "an interrupted %s (phase %s, %zu operations) left %s: the target may hold a "
-                   "half-made change until it is %s",
-                   t->kind ? t->kind : "transaction", cc_phase_name(t->phase), t->n_ops,
-                   shown ? shown : t->path, after ? "finished" : "rolled back");
+        cc_diag_add(run, CC_DC_STALE_JOURNAL, shown,
+                    after ? "run `cudnnctl recover` (any install, uninstall or rollback does "
+                            "it first too): it finishes the interrupted change (only its "
+                            "bookkeeping was left)"
+                          : "run `cudnnctl recover` (any install, uninstall or rollback does it "
+                            "first too): it rolls the interrupted change back, leaving the target "
+                            "as before",
+                    "an interrupted %s (phase %s, %zu operations) left %s: the target may hold a "
+                    "half-made change until it is %s",
+                    t->kind ? t->kind : "transaction", cc_phase_name(t->phase), t->n_ops,
+                    shown ? shown : t->path, after ? "finished" : "rolled back");
         free(shown);
     }
     cc_txn_free(t);
     return run->oom ? -1 : 0;
 }
 
-int cc_doc_check_state(cc_doctor_run *run)
+int cc_diag_check_state(cc_doctor_run *run)
 {
     char *state = cc_state_dir(run->ctx);
     if (!state)
@@ -295,7 +295,7 @@ int cc_doc_check_state(cc_doctor_run *run)
         const cc_receipt *r = &rs->v[i];
         /* an install of the JIT flavour, wherever it is (detect scans fixed places only) */
         if (r->flavor == CUDNNCTL_FLAVOR_JIT && r->lib_dir && !cc_receipts_superseding(rs, r))
-            cc_doc_jit_finding(run, r->lib_dir, r->cudnn_version, atoi(r->cudnn_version));
+            cc_diag_jit_finding(run, r->lib_dir, r->cudnn_version, atoi(r->cudnn_version));
     }
     int rc = unreadable_receipts(run, state);
     if (rc == 0)

@@ -25,7 +25,7 @@ static int readings_text(const cudnnctl_toolkit *t, cc_buf *b)
 static int check_cuda_links(cc_doctor_run *run)
 {
     cc_strv names = {0};
-    if (cc_doc_list(run, "/usr/local", "cuda", &names) != 0)
+    if (cc_diag_list(run, "/usr/local", "cuda", &names) != 0)
         return 0;
     int rc = 0;
     for (size_t i = 0; i < names.n && rc == 0; i++) {
@@ -38,13 +38,13 @@ static int check_cuda_links(cc_doctor_run *run)
             rc = -1;
             break;
         }
-        if (cc_doc_lstat(run, p, &st) != 0 || !st.exists || !st.is_link) {
+        if (cc_diag_lstat(run, p, &st) != 0 || !st.exists || !st.is_link) {
             free(p);
             continue;
         }
         int dangling = 0;
-        char *real = cc_doc_resolve(run, p, &dangling);
-        char *host = cc_doc_host(run, p);
+        char *real = cc_diag_resolve(run, p, &dangling);
+        char *host = cc_diag_host(run, p);
         char *target = host ? cc_pf_readlink(host) : NULL;
         free(host);
         if (!real || dangling) {
@@ -54,16 +54,16 @@ static int check_cuda_links(cc_doctor_run *run)
                 "toolkit is left",
                 p);
             const cudnnctl_toolkit *to = cudnnctl_detect_active_toolkit(run->det);
-            char *q = cc_doc_qhost(run, p);
+            char *q = cc_diag_qhost(run, p);
             char *cmd = !q ? NULL
                         : to ? cc_asprintf("ln -sfn %s %s", to->path, q)
                              : cc_asprintf("rm -f %s", q);
             free(q);
-            cc_doc_add_cmd(run, CC_DC_CUDA_LINK_DANGLING, p, fix, cmd,
-                       "%s -> %s%s: the link leads nowhere, so every build and program that "
-                       "uses %s fails to find CUDA",
-                       p, target ? target : "?", real ? ", which does not exist" : " (a link loop)",
-                       p);
+            cc_diag_add_cmd(run, CC_DC_CUDA_LINK_DANGLING, p, fix, cmd,
+                            "%s -> %s%s: the link leads nowhere, so every build and program that "
+                            "uses %s fails to find CUDA",
+                            p, target ? target : "?",
+                            real ? ", which does not exist" : " (a link loop)", p);
             free(fix);
             free(cmd);
         } else {
@@ -71,22 +71,22 @@ static int check_cuda_links(cc_doctor_run *run)
             for (size_t k = 0; k < run->det->n_toolkits && !known; k++) {
                 const cudnnctl_toolkit *t = &run->det->toolkits[k];
                 int d2 = 0;
-                char *tr = cc_doc_resolve(run, t->path, &d2);
+                char *tr = cc_diag_resolve(run, t->path, &d2);
                 known = tr && strcmp(tr, real) == 0;
                 free(tr);
                 for (size_t a = 0; a < t->n_aliases && !known; a++)
                     known = strcmp(t->aliases[a], p) == 0;
             }
             cc_pf_stat_t rs;
-            cc_doc_lstat(run, real, &rs);
+            cc_diag_lstat(run, real, &rs);
             if (!known && rs.is_dir) {
                 char *fix = cc_asprintf("point %s at a complete toolkit (`cudnnctl use X.Y`), or "
                                         "repair the toolkit in %s",
                                         p, real);
-                cc_doc_add(run, CC_DC_CUDA_LINK_NOT_TOOLKIT, p, fix,
-                           "%s leads to %s, where detect found no CUDA toolkit (no nvcc, "
-                           "version.json, cuda.h or libcudart it could read)",
-                           p, real);
+                cc_diag_add(run, CC_DC_CUDA_LINK_NOT_TOOLKIT, p, fix,
+                            "%s leads to %s, where detect found no CUDA toolkit (no nvcc, "
+                            "version.json, cuda.h or libcudart it could read)",
+                            p, real);
                 free(fix);
             }
         }
@@ -98,17 +98,17 @@ static int check_cuda_links(cc_doctor_run *run)
     return rc || run->oom ? -1 : 0;
 }
 
-int cc_doc_check_toolkits(cc_doctor_run *run)
+int cc_diag_check_toolkits(cc_doctor_run *run)
 {
     const cudnnctl_detect_result *d = run->det;
     if (d->n_toolkits == 0)
-        cc_doc_add(run, CC_DC_NO_TOOLKIT, NULL,
-                   "install a CUDA toolkit (NVIDIA's runfile / network repo, or the "
-                   "distribution's package), or set CUDA_HOME to one; programs that bring CUDA "
-                   "as pip wheels (PyTorch) do not need it",
-                   "no CUDA toolkit found (looked at CUDA_HOME, CUDA_PATH, nvcc on PATH, "
-                   "/usr/local/cuda*, conda and pip wheels): `cudnnctl install` into a CUDA "
-                   "tree has no target and builds cannot find CUDA");
+        cc_diag_add(run, CC_DC_NO_TOOLKIT, NULL,
+                    "install a CUDA toolkit (NVIDIA's runfile / network repo, or the "
+                    "distribution's package), or set CUDA_HOME to one; programs that bring CUDA "
+                    "as pip wheels (PyTorch) do not need it",
+                    "no CUDA toolkit found (looked at CUDA_HOME, CUDA_PATH, nvcc on PATH, "
+                    "/usr/local/cuda*, conda and pip wheels): `cudnnctl install` into a CUDA "
+                    "tree has no target and builds cannot find CUDA");
     for (size_t i = 0; i < d->n_toolkits; i++) {
         const cudnnctl_toolkit *t = &d->toolkits[i];
         if (t->sources_disagree) {
@@ -120,10 +120,10 @@ int cc_doc_check_toolkits(cc_doctor_run *run)
             char *fix = cc_asprintf("reinstall the toolkit in %s (a partial upgrade or copied "
                                     "files mix two releases), or remove the stale part",
                                     t->path);
-            cc_doc_add(run, CC_DC_TOOLKIT_VERSION_DISAGREE, t->path, fix,
-                       "the CUDA toolkit in %s reports different versions: %s; detect uses %s, "
-                       "but builds may pick up the other one",
-                       t->path, b.data ? b.data : "", t->version ? t->version : "?");
+            cc_diag_add(run, CC_DC_TOOLKIT_VERSION_DISAGREE, t->path, fix,
+                        "the CUDA toolkit in %s reports different versions: %s; detect uses %s, "
+                        "but builds may pick up the other one",
+                        t->path, b.data ? b.data : "", t->version ? t->version : "?");
             free(fix);
             cc_buf_free(&b);
         }
@@ -133,8 +133,8 @@ int cc_doc_check_toolkits(cc_doctor_run *run)
             char *fix = cc_asprintf("check the files named; reinstall the toolkit in %s if "
                                     "they are damaged",
                                     t->path);
-            cc_doc_add(run, CC_DC_TOOLKIT_PROBLEM, t->path, fix, "CUDA %s in %s: %s",
-                       t->version ? t->version : "toolkit", t->path, t->problems[k]);
+            cc_diag_add(run, CC_DC_TOOLKIT_PROBLEM, t->path, fix, "CUDA %s in %s: %s",
+                        t->version ? t->version : "toolkit", t->path, t->problems[k]);
             free(fix);
         }
     }
@@ -184,10 +184,10 @@ static void no_driver(cc_doctor_run *run, const cudnnctl_toolkit *active,
                   : "start the container with the GPUs: `docker run --gpus all ...` (the NVIDIA "
                     "Container Toolkit on the host), `podman run --device nvidia.com/gpu=all ...` "
                     "(CDI), or a Kubernetes limit nvidia.com/gpu");
-        cc_doc_add(run, CC_DC_NO_DRIVER, NULL, fix,
-                   "no NVIDIA driver in this %s container (no libcuda.so.1, no %s): it was "
-                   "started without NVIDIA's container runtime, so cuDNN cannot run in it",
-                   st->container, nodes ? "driver libraries" : "/dev/nvidia* devices");
+        cc_diag_add(run, CC_DC_NO_DRIVER, NULL, fix,
+                    "no NVIDIA driver in this %s container (no libcuda.so.1, no %s): it was "
+                    "started without NVIDIA's container runtime, so cuDNN cannot run in it",
+                    st->container, nodes ? "driver libraries" : "/dev/nvidia* devices");
         free(fix);
         return;
     }
@@ -195,9 +195,9 @@ static void no_driver(cc_doctor_run *run, const cudnnctl_toolkit *active,
                             "GPU this is expected (install with --no-validate)",
                             floor ? " (>= " : "", floor ? floor : "",
                             floor ? " for the active toolkit)" : "");
-    cc_doc_add(run, CC_DC_NO_DRIVER, NULL, fix,
-               "no NVIDIA driver found (no libcuda, /proc/driver/nvidia/version or "
-               "nvidia-smi): cuDNN cannot run on this machine");
+    cc_diag_add(run, CC_DC_NO_DRIVER, NULL, fix,
+                "no NVIDIA driver found (no libcuda, /proc/driver/nvidia/version or "
+                "nvidia-smi): cuDNN cannot run on this machine");
     free(fix);
 }
 
@@ -216,18 +216,18 @@ static void stack_check(cc_doctor_run *run, const cudnnctl_driver_stack *st)
                     : cc_strdup("reboot, or unload and reload the nvidia kernel modules, so the "
                                 "module is the release of the driver that is installed (an "
                                 "upgrade replaced the libraries under a running module)");
-    cc_doc_add(run, CC_DC_DRIVER_LIBRARY_MISMATCH, st->libcuda_real ? st->libcuda_real : st->libcuda,
-               fix,
-               "the user-space driver %s is %s but the loaded kernel module is %s (%s): CUDA "
-               "fails to initialise (\"system has unsupported display driver / cuda driver "
-               "combination\", error 803) and nvidia-smi says \"Failed to initialize NVML: "
-               "Driver/library version mismatch\"",
-               st->libcuda_real ? st->libcuda_real : st->libcuda, st->libcuda_version,
-               st->kernel_version, st->kernel_source ? st->kernel_source : "?");
+    cc_diag_add(run, CC_DC_DRIVER_LIBRARY_MISMATCH,
+                st->libcuda_real ? st->libcuda_real : st->libcuda, fix,
+                "the user-space driver %s is %s but the loaded kernel module is %s (%s): CUDA "
+                "fails to initialise (\"system has unsupported display driver / cuda driver "
+                "combination\", error 803) and nvidia-smi says \"Failed to initialize NVML: "
+                "Driver/library version mismatch\"",
+                st->libcuda_real ? st->libcuda_real : st->libcuda, st->libcuda_version,
+                st->kernel_version, st->kernel_source ? st->kernel_source : "?");
     free(fix);
 }
 
-int cc_doc_check_driver(cc_doctor_run *run)
+int cc_diag_check_driver(cc_doctor_run *run)
 {
     const cudnnctl_detect_result *d = run->det;
     const cudnnctl_toolkit *active = cudnnctl_detect_active_toolkit(d);
@@ -251,7 +251,7 @@ int cc_doc_check_driver(cc_doctor_run *run)
                     cc_asprintf("the active CUDA toolkit %s (%s)", active->version, active->path));
     for (size_t i = 0; i < d->n_cudnn && rc == 0; i++) {
         const char *how = NULL;
-        int v = cc_doc_copy_variant(run, &d->cudnn[i], &how);
+        int v = cc_diag_copy_variant(run, &d->cudnn[i], &how);
         if (v > 0)
             rc |= add_use(uses, &n, 16, v,
                           cc_asprintf("cuDNN %s in %s (built for CUDA %d, from its %s)",
@@ -281,11 +281,11 @@ int cc_doc_check_driver(cc_doctor_run *run)
                                     host, floor)
                       : cc_asprintf("upgrade the NVIDIA driver%s to one supporting CUDA %d",
                                     host, uses[i].major);
-            cc_doc_add(run, CC_DC_DRIVER_TOO_OLD, NULL, fix,
-                       "the NVIDIA driver (%s) is older than CUDA %d needs (>= %s), which %s "
-                       "uses: cuDNN fails with CUDNN_STATUS_NOT_INITIALIZED or 'driver version "
-                       "is insufficient'",
-                       have, uses[i].major, floor ? floor : "a CUDA-capable release", uses[i].who);
+            cc_diag_add(run, CC_DC_DRIVER_TOO_OLD, NULL, fix,
+                        "the NVIDIA driver (%s) is older than CUDA %d needs (>= %s), which %s "
+                        "uses: cuDNN fails with CUDNN_STATUS_NOT_INITIALIZED or 'driver version "
+                        "is insufficient'",
+                        have, uses[i].major, floor ? floor : "a CUDA-capable release", uses[i].who);
             free(fix);
         }
     }

@@ -34,7 +34,7 @@ static int dist_name(const char *name, const char *pkg, int *cu, int *vmajor)
 }
 
 /* The site-packages dir of a wheel copy (".../site-packages/nvidia/cudnn/lib"), malloc'd. */
-char *cc_doc_wheel_site(const char *path)
+char *cc_diag_wheel_site(const char *path)
 {
     const char *tail = "/nvidia/cudnn/lib";
     if (!cc_str_ends(path, tail))
@@ -47,7 +47,7 @@ static int dist_variant(cc_doctor_run *run, const char *dir, int major)
 {
     cc_strv ents = {0};
     int out = -1;
-    if (!dir || cc_doc_list(run, dir, "nvidia_cudnn", &ents) != 0)
+    if (!dir || cc_diag_list(run, dir, "nvidia_cudnn", &ents) != 0)
         return -1;
     for (size_t i = 0; i < ents.n && out < 0; i++) {
         int cu, vm;
@@ -65,7 +65,7 @@ static int dpkg_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     char prefix[32];
     snprintf(prefix, sizeof(prefix), "libcudnn%d-cuda-", c->major);
     cc_strv ents = {0};
-    if (cc_doc_list(run, "/var/lib/dpkg/info", prefix, &ents) != 0)
+    if (cc_diag_list(run, "/var/lib/dpkg/info", prefix, &ents) != 0)
         return -1;
     int out = -1;
     char *want = cc_asprintf("%s/libcudnn.so.%d", c->path, c->major);
@@ -77,7 +77,7 @@ static int dpkg_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
             !cc_str_ends(end, ".list") || cu <= 0 || cu > 99)
             continue;
         char *p = cc_path_join("/var/lib/dpkg/info", ents.v[i]);
-        char *h = p ? cc_doc_host(run, p) : NULL;
+        char *h = p ? cc_diag_host(run, p) : NULL;
         char *text = NULL;
         size_t len = 0;
         if (h && cc_sys_read_file(run->ctx, h, 1u << 20, &text, &len) == 0 && text) {
@@ -118,18 +118,18 @@ static int prefix_variant(const char *path)
     return -1;
 }
 
-int cc_doc_copy_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char **how)
+int cc_diag_copy_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const char **how)
 {
     *how = NULL;
     if (!c->path)
         return -1;
     int v = -1;
-    char *site = cc_doc_wheel_site(c->path);
+    char *site = cc_diag_wheel_site(c->path);
     if (site) {
         v = dist_variant(run, site, c->major);
         free(site);
     } else {
-        const cudnnctl_toolkit *t = cc_doc_toolkit_of(run->det, c->path);
+        const cudnnctl_toolkit *t = cc_diag_toolkit_of(run->det, c->path);
         char *dist = t ? cc_path_join(t->path, "dist-info") : NULL;
         v = dist ? dist_variant(run, dist, c->major) : -1;
         free(dist);
@@ -139,7 +139,7 @@ int cc_doc_copy_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const 
         return v;
     }
     for (size_t i = 0; i < run->n_installs; i++) {
-        const cc_doc_install *in = &run->installs[i];
+        const cc_diag_install *in = &run->installs[i];
         if (in->cuda_major > 0 && in->lib_dir && strcmp(in->lib_dir, c->path) == 0) {
             *how = "install receipt";
             return in->cuda_major;
@@ -153,7 +153,7 @@ int cc_doc_copy_variant(cc_doctor_run *run, const cudnnctl_cudnn_copy *c, const 
         *how = "prefix dir name (cudnn-<version>-cuda<M>)";
         return v;
     }
-    if ((v = cc_doc_elf_variant(run, c, run->elf_how, sizeof(run->elf_how))) > 0) {
+    if ((v = cc_diag_elf_variant(run, c, run->elf_how, sizeof(run->elf_how))) > 0) {
         *how = run->elf_how;
         return v;
     }
@@ -166,7 +166,7 @@ static unsigned long long site_cuda_majors(cc_doctor_run *run, const char *site)
     static const char *const pkgs[] = {"nvidia_cuda_runtime", "nvidia_cublas"};
     unsigned long long mask = 0;
     cc_strv ents = {0};
-    if (cc_doc_list(run, site, "nvidia_", &ents) != 0)
+    if (cc_diag_list(run, site, "nvidia_", &ents) != 0)
         return 0;
     for (size_t i = 0; i < ents.n; i++)
         for (size_t k = 0; k < 2; k++) {
@@ -181,16 +181,16 @@ static unsigned long long site_cuda_majors(cc_doctor_run *run, const char *site)
     return mask;
 }
 
-void cc_doc_variant_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
+void cc_diag_variant_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
 {
     const char *how = NULL;
-    int v = cc_doc_copy_variant(run, c, &how);
+    int v = cc_diag_copy_variant(run, c, &how);
     if (v <= 0 || c->n_libs == 0)
         return;
     const cudnnctl_toolkit *active = cudnnctl_detect_active_toolkit(run->det);
     char *with = NULL;
     int partner = -1;
-    char *site = cc_doc_wheel_site(c->path);
+    char *site = cc_diag_wheel_site(c->path);
     if (site) {
         unsigned long long m = site_cuda_majors(run, site);
         if (m & (1ull << v)) {
@@ -205,7 +205,7 @@ void cc_doc_variant_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
     }
     free(site);
     if (partner < 0) {
-        const cudnnctl_toolkit *t = cc_doc_toolkit_of(run->det, c->path);
+        const cudnnctl_toolkit *t = cc_diag_toolkit_of(run->det, c->path);
         if (!t || strcmp(c->origin, "wheel") == 0)
             t = active;
         if (t) {
@@ -215,7 +215,7 @@ void cc_doc_variant_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
         }
     }
     if (partner > 0 && partner != v) {
-        char *args = cc_doc_install_args(run, c->major, -1, partner);
+        char *args = cc_diag_install_args(run, c->major, -1, partner);
         char *inst = args ? cc_asprintf("`cudnnctl install %s`, or ", args) : NULL;
         char *fix = cc_asprintf("install the cuDNN build for CUDA %d (%s`pip install "
                                 "nvidia-cudnn-cu%d`) and remove this one, or run it with a CUDA "
@@ -223,12 +223,12 @@ void cc_doc_variant_check(cc_doctor_run *run, const cudnnctl_cudnn_copy *c)
                                 partner, inst ? inst : "", partner, v);
         free(inst);
         free(args);
-        cc_doc_add(run, CC_DC_CUDNN_CUDA_MAJOR_MISMATCH, c->path, fix,
-                   "cuDNN %s in %s is built for CUDA %d (its %s) but runs with %s: it dlopens "
-                   "libcublasLt.so.%d and the CUDA %d runtime, which fail to load ('Cannot load "
-                   "symbol cublasLtGetVersion', 'libcublasLt.so.%d: cannot open shared object "
-                   "file')",
-                   c->version, c->path, v, how, with ? with : "?", v, v, v);
+        cc_diag_add(run, CC_DC_CUDNN_CUDA_MAJOR_MISMATCH, c->path, fix,
+                    "cuDNN %s in %s is built for CUDA %d (its %s) but runs with %s: it dlopens "
+                    "libcublasLt.so.%d and the CUDA %d runtime, which fail to load ('Cannot load "
+                    "symbol cublasLtGetVersion', 'libcublasLt.so.%d: cannot open shared object "
+                    "file')",
+                    c->version, c->path, v, how, with ? with : "?", v, v, v);
         free(fix);
     }
     free(with);

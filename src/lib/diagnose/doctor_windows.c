@@ -119,7 +119,7 @@ static int env_load(win_run *w, const char *file)
 static int exists(win_run *w, const char *rel, int dir)
 {
     cc_pf_stat_t st;
-    char *h = cc_doc_host(w->run, rel);
+    char *h = cc_diag_host(w->run, rel);
     int ok = h && cc_pf_stat(h, &st) == 0 && st.exists && (dir ? st.is_dir : st.is_reg);
     free(h);
     return ok;
@@ -130,7 +130,7 @@ static char *find_ci(win_run *w, const char *dir, const char *name)
 {
     cc_strv ents = {0};
     char *out = NULL;
-    if (cc_doc_list(w->run, dir, "", &ents) == 0)
+    if (cc_diag_list(w->run, dir, "", &ents) == 0)
         for (size_t i = 0; i < ents.n && !out; i++) {
             const char *a = ents.v[i], *b = name;
             while (*a && *b && tolower((unsigned char)*a) == tolower((unsigned char)*b))
@@ -190,9 +190,9 @@ static void set_version(win_run *w, win_set *s)
     for (size_t i = 0; i < 3 && s->vmaj < 0; i++) {
         char *p = cc_asprintf("%s%s/cudnn_version.h", s->dir, ups[i]);
         char *text = NULL;
-        cc_dt_ver v;
-        if (p && cc_dt_read(w->run->ctx, p, 1u << 16, &text) == 0 && text &&
-            cc_dt_parse_cudnn_header(text, &v) == 0)
+        cc_detect_ver v;
+        if (p && cc_detect_read(w->run->ctx, p, 1u << 16, &text) == 0 && text &&
+            cc_detect_parse_cudnn_header(text, &v) == 0)
             s->vmaj = v.major, s->vmin = v.minor;
         free(text);
         free(p);
@@ -203,7 +203,7 @@ static void set_version(win_run *w, win_set *s)
     if (s->vmaj < 0 && cc_str_ends(s->dir, "/nvidia/cudnn/bin")) {
         char *site = cc_strndup(s->dir, strlen(s->dir) - strlen("/nvidia/cudnn/bin"));
         cc_strv ents = {0};
-        if (site && cc_doc_list(w->run, site, "nvidia_cudnn_cu", &ents) == 0)
+        if (site && cc_diag_list(w->run, site, "nvidia_cudnn_cu", &ents) == 0)
             for (size_t i = 0; i < ents.n && s->vmaj < 0; i++) {
                 const char *dash = strchr(ents.v[i], '-');
                 if (dash && cc_str_ends(ents.v[i], ".dist-info") &&
@@ -222,7 +222,7 @@ static void add_set_dir(win_run *w, const char *dir)
         if (cc_str_ieq(w->sets[i].dir, dir))
             return;
     cc_strv ents = {0};
-    if (cc_doc_list(w->run, dir, "", &ents) != 0)
+    if (cc_diag_list(w->run, dir, "", &ents) != 0)
         return;
     for (size_t i = 0; i < ents.n; i++) {
         int m = 0;
@@ -250,7 +250,7 @@ static void scan(win_run *w, const char *dir, int depth)
         return;
     add_set_dir(w, dir);
     cc_strv ents = {0};
-    if (depth > 0 && cc_doc_list(w->run, dir, "", &ents) == 0)
+    if (depth > 0 && cc_diag_list(w->run, dir, "", &ents) == 0)
         for (size_t i = 0; i < ents.n; i++) {
             char *p = cc_path_join(dir, ents.v[i]);
             if (p && exists(w, p, 1))
@@ -267,8 +267,8 @@ static char *env_cmd(win_run *w, const char *name, const char *value)
     if (!w->run->opts->windows_env)
         return NULL;
     char *line = cc_asprintf("%s=%s", name, value);
-    char *q = line ? cc_doc_quote(line) : NULL;
-    char *f = cc_doc_quote(w->run->opts->windows_env);
+    char *q = line ? cc_diag_quote(line) : NULL;
+    char *f = cc_diag_quote(w->run->opts->windows_env);
     char *cmd = q && f ? cc_asprintf("printf '%%s\\n' %s >> %s", q, f) : NULL;
     free(line);
     free(q);
@@ -295,7 +295,7 @@ static unsigned pe_machine(win_run *w, const char *rel)
     char *data = NULL;
     size_t len = 0;
     unsigned m = 0;
-    if (cc_dt_read_n(w->run->ctx, rel, 4096, &data, &len) == 0 && len >= 0x40) {
+    if (cc_detect_read_n(w->run->ctx, rel, 4096, &data, &len) == 0 && len >= 0x40) {
         const unsigned char *d = (const unsigned char *)data;
         size_t pe = d[0x3c] | (size_t)d[0x3d] << 8 | (size_t)d[0x3e] << 16;
         if (d[0] == 'M' && d[1] == 'Z' && pe + 6 <= len && memcmp(d + pe, "PE\0\0", 4) == 0)
@@ -320,7 +320,7 @@ static char *zlib_source(win_run *w)
                 return p;
             free(p);
         }
-        if (cc_doc_list(w->run, bases[b], "Nsight", &ents) == 0)
+        if (cc_diag_list(w->run, bases[b], "Nsight", &ents) == 0)
             for (size_t i = 0; i < ents.n; i++) {
                 char *p = cc_asprintf("%s/%s/host-windows-x64/zlibwapi.dll", bases[b], ents.v[i]);
                 if (p && exists(w, p, 0) && pe_machine(w, p) == 0x8664) {
@@ -363,7 +363,7 @@ static void zlib_check(win_run *w, const win_set *s)
     char *wdir = to_win(s->dir);
     char *cmd = NULL, *fix = NULL;
     if (src) {
-        char *qs = cc_doc_qhost(w->run, src), *qd = cc_doc_qhost(w->run, s->dir);
+        char *qs = cc_diag_qhost(w->run, src), *qd = cc_diag_qhost(w->run, s->dir);
         cmd = qs && qd ? cc_asprintf("cp %s %s/zlibwapi.dll", qs, qd) : NULL;
         char *ws = to_win(src);
         fix = cc_asprintf("copy the 64-bit zlibwapi.dll beside the DLLs: `copy \"%s\" \"%s\"` "
@@ -377,13 +377,13 @@ static void zlib_check(win_run *w, const win_set *s)
                           "or move to cuDNN 9.2 or newer, which does not need it",
                           wdir ? wdir : "?");
     }
-    cc_doc_add_cmd(w->run, CC_DC_WIN_ZLIBWAPI_MISSING, wdir, fix, cmd,
-                   "cuDNN %d.%d in %s needs zlibwapi.dll (cuDNN 8.3-9.1 on Windows), and %s: "
-                   "\"Could not locate zlibwapi.dll. Please make sure it is in your library "
-                   "path!\"",
-                   s->vmaj, s->vmin, wdir ? wdir : "?",
-                   bits32 ? "the one beside it is not 64-bit (LoadLibrary error 193)"
-                          : "none is beside its DLLs or on PATH");
+    cc_diag_add_cmd(w->run, CC_DC_WIN_ZLIBWAPI_MISSING, wdir, fix, cmd,
+                    "cuDNN %d.%d in %s needs zlibwapi.dll (cuDNN 8.3-9.1 on Windows), and %s: "
+                    "\"Could not locate zlibwapi.dll. Please make sure it is in your library "
+                    "path!\"",
+                    s->vmaj, s->vmin, wdir ? wdir : "?",
+                    bits32 ? "the one beside it is not 64-bit (LoadLibrary error 193)"
+                           : "none is beside its DLLs or on PATH");
     free(fix);
     free(cmd);
     free(src);
@@ -395,7 +395,7 @@ static void zlib_check(win_run *w, const win_set *s)
 static void toolkit_checks(win_run *w)
 {
     cc_strv vers = {0};
-    cc_doc_list(w->run, TK_DIR, "v", &vers);
+    cc_diag_list(w->run, TK_DIR, "v", &vers);
     for (size_t i = 0; i < vers.n; i++) {
         int M = 0, m = 0;
         char *bx = cc_asprintf(TK_DIR "/%s/bin/x64", vers.v[i]);
@@ -410,11 +410,11 @@ static void toolkit_checks(win_run *w)
         char *fix = cc_asprintf("add %s to PATH (System Properties > Environment Variables, or "
                                 "`setx PATH \"%%PATH%%;%s\"`)",
                                 wb, wb);
-        cc_doc_add_cmd(w->run, CC_DC_WIN_CUDA_BIN_X64_NOT_ON_PATH, wb, fix, cmd,
-                       "CUDA %d.%d keeps its DLLs (cudart64_%d.dll, cublas64_%d.dll) in %s, which "
-                       "is not on PATH (CUDA 13 moved them from bin to bin\\x64): programs and "
-                       "cuDNN fail with \"Could not load library cudart64_%d.dll\" / error 126",
-                       M, m, M, M, wb, M);
+        cc_diag_add_cmd(w->run, CC_DC_WIN_CUDA_BIN_X64_NOT_ON_PATH, wb, fix, cmd,
+                        "CUDA %d.%d keeps its DLLs (cudart64_%d.dll, cublas64_%d.dll) in %s, which "
+                        "is not on PATH (CUDA 13 moved them from bin to bin\\x64): programs and "
+                        "cuDNN fail with \"Could not load library cudart64_%d.dll\" / error 126",
+                        M, m, M, M, wb, M);
         free(fix);
         free(cmd);
         free(np);
@@ -450,11 +450,11 @@ static void toolkit_checks(win_run *w)
                           : cc_asprintf("remove %s (`reg delete HKCU\\Environment /v %s` or "
                                         "System Properties), or reinstall that toolkit",
                                         n, n);
-        cc_doc_add_cmd(w->run, CC_DC_WIN_CUDA_PATH_MISSING, v, fix, cmd,
-                       "%s=%s, which does not exist (the toolkit was uninstalled and the variable "
-                       "left): builds (CMake FindCUDAToolkit, MSBuild's CUDA props) and "
-                       "frameworks that read it find no CUDA",
-                       n, v);
+        cc_diag_add_cmd(w->run, CC_DC_WIN_CUDA_PATH_MISSING, v, fix, cmd,
+                        "%s=%s, which does not exist (the toolkit was uninstalled and the variable "
+                        "left): builds (CMake FindCUDAToolkit, MSBuild's CUDA props) and "
+                        "frameworks that read it find no CUDA",
+                        n, v);
         free(fix);
         free(cmd);
         free(wbest);
@@ -482,11 +482,11 @@ static void path_checks(win_run *w)
             char *fix = cc_asprintf("keep one cuDNN %d on PATH: remove %s from PATH (or %s, to "
                                     "use the other)",
                                     a->major, wb ? wb : "?", wa ? wa : "?");
-            cc_doc_add_cmd(w->run, CC_DC_WIN_CUDNN_DLL_SETS_ON_PATH, wb, fix, cmd,
-                           "two cuDNN %d DLL sets are on PATH: %s (first, so cudnn64_%d.dll is "
-                           "loaded from it) and %s; sub-DLLs that the first set lacks come from "
-                           "the second (mixed versions)",
-                           a->major, wa ? wa : "?", a->major, wb ? wb : "?");
+            cc_diag_add_cmd(w->run, CC_DC_WIN_CUDNN_DLL_SETS_ON_PATH, wb, fix, cmd,
+                            "two cuDNN %d DLL sets are on PATH: %s (first, so cudnn64_%d.dll is "
+                            "loaded from it) and %s; sub-DLLs that the first set lacks come from "
+                            "the second (mixed versions)",
+                            a->major, wa ? wa : "?", a->major, wb ? wb : "?");
             free(fix);
             free(cmd);
             free(np);
@@ -505,11 +505,11 @@ static void path_checks(win_run *w)
         char *np = ws ? path_edit(w, ws, NULL) : NULL;
         char *cmd = np ? env_cmd(w, "PATH", np) : NULL;
         char *fix = cc_asprintf("add %s to PATH (`setx PATH \"%%PATH%%;%s\"`)", ws, ws);
-        cc_doc_add_cmd(w->run, CC_DC_WIN_CUDNN_NOT_ON_PATH, ws, fix, cmd,
-                       "cuDNN %d's DLLs in %s are not on PATH and no other cuDNN %d is: "
-                       "programs that load cudnn64_%d.dll by name (TensorFlow, ONNX Runtime, "
-                       "C++ programs) fail with \"Could not locate cudnn64_%d.dll\"",
-                       s->major, ws, s->major, s->major, s->major);
+        cc_diag_add_cmd(w->run, CC_DC_WIN_CUDNN_NOT_ON_PATH, ws, fix, cmd,
+                        "cuDNN %d's DLLs in %s are not on PATH and no other cuDNN %d is: "
+                        "programs that load cudnn64_%d.dll by name (TensorFlow, ONNX Runtime, "
+                        "C++ programs) fail with \"Could not locate cudnn64_%d.dll\"",
+                        s->major, ws, s->major, s->major, s->major);
         free(fix);
         free(cmd);
         free(np);
@@ -517,7 +517,7 @@ static void path_checks(win_run *w)
     }
 }
 
-int cc_doc_check_windows(cc_doctor_run *run)
+int cc_diag_check_windows(cc_doctor_run *run)
 {
     win_run w;
     memset(&w, 0, sizeof(w));
@@ -530,7 +530,7 @@ int cc_doc_check_windows(cc_doctor_run *run)
         return 0;
     }
     cc_strv vers = {0};
-    cc_doc_list(run, TK_DIR, "v", &vers);
+    cc_diag_list(run, TK_DIR, "v", &vers);
     for (size_t i = 0; i < vers.n; i++) {
         char *b = cc_asprintf(TK_DIR "/%s/bin", vers.v[i]);
         if (b)
@@ -538,7 +538,7 @@ int cc_doc_check_windows(cc_doctor_run *run)
         free(b);
     }
     cc_strv_free(&vers);
-    cc_doc_list(run, "/Program Files/NVIDIA/CUDNN", "v", &vers);
+    cc_diag_list(run, "/Program Files/NVIDIA/CUDNN", "v", &vers);
     for (size_t i = 0; i < vers.n; i++) {
         char *b = cc_asprintf("/Program Files/NVIDIA/CUDNN/%s/bin", vers.v[i]);
         if (b)

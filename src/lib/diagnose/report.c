@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "json.h"
+#include "keyline.h"
 
 #define REPORT_FORMAT_VERSION 1
 
@@ -50,19 +51,15 @@ static char *read_small(cudnnctl_ctx *ctx, const char *abs)
 /* One value of os-release ("KEY=value", "KEY=\"value\""), malloc'd or NULL. */
 static char *os_release_value(const char *text, const char *key)
 {
-    size_t kn = strlen(key);
-    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-        if (strncmp(l, key, kn) != 0 || l[kn] != '=')
-            continue;
-        const char *v = l + kn + 1;
-        size_t n = strcspn(v, "\r\n");
-        if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
-            v++;
-            n -= 2;
-        }
-        return cc_strndup(v, n);
+    size_t n = 0;
+    const char *v = cc_str_key_line(text, key, "\r\n", &n);
+    if (!v)
+        return NULL;
+    if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+        v++;
+        n -= 2;
     }
-    return NULL;
+    return cc_strndup(v, n);
 }
 
 static cJSON *host_json(cudnnctl_ctx *ctx)

@@ -176,7 +176,7 @@ cudnnctl_err cudnnctl_env_write_modulefile(cudnnctl_ctx *ctx, const cudnnctl_env
         CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
                    "the selection has no cuDNN install for a cudnn/<version> module; name a "
                    "prefix: cudnnctl env --persist --modulefiles DIR --prefix PREFIX");
-    char *shown = NULL, *real = NULL, *name = NULL, *path = NULL, *rpath = NULL, *old = NULL;
+    char *shown = NULL, *real = NULL, *name = NULL, *path = NULL, *rpath = NULL;
     cc_buf b = {0};
     cudnnctl_err rc = module_dir(ctx, dir, &shown, &real);
     if (rc != CUDNNCTL_E_OK)
@@ -188,28 +188,13 @@ cudnnctl_err cudnnctl_env_write_modulefile(cudnnctl_ctx *ctx, const cudnnctl_env
         rc = oom(ctx);
         goto out;
     }
-    if (cc_sys_read_file(ctx, rpath, 1 << 20, &old, NULL) == 0 && strcmp(old, b.data) == 0) {
-        rc = cc_changes_add(out, "keep", path, "already up to date") ? oom(ctx) : CUDNNCTL_E_OK;
-        goto out;
-    }
-    if (cc_sys_mkdir_p(ctx, real, 0755) != 0) {
-        rc = CC_ERR_PF(ctx, "cannot create directory", shown);
-        goto out;
-    }
-    if (cc_sys_write_file_atomic(ctx, rpath, b.data, b.len, 0644) != 0) {
-        rc = CC_ERR_PF(ctx, "cannot write", path);
-        goto out;
-    }
-    cc_event(ctx, CUDNNCTL_EV_FILE_WRITTEN, "env", path);
-    if (cc_changes_add(out, "write", path, NULL) != 0)
-        rc = oom(ctx);
+    rc = cc_env_write_file(ctx, rpath, path, shown, b.data, 0644, out);
 out:
     free(shown);
     free(real);
     free(name);
     free(path);
     free(rpath);
-    free(old);
     cc_buf_free(&b);
     return rc;
 }

@@ -22,34 +22,8 @@ static cudnnctl_err write_file(cudnnctl_ctx *ctx, const char *path, const char *
                                cudnnctl_changes *ch)
 {
     char *real = cc_rooted(ctx, path);
-    char *dir = real ? cc_path_dir(real) : NULL;
-    cudnnctl_err rc = CUDNNCTL_E_OK;
-    if (!real || !dir) {
-        rc = oom(ctx);
-        goto out;
-    }
-    char *old = NULL;
-    if (cc_sys_read_file(ctx, real, 1 << 22, &old, NULL) == 0 && strcmp(old, text) == 0) {
-        free(old);
-        if (cc_changes_add(ch, "keep", path, "already up to date") != 0)
-            rc = oom(ctx);
-        goto out;
-    }
-    free(old);
-    if (cc_sys_mkdir_p(ctx, dir, 0755) != 0) {
-        rc = CC_ERR_PF(ctx, "cannot create directory", dir);
-        goto out;
-    }
-    if (cc_sys_write_file_atomic(ctx, real, text, strlen(text), mode) != 0) {
-        rc = CC_ERR_PF(ctx, "cannot write", path);
-        goto out;
-    }
-    cc_event(ctx, CUDNNCTL_EV_FILE_WRITTEN, "env", path);
-    if (cc_changes_add(ch, "write", path, NULL) != 0)
-        rc = oom(ctx);
-out:
+    cudnnctl_err rc = real ? cc_env_write_file(ctx, real, path, NULL, text, mode, ch) : oom(ctx);
     free(real);
-    free(dir);
     return rc;
 }
 

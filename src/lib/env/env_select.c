@@ -497,14 +497,6 @@ cudnnctl_err cudnnctl_env_select(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *i
     return rc;
 }
 
-static cJSON *str_array(char **v, size_t n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; a && i < n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
-    return a;
-}
-
 cudnnctl_err cudnnctl_env_selection_json(const cudnnctl_env_selection *s, char **json)
 {
     *json = NULL;
@@ -532,18 +524,18 @@ cudnnctl_err cudnnctl_env_selection_json(const cudnnctl_env_selection *s, char *
     } else {
         cJSON_AddNullToObject(o, "cudnn");
     }
-    cJSON_AddItemToObject(o, "path_prepend", str_array(s->bin_dirs, s->n_bin_dirs));
-    cJSON_AddItemToObject(o, "lib_dirs", str_array(s->lib_dirs, s->n_lib_dirs));
-    cJSON_AddItemToObject(o, "roots", str_array(s->roots, s->n_roots));
-    cJSON_AddItemToObject(o, "managed", str_array(s->managed, s->n_managed));
+    cc_json_strs(o, "path_prepend", s->bin_dirs, s->n_bin_dirs);
+    cc_json_strs(o, "lib_dirs", s->lib_dirs, s->n_lib_dirs);
+    cc_json_strs(o, "roots", s->roots, s->n_roots);
+    cc_json_strs(o, "managed", s->managed, s->n_managed);
     cJSON_AddBoolToObject(o, "windows", s->windows);
     cJSON_AddBoolToObject(o, "follow", s->follow);
-    cJSON_AddItemToObject(o, "notes", str_array(s->notes, s->n_notes));
+    cc_json_strs(o, "notes", s->notes, s->n_notes);
     cJSON *b = cJSON_AddObjectToObject(o, "build");
     cc_env_list_var lv[CC_ENV_LIST_VARS];
     size_t nl = cc_env_list_vars(s, lv), nv = 0;
     for (size_t i = 0; b && i < nl; i++)
-        cJSON_AddItemToObject(b, lv[i].name, str_array(lv[i].dirs, lv[i].n));
+        cc_json_strs(b, lv[i].name, lv[i].dirs, lv[i].n);
     const cudnnctl_build_var *bv = cudnnctl_env_build_vars(&nv);
     cJSON *vars = b ? cJSON_AddObjectToObject(b, "vars") : NULL;
     for (size_t i = 0; vars && i < nv; i++) {

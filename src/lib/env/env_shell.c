@@ -198,6 +198,74 @@ static void put_toolkit(ob *b, const cudnnctl_env_selection *s, void (*quote)(ob
     op(b, end);
 }
 
+/* s with every "%s" in it replaced by var (the templates of a dialect below). */
+static void put_sub(ob *b, const char *s, const char *var)
+{
+    for (const char *p; (p = strstr(s, "%s")) != NULL; s = p + 2) {
+        oa(b, s, (size_t)(p - s));
+        op(b, var);
+    }
+    op(b, s);
+}
+
+/* What sh, fish and PowerShell each write for a list variable and for the root variables. */
+typedef struct {
+    const list_style *ls; /* its lists (and its quoting: ls->quote) */
+    void (*filter)(ob *, const cudnnctl_env_selection *, const char *var); /* the kept entries */
+    const char *set_pre, *set_post; /* around the dirs a variable gets in front ("%s": its name) */
+    const char *set_kept;           /* no dirs of its own: the kept entries, or it is unset */
+    const char *val_pre, *val_post; /* around a root variable's value */
+    /* without a cuDNN: the root variables unset where they name a managed dir */
+    void (*drop_roots)(ob *, const cudnnctl_env_selection *, const cudnnctl_build_var *, size_t);
+} dialect;
+
+/* A list variable: the entries under a managed dir dropped, dirs (n of them) in front. */
+static void put_var(ob *b, const cudnnctl_env_selection *s, const dialect *d, const char *var,
+                    char **dirs, size_t n)
+{
+    d->filter(b, s, var);
+    if (!n) {
+        put_sub(b, d->set_kept, var);
+        return;
+    }
+    put_sub(b, d->set_pre, var);
+    put_list(b, "", dirs, n, d->ls, "");
+    put_sub(b, d->set_post, var);
+}
+
+/* The root variables set to the selection's cuDNN dirs (those it has). */
+static void put_values(ob *b, const cudnnctl_env_selection *s, void (*quote)(ob *, const char *),
+                       const char *pre, const char *post)
+{
+    size_t nv = 0;
+    const cudnnctl_build_var *bv = cudnnctl_env_build_vars(&nv);
+    for (size_t i = 0; i < nv; i++) {
+        const char *val = cudnnctl_env_build_value(s, &bv[i]);
+        if (!val)
+            continue;
+        put_sub(b, pre, bv[i].name);
+        quote(b, val);
+        put_sub(b, post, bv[i].name);
+    }
+}
+
+/* What compilers and build systems read (env_build.c): the list variables get the same
+ * filtering as PATH; the root variables name the selected cuDNN, or, without one, are unset
+ * where they name a managed dir (a user's own value stays). */
+static void put_build(ob *b, const cudnnctl_env_selection *s, const dialect *d)
+{
+    cc_env_list_var lv[CC_ENV_LIST_VARS];
+    size_t nl = cc_env_list_vars(s, lv), nv = 0;
+    for (size_t i = 0; i < nl; i++)
+        put_var(b, s, d, lv[i].name, lv[i].dirs, lv[i].n);
+    if (s->cudnn_path) {
+        put_values(b, s, d->ls->quote, d->val_pre, d->val_post);
+        return;
+    }
+    const cudnnctl_build_var *bv = cudnnctl_env_build_vars(&nv);
+    d->drop_roots(b, s, bv, nv);
+}
+
 /* Text for a comment line: control characters as \xNN, so nothing in it (a path, a version read
  * from a toolkit's version.json, a note) can end the comment and start a command. */
 static void oc(ob *b, const char *s)
@@ -276,80 +344,53 @@ static void sh_managed_case(ob *b, const cudnnctl_env_selection *s, const char *
     opf(b, ") %s ;;\n  esac\n", then);
 }
 
+/* The loop that sets __cudnnctl_d=1 when $__cudnnctl_e lies under a dir in CUDNNCTL_ENV (its
+ * list in $__cudnnctl_k). */
+static const char sh_env_loop[] =
+    "  while [ -n \"$__cudnnctl_k\" ]; do\n"
+    "    __cudnnctl_x=${__cudnnctl_k%%:*}; __cudnnctl_k=${__cudnnctl_k#*:}\n"
+    "    case $__cudnnctl_x in '') ;; *) case $__cudnnctl_e in "
+    "\"$__cudnnctl_x\"|\"$__cudnnctl_x\"/*) __cudnnctl_d=1 ;; esac ;; esac\n"
+    "  done\n";
+
 static void sh_filter(ob *b, const cudnnctl_env_selection *s, const char *var)
 {
     opf(b, "__cudnnctl_r=${%s:+$%s:}; __cudnnctl_n=; __cudnnctl_f=\n", var, var);
     op(b, "while [ -n \"$__cudnnctl_r\" ]; do\n"
           "  __cudnnctl_e=${__cudnnctl_r%%:*}; __cudnnctl_r=${__cudnnctl_r#*:}\n");
     sh_managed_case(b, s, "continue");
-    op(b, "  __cudnnctl_k=${CUDNNCTL_ENV:+$CUDNNCTL_ENV:}; __cudnnctl_d=\n"
-          "  while [ -n \"$__cudnnctl_k\" ]; do\n"
-          "    __cudnnctl_x=${__cudnnctl_k%%:*}; __cudnnctl_k=${__cudnnctl_k#*:}\n"
-          "    case $__cudnnctl_x in '') ;; *) case $__cudnnctl_e in "
-          "\"$__cudnnctl_x\"|\"$__cudnnctl_x\"/*) __cudnnctl_d=1 ;; esac ;; esac\n"
-          "  done\n"
-          "  if [ -z \"$__cudnnctl_d\" ]; then "
+    op(b, "  __cudnnctl_k=${CUDNNCTL_ENV:+$CUDNNCTL_ENV:}; __cudnnctl_d=\n");
+    op(b, sh_env_loop);
+    op(b, "  if [ -z \"$__cudnnctl_d\" ]; then "
           "__cudnnctl_n=$__cudnnctl_n${__cudnnctl_f:+:}$__cudnnctl_e; __cudnnctl_f=1; fi\n"
           "done\n");
 }
 
-/* __cudnnctl_d=1 when $__cudnnctl_e lies under a managed dir or a dir in CUDNNCTL_ENV. */
-static void sh_drop_test(ob *b, const cudnnctl_env_selection *s)
+/* The root variables that lie under a managed dir or a dir in CUDNNCTL_ENV are unset. */
+static void sh_drop_roots(ob *b, const cudnnctl_env_selection *s, const cudnnctl_build_var *bv,
+                          size_t nv)
 {
-    op(b, "  __cudnnctl_d=\n");
-    sh_managed_case(b, s, "__cudnnctl_d=1");
-    op(b, "  __cudnnctl_k=${CUDNNCTL_ENV:+$CUDNNCTL_ENV:}\n"
-          "  while [ -n \"$__cudnnctl_k\" ]; do\n"
-          "    __cudnnctl_x=${__cudnnctl_k%%:*}; __cudnnctl_k=${__cudnnctl_k#*:}\n"
-          "    case $__cudnnctl_x in '') ;; *) case $__cudnnctl_e in "
-          "\"$__cudnnctl_x\"|\"$__cudnnctl_x\"/*) __cudnnctl_d=1 ;; esac ;; esac\n"
-          "  done\n");
-}
-
-/* What compilers and build systems read (env_build.c): the list variables get the same
- * filtering as PATH; the root variables name the selected cuDNN, or, without one, are unset
- * where they name a managed dir (a user's own value stays). */
-static void sh_build(ob *b, const cudnnctl_env_selection *s)
-{
-    cc_env_list_var lv[CC_ENV_LIST_VARS];
-    size_t nl = cc_env_list_vars(s, lv), nv = 0;
-    for (size_t i = 0; i < nl; i++) {
-        sh_filter(b, s, lv[i].name);
-        if (lv[i].n) {
-            char *post = cc_asprintf("${__cudnnctl_f:+:}$__cudnnctl_n; export %s\n", lv[i].name);
-            char *pre = cc_asprintf("%s=", lv[i].name);
-            if (!post || !pre)
-                b->fail = 1;
-            else
-                put_list(b, pre, lv[i].dirs, lv[i].n, &sh_style, post);
-            free(post);
-            free(pre);
-        } else {
-            opf(b,
-                "if [ -n \"$__cudnnctl_f\" ]; then %s=$__cudnnctl_n; export %s; else unset %s; "
-                "fi\n",
-                lv[i].name, lv[i].name, lv[i].name);
-        }
-    }
-    const cudnnctl_build_var *bv = cudnnctl_env_build_vars(&nv);
-    if (s->cudnn_path) {
-        for (size_t i = 0; i < nv; i++) {
-            if (!cudnnctl_env_build_value(s, &bv[i]))
-                continue;
-            opf(b, "%s=", bv[i].name);
-            q_sh(b, cudnnctl_env_build_value(s, &bv[i]));
-            opf(b, "; export %s\n", bv[i].name);
-        }
-        return;
-    }
     op(b, "for __cudnnctl_v in");
     for (size_t i = 0; i < nv; i++)
         opf(b, " %s", bv[i].name);
     op(b, "; do\n  eval \"__cudnnctl_e=\\${$__cudnnctl_v-}\"\n"
           "  [ -n \"$__cudnnctl_e\" ] || continue\n");
-    sh_drop_test(b, s);
+    op(b, "  __cudnnctl_d=\n");
+    sh_managed_case(b, s, "__cudnnctl_d=1");
+    op(b, "  __cudnnctl_k=${CUDNNCTL_ENV:+$CUDNNCTL_ENV:}\n");
+    op(b, sh_env_loop);
     op(b, "  if [ -n \"$__cudnnctl_d\" ]; then unset \"$__cudnnctl_v\"; fi\ndone\n");
 }
+
+static const dialect sh_dialect = {
+    &sh_style,
+    sh_filter,
+    "%s=",
+    "${__cudnnctl_f:+:}$__cudnnctl_n; export %s\n",
+    "if [ -n \"$__cudnnctl_f\" ]; then %s=$__cudnnctl_n; export %s; else unset %s; fi\n",
+    "%s=",
+    "; export %s\n",
+    sh_drop_roots};
 
 static void render_sh(ob *b, const cudnnctl_env_selection *s, cudnnctl_shell sh, int ldp)
 {
@@ -362,15 +403,8 @@ static void render_sh(ob *b, const cudnnctl_env_selection *s, cudnnctl_shell sh,
     } else {
         op(b, "PATH=$__cudnnctl_n; export PATH\n");
     }
-    sh_filter(b, s, "LD_LIBRARY_PATH");
-    if (ldp && s->n_lib_dirs) {
-        put_list(b, "LD_LIBRARY_PATH=", s->lib_dirs, s->n_lib_dirs, &sh_style,
-                 "${__cudnnctl_f:+:}$__cudnnctl_n; export LD_LIBRARY_PATH\n");
-    } else {
-        op(b, "if [ -n \"$__cudnnctl_f\" ]; then LD_LIBRARY_PATH=$__cudnnctl_n; "
-              "export LD_LIBRARY_PATH; else unset LD_LIBRARY_PATH; fi\n");
-    }
-    sh_build(b, s);
+    put_var(b, s, &sh_dialect, "LD_LIBRARY_PATH", s->lib_dirs, ldp ? s->n_lib_dirs : 0);
+    put_build(b, s, &sh_dialect);
     if (s->n_roots) {
         put_list(b, "CUDNNCTL_ENV=", s->roots, s->n_roots, &sh_style, "; export CUDNNCTL_ENV\n");
     } else {
@@ -382,13 +416,18 @@ static void render_sh(ob *b, const cudnnctl_env_selection *s, cudnnctl_shell sh,
 
 /* ---- fish ------------------------------------------------------------------------------------ */
 
-static void fish_filter(ob *b, const char *var)
+/* The start of a loop over the dirs to drop, its body run for one the string tested lies under
+ * (the string follows: fish_filter's and fish_drop_roots' ends). */
+#define FISH_UNDER_DROP                                                                            \
+    "    for __cudnnctl_d in $__cudnnctl_drop\n"                                                   \
+    "        if test -n \"$__cudnnctl_d\"; and string match -qr -- "                               \
+    "'^'(string escape --style=regex -- $__cudnnctl_d)'(/|$)' "
+
+static void fish_filter(ob *b, const cudnnctl_env_selection *s, const char *var)
 {
+    (void)s;
     opf(b, "set __cudnnctl_keep\nfor __cudnnctl_e in $%s\n", var);
-    op(b, "    set -l __cudnnctl_x 0\n"
-          "    for __cudnnctl_d in $__cudnnctl_drop\n"
-          "        if test -n \"$__cudnnctl_d\"; and string match -qr -- "
-          "'^'(string escape --style=regex -- $__cudnnctl_d)'(/|$)' $__cudnnctl_e\n"
+    op(b, "    set -l __cudnnctl_x 0\n" FISH_UNDER_DROP "$__cudnnctl_e\n"
           "            set __cudnnctl_x 1\n"
           "            break\n"
           "        end\n"
@@ -399,49 +438,15 @@ static void fish_filter(ob *b, const char *var)
           "end\n");
 }
 
-/* The build variables (sh_build says how); fish keeps lists as path variables. */
-static void fish_build(ob *b, const cudnnctl_env_selection *s)
+static void fish_drop_roots(ob *b, const cudnnctl_env_selection *s, const cudnnctl_build_var *bv,
+                            size_t nv)
 {
-    cc_env_list_var lv[CC_ENV_LIST_VARS];
-    size_t nl = cc_env_list_vars(s, lv), nv = 0;
-    for (size_t i = 0; i < nl; i++) {
-        fish_filter(b, lv[i].name);
-        if (lv[i].n) {
-            char *pre = cc_asprintf("set -gx --path %s", lv[i].name);
-            if (!pre)
-                b->fail = 1;
-            else
-                put_list(b, pre, lv[i].dirs, lv[i].n, &fish_style, " $__cudnnctl_keep\n");
-            free(pre);
-        } else {
-            opf(b,
-                "if set -q __cudnnctl_keep[1]\n"
-                "    set -gx --path %s $__cudnnctl_keep\n"
-                "else if set -q %s\n"
-                "    set -e %s\n"
-                "end\n",
-                lv[i].name, lv[i].name, lv[i].name);
-        }
-    }
-    const cudnnctl_build_var *bv = cudnnctl_env_build_vars(&nv);
-    if (s->cudnn_path) {
-        for (size_t i = 0; i < nv; i++) {
-            if (!cudnnctl_env_build_value(s, &bv[i]))
-                continue;
-            opf(b, "set -gx %s ", bv[i].name);
-            q_fish(b, cudnnctl_env_build_value(s, &bv[i]));
-            op(b, "\n");
-        }
-        return;
-    }
+    (void)s;
     op(b, "for __cudnnctl_v in");
     for (size_t i = 0; i < nv; i++)
         opf(b, " %s", bv[i].name);
     op(b, "\n"
-          "    set -q $__cudnnctl_v; or continue\n"
-          "    for __cudnnctl_d in $__cudnnctl_drop\n"
-          "        if test -n \"$__cudnnctl_d\"; and string match -qr -- "
-          "'^'(string escape --style=regex -- $__cudnnctl_d)'(/|$)' \"$$__cudnnctl_v\"\n"
+          "    set -q $__cudnnctl_v; or continue\n" FISH_UNDER_DROP "\"$$__cudnnctl_v\"\n"
           "            set -e $__cudnnctl_v\n"
           "            break\n"
           "        end\n"
@@ -449,26 +454,29 @@ static void fish_build(ob *b, const cudnnctl_env_selection *s)
           "end\n");
 }
 
+/* fish keeps the build lists as path variables; LD_LIBRARY_PATH is set as PATH is. */
+#define FISH_DIALECT(path)                                                                         \
+    {                                                                                              \
+        &fish_style, fish_filter, "set -gx" path " %s", " $__cudnnctl_keep\n",                     \
+            "if set -q __cudnnctl_keep[1]\n"                                                       \
+            "    set -gx" path " %s $__cudnnctl_keep\n"                                            \
+            "else if set -q %s\n"                                                                  \
+            "    set -e %s\n"                                                                      \
+            "end\n",                                                                               \
+            "set -gx %s ", "\n", fish_drop_roots                                                   \
+    }
+static const dialect fish_dialect = FISH_DIALECT(" --path"), fish_plain = FISH_DIALECT("");
+
 static void render_fish(ob *b, const cudnnctl_env_selection *s, int ldp)
 {
     header(b, "#", s, CUDNNCTL_SHELL_FISH);
     put_toolkit(b, s, q_fish, "set -gx CUDA_HOME ", "\nset -gx CUDA_PATH ", "\n");
     put_list(b, "set -l __cudnnctl_drop", s->managed, s->n_managed, &fish_style,
              " (string split ':' -- $CUDNNCTL_ENV)\nset -l __cudnnctl_keep\n");
-    fish_filter(b, "PATH");
+    fish_filter(b, s, "PATH");
     put_list(b, "set -gx PATH", s->bin_dirs, s->n_bin_dirs, &fish_style, " $__cudnnctl_keep\n");
-    fish_filter(b, "LD_LIBRARY_PATH");
-    if (ldp && s->n_lib_dirs) {
-        put_list(b, "set -gx LD_LIBRARY_PATH", s->lib_dirs, s->n_lib_dirs, &fish_style,
-                 " $__cudnnctl_keep\n");
-    } else {
-        op(b, "if set -q __cudnnctl_keep[1]\n"
-              "    set -gx LD_LIBRARY_PATH $__cudnnctl_keep\n"
-              "else if set -q LD_LIBRARY_PATH\n"
-              "    set -e LD_LIBRARY_PATH\n"
-              "end\n");
-    }
-    fish_build(b, s);
+    put_var(b, s, &fish_plain, "LD_LIBRARY_PATH", s->lib_dirs, ldp ? s->n_lib_dirs : 0);
+    put_build(b, s, &fish_dialect);
     if (s->n_roots) {
         put_list(b, "set -gx --path CUDNNCTL_ENV", s->roots, s->n_roots, &fish_style, "\n");
     } else {
@@ -478,61 +486,45 @@ static void render_fish(ob *b, const cudnnctl_env_selection *s, int ldp)
 
 /* ---- PowerShell ------------------------------------------------------------------------------ */
 
-static void pwsh_filter(ob *b, const char *var)
+/* The drop dirs that $__cudnnctl_e is, or lies under (a Where-Object pipeline). */
+#define PWSH_DROPPING                                                                              \
+    "$__cudnnctl_drop | Where-Object { $__cudnnctl_e -eq $_ -or "                                  \
+    "$__cudnnctl_e.StartsWith($_ + '\\', [StringComparison]::OrdinalIgnoreCase) -or "              \
+    "$__cudnnctl_e.StartsWith($_ + '/', [StringComparison]::OrdinalIgnoreCase) }"
+
+static void pwsh_filter(ob *b, const cudnnctl_env_selection *s, const char *var)
 {
+    (void)s;
     opf(b,
         "$__cudnnctl_keep = @(if ($env:%s) { $env:%s.Split($__cudnnctl_sep) | "
-        "Where-Object { $__cudnnctl_e = $_.TrimEnd('\\', '/'); -not ($__cudnnctl_drop | "
-        "Where-Object { $__cudnnctl_e -eq $_ -or "
-        "$__cudnnctl_e.StartsWith($_ + '\\', [StringComparison]::OrdinalIgnoreCase) -or "
-        "$__cudnnctl_e.StartsWith($_ + '/', [StringComparison]::OrdinalIgnoreCase) }) } "
+        "Where-Object { $__cudnnctl_e = $_.TrimEnd('\\', '/'); -not (" PWSH_DROPPING ") } "
         "})\n",
         var, var);
 }
 
-/* The build variables (sh_build says how). */
-static void pwsh_build(ob *b, const cudnnctl_env_selection *s)
+static void pwsh_drop_roots(ob *b, const cudnnctl_env_selection *s, const cudnnctl_build_var *bv,
+                            size_t nv)
 {
-    cc_env_list_var lv[CC_ENV_LIST_VARS];
-    size_t nl = cc_env_list_vars(s, lv), nv = 0;
-    for (size_t i = 0; i < nl; i++) {
-        pwsh_filter(b, lv[i].name);
-        if (lv[i].n) {
-            char *pre = cc_asprintf("$env:%s = (", lv[i].name);
-            if (!pre)
-                b->fail = 1;
-            else
-                put_list(b, pre, lv[i].dirs, lv[i].n, &pwsh_style,
-                         " + $__cudnnctl_keep) -join $__cudnnctl_sep\n");
-            free(pre);
-        } else {
-            opf(b,
-                "if ($__cudnnctl_keep.Count) { $env:%s = $__cudnnctl_keep -join $__cudnnctl_sep "
-                "} else { Remove-Item Env:%s -ErrorAction SilentlyContinue }\n",
-                lv[i].name, lv[i].name);
-        }
-    }
-    const cudnnctl_build_var *bv = cudnnctl_env_build_vars(&nv);
-    if (s->cudnn_path) {
-        for (size_t i = 0; i < nv; i++) {
-            if (!cudnnctl_env_build_value(s, &bv[i]))
-                continue;
-            opf(b, "$env:%s = ", bv[i].name);
-            q_pwsh(b, cudnnctl_env_build_value(s, &bv[i]));
-            op(b, "\n");
-        }
-        return;
-    }
+    (void)s;
     op(b, "foreach ($__cudnnctl_v in @(");
     for (size_t i = 0; i < nv; i++)
         opf(b, "%s'%s'", i ? ", " : "", bv[i].name);
     op(b, ")) { $__cudnnctl_x = [Environment]::GetEnvironmentVariable($__cudnnctl_v); "
           "if ($__cudnnctl_x) { $__cudnnctl_e = $__cudnnctl_x.TrimEnd('\\', '/'); "
-          "if ($__cudnnctl_drop | Where-Object { $__cudnnctl_e -eq $_ -or "
-          "$__cudnnctl_e.StartsWith($_ + '\\', [StringComparison]::OrdinalIgnoreCase) -or "
-          "$__cudnnctl_e.StartsWith($_ + '/', [StringComparison]::OrdinalIgnoreCase) }) { "
+          "if (" PWSH_DROPPING ") { "
           "Remove-Item \"Env:$__cudnnctl_v\" -ErrorAction SilentlyContinue } } }\n");
 }
+
+static const dialect pwsh_dialect = {
+    &pwsh_style,
+    pwsh_filter,
+    "$env:%s = (",
+    " + $__cudnnctl_keep) -join $__cudnnctl_sep\n",
+    "if ($__cudnnctl_keep.Count) { $env:%s = $__cudnnctl_keep -join $__cudnnctl_sep } else { "
+    "Remove-Item Env:%s -ErrorAction SilentlyContinue }\n",
+    "$env:%s = ",
+    "\n",
+    pwsh_drop_roots};
 
 static void render_pwsh(ob *b, const cudnnctl_env_selection *s, int ldp)
 {
@@ -542,22 +534,13 @@ static void render_pwsh(ob *b, const cudnnctl_env_selection *s, int ldp)
              s->n_managed, &pwsh_style,
              " + @(if ($env:CUDNNCTL_ENV) { $env:CUDNNCTL_ENV.Split($__cudnnctl_sep) | "
              "Where-Object { $_ } })\n");
-    pwsh_filter(b, "PATH");
+    pwsh_filter(b, s, "PATH");
     put_list(b, "$env:PATH = (", s->bin_dirs, s->n_bin_dirs, &pwsh_style,
              " + $__cudnnctl_keep) -join $__cudnnctl_sep\n");
-    if (!s->windows) {
-        /* PowerShell on Linux: the same LD_LIBRARY_PATH rules as every other shell */
-        pwsh_filter(b, "LD_LIBRARY_PATH");
-        if (ldp && s->n_lib_dirs) {
-            put_list(b, "$env:LD_LIBRARY_PATH = (", s->lib_dirs, s->n_lib_dirs, &pwsh_style,
-                     " + $__cudnnctl_keep) -join $__cudnnctl_sep\n");
-        } else {
-            op(b, "if ($__cudnnctl_keep.Count) { $env:LD_LIBRARY_PATH = $__cudnnctl_keep "
-                  "-join $__cudnnctl_sep } else { Remove-Item Env:LD_LIBRARY_PATH "
-                  "-ErrorAction SilentlyContinue }\n");
-        }
-    }
-    pwsh_build(b, s);
+    /* PowerShell on Linux: the same LD_LIBRARY_PATH rules as every other shell */
+    if (!s->windows)
+        put_var(b, s, &pwsh_dialect, "LD_LIBRARY_PATH", s->lib_dirs, ldp ? s->n_lib_dirs : 0);
+    put_build(b, s, &pwsh_dialect);
     if (s->n_roots) {
         put_list(b, "$env:CUDNNCTL_ENV = ", s->roots, s->n_roots, &pwsh_style,
                  " -join $__cudnnctl_sep\n");
@@ -570,26 +553,17 @@ static void render_pwsh(ob *b, const cudnnctl_env_selection *s, int ldp)
 
 /* ---- cmd.exe (a batch file: `call` it) ------------------------------------------------------- */
 
-static void cmd_drop(ob *b, const char *entry)
+/* One exact entry out of a ';'-list variable (var holds ";list;" meanwhile). An entry with '='
+ * cannot be named in %VAR:old=new%: it stays (the PATH text says so; the build lists only get
+ * it back). */
+static void cmd_drop(ob *b, const char *var, const char *entry)
 {
     if (strchr(entry, '=')) {
-        opf(b, "@rem cannot drop an entry with '=' in it: %s\n", entry);
+        if (strcmp(var, "PATH") == 0)
+            opf(b, "@rem cannot drop an entry with '=' in it: %s\n", entry);
         return;
     }
     /* %VAR:old=new% replaces every (case-insensitive) occurrence; twice catches neighbours */
-    for (int k = 0; k < 2; k++) {
-        op(b, "@set \"PATH=%PATH:;");
-        q_cmd(b, entry);
-        op(b, ";=;%\"\n");
-    }
-}
-
-/* One exact entry out of a ';'-list variable (cmd_drop for PATH). An entry with '=' cannot be
- * named in %VAR:old=new%: it stays (the PATH text says so; these lists only get it back). */
-static void cmd_drop_var(ob *b, const char *var, const char *entry)
-{
-    if (strchr(entry, '='))
-        return;
     for (int k = 0; k < 2; k++) {
         opf(b, "@set \"%s=%%%s:;", var, var);
         q_cmd(b, entry);
@@ -597,20 +571,19 @@ static void cmd_drop_var(ob *b, const char *var, const char *entry)
     }
 }
 
-/* A list variable: the managed dirs' build sub-dirs dropped (with and without a trailing
- * '\\'), the selection's dirs in front; left undefined when nothing is in it. */
-static void cmd_list(ob *b, const cudnnctl_env_selection *s, const cc_env_list_var *v)
+/* var without the entries the managed dirs have at subdirs (with and without a trailing '\\'). */
+static void cmd_drop_managed(ob *b, const cudnnctl_env_selection *s, const char *var,
+                             const char *const *subdirs)
 {
-    const char *const *subdirs = v->subdirs;
-    opf(b, "@set \"%s=;%%%s%%;\"\n", v->name, v->name);
+    opf(b, "@set \"%s=;%%%s%%;\"\n", var, var);
     for (size_t i = 0; i < s->n_managed; i++) {
         char *m = trimmed(s->managed[i]);
         for (int k = 0; m && subdirs[k]; k++) {
             char *e = *subdirs[k] ? cc_env_join(m, subdirs[k], 1) : cc_strdup(m);
             char *e2 = e ? cc_asprintf("%s\\", e) : NULL;
             if (e && e2) {
-                cmd_drop_var(b, v->name, e);
-                cmd_drop_var(b, v->name, e2);
+                cmd_drop(b, var, e);
+                cmd_drop(b, var, e2);
             } else {
                 b->fail = 1;
             }
@@ -619,24 +592,36 @@ static void cmd_list(ob *b, const cudnnctl_env_selection *s, const cc_env_list_v
         }
         free(m);
     }
-    opf(b, "@set \"%s=%%%s:~1,-1%%\"\n", v->name, v->name);
+    opf(b, "@set \"%s=%%%s:~1,-1%%\"\n", var, var);
+}
+
+/* The dirs, each quoted and followed by ';' (in front of a list), or joined by ';'. */
+static void cmd_dirs(ob *b, char **dirs, size_t n, int in_front)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i && !in_front)
+            op(b, ";");
+        q_cmd(b, dirs[i]);
+        if (in_front)
+            op(b, ";");
+    }
+}
+
+/* A list variable: the managed dirs' build sub-dirs dropped, the selection's dirs in front;
+ * left undefined when nothing is in it. */
+static void cmd_list(ob *b, const cudnnctl_env_selection *s, const cc_env_list_var *v)
+{
+    cmd_drop_managed(b, s, v->name, v->subdirs);
     if (!v->n)
         return;
     opf(b, "@if defined %s (set \"%s=", v->name, v->name);
-    for (size_t i = 0; i < v->n; i++) {
-        q_cmd(b, v->dirs[i]);
-        op(b, ";");
-    }
+    cmd_dirs(b, v->dirs, v->n, 1);
     opf(b, "%%%s%%\") else (set \"%s=", v->name, v->name);
-    for (size_t i = 0; i < v->n; i++) {
-        if (i)
-            op(b, ";");
-        q_cmd(b, v->dirs[i]);
-    }
+    cmd_dirs(b, v->dirs, v->n, 0);
     op(b, "\")\n");
 }
 
-/* The build variables (sh_build says how); without a cuDNN a root variable goes when it is
+/* The build variables (put_build says how); without a cuDNN a root variable goes when it is
  * exactly one of the managed dirs (cmd cannot match a prefix of a path). */
 static void cmd_build(ob *b, const cudnnctl_env_selection *s)
 {
@@ -644,14 +629,9 @@ static void cmd_build(ob *b, const cudnnctl_env_selection *s)
     size_t nl = cc_env_list_vars(s, lv), nv = 0;
     for (size_t i = 0; i < nl; i++)
         cmd_list(b, s, &lv[i]);
+    if (s->cudnn_path)
+        put_values(b, s, q_cmd, "@set \"%s=", "\"\n");
     const cudnnctl_build_var *bv = cudnnctl_env_build_vars(&nv);
-    for (size_t i = 0; s->cudnn_path && i < nv; i++) {
-        if (!cudnnctl_env_build_value(s, &bv[i]))
-            continue;
-        opf(b, "@set \"%s=", bv[i].name);
-        q_cmd(b, cudnnctl_env_build_value(s, &bv[i]));
-        op(b, "\"\n");
-    }
     for (size_t m = 0; !s->cudnn_path && m < s->n_managed; m++) {
         char *d = trimmed(s->managed[m]);
         char *inc = d ? cc_env_join(d, "include", 1) : NULL;
@@ -679,38 +659,16 @@ static void render_cmd(ob *b, const cudnnctl_env_selection *s)
     static const char *const subdirs[] = {"", "bin", "bin\\x64", "libnvvp", "lib\\x64", NULL};
     header(b, "@rem", s, CUDNNCTL_SHELL_CMD);
     put_toolkit(b, s, q_cmd, "@set \"CUDA_PATH=", "\"\n@set \"CUDA_HOME=", "\"\n");
-    op(b, "@set \"PATH=;%PATH%;\"\n");
-    for (size_t i = 0; i < s->n_managed; i++) {
-        char *m = trimmed(s->managed[i]);
-        for (int k = 0; m && subdirs[k]; k++) {
-            char *e = *subdirs[k] ? cc_env_join(m, subdirs[k], 1) : cc_strdup(m);
-            char *e2 = e ? cc_asprintf("%s\\", e) : NULL;
-            if (e && e2) {
-                cmd_drop(b, e);
-                cmd_drop(b, e2);
-            }
-            free(e);
-            free(e2);
-        }
-        free(m);
-    }
-    op(b, "@set \"PATH=%PATH:~1,-1%\"\n");
+    cmd_drop_managed(b, s, "PATH", subdirs);
     if (s->n_bin_dirs) {
         op(b, "@set \"PATH=");
-        for (size_t i = 0; i < s->n_bin_dirs; i++) {
-            q_cmd(b, s->bin_dirs[i]);
-            op(b, ";");
-        }
+        cmd_dirs(b, s->bin_dirs, s->n_bin_dirs, 1);
         op(b, "%PATH%\"\n");
     }
     cmd_build(b, s);
     if (s->n_roots) {
         op(b, "@set \"CUDNNCTL_ENV=");
-        for (size_t i = 0; i < s->n_roots; i++) {
-            if (i)
-                op(b, ";");
-            q_cmd(b, s->roots[i]);
-        }
+        cmd_dirs(b, s->roots, s->n_roots, 0);
         op(b, "\"\n");
     } else {
         op(b, "@set \"CUDNNCTL_ENV=\"\n");

@@ -5,6 +5,7 @@
 #define CC_ENVWIRE_INT_H
 
 #include "internal.h"
+#include "lock.h"
 
 /* ---- changes list --------------------------------------------------------------------------- */
 int cc_changes_add(cudnnctl_changes *c, const char *action, const char *path, const char *detail);
@@ -87,6 +88,27 @@ cudnnctl_err cc_env_use_target(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in,
                                const cudnnctl_detect_result **det, cudnnctl_detect_result **owned,
                                const cudnnctl_toolkit **tk, cudnnctl_use_result **r);
 
+/* One `use` run on either host (use.c, use_windows.c): what cc_env_use_target found, the
+ * state lock, the result until it is handed out. Start it with CC_USE_RUN_INIT. */
+typedef struct {
+    const cudnnctl_detect_result *det;
+    cudnnctl_detect_result *owned;
+    const cudnnctl_toolkit *tk;
+    cudnnctl_use_result *r;
+    cc_lock lock;
+    char *state;
+} cc_use_run;
+#define CC_USE_RUN_INIT                                                                            \
+    {                                                                                              \
+        NULL, NULL, NULL, NULL, {-1, NULL, 0, NULL, 0}, NULL                                       \
+    }
+/* use_result.c: take the state lock for `use` (installs flip and write the same things). */
+cudnnctl_err cc_use_run_lock(cudnnctl_ctx *ctx, cc_use_run *u);
+/* The run's end: the result to *out when rc is CUDNNCTL_E_OK, the lock released, the rest
+ * freed; returns rc. */
+cudnnctl_err cc_use_run_end(cudnnctl_ctx *ctx, cc_use_run *u, cudnnctl_err rc,
+                            cudnnctl_use_result **out);
+
 /* `use` on Windows (use_windows.c): CUDA_PATH, CUDA_PATH_Vx_y, PATH in the registry. */
 cudnnctl_err cc_use_windows(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, const char *version,
                             unsigned flags, cudnnctl_use_result **out);
@@ -142,6 +164,14 @@ typedef struct {
 #define CC_ENV_LIST_VARS 6
 /* The list variables of a selection (INCLUDE and LIB only for Windows layouts): their count. */
 size_t cc_env_list_vars(const cudnnctl_env_selection *s, cc_env_list_var v[CC_ENV_LIST_VARS]);
+
+/* ---- a wiring file (env_write.c) ------------------------------------------------------------ */
+/* Write text to real (the host path of path, which messages and changes name): "keep" when it
+ * already holds text, else parents created, written atomically with mode, "write" recorded.
+ * A failed mkdir names shown_dir, or real's dir when NULL. */
+cudnnctl_err cc_env_write_file(cudnnctl_ctx *ctx, const char *real, const char *path,
+                               const char *shown_dir, const char *text, uint32_t mode,
+                               cudnnctl_changes *ch);
 
 /* ---- modulefiles (env_modules.c) ------------------------------------------------------------ */
 /* Append the Lmod (Lua) or Tcl modulefile of a selection to @p b; -1 on OOM. */

@@ -254,16 +254,13 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
         CC_RET_ERR(ctx, CUDNNCTL_E_USAGE, "use needs a toolkit version: cudnnctl use X.Y");
     if (cc_host_is_windows(ctx)) /* CUDA_PATH / PATH in the registry */
         return cc_use_windows(ctx, in, version, flags, out);
-    const cudnnctl_detect_result *det = NULL;
-    cudnnctl_detect_result *owned = NULL;
+    cc_use_run u = CC_USE_RUN_INIT;
     cudnnctl_env_selection *sel = NULL;
-    cudnnctl_use_result *r = NULL;
-    cc_lock lock = {-1, NULL, 0, NULL, 0};
-    char *state = NULL;
-    const cudnnctl_toolkit *tk = NULL;
-    cudnnctl_err rc = cc_env_use_target(ctx, in, version, 1, &det, &owned, &tk, &r);
+    cudnnctl_err rc = cc_env_use_target(ctx, in, version, 1, &u.det, &u.owned, &u.tk, &u.r);
     if (rc != CUDNNCTL_E_OK)
         goto out;
+    cudnnctl_use_result *r = u.r;
+    const cudnnctl_detect_result *det = u.det;
     const char *dest = r->toolkit_path;
     if (cc_env_is_shared_root(dest)) {
         rc = CC_ERR(ctx, CUDNNCTL_E_ENV,
@@ -281,11 +278,8 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
     cudnnctl_env_selection_free(sel);
     sel = NULL;
     /* installs flip PREFIX/current too: one of us at a time */
-    if (!(state = cc_state_dir(ctx)))
-        goto oom;
-    if ((rc = cc_lock_acquire(ctx, state, "use", &lock)) != CUDNNCTL_E_OK)
-        goto out;
-    if ((rc = flip_all(ctx, in, version, tk, dest, r)) != CUDNNCTL_E_OK)
+    if ((rc = cc_use_run_lock(ctx, &u)) != CUDNNCTL_E_OK ||
+        (rc = flip_all(ctx, in, version, u.tk, dest, r)) != CUDNNCTL_E_OK)
         goto out;
     /* an ld.so.conf.d entry written by `env --persist --system` follows the switch */
     cudnnctl_env_inputs in2 = {det, in ? in->prefixes : NULL, in ? in->n_prefixes : 0};
@@ -296,18 +290,9 @@ cudnnctl_err cudnnctl_use(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, cons
     for (size_t i = 0; i < r->changes.n; i++)
         if (strcmp(r->changes.v[i].action, "keep") != 0)
             r->changed = 1;
-    *out = r;
-    r = NULL;
-    goto out;
-oom:
-    rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
 out:
-    cc_lock_release(ctx, &lock);
-    free(state);
-    cudnnctl_use_result_free(r);
     cudnnctl_env_selection_free(sel);
-    cudnnctl_detect_result_free(owned);
-    return rc;
+    return cc_use_run_end(ctx, &u, rc, out);
 }
 
 cudnnctl_err cudnnctl_use_result_json(const cudnnctl_use_result *r, char **json)

@@ -9,56 +9,54 @@
 #include "lock.h"
 #include "winenv.h"
 
-cudnnctl_err cc_use_windows(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, const char *version,
-                            unsigned flags, cudnnctl_use_result **out)
+/* The registry values cc_winenv_use changed, as `registry` changes named KEY\NAME. */
+static cudnnctl_err record_changes(cudnnctl_ctx *ctx, const char *key, const cJSON *changes,
+                                   cudnnctl_changes *out)
 {
-    const cudnnctl_detect_result *det = NULL;
-    cudnnctl_detect_result *owned = NULL;
-    cudnnctl_use_result *r = NULL;
-    cc_lock lock = {-1, NULL, 0, NULL, 0};
-    char *state = NULL, *prev = NULL;
-    cJSON *changes = NULL;
-    int system = (flags & CUDNNCTL_USE_SYSTEM) != 0, n = 0, type = 0;
-    const char *key = system ? CC_WINENV_SYSTEM_KEY : CC_WINENV_USER_KEY;
-    const cudnnctl_toolkit *tk = NULL;
-    cudnnctl_err rc = cc_env_use_target(ctx, in, version, 0, &det, &owned, &tk, &r);
-    if (rc != CUDNNCTL_E_OK)
-        goto out;
-    if (!(changes = cJSON_CreateArray()))
-        goto oom;
-    r->mechanism = CUDNNCTL_MECH_REGISTRY;
-    /* installs write the same values: one of us at a time */
-    if (!(state = cc_state_dir(ctx)))
-        goto oom;
-    if ((rc = cc_lock_acquire(ctx, state, "use", &lock)) != CUDNNCTL_E_OK)
-        goto out;
-    if (cc_host_reg_get(ctx, key, "CUDA_PATH", &prev, &type) == 0 && prev)
-        r->previous = cc_strdup(prev);
-    if ((rc = cc_winenv_use(ctx, det, tk->path, tk->version, system, changes, &n)) != CUDNNCTL_E_OK)
-        goto out;
     const cJSON *c;
     cJSON_ArrayForEach(c, changes)
     {
         const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "name"));
         const char *nv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "new"));
         char *where = cc_asprintf("%s\\%s", key, name ? name : "?");
-        int bad = !where || cc_changes_add(&r->changes, "registry", where, nv) != 0;
+        int bad = !where || cc_changes_add(out, "registry", where, nv) != 0;
         free(where);
         if (bad)
-            goto oom;
+            CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
+    return CUDNNCTL_E_OK;
+}
+
+cudnnctl_err cc_use_windows(cudnnctl_ctx *ctx, const cudnnctl_env_inputs *in, const char *version,
+                            unsigned flags, cudnnctl_use_result **out)
+{
+    cc_use_run u = CC_USE_RUN_INIT;
+    char *prev = NULL;
+    cJSON *changes = NULL;
+    int system = (flags & CUDNNCTL_USE_SYSTEM) != 0, n = 0, type = 0;
+    const char *key = system ? CC_WINENV_SYSTEM_KEY : CC_WINENV_USER_KEY;
+    cudnnctl_err rc = cc_env_use_target(ctx, in, version, 0, &u.det, &u.owned, &u.tk, &u.r);
+    if (rc != CUDNNCTL_E_OK)
+        goto out;
+    cudnnctl_use_result *r = u.r;
+    if (!(changes = cJSON_CreateArray())) {
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+        goto out;
+    }
+    r->mechanism = CUDNNCTL_MECH_REGISTRY;
+    /* installs write the same values: one of us at a time */
+    if ((rc = cc_use_run_lock(ctx, &u)) != CUDNNCTL_E_OK)
+        goto out;
+    if (cc_host_reg_get(ctx, key, "CUDA_PATH", &prev, &type) == 0 && prev)
+        r->previous = cc_strdup(prev);
+    if ((rc = cc_winenv_use(ctx, u.det, u.tk->path, u.tk->version, system, changes, &n)) !=
+        CUDNNCTL_E_OK)
+        goto out;
+    if ((rc = record_changes(ctx, key, changes, &r->changes)) != CUDNNCTL_E_OK)
+        goto out;
     r->changed = n > 0;
-    *out = r;
-    r = NULL;
-    goto out;
-oom:
-    rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
 out:
-    cc_lock_release(ctx, &lock);
     cJSON_Delete(changes);
-    free(state);
     free(prev);
-    cudnnctl_use_result_free(r);
-    cudnnctl_detect_result_free(owned);
-    return rc;
+    return cc_use_run_end(ctx, &u, rc, out);
 }

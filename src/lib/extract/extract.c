@@ -17,59 +17,31 @@
 #include "extract_limits.h"
 #include "extract_write.h"
 #include "extract_zip.h"
+#include "xfile.h"
 #include "internal.h"
 #include "layout.h"
 
-#define READ_BLOCK (1u << 20)
 #define PROGRESS_STEP (1ull << 20) /* the CLI redraws its line at most 10 times a second */
 
 /* ---- reading: a pull stream or a seekable file --------------------------------------------- */
 typedef struct {
     cc_read_fn fn;
     void *user;
-    cc_pf_fd fd; /* file mode */
-    uint64_t pos, size;
-    unsigned char *buf;
+    cc_xfile file; /* file mode: the open file (xfile.c reads it); its buf serves the stream too */
     int src_failed;
 } reader;
 
 static la_ssize_t rd_stream(struct archive *a, void *p, const void **out)
 {
     reader *r = p;
-    long long n = r->fn(r->user, r->buf, READ_BLOCK);
+    long long n = r->fn(r->user, r->file.buf, CC_XFILE_BLOCK);
     if (n < 0) {
         r->src_failed = 1;
         archive_set_error(a, EIO, "reading the archive's bytes failed");
         return -1;
     }
-    *out = r->buf;
+    *out = r->file.buf;
     return (la_ssize_t)n;
-}
-
-static la_ssize_t rd_file(struct archive *a, void *p, const void **out)
-{
-    reader *r = p;
-    long long n = cc_pf_read(r->fd, r->buf, READ_BLOCK);
-    if (n < 0) {
-        archive_set_error(a, EIO, "read: %s", cc_pf_last_error_text());
-        return -1;
-    }
-    r->pos += (uint64_t)n;
-    *out = r->buf;
-    return (la_ssize_t)n;
-}
-
-static la_int64_t seek_file(struct archive *a, void *p, la_int64_t off, int whence)
-{
-    reader *r = p;
-    int64_t base = whence == SEEK_CUR ? (int64_t)r->pos : whence == SEEK_END ? (int64_t)r->size : 0;
-    int64_t to = base + off;
-    if (to < 0 || cc_pf_seek(r->fd, (uint64_t)to) != 0) {
-        archive_set_error(a, EIO, "seek failed");
-        return ARCHIVE_FATAL;
-    }
-    r->pos = (uint64_t)to;
-    return to;
 }
 
 /* ---- results ---------------------------------------------------------------------------- */
@@ -142,30 +114,6 @@ typedef struct {
     cc_strv pending;   /* a component selection: dirs not made yet, made when a kept entry needs
                         * them (so a runtime-only install has no empty include/) */
 } pass;
-
-static cc_xentry_type entry_type(struct archive_entry *ae)
-{
-    if (archive_entry_hardlink(ae))
-        return CC_XE_HARDLINK;
-    switch (archive_entry_filetype(ae)) {
-    case AE_IFREG:
-        return CC_XE_FILE;
-    case AE_IFDIR:
-        return CC_XE_DIR;
-    case AE_IFLNK:
-        return CC_XE_SYMLINK;
-    case AE_IFCHR:
-        return CC_XE_CHARDEV;
-    case AE_IFBLK:
-        return CC_XE_BLOCKDEV;
-    case AE_IFIFO:
-        return CC_XE_FIFO;
-    case AE_IFSOCK:
-        return CC_XE_SOCKET;
-    default:
-        return CC_XE_OTHER;
-    }
-}
 
 static cudnnctl_err read_failed(pass *p, struct archive *a, const char *where)
 {
@@ -388,11 +336,11 @@ static cudnnctl_err stage_entry(pass *p, struct archive *a, struct archive_entry
 static cudnnctl_err rewind_file(pass *p)
 {
     cc_pf_stat_t st;
-    if (cc_pf_seek(p->rd.fd, 0) != 0 || cc_pf_fstat(p->rd.fd, &st) != 0)
+    if (cc_pf_seek(p->rd.file.fd, 0) != 0 || cc_pf_fstat(p->rd.file.fd, &st) != 0)
         return CC_ERR_PF(p->ctx, "cannot read the archive",
                          p->o->path ? p->o->path : "(the verified file)");
-    p->rd.size = st.size;
-    p->rd.pos = 0;
+    p->rd.file.size = st.size;
+    p->rd.file.pos = 0;
     return CUDNNCTL_E_OK;
 }
 
@@ -405,19 +353,20 @@ static cudnnctl_err open_archive(pass *p, struct archive **out)
     archive_read_support_filter_xz(a);
     archive_read_support_filter_gzip(a);
     int r;
-    if (p->rd.fd >= 0) {
+    if (p->rd.file.fd >= 0) {
         archive_read_support_format_zip_seekable(a);
         cudnnctl_err rc = rewind_file(p);
         if (rc != CUDNNCTL_E_OK) {
             archive_read_free(a);
             return rc;
         }
-        archive_read_set_read_callback(a, rd_file);
-        archive_read_set_seek_callback(a, seek_file);
+        archive_read_set_read_callback(a, cc_xfile_read);
+        archive_read_set_seek_callback(a, cc_xfile_seek);
+        archive_read_set_callback_data(a, &p->rd.file);
     } else {
         archive_read_set_read_callback(a, rd_stream);
+        archive_read_set_callback_data(a, &p->rd);
     }
-    archive_read_set_callback_data(a, &p->rd);
     r = archive_read_open1(a);
     if (r != ARCHIVE_OK) {
         cudnnctl_err rc = read_failed(p, a, "at its start");
@@ -459,7 +408,7 @@ static cudnnctl_err run_pass(pass *p)
     cudnnctl_err rc = open_archive(p, &a);
     if (rc)
         goto out;
-    cc_xlimits_init(&p->limits, p->o->archive_size ? p->o->archive_size : p->rd.size,
+    cc_xlimits_init(&p->limits, p->o->archive_size ? p->o->archive_size : p->rd.file.size,
                     p->o->max_unpacked, p->root);
     while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
         if (r == ARCHIVE_WARN)
@@ -470,7 +419,7 @@ static cudnnctl_err run_pass(pass *p)
             p->is_zip = (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP;
         cc_xentry e = {
             .name = archive_entry_pathname_utf8(ae),
-            .type = entry_type(ae),
+            .type = cc_xentry_type_of(ae),
             .mode = (uint32_t)archive_entry_perm(ae),
             .rec_index = (long)p->rs.n,
         };
@@ -624,7 +573,7 @@ cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *o, const ch
     char *root = NULL, *expected = NULL;
     pass p = {.ctx = ctx,
               .o = o,
-              .rd = {.fn = o->read_fn, .user = o->user, .fd = -1},
+              .rd = {.fn = o->read_fn, .user = o->user, .file = {.fd = -1}},
               .next_progress = PROGRESS_STEP};
     cudnnctl_err rc = check_staging(ctx, staging_dir, &root);
     if (rc)
@@ -632,20 +581,20 @@ cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *o, const ch
     p.root = root;
     /* file mode: one open file for every pass (a path is opened here, once) */
     if (o->has_fd)
-        p.rd.fd = o->fd;
-    else if (o->path && (p.rd.fd = cc_pf_open(o->path, CC_PF_O_RDONLY, 0)) < 0) {
+        p.rd.file.fd = o->fd;
+    else if (o->path && (p.rd.file.fd = cc_pf_open(o->path, CC_PF_O_RDONLY, 0)) < 0) {
         rc = CC_ERR_PF(ctx, "cannot open the archive", o->path);
         goto out;
     }
     expected = o->expected_top ? cc_strdup(o->expected_top) : cc_layout_expected_top(hint);
-    p.rd.buf = malloc(READ_BLOCK);
-    if (!p.rd.buf || (o->expected_top && !expected)) {
+    p.rd.file.buf = malloc(CC_XFILE_BLOCK);
+    if (!p.rd.file.buf || (o->expected_top && !expected)) {
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         goto out;
     }
-    if (p.rd.fd >= 0 && is_zip_file(p.rd.fd)) {
+    if (p.rd.file.fd >= 0 && is_zip_file(p.rd.file.fd)) {
         /* every entry judged first, then the entries inflated on every core (extract_zip.c) */
-        rc = cc_extract_zip(ctx, o, p.rd.fd, root, expected, out);
+        rc = cc_extract_zip(ctx, o, p.rd.file.fd, root, expected, out);
         goto out;
     }
     p.check = cc_xcheck_new(expected);
@@ -677,9 +626,9 @@ out:
             empty_staging(ctx, root);
         }
     }
-    if (!o->has_fd && p.rd.fd >= 0)
-        cc_pf_close(p.rd.fd);
-    free(p.rd.buf);
+    if (!o->has_fd && p.rd.file.fd >= 0)
+        cc_pf_close(p.rd.file.fd);
+    free(p.rd.file.buf);
     free(expected);
     free(root);
     return rc;
@@ -697,4 +646,18 @@ cudnnctl_err cc_extract_file(cudnnctl_ctx *ctx, const char *path, const char *na
 {
     cc_extract_opts o = {.path = path, .name_hint = name_hint};
     return cc_extract_ex(ctx, &o, staging_dir, out);
+}
+
+/* ---- over a cc_source (download, cache blob or local file): the source hashes the bytes as
+ * libarchive pulls them ---------------------------------------------------------------------- */
+
+long long cc_extract_source_read(void *user, void *buf, size_t len)
+{
+    return cc_source_read((cc_source *)user, buf, len);
+}
+
+cudnnctl_err cc_extract(cudnnctl_ctx *ctx, cc_source *src, const char *name_hint,
+                        const char *staging_dir, cc_staging *out)
+{
+    return cc_extract_reader(ctx, cc_extract_source_read, src, name_hint, staging_dir, out);
 }

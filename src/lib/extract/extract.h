@@ -1,6 +1,6 @@
 /* extract.h: archive bytes → staging tree, with our own check of every entry first and
  * libarchive's ARCHIVE_EXTRACT_SECURE_* flags as the second line. Owned by the extract work
- * (extract.c, extract_check.c, extract_write.c, extract_source.c, pathcheck.c, layout.c);
+ * (extract.c, extract_check.c, extract_write.c, pathcheck.c, layout.c);
  * consumed by install.c. Formats: docs/archive-layouts.md; checks: docs/security.md. */
 #ifndef CC_EXTRACT_H
 #define CC_EXTRACT_H

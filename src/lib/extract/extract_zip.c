@@ -8,7 +8,6 @@
  * NVIDIA's archives name it; the Python metadata is not installed): docs/archive-layouts.md. */
 #include "extract_zip.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +20,8 @@
 #include "grow.h"
 #include "extract_write.h"
 #include "syncer.h"
+#include "xfile.h"
 
-#define ZBLOCK (1u << 20)
 #define ZMAX_THREADS 8u
 #define WHEEL_TOP "cudnn-wheel"
 
@@ -40,13 +39,6 @@ typedef struct {
 } zjob;
 
 typedef struct zrun zrun;
-
-typedef struct {
-    zrun *run;
-    cc_pf_fd fd;
-    uint64_t pos, size;
-    unsigned char *buf;
-} zreader;
 
 struct zrun {
     cudnnctl_ctx *ctx;
@@ -69,41 +61,16 @@ struct zrun {
     char *msg; /* NULL with failed: the error is already on ctx (cancel) */
 };
 
-/* ---- reading one open file from several threads ------------------------------------------ */
-static la_ssize_t zr_read(struct archive *a, void *p, const void **out)
-{
-    zreader *r = p;
-    long long n = cc_pf_pread(r->fd, r->buf, ZBLOCK, r->pos);
-    if (n < 0) {
-        archive_set_error(a, EIO, "read: %s", cc_pf_last_error_text());
-        return -1;
-    }
-    r->pos += (uint64_t)n;
-    *out = r->buf;
-    return (la_ssize_t)n;
-}
-
-static la_int64_t zr_seek(struct archive *a, void *p, la_int64_t off, int whence)
-{
-    zreader *r = p;
-    int64_t base = whence == SEEK_CUR ? (int64_t)r->pos : whence == SEEK_END ? (int64_t)r->size : 0;
-    if (base + off < 0) {
-        archive_set_error(a, EIO, "seek before the start");
-        return ARCHIVE_FATAL;
-    }
-    r->pos = (uint64_t)(base + off);
-    return (la_int64_t)r->pos;
-}
-
-static struct archive *zr_open(zreader *r)
+/* ---- reading one open file from several threads (each its own cc_xfile at_pos) ------------ */
+static struct archive *zr_open(cc_xfile *r)
 {
     struct archive *a = archive_read_new();
     if (!a)
         return NULL;
     r->pos = 0;
     archive_read_support_format_zip_seekable(a);
-    archive_read_set_read_callback(a, zr_read);
-    archive_read_set_seek_callback(a, zr_seek);
+    archive_read_set_read_callback(a, cc_xfile_read);
+    archive_read_set_seek_callback(a, cc_xfile_seek);
     archive_read_set_callback_data(a, r);
     if (archive_read_open1(a) != ARCHIVE_OK)
         return a; /* the caller reads the error, then frees */
@@ -213,23 +180,16 @@ static char *wheel_name(const zrun *z, const char *n, int *skip)
 }
 
 /* ---- pass 1: every header, every check, before anything is written ---------------------- */
+/* A zip holds files, dirs and links; any other type of entry is one the checks refuse. */
 static cc_xentry_type zentry_type(struct archive_entry *ae)
 {
-    if (archive_entry_hardlink(ae))
-        return CC_XE_HARDLINK;
-    switch (archive_entry_filetype(ae)) {
-    case AE_IFREG:
-        return CC_XE_FILE;
-    case AE_IFDIR:
-        return CC_XE_DIR;
-    case AE_IFLNK:
-        return CC_XE_SYMLINK;
-    default:
-        return CC_XE_OTHER;
-    }
+    cc_xentry_type t = cc_xentry_type_of(ae);
+    return t == CC_XE_HARDLINK || t == CC_XE_FILE || t == CC_XE_DIR || t == CC_XE_SYMLINK
+               ? t
+               : CC_XE_OTHER;
 }
 
-static cudnnctl_err read_headers(zrun *z, zreader *r)
+static cudnnctl_err read_headers(zrun *z, cc_xfile *r)
 {
     struct archive_entry *ae;
     struct archive *a = zr_open(r);
@@ -469,7 +429,7 @@ static void writer_failed(zrun *z, cc_xwriter *w)
 /* ---- the workers -------------------------------------------------------------------------- */
 typedef struct {
     zrun *z;
-    zreader r;
+    cc_xfile r;
     struct archive *a;
     struct archive_entry *ae;
     long cur;
@@ -630,7 +590,10 @@ static void run_workers(zrun *z, zworker *ws, unsigned nt)
 {
     for (unsigned i = 0; i < nt; i++) {
         ws[i] = (zworker){.z = z,
-                          .r = {.run = z, .fd = z->fd, .size = z->fsize, .buf = malloc(ZBLOCK)},
+                          .r = {.fd = z->fd,
+                                .size = z->fsize,
+                                .buf = malloc(CC_XFILE_BLOCK),
+                                .at_pos = 1},
                           .cur = -1,
                           .is_main = i == 0,
                           .w = cc_xwriter_new(z->root, 0)};
@@ -749,7 +712,7 @@ cudnnctl_err cc_extract_zip(cudnnctl_ctx *ctx, const cc_extract_opts *o, cc_pf_f
 {
     zrun z = {.ctx = ctx, .o = o, .root = root, .expected = expected, .fd = fd};
     cc_pf_stat_t st;
-    zreader r = {.run = &z, .fd = fd, .buf = malloc(ZBLOCK)};
+    cc_xfile r = {.fd = fd, .buf = malloc(CC_XFILE_BLOCK), .at_pos = 1};
     cudnnctl_err rc = CUDNNCTL_E_OK;
     cc_layout layout = CC_LAYOUT_UNKNOWN;
     if (cc_pf_fstat(fd, &st) != 0) {

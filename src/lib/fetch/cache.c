@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dirops.h"
 #include "hash.h"
 #include "source.h"
 
@@ -150,9 +151,7 @@ cudnnctl_err cc_cache_commit(cudnnctl_ctx *ctx, cc_cache_entry *e, const char *a
 cudnnctl_err cc_cache_quarantine(cudnnctl_ctx *ctx, const char *path, const char *actual_hex,
                                  const char *name, char **qpath)
 {
-    *qpath = NULL;
     char *root = cc_cache_dir(ctx);
-    char *qdir = root ? cc_path_join(root, "quarantine") : NULL;
     /* keep the name readable: drop a URL's query and any directory part */
     char *base = cc_strdup(name && *name ? cc_path_base(name) : "download");
     if (base) {
@@ -162,22 +161,12 @@ cudnnctl_err cc_cache_quarantine(cudnnctl_ctx *ctx, const char *path, const char
             base = cc_strdup("download");
         }
     }
-    char *dst = qdir && base ? cc_asprintf("%s/%s-%s", qdir, actual_hex, base) : NULL;
-    cudnnctl_err rc = CUDNNCTL_E_OK;
-    if (!dst) {
-        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    } else if (cc_sys_mkdir_p(ctx, qdir, 0755) != 0 || cc_sys_rename(ctx, path, dst) != 0) {
-        rc = CC_ERR(ctx, cc_pf_last_error(), "cannot move %s into the quarantine %s: %s", path,
-                    qdir, cc_pf_last_error_text());
-    } else {
-        cc_pf_fsync_dir(qdir);
+    char *qname = base ? cc_asprintf("%s-%s", actual_hex, base) : NULL;
+    cudnnctl_err rc = cc_quarantine_move(ctx, root, path, qname, "", "", 1, qpath);
+    if (rc == CUDNNCTL_E_OK)
         cc_cache_drop_record(ctx, path);
-        *qpath = dst;
-        dst = NULL;
-    }
     free(root);
-    free(qdir);
     free(base);
-    free(dst);
+    free(qname);
     return rc;
 }

@@ -120,7 +120,7 @@ static cudnnctl_err on_head(void *user, const cc_transport_head *h, char **why)
     d->skip = d->have - start;
     int64_t full = h->status == 206 ? h->total_size : h->content_length;
     if (s->expected_size && full >= 0 && (uint64_t)full != s->expected_size) {
-        *why = cc_src_size_refused(h->final_url, full, s->expected_size);
+        *why = cc_source_size_refused(h->final_url, full, s->expected_size);
         d->discard = 1;
         return CUDNNCTL_E_SIZE_MISMATCH;
     }
@@ -151,12 +151,12 @@ static cudnnctl_err on_data(void *user, const void *data, size_t len, char **why
         *why = cc_asprintf("cannot write the download to %s: %s", s->path, cc_pf_last_error_text());
         return cc_pf_last_error();
     }
-    if (cc_src_deliver(s, p, len) != 0) {
+    if (cc_source_deliver(s, p, len) != 0) {
         *why = cc_strdup("download cancelled");
         return CUDNNCTL_E_INTERRUPTED;
     }
     d->have += len;
-    cc_src_received(s, d->have);
+    cc_source_received(s, d->have);
     if (s->cache.resumable && d->have - d->recorded_at >= RECORD_EVERY)
         write_record(d);
     return CUDNNCTL_E_OK;
@@ -191,13 +191,13 @@ static cudnnctl_err replay_part(dl *d, uint64_t len, char **why)
             rc = n < 0 ? cc_pf_last_error() : CUDNNCTL_E_IO;
             goto out;
         }
-        if (cc_src_deliver(s, buf, (size_t)n) != 0) {
+        if (cc_source_deliver(s, buf, (size_t)n) != 0) {
             *why = cc_strdup("download cancelled");
             rc = CUDNNCTL_E_INTERRUPTED;
             goto out;
         }
         d->have += (uint64_t)n;
-        cc_src_received(s, d->have);
+        cc_source_received(s, d->have);
     }
 out:
     if (in >= 0)
@@ -218,12 +218,12 @@ static cudnnctl_err open_part(dl *d, uint64_t *reuse, char **why)
         st.is_reg && st.size <= s->expected_size) {
         *reuse = trusted_prefix(s, st.size);
         if (*reuse < st.size)
-            cc_src_push_event(s, CUDNNCTL_EV_STEP,
-                              cc_asprintf("the partial download %s: %llu of its %llu bytes "
-                                          "match its prefix record; the rest is downloaded "
-                                          "again",
-                                          s->path, (unsigned long long)*reuse,
-                                          (unsigned long long)st.size));
+            cc_source_push_event(s, CUDNNCTL_EV_STEP,
+                                 cc_asprintf("the partial download %s: %llu of its %llu bytes "
+                                             "match its prefix record; the rest is downloaded "
+                                             "again",
+                                             s->path, (unsigned long long)*reuse,
+                                             (unsigned long long)st.size));
     }
     d->fd = cc_sys_open(s->ctx, s->path, CC_PF_O_WRONLY | CC_PF_O_CREAT, 0644);
     /* truncate only a part that has bytes we cannot use: on ext4 a truncated-then-rewritten
@@ -265,7 +265,8 @@ static cudnnctl_err transfer(dl *d, char **why)
                                 0,
                                 s->ctx->proxy,
                                 s->what,
-                                s->via_mirror};
+                                s->via_mirror,
+                                s->accept};
         cc_transport_res res;
         uint64_t before = d->have;
         d->skip = 0;
@@ -299,12 +300,12 @@ static cudnnctl_err transfer(dl *d, char **why)
             free(res.detail);
             break;
         }
-        unsigned ms = cc_src_backoff_ms(s, failures);
-        cc_src_push_event(s, CUDNNCTL_EV_RETRY,
-                          cc_asprintf("%s; retrying in %.1f s (try %u of %u), resuming at byte "
-                                      "%llu",
-                                      res.detail ? res.detail : "transfer failed", ms / 1000.0,
-                                      failures + 1, s->max_tries, (unsigned long long)d->have));
+        unsigned ms = cc_source_backoff_ms(s, failures);
+        cc_source_push_event(s, CUDNNCTL_EV_RETRY,
+                             cc_asprintf("%s; retrying in %.1f s (try %u of %u), resuming at byte "
+                                         "%llu",
+                                         res.detail ? res.detail : "transfer failed", ms / 1000.0,
+                                         failures + 1, s->max_tries, (unsigned long long)d->have));
         free(res.detail);
         if (cc_ring_sleep(s->ring, ms)) {
             rc = CUDNNCTL_E_INTERRUPTED;
@@ -352,9 +353,9 @@ void cc_fetch_thread(void *arg)
         rc = open_part(&d, &reuse, &why);
     }
     if (rc == CUDNNCTL_E_OK && reuse > 0) {
-        cc_src_push_event(s, CUDNNCTL_EV_STEP,
-                          cc_asprintf("resuming the download of %s after %llu bytes", s->url,
-                                      (unsigned long long)reuse));
+        cc_source_push_event(s, CUDNNCTL_EV_STEP,
+                             cc_asprintf("resuming the download of %s after %llu bytes", s->url,
+                                         (unsigned long long)reuse));
         rc = replay_part(&d, reuse, &why);
         d.recorded_at = reuse;
     }
@@ -404,10 +405,10 @@ static void finish(cc_source *s, dl *dd, cudnnctl_err rc, char *why)
         }
     }
     if (rc != CUDNNCTL_E_OK) {
-        cc_src_fail(s, rc, why);
+        cc_source_fail(s, rc, why);
         return;
     }
     free(why);
     cc_ring_close(s->ring, 0);
-    cc_src_mark_ready(s, CC_READY_END);
+    cc_source_mark_ready(s, CC_READY_END);
 }

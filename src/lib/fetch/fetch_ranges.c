@@ -233,7 +233,7 @@ static cudnnctl_err advance(rf *r)
                             cc_asprintf("cannot read the download back from %s at byte %llu: %s",
                                         r->s->path, (unsigned long long)r->w,
                                         k < 0 ? cc_pf_last_error_text() : "short file"));
-            if (cc_src_deliver(r->s, r->buf, (size_t)k) != 0)
+            if (cc_source_deliver(r->s, r->buf, (size_t)k) != 0)
                 return fail(r, CUDNNCTL_E_INTERRUPTED, cc_strdup("download cancelled"));
             r->w += (uint64_t)k;
         }
@@ -274,11 +274,10 @@ static void decide(rf *r, piece *probe)
     }
     r->p[0].end = at; /* push_gap may have moved the array */
     side_write(r);    /* before any byte lands out of order */
-    cc_src_push_event(r->s, CUDNNCTL_EV_STEP,
-                      cc_asprintf("downloading %s over %u connections (%.1f MB/s on the first)",
-                                  r->s->url, n,
-                                  (double)probe_got / 1000.0 /
-                                      (double)(cc_pf_now_ms() - r->probe_t0 + 1)));
+    cc_source_push_event(
+        r->s, CUDNNCTL_EV_STEP,
+        cc_asprintf("downloading %s over %u connections (%.1f MB/s on the first)", r->s->url, n,
+                    (double)probe_got / 1000.0 / (double)(cc_pf_now_ms() - r->probe_t0 + 1)));
 }
 
 /* ---- transport callbacks ----------------------------------------------------------------------- */
@@ -290,21 +289,21 @@ static cudnnctl_err on_head(void *user, const cc_transport_head *h, char **why)
     piece *p = &r->p[q->i];
     uint64_t asked = p->start + p->got;
     if (h->status == 206 && h->total_size >= 0 && (uint64_t)h->total_size != r->size) {
-        *why = cc_src_size_refused(h->final_url, h->total_size, r->size);
+        *why = cc_source_size_refused(h->final_url, h->total_size, r->size);
         return CUDNNCTL_E_SIZE_MISMATCH;
     }
     if (h->status != 206 || (uint64_t)h->range_start != asked) {
         /* no range support, or a wrong Content-Range: nothing of this answer is written */
         if (!r->fallback)
-            cc_src_push_event(
+            cc_source_push_event(
                 r->s, CUDNNCTL_EV_STEP,
                 h->status != 206
                     ? cc_asprintf("%s does not serve byte ranges (HTTP %ld): one connection",
                                   h->final_url, h->status)
                     : cc_asprintf("%s answered the range from %llu with bytes from %lld: one "
                                   "connection from byte %llu",
-                                  h->final_url, (unsigned long long)asked, (long long)h->range_start,
-                                  (unsigned long long)r->w));
+                                  h->final_url, (unsigned long long)asked,
+                                  (long long)h->range_start, (unsigned long long)r->w));
         r->fallback = 1;
         *why = cc_strdup("range not honoured");
         return CUDNNCTL_E_NETWORK;
@@ -329,7 +328,7 @@ static cudnnctl_err on_data(void *user, const void *data, size_t len, char **why
             return cc_pf_last_error();
         }
         if (at == r->w && q->i == r->wi) { /* the in-order prefix: straight to the decoder */
-            if (cc_src_deliver(r->s, data, len) != 0) {
+            if (cc_source_deliver(r->s, data, len) != 0) {
                 *why = cc_strdup("download cancelled");
                 return CUDNNCTL_E_INTERRUPTED;
             }
@@ -338,7 +337,7 @@ static cudnnctl_err on_data(void *user, const void *data, size_t len, char **why
         p->got += len;
         p->attempt_got += len;
         r->on_disk += len;
-        cc_src_received(r->s, r->on_disk);
+        cc_source_received(r->s, r->on_disk);
     }
     if (r->probing && q->i == 0 && cc_pf_now_ms() - r->probe_t0 >= PROBE_MS)
         decide(r, &r->p[0]);
@@ -452,13 +451,13 @@ static void done_req(void *user, const cc_transport_req *req, cc_transport_res *
         fail(r, res->code, d);
         return;
     }
-    unsigned ms = cc_src_backoff_ms(r->s, p->failures);
+    unsigned ms = cc_source_backoff_ms(r->s, p->failures);
     p->not_before = cc_pf_now_ms() + ms;
-    cc_src_push_event(r->s, CUDNNCTL_EV_RETRY,
-                      cc_asprintf("%s; retrying that range in %.1f s (try %u of %u) from byte %llu",
-                                  res->detail ? res->detail : "transfer failed", ms / 1000.0,
-                                  p->failures + 1, r->s->max_tries,
-                                  (unsigned long long)(p->start + p->got)));
+    cc_source_push_event(
+        r->s, CUDNNCTL_EV_RETRY,
+        cc_asprintf("%s; retrying that range in %.1f s (try %u of %u) from byte %llu",
+                    res->detail ? res->detail : "transfer failed", ms / 1000.0, p->failures + 1,
+                    r->s->max_tries, (unsigned long long)(p->start + p->got)));
     free(res->detail);
 }
 
@@ -505,9 +504,10 @@ static cudnnctl_err resume(rf *r, uint64_t part_size)
     free(v);
     if (rc != 0)
         return fail(r, CUDNNCTL_E_NOMEM, cc_strdup("out of memory"));
-    cc_src_push_event(r->s, CUDNNCTL_EV_STEP,
-                      cc_asprintf("resuming the download of %s: %llu of %llu bytes are kept",
-                                  r->s->url, (unsigned long long)kept, (unsigned long long)r->size));
+    cc_source_push_event(r->s, CUDNNCTL_EV_STEP,
+                         cc_asprintf("resuming the download of %s: %llu of %llu bytes are kept",
+                                     r->s->url, (unsigned long long)kept,
+                                     (unsigned long long)r->size));
     r->probing = 0;
     r->b.max_parallel = r->want ? r->want : 4;
     return advance(r);
@@ -525,9 +525,9 @@ static void start_fresh(rf *r, int have_part, uint64_t part_size)
         fail(r, CUDNNCTL_E_NOMEM, cc_strdup("out of memory"));
     r->on_disk = keep;
     if (keep > 0)
-        cc_src_push_event(s, CUDNNCTL_EV_STEP,
-                          cc_asprintf("resuming the download of %s after %llu bytes", s->url,
-                                      (unsigned long long)keep));
+        cc_source_push_event(s, CUDNNCTL_EV_STEP,
+                             cc_asprintf("resuming the download of %s after %llu bytes", s->url,
+                                         (unsigned long long)keep));
     if (keep < r->size && push_piece(r, keep, r->size, 0) != 0)
         fail(r, CUDNNCTL_E_NOMEM, cc_strdup("out of memory"));
     r->probing = 1;

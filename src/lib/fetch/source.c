@@ -37,7 +37,7 @@ static void file_thread(void *arg)
         }
         if (n == 0)
             break;
-        if (cc_src_deliver(s, buf, (size_t)n) != 0) {
+        if (cc_source_deliver(s, buf, (size_t)n) != 0) {
             rc = CUDNNCTL_E_INTERRUPTED;
             why = cc_strdup("reading cancelled");
             goto out;
@@ -54,11 +54,11 @@ out:
         cc_sys_close(s->ctx, fd);
     free(buf);
     if (rc != CUDNNCTL_E_OK) {
-        cc_src_fail(s, rc, why);
+        cc_source_fail(s, rc, why);
         return;
     }
     cc_ring_close(s->ring, 0);
-    cc_src_mark_ready(s, CC_READY_END);
+    cc_source_mark_ready(s, CC_READY_END);
 }
 
 /* ---- URLs and paths ------------------------------------------------------------------------- */
@@ -126,7 +126,7 @@ char *cc_source_join(const char *base, const char *relative_path)
 static void emit_pending(cc_source *s)
 {
     cc_pf_mutex_lock(s->mu);
-    cc_src_event *ev = s->events;
+    cc_source_event *ev = s->events;
     size_t n = s->n_events;
     s->events = NULL;
     s->n_events = s->cap_events = 0;
@@ -348,7 +348,7 @@ static cudnnctl_err open_local(cc_source *s)
     /* another user could change it while (or after) it is hashed: read a private copy */
     if (cc_pf_trust_check(p, CC_PF_TRUST_OBJECT) != 0) {
         char *why = cc_strdup(cc_pf_last_error_text());
-        cudnnctl_err rc = why ? cc_src_private_copy(s, why)
+        cudnnctl_err rc = why ? cc_source_private_copy(s, why)
                               : CC_ERR(s->ctx, CUDNNCTL_E_NOMEM, "out of memory");
         free(why);
         if (rc != CUDNNCTL_E_OK)
@@ -390,6 +390,7 @@ static int source_init(cc_source *s, cudnnctl_ctx *ctx, const cc_source_opts *o)
     s->connections = o->connections > 16 ? 16 : o->connections;
     s->piece_bytes = o->piece_bytes;
     s->what = o->what;
+    s->accept = o->accept;
     s->via_mirror = o->via_mirror;
     s->sha256_from_user = o->sha256_from_user;
     s->ring = cc_ring_new(o->ring_bytes ? o->ring_bytes : RING_BYTES);
@@ -551,7 +552,7 @@ cudnnctl_err cc_source_finish(cc_source *s, char sha256_hex[65], uint64_t *size)
     if (!s->final_path)
         CC_RET_ERR(s->ctx, CUDNNCTL_E_NOMEM, "out of memory");
     if (s->kind == CC_SRC_DOWNLOAD && s->keep_file) {
-        cudnnctl_err rc = cc_src_keep_download(s);
+        cudnnctl_err rc = cc_source_keep_download(s);
         if (rc != CUDNNCTL_E_OK) {
             s->failed = 1;
             s->perr = rc;

@@ -40,6 +40,8 @@ typedef struct {
     /* Hold the verified file open after cc_source_finish, for cc_source_take_file (a zip: its
      * extraction seeks, so it reads the file, which must be the one that was hashed). */
     int keep_file;
+    /* NULL, or the Accept header's media types (a PEP 691 package index page) */
+    const char *accept;
 } cc_source_opts;
 
 /* Open a source. A cache hit (by expected_sha256) opens the cached blob and downloads nothing

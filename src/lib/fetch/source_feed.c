@@ -7,7 +7,7 @@
 #include "source_int.h"
 #include "grow.h"
 
-void cc_src_mark_ready(cc_source *s, int why)
+void cc_source_mark_ready(cc_source *s, int why)
 {
     cc_pf_mutex_lock(s->mu);
     if (!s->ready)
@@ -16,7 +16,7 @@ void cc_src_mark_ready(cc_source *s, int why)
     cc_pf_mutex_unlock(s->mu);
 }
 
-void cc_src_fail(cc_source *s, cudnnctl_err code, char *detail_owned)
+void cc_source_fail(cc_source *s, cudnnctl_err code, char *detail_owned)
 {
     cc_pf_mutex_lock(s->mu);
     s->perr = code == CUDNNCTL_E_OK ? CUDNNCTL_E_GENERIC : code;
@@ -24,10 +24,10 @@ void cc_src_fail(cc_source *s, cudnnctl_err code, char *detail_owned)
     s->pdetail = detail_owned;
     cc_pf_mutex_unlock(s->mu);
     cc_ring_close(s->ring, 1); /* after perr is set: the consumer reads it on -1 */
-    cc_src_mark_ready(s, CC_READY_FAILED);
+    cc_source_mark_ready(s, CC_READY_FAILED);
 }
 
-void cc_src_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned)
+void cc_source_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned)
 {
     if (!text_owned)
         return;
@@ -45,7 +45,7 @@ void cc_src_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned)
     cc_ring_wake(s->ring); /* a consumer blocked in read reports it now */
 }
 
-void cc_src_received(cc_source *s, uint64_t total)
+void cc_source_received(cc_source *s, uint64_t total)
 {
     cc_pf_mutex_lock(s->mu);
     s->received = total;
@@ -57,7 +57,7 @@ void cc_src_received(cc_source *s, uint64_t total)
     }
 }
 
-int cc_src_deliver(cc_source *s, const void *data, size_t len)
+int cc_source_deliver(cc_source *s, const void *data, size_t len)
 {
     if (cc_cancel_requested(s->ctx))
         return -1; /* the consumer sees the cancel too and stops */
@@ -66,12 +66,12 @@ int cc_src_deliver(cc_source *s, const void *data, size_t len)
     s->produced += len;
     if (!s->delivered) {
         s->delivered = 1;
-        cc_src_mark_ready(s, CC_READY_DATA);
+        cc_source_mark_ready(s, CC_READY_DATA);
     }
     return cc_ring_write(s->ring, data, len);
 }
 
-unsigned cc_src_backoff_ms(const cc_source *s, unsigned failures)
+unsigned cc_source_backoff_ms(const cc_source *s, unsigned failures)
 {
     uint64_t ms = s->retry_delay_ms;
     for (unsigned i = 1; i < failures && ms < 30000; i++)
@@ -79,7 +79,7 @@ unsigned cc_src_backoff_ms(const cc_source *s, unsigned failures)
     return ms > 30000 ? 30000 : (unsigned)ms;
 }
 
-char *cc_src_size_refused(const char *url, int64_t server_size, uint64_t manifest_size)
+char *cc_source_size_refused(const char *url, int64_t server_size, uint64_t manifest_size)
 {
     return cc_asprintf("%s is %lld bytes according to the server, but the manifest says %llu; "
                        "not downloading it. The mirror may hold a different build: check it, or "

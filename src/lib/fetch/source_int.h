@@ -11,16 +11,16 @@
 #include "source.h"
 #include "transport.h"
 
-typedef enum { CC_SRC_FILE, CC_SRC_CACHE, CC_SRC_DOWNLOAD } cc_src_kind;
+typedef enum { CC_SRC_FILE, CC_SRC_CACHE, CC_SRC_DOWNLOAD } cc_source_kind;
 
 typedef struct {
     cudnnctl_event_kind kind;
     char *text;
-} cc_src_event;
+} cc_source_event;
 
 struct cc_source {
     cudnnctl_ctx *ctx;
-    cc_src_kind kind;
+    cc_source_kind kind;
     char *url;  /* as given (for messages) */
     char *path; /* file read (local file / blob), or the download's part */
     int have_expected;
@@ -33,6 +33,7 @@ struct cc_source {
     unsigned connections; /* 0 = chosen from the first connection's rate, 1 = one stream */
     uint64_t piece_bytes; /* ranged downloads: bytes a request; 0 = 8 MiB */
     const char *what;     /* for messages: NULL (an archive) or "manifest" (a static string) */
+    const char *accept;   /* cc_source_opts.accept (the caller's string, valid while open) */
     int via_mirror, sha256_from_user; /* cc_source_opts: the fixes messages name */
     cc_cache_entry cache;
 
@@ -50,7 +51,7 @@ struct cc_source {
     int ready;           /* CC_READY_*: why cc_source_open may return (0 = not yet) */
     cudnnctl_err perr;   /* producer failure */
     char *pdetail;
-    cc_src_event *events;
+    cc_source_event *events;
     size_t n_events, cap_events;
     uint64_t received; /* bytes of the download on disk, in any order (ranges arrive out of
                           order): what the progress shows, not only the in-order part */
@@ -75,27 +76,27 @@ struct cc_source {
 enum { CC_READY_DATA = 1, CC_READY_END = 2, CC_READY_FAILED = 3 };
 
 /* Producer helpers (thread-safe; source_feed.c). */
-void cc_src_mark_ready(cc_source *s, int why);
-void cc_src_fail(cc_source *s, cudnnctl_err code, char *detail_owned);
-void cc_src_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned);
+void cc_source_mark_ready(cc_source *s, int why);
+void cc_source_fail(cc_source *s, cudnnctl_err code, char *detail_owned);
+void cc_source_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_owned);
 /* The download now holds `total` bytes on disk (any order); wakes a consumer blocked on the
  * in-order part at most every 100 ms so that it reports the progress. */
-void cc_src_received(cc_source *s, uint64_t total);
+void cc_source_received(cc_source *s, uint64_t total);
 /* Hash, count and hand bytes to the consumer; -1 when the consumer has gone. */
-int cc_src_deliver(cc_source *s, const void *data, size_t len);
+int cc_source_deliver(cc_source *s, const void *data, size_t len);
 
 /* The wait before retry number `failures` of a download or one of its ranges: retry_delay_ms,
  * doubled per consecutive failure, capped at 30 s. */
-unsigned cc_src_backoff_ms(const cc_source *s, unsigned failures);
+unsigned cc_source_backoff_ms(const cc_source *s, unsigned failures);
 /* Why a download whose announced size is not the manifest's is refused (malloc'd). */
-char *cc_src_size_refused(const char *url, int64_t server_size, uint64_t manifest_size);
+char *cc_source_size_refused(const char *url, int64_t server_size, uint64_t manifest_size);
 
 /* source_keep.c: copy s->path (a local archive another user could change: why_untrusted) into a
  * private file of the cache, s->copy, open in s->file_fd at offset 0 for the file thread. */
-cudnnctl_err cc_src_private_copy(cc_source *s, const char *why_untrusted);
+cudnnctl_err cc_source_private_copy(cc_source *s, const char *why_untrusted);
 /* After a verified download: s->final_path hashed again from a descriptor kept in s->file_fd
  * (HASH_MISMATCH when it changed since). */
-cudnnctl_err cc_src_keep_download(cc_source *s);
+cudnnctl_err cc_source_keep_download(cc_source *s);
 
 /* The download producer (fetch.c), run on the source's thread. */
 void cc_fetch_thread(void *arg);

@@ -41,7 +41,7 @@ static int copy_bytes(cc_source *s, cc_pf_fd in, cc_pf_fd out, char **why)
     return rc;
 }
 
-cudnnctl_err cc_src_private_copy(cc_source *s, const char *why_untrusted)
+cudnnctl_err cc_source_private_copy(cc_source *s, const char *why_untrusted)
 {
     cc_cache_entry e;
     cudnnctl_err rc = cc_cache_entry_open(s->ctx, NULL, &e); /* a private, random name */
@@ -80,7 +80,7 @@ cudnnctl_err cc_src_private_copy(cc_source *s, const char *why_untrusted)
     return CUDNNCTL_E_OK;
 }
 
-cudnnctl_err cc_src_keep_download(cc_source *s)
+cudnnctl_err cc_source_keep_download(cc_source *s)
 {
     /* the download was hashed as it arrived. A blob that only root or we could have changed
      * since (it and every directory above it: the trust rule) holds exactly those bytes: kept

@@ -43,6 +43,8 @@ typedef struct {
      * and whether the URL is under the user's --mirror (then "use --mirror" is no fix). */
     const char *what;
     int via_mirror;
+    /* NULL, or the media types the Accept header asks for (a PEP 691 package index page) */
+    const char *accept;
 } cc_transport_req;
 
 typedef struct {

@@ -27,6 +27,7 @@ typedef struct {
     int have_cr;
     int64_t cr_start, cr_total;
     char location[512]; /* the last redirect's Location (for the https-to-http refusal) */
+    struct curl_slist *headers; /* req->accept as a header; freed when the attempt ends */
 } xfer;
 
 /* The n bytes at s (a header line, not NUL-terminated) start with p, ignoring case. */
@@ -408,6 +409,12 @@ static void setup_easy(CURL *h, xfer *x, char *errbuf, char range[64])
     if (req->proxy)
         curl_easy_setopt(h, CURLOPT_PROXY, req->proxy);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "cudnnctl/" CUDNNCTL_VERSION_STRING);
+    if (req->accept) {
+        char line[256];
+        snprintf(line, sizeof(line), "Accept: %s", req->accept);
+        x->headers = curl_slist_append(NULL, line);
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, x->headers);
+    }
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, (long)req->connect_timeout_secs);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, (long)req->low_speed_bytes);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)req->low_speed_secs);
@@ -433,6 +440,8 @@ static void setup_easy(CURL *h, xfer *x, char *errbuf, char range[64])
 /* After the transfer: an empty body never reported its head; then classify the end. */
 static void end_easy(xfer *x, CURLcode rc, const char *errbuf)
 {
+    curl_slist_free_all(x->headers); /* the attempt is over: libcurl no longer reads them */
+    x->headers = NULL;
     if (rc == CURLE_OK && !x->head_done) {
         cudnnctl_err e = do_head(x);
         if (e != CUDNNCTL_E_OK) {

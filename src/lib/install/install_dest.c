@@ -23,9 +23,9 @@ void cc_install_step(cudnnctl_ctx *ctx, cc_strv *steps, char *text)
 /* Canonical (links resolved inside --root) user-view path, and its real path. */
 static cudnnctl_err install_resolve(cudnnctl_ctx *ctx, const char *given, char **shown, char **real)
 {
-    char *abs = cc_tx_absolute(given);
+    char *abs = cc_txn_absolute(given);
     char *rooted = abs ? cc_rooted(ctx, abs) : NULL;
-    *shown = rooted ? cc_tx_canonical(ctx, rooted) : NULL;
+    *shown = rooted ? cc_txn_canonical(ctx, rooted) : NULL;
     *real = *shown ? cc_rooted(ctx, *shown) : NULL;
     free(abs);
     free(rooted);
@@ -194,7 +194,7 @@ cudnnctl_err cc_install_space_check(cudnnctl_ctx *ctx, const char *where, uint64
     if (!archive_size)
         return CUDNNCTL_E_OK;
     char *p = cc_strdup(where);
-    while (p && cc_tx_kind(p) == CC_OBJ_NONE && strcmp(p, "/") != 0) {
+    while (p && cc_txn_kind(p) == CC_OBJ_NONE && strcmp(p, "/") != 0) {
         char *up = cc_path_dir(p);
         free(p);
         p = up;

@@ -6,6 +6,7 @@
 
 #include "internal.h"
 #include "json.h"
+#include "receipt.h"
 
 void cudnnctl_install_result_free(cudnnctl_install_result *r)
 {
@@ -14,12 +15,9 @@ void cudnnctl_install_result_free(cudnnctl_install_result *r)
     free(r->cudnn_version);
     free(r->cuda_variant);
     free(r->platform);
-    free(r->archive.relative_path);
-    free(r->archive.url);
+    cc_archive_ref_clear(&r->archive);
     free(r->source);
     free(r->source_reason);
-    free(r->archive.sha256);
-    free(r->archive.manifest);
     free(r->target_path);
     free(r->install_dir);
     free(r->lib_dir);
@@ -89,12 +87,7 @@ cudnnctl_err cudnnctl_install_result_json(const cudnnctl_install_result *r, char
     cJSON *so = cJSON_AddObjectToObject(o, "store"); /* the unpacked store (docs/install.md) */
     if (!so || cc_json_str(so, "result", r->store) || cc_json_str(so, "link_mode", r->store_link))
         goto oom;
-    if (!(a = cJSON_AddObjectToObject(o, "archive")) ||
-        cc_json_str(a, "relative_path", r->archive.relative_path) || cc_json_str(a, "url", r->archive.url) ||
-        cc_json_str(a, "sha256", r->archive.sha256) ||
-        !cJSON_AddNumberToObject(a, "size", (double)r->archive.size) ||
-        !cJSON_AddBoolToObject(a, "verified", r->archive.verified) ||
-        !cJSON_AddBoolToObject(a, "in_catalog", r->archive.in_catalog) ||
+    if (!(a = cJSON_AddObjectToObject(o, "archive")) || cc_archive_ref_json(a, &r->archive) ||
         cc_json_str(a, "manifest", r->archive.manifest) ||
         cc_json_str(a, "verified_at_install", r->verified_at))
         goto oom;

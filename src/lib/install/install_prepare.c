@@ -7,6 +7,7 @@
 
 #include "buildmeta.h"
 #include "direct.h"
+#include "freeall.h"
 #include "install_internal.h"
 #include "wheels.h"
 #include "journal.h"
@@ -247,6 +248,9 @@ static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     res->archive.size = ch->size;
     res->archive.in_catalog = ch->in_catalog;
     res->archive.manifest = ch->manifest ? cc_strdup(ch->manifest) : NULL;
+    res->archive.manifest_sha256 = ch->manifest_sha256 ? cc_strdup(ch->manifest_sha256) : NULL;
+    res->archive.manifest_override =
+        ch->manifest_override ? cc_strdup(ch->manifest_override) : NULL;
     res->flavor = ch->flavor;
     res->components = res->components_installed = ch->components;
     res->mode = p->mode;
@@ -346,7 +350,7 @@ static cudnnctl_err prep_staging(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
 {
     cudnnctl_err rc;
     cc_dest *d = &h->dest;
-    if (d->mode == CUDNNCTL_TARGET_CUDA_TREE && cc_tx_kind(d->target) != CC_OBJ_DIR)
+    if (d->mode == CUDNNCTL_TARGET_CUDA_TREE && cc_txn_kind(d->target) != CC_OBJ_DIR)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
                    "no CUDA tree at %s: install the toolkit first, name another with "
                    "--cuda-home DIR, or install into a prefix with --prefix DIR",
@@ -378,7 +382,7 @@ static cudnnctl_err prep_staging(cudnnctl_ctx *ctx, cudnnctl_install_handle *h)
     if ((rc = cc_txn_save(ctx, h->txn)) != CUDNNCTL_E_OK)
         return rc;
     for (size_t i = 0; i < h->txn->mkdirs.n; i++)
-        if (cc_tx_kind(h->txn->mkdirs.v[i]) != CC_OBJ_DIR &&
+        if (cc_txn_kind(h->txn->mkdirs.v[i]) != CC_OBJ_DIR &&
             cc_sys_mkdir(ctx, h->txn->mkdirs.v[i], 0755) != 0)
             return cc_install_perm_hint(ctx, CC_ERR_PF(ctx, "cannot create", h->txn->mkdirs.v[i]),
                                         h->target_shown);
@@ -447,10 +451,7 @@ static cudnnctl_err prep_buildmeta(cudnnctl_ctx *ctx, const cudnnctl_detect_resu
              cuda ? ""
                   : "; no CUDA toolkit of that major known: CUDA's include dir is found at "
                     "build time (CUDA_HOME / CUDA_PATH)");
-    free(inc);
-    free(lib);
-    free(bin);
-    free(cuda);
+    CC_FREE_ALL(inc, lib, bin, cuda);
     return rc;
 }
 
@@ -513,15 +514,9 @@ static cudnnctl_err prep_receipt_head(cudnnctl_ctx *ctx, cudnnctl_install_handle
     rec->platform = cc_strdup(ch->platform);
     rec->flavor = ch->flavor;
     rec->components = ch->components;
-    rec->archive.relative_path = cc_strdup(ch->relative_path);
-    rec->archive.url = cc_strdup(h->res->archive.url);
-    rec->archive.sha256 = cc_strdup(h->digest);
-    rec->archive.size = h->got_size;
-    rec->archive.verified = ch->sha256 != NULL;
-    rec->archive.in_catalog = ch->in_catalog;
-    rec->archive.manifest = ch->manifest ? cc_strdup(ch->manifest) : NULL;
-    rec->archive.manifest_sha256 = ch->manifest_sha256 ? cc_strdup(ch->manifest_sha256) : NULL;
-    rec->archive.manifest_override = ch->manifest_override ? cc_strdup(ch->manifest_override) : NULL;
+    /* the result's record of the archive, complete since prep_populate verified it */
+    if (cc_archive_ref_copy(&rec->archive, &h->res->archive) != 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     rec->mode = h->dest.mode;
     rec->target_path = cc_strdup(h->target_shown);
     rec->install_dir = cc_unrooted(ctx, h->dest.install_dir);

@@ -89,7 +89,7 @@ static cudnnctl_err manifest_trust(cudnnctl_ctx *ctx, const cudnnctl_catalog *ca
 static cudnnctl_err check_local_archive(cudnnctl_ctx *ctx, const char *archive)
 {
     cc_pf_stat_t ast;
-    char *aabs = cc_tx_absolute(archive);
+    char *aabs = cc_txn_absolute(archive);
     char *areal = aabs ? cc_rooted(ctx, aabs) : NULL;
     int st_ok = areal && cc_pf_stat(areal, &ast) == 0 && ast.exists;
     free(aabs);
@@ -139,7 +139,7 @@ static cudnnctl_err archive_off_catalog(cudnnctl_ctx *ctx, cudnnctl_catalog *cat
     if (!sel->cuda)
         sel->cuda = np->cuda;
     cc_pf_stat_t st;
-    char *abs = is_url(o->archive) ? NULL : cc_tx_absolute(o->archive);
+    char *abs = is_url(o->archive) ? NULL : cc_txn_absolute(o->archive);
     char *real = abs ? cc_rooted(ctx, abs) : NULL;
     uint64_t fsize = real && cc_pf_stat(real, &st) == 0 ? st.size : 0;
     free(abs);
@@ -179,7 +179,7 @@ static cudnnctl_err choose_archive(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
             return rc;
     }
     const cudnnctl_archive *entry = cat ? cudnnctl_catalog_find_file(cat, c->file_name) : NULL;
-    if (!entry && (c->wheel = cc_wheel_by_file(c->file_name)) != NULL) {
+    if (!entry && (c->wheel = cc_wheel_by_file(ctx, c->file_name)) != NULL) {
         /* NVIDIA's wheel, which the wheel catalog knows: its release, CUDA major, platform,
          * flavour and SHA-256 from there */
         sel->cudnn = c->wheel->pub.version;
@@ -258,7 +258,7 @@ static void choose_url(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o, const 
     } else if (o->archive) {
         /* a local path is read under --root like every other path (one already under the root
          * stays as it is), as --manifest FILE is */
-        char *abs = is_url(o->archive) ? NULL : cc_tx_absolute(o->archive);
+        char *abs = is_url(o->archive) ? NULL : cc_txn_absolute(o->archive);
         c->url = is_url(o->archive) ? cc_strdup(o->archive) : abs ? cc_rooted(ctx, abs) : NULL;
         free(abs);
     } else if (mirror) {
@@ -269,7 +269,7 @@ static void choose_url(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o, const 
                 n--;
             c->url = cc_asprintf("%.*s/%s", (int)n, mirror, c->relative_path);
         } else {
-            char *abs = cc_tx_absolute(mirror);
+            char *abs = cc_txn_absolute(mirror);
             char *base = abs ? cc_rooted(ctx, abs) : NULL;
             c->url = base ? cc_path_join(base, c->relative_path) : NULL;
             free(abs);

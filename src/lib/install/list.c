@@ -8,6 +8,7 @@
 #include "json.h"
 #include "libnames.h"
 #include "receipt.h"
+#include "strset.h"
 
 static int is_active(cudnnctl_ctx *ctx, const char *state, const cc_receipts *rs, size_t i)
 {
@@ -44,15 +45,9 @@ static char *receipt_sublibs(const cc_receipt *r)
             !cc_lib_classify(cc_path_base(r->entries[i].path), &ln) ||
             (ln.kind != CC_LIB_SO_FULL && ln.kind != CC_LIB_SO_MAJOR && ln.kind != CC_LIB_DLL))
             continue;
-        if (!cc_strv_contains(&stems, ln.stem))
-            cc_strv_push(&stems, ln.stem);
+        cc_strset_add(&stems, ln.stem);
     }
-    cc_strv_sort(&stems);
-    cc_buf b = {0};
-    for (size_t i = 0; i < stems.n; i++)
-        cc_buf_printf(&b, "%s%s", i ? "," : "", stems.v[i]);
-    cc_strv_free(&stems);
-    return b.data ? b.data : cc_strdup("");
+    return cc_strset_join(&stems, ",", "");
 }
 
 cudnnctl_err cudnnctl_list(cudnnctl_ctx *ctx, const char *target, cudnnctl_install_list **out)
@@ -67,9 +62,9 @@ cudnnctl_err cudnnctl_list(cudnnctl_ctx *ctx, const char *target, cudnnctl_insta
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
     if (target) {
-        char *abs = cc_tx_absolute(target);
+        char *abs = cc_txn_absolute(target);
         char *rooted = abs ? cc_rooted(ctx, abs) : NULL;
-        want = rooted ? cc_tx_canonical(ctx, rooted) : NULL;
+        want = rooted ? cc_txn_canonical(ctx, rooted) : NULL;
         free(abs);
         free(rooted);
         if (!want) {
@@ -78,7 +73,7 @@ cudnnctl_err cudnnctl_list(cudnnctl_ctx *ctx, const char *target, cudnnctl_insta
         }
     }
     char *jp = cc_path_join(state, "journal.json");
-    if (jp && cc_tx_kind(jp) != CC_OBJ_NONE)
+    if (jp && cc_txn_kind(jp) != CC_OBJ_NONE)
         l->pending_journal = cc_unrooted(ctx, jp);
     free(jp);
     if ((rc = cc_receipts_load(ctx, state, &rs)) != CUDNNCTL_E_OK)

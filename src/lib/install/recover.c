@@ -21,7 +21,7 @@ cudnnctl_err cudnnctl_recover(cudnnctl_ctx *ctx, const char **what, char **kind)
      * another state dir may be working there); taking it also clears a lock file the killed
      * run left inside the target */
     if (rc == CUDNNCTL_E_OK && (rc = cc_txn_load(ctx, state, &t)) == CUDNNCTL_E_OK && t &&
-        t->target && cc_tx_kind(t->target) == CC_OBJ_DIR)
+        t->target && cc_txn_kind(t->target) == CC_OBJ_DIR)
         rc = cc_lock_target(ctx, t->target, "recover", &tlock);
     cc_txn_free(t);
     if (rc == CUDNNCTL_E_OK)

@@ -24,7 +24,7 @@ cudnnctl_err cc_switch_current(cudnnctl_ctx *ctx, const char *state, const char 
     *flipped = 0;
     if (same)
         return CUDNNCTL_E_OK;
-    cc_obj_type old = cc_tx_kind(current);
+    cc_obj_type old = cc_txn_kind(current);
     if (old != CC_OBJ_NONE && old != CC_OBJ_LINK)
         return CUDNNCTL_E_OK; /* not ours to replace; install --force handles it */
     cc_txn *t = NULL;
@@ -175,7 +175,7 @@ static cudnnctl_err flip(cudnnctl_ctx *ctx, const char *state, cc_receipts *rs, 
         return rc;
     if (flipped)
         res->result = CUDNNCTL_SWITCH_SWITCHED;
-    else if (cc_tx_kind(current_real) != CC_OBJ_LINK)
+    else if (cc_txn_kind(current_real) != CC_OBJ_LINK)
         rc = CC_ERR(ctx, CUDNNCTL_E_CONFLICT,
                     "%s is not a link made by cudnnctl: move it away, then switch again",
                     current);
@@ -191,9 +191,9 @@ cudnnctl_err cudnnctl_switch(cudnnctl_ctx *ctx, const cudnnctl_switch_opts *o,
         CC_RET_ERR(ctx, CUDNNCTL_E_USAGE,
                    "switching needs the prefix the versions are installed in: --prefix DIR");
     cc_clear_error(ctx);
-    char *state = cc_state_dir(ctx), *abs = cc_tx_absolute(o->prefix);
+    char *state = cc_state_dir(ctx), *abs = cc_txn_absolute(o->prefix);
     char *rooted = abs ? cc_rooted(ctx, abs) : NULL;
-    char *shown = rooted ? cc_tx_canonical(ctx, rooted) : NULL;
+    char *shown = rooted ? cc_txn_canonical(ctx, rooted) : NULL;
     char *current = shown ? cc_path_join(shown, "current") : NULL;
     char *current_real = current ? cc_rooted(ctx, current) : NULL;
     char *previous = current_real ? cc_pf_readlink(current_real) : NULL;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "direct.h"
+#include "strjoin.h"
 #include "hash.h"
 #include "install_internal.h"
 #include "journal.h"
@@ -76,7 +77,7 @@ static const cc_receipt *superseded_by(const cc_receipts *rs, const cc_receipt *
             if (r->current_link && strcmp(p, r->current_link) == 0)
                 continue; /* PREFIX/current moves between installs by design */
             for (size_t j = 0; j < r->n_entries; j++)
-                if (strcmp(r->entries[j].path, p) == 0 || cc_tx_under(p, r->entries[j].path))
+                if (strcmp(r->entries[j].path, p) == 0 || cc_txn_under(p, r->entries[j].path))
                     return l;
         }
     }
@@ -97,7 +98,7 @@ static cudnnctl_err add_op(undo_plan *u, cc_op_kind kind, cc_obj_type type, cons
 {
     cc_op op = {0};
     cudnnctl_err rc = CUDNNCTL_E_OK;
-    cc_obj_type live = cc_tx_kind(dst);
+    cc_obj_type live = cc_txn_kind(dst);
     op.kind = kind;
     op.type = kind == CC_OP_REMOVE ? live : type;
     op.dst = (char *)dst;
@@ -127,7 +128,7 @@ static cudnnctl_err restore(undo_plan *u, const cc_rrepl *rep, const char *dst)
     cudnnctl_err rc = CUDNNCTL_E_OK;
     if (!b)
         CC_RET_ERR(u->ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    if (cc_tx_kind(b) == CC_OBJ_NONE) {
+    if (cc_txn_kind(b) == CC_OBJ_NONE) {
         warn(u->ctx, u->acc,
              cc_asprintf("the backup of %s (%s) is missing: it cannot be put back", rep->path,
                          rep->backup));
@@ -168,7 +169,7 @@ static int pristine_dir(cudnnctl_ctx *ctx, const cc_receipt *r, const char *real
     while (ok && (nm = cc_pf_readdir(d)) != NULL) {
         char *p = cc_path_join(real_dir, nm);
         char *shown = p ? cc_unrooted(ctx, p) : NULL;
-        cc_obj_type k = p ? cc_tx_kind(p) : CC_OBJ_NONE;
+        cc_obj_type k = p ? cc_txn_kind(p) : CC_OBJ_NONE;
         if (!shown) {
             ok = 0;
         } else if (k == CC_OBJ_DIR) {
@@ -203,7 +204,7 @@ static const cc_receipt *other_in_prefix(const cudnnctl_ctx *ctx, const cc_recei
             (r->install_dir && strcmp(o->install_dir, r->install_dir) == 0))
             continue;
         char *real = cc_rooted(ctx, o->install_dir);
-        if (real && cc_tx_kind(real) == CC_OBJ_DIR && (!best || o->seq > best->seq))
+        if (real && cc_txn_kind(real) == CC_OBJ_DIR && (!best || o->seq > best->seq))
             best = o;
         free(real);
     }
@@ -257,7 +258,7 @@ static cudnnctl_err plan_entries(undo_plan *u, const cc_receipt *r)
         if (!real)
             return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
         const cc_rrepl *rep = replaced_at(r, e->path);
-        cc_obj_type live = cc_tx_kind(real);
+        cc_obj_type live = cc_txn_kind(real);
         int same = unchanged(ctx, e, real);
         if (same < 0) {
             free(real);
@@ -295,7 +296,7 @@ static cudnnctl_err plan_entries(undo_plan *u, const cc_receipt *r)
         char *real = cc_rooted(ctx, rep->path);
         if (!real)
             return CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-        if (cc_tx_kind(real) == CC_OBJ_NONE)
+        if (cc_txn_kind(real) == CC_OBJ_NONE)
             rc = restore(u, rep, real);
         else
             keep_backup(u, rep, "is occupied by a file cudnnctl did not install");
@@ -317,8 +318,7 @@ static cudnnctl_err plan_prefix(undo_plan *u, const cc_receipts *rs, const cc_re
     const cc_rrepl *rep = replaced_at(r, r->install_dir);
     if (!v) {
         rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    } else if (cc_tx_kind(v) == CC_OBJ_DIR && pristine_dir(ctx, r, v, &found) &&
-               found == want) {
+    } else if (cc_txn_kind(v) == CC_OBJ_DIR && pristine_dir(ctx, r, v, &found) && found == want) {
         /* the whole version dir, as installed: one rename out (and the old one back in) */
         if (rep)
             rc = restore(u, rep, v);
@@ -405,9 +405,9 @@ static cudnnctl_err undo(cudnnctl_ctx *ctx, const char *state, const cc_receipts
 
 static char *resolve_target(cudnnctl_ctx *ctx, const char *given)
 {
-    char *abs = cc_tx_absolute(given);
+    char *abs = cc_txn_absolute(given);
     char *rooted = abs ? cc_rooted(ctx, abs) : NULL;
-    char *shown = rooted ? cc_tx_canonical(ctx, rooted) : NULL;
+    char *shown = rooted ? cc_txn_canonical(ctx, rooted) : NULL;
     free(abs);
     free(rooted);
     return shown;
@@ -441,14 +441,12 @@ static cudnnctl_err pick_target(cudnnctl_ctx *ctx, const cc_receipts *rs, const 
                     "no installs made by cudnnctl are recorded in %s/receipts: nothing to undo",
                     state);
     } else {
-        cc_buf b = {0};
-        for (size_t i = 0; i < targets.n; i++)
-            cc_buf_printf(&b, "%s%s", i ? ", " : "", targets.v[i]);
+        char *all = cc_strv_join(&targets, ", ");
         rc = CC_ERR(ctx, CUDNNCTL_E_USAGE,
                     "cudnnctl installed into several targets (%s): name one with --cuda-home DIR "
                     "or --prefix DIR",
-                    b.data ? b.data : "");
-        cc_buf_free(&b);
+                    all ? all : "");
+        free(all);
     }
     cc_strv_free(&targets);
     return rc;
@@ -578,6 +576,13 @@ static cudnnctl_err undo_loop(cudnnctl_ctx *ctx, const char *state, cc_receipts 
     }
 }
 
+/* Hand sv's strings to a result's (array, count) pair. */
+static void give(cc_strv *sv, char ***v, size_t *n)
+{
+    *v = sv->v;
+    *n = sv->n;
+}
+
 static cudnnctl_err run_undo(cudnnctl_ctx *ctx, const cudnnctl_uninstall_opts *o, int rollback,
                              cudnnctl_uninstall_result **out)
 {
@@ -634,18 +639,12 @@ out:
     if (lock.fd >= 0)
         cc_lock_release(ctx, &lock);
     res->target_path = target;
-    res->removed_ids = acc.ids.v;
-    res->n_removed_ids = acc.ids.n;
-    res->versions = acc.versions.v;
-    res->n_versions = acc.versions.n;
-    res->files_removed = acc.removed.v;
-    res->n_files_removed = acc.removed.n;
-    res->files_restored = acc.restored.v;
-    res->n_files_restored = acc.restored.n;
-    res->files_kept = acc.kept.v;
-    res->n_files_kept = acc.kept.n;
-    res->warnings = acc.warnings.v;
-    res->n_warnings = acc.warnings.n;
+    give(&acc.ids, &res->removed_ids, &res->n_removed_ids);
+    give(&acc.versions, &res->versions, &res->n_versions);
+    give(&acc.removed, &res->files_removed, &res->n_files_removed);
+    give(&acc.restored, &res->files_restored, &res->n_files_restored);
+    give(&acc.kept, &res->files_kept, &res->n_files_kept);
+    give(&acc.warnings, &res->warnings, &res->n_warnings);
     cc_receipts_free(&rs);
     free(state);
     return rc;

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "keyline.h"
 #include "ldmodel.h"
 #include "platform.h"
 
@@ -97,30 +98,25 @@ uint32_t cc_ld_cpu_features_parse(const char *names)
  * NULL for 0x0, the way glibc prints a NULL string. */
 char *cc_ld_diag_value(const char *text, const char *key, int *found)
 {
-    size_t kn = strlen(key);
-    *found = 0;
-    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-        if (strncmp(l, key, kn) != 0 || l[kn] != '=')
-            continue;
-        *found = 1;
-        const char *v = l + kn + 1;
-        size_t n = strcspn(v, "\n");
-        if (*v != '"')
-            return n == 3 && strncmp(v, "0x0", 3) == 0 ? NULL : cc_strndup(v, n);
-        cc_buf b = {0};
-        for (size_t i = 1; i < n && v[i] != '"'; i++) {
-            char c = v[i];
-            if (c == '\\' && i + 1 < n && v[i + 1] >= '0' && v[i + 1] <= '7' && i + 3 < n) {
-                c = (char)(((v[i + 1] - '0') << 6) | ((v[i + 2] - '0') << 3) | (v[i + 3] - '0'));
-                i += 3;
-            } else if (c == '\\' && i + 1 < n) {
-                c = v[++i];
-            }
-            cc_buf_append(&b, &c, 1);
+    size_t n = 0;
+    const char *v = cc_str_key_line(text, key, "\n", &n);
+    *found = v != NULL;
+    if (!v)
+        return NULL;
+    if (*v != '"')
+        return n == 3 && strncmp(v, "0x0", 3) == 0 ? NULL : cc_strndup(v, n);
+    cc_buf b = {0};
+    for (size_t i = 1; i < n && v[i] != '"'; i++) {
+        char c = v[i];
+        if (c == '\\' && i + 1 < n && v[i + 1] >= '0' && v[i + 1] <= '7' && i + 3 < n) {
+            c = (char)(((v[i + 1] - '0') << 6) | ((v[i + 2] - '0') << 3) | (v[i + 3] - '0'));
+            i += 3;
+        } else if (c == '\\' && i + 1 < n) {
+            c = v[++i];
         }
-        return b.data ? b.data : cc_strdup("");
+        cc_buf_append(&b, &c, 1);
     }
-    return NULL;
+    return b.data ? b.data : cc_strdup("");
 }
 
 void cc_ld_host_free(cc_ld_host *h)

@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "grow.h"
 #include "json.h"
+#include "json_fields.h"
 #include "ldmodel.h"
 #include "platform.h"
 
@@ -242,16 +243,12 @@ cJSON *cc_ld_result_obj(const cudnnctl_load_result *r)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    cc_json_str(o, "soname", r->soname);
-    cc_json_str(o, "requester", r->requester);
-    cc_json_str(o, "path", r->path);
-    cc_json_str(o, "real_path", r->real_path);
-    cc_json_str(o, "rule", r->rule);
-    cc_json_str(o, "dir", r->dir);
-    cc_json_str(o, "from", r->from);
-    cc_json_str(o, "why", r->why);
-    cc_json_str(o, "version", r->version);
-    cc_json_str(o, "version_source", r->version_source);
+#define F(m) CC_JSON_FIELD(cudnnctl_load_result, m)
+    static const cc_json_field strs[] = {F(soname),  F(requester),     F(path), F(real_path),
+                                         F(rule),    F(dir),           F(from), F(why),
+                                         F(version), F(version_source)};
+#undef F
+    cc_json_str_fields(o, r, strs, sizeof(strs) / sizeof(strs[0]));
     cc_json_strs(o, "skipped", r->skipped, r->n_skipped);
     return o;
 }

@@ -10,6 +10,7 @@
 
 #include "catalog_model.h"
 #include "grow.h"
+#include "freeall.h"
 #include "catalog_store.h"
 #include "compat.h"
 #include "embedded.h"
@@ -440,11 +441,7 @@ out:
         if (cc_pf_lstat(tmp, &st) == 0 && st.exists)
             cc_pf_unlink(tmp); /* cleanup: the first error is the one to report */
     }
-    free(dst);
-    free(ddir);
-    free(tmp);
-    free(url);
-    free(url_real);
+    CC_FREE_ALL(dst, ddir, tmp, url, url_real);
     return e;
 }
 

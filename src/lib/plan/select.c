@@ -7,6 +7,7 @@
 
 #include "select.h"
 #include "grow.h"
+#include "strset.h"
 
 enum { ST_CUDA, ST_MINOR, ST_CUDNN, ST_CONSUMER, ST_DRIVER, ST_FIT, ST__N };
 
@@ -249,15 +250,9 @@ static char *platforms_offered(const cudnnctl_catalog *cat)
     cc_strv sv = {0};
     for (size_t i = 0; i < cudnnctl_catalog_count(cat); i++) {
         const cudnnctl_archive *a = cudnnctl_catalog_get(cat, i);
-        if (!cc_strv_contains(&sv, a->platform))
-            cc_strv_push(&sv, a->platform);
+        cc_strset_add(&sv, a->platform);
     }
-    cc_strv_sort(&sv);
-    cc_buf b = {0};
-    for (size_t i = 0; i < sv.n; i++)
-        cc_buf_printf(&b, "%s%s", i ? ", " : "", sv.v[i]);
-    cc_strv_free(&sv);
-    return b.data ? b.data : cc_strdup("none");
+    return cc_strset_join(&sv, ", ", "none");
 }
 
 /* A lower CUDA major whose builds this driver can run, with something that passes the pins. */

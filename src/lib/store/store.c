@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dirops.h"
 #include "hash.h"
 #include "sys.h"
 
@@ -135,27 +136,14 @@ void cc_store_touch(const cc_store_entry *e)
 
 cudnnctl_err cc_store_quarantine(cudnnctl_ctx *ctx, const cc_store_entry *e, char **qpath)
 {
-    *qpath = NULL;
     char *root = cc_store_root(ctx);
-    char *qdir = root ? cc_path_join(root, "quarantine") : NULL;
     char *tok = cc_sys_random_token();
-    char *dst = qdir && tok ? cc_asprintf("%s/%s-%s", qdir, e->key, tok) : NULL;
-    cudnnctl_err rc = CUDNNCTL_E_OK;
-    if (!dst)
-        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    else if (cc_sys_mkdir_p(ctx, qdir, 0755) != 0 || cc_sys_rename(ctx, e->dir, dst) != 0)
-        rc = CC_ERR(ctx, cc_pf_last_error(),
-                    "cannot move the store entry %s into the quarantine %s: %s; remove it with "
-                    "`cudnnctl cache clean`",
-                    e->dir, qdir, cc_pf_last_error_text());
-    if (rc == CUDNNCTL_E_OK) {
-        *qpath = dst;
-        dst = NULL;
-    }
+    char *qname = tok ? cc_asprintf("%s-%s", e->key, tok) : NULL;
+    cudnnctl_err rc = cc_quarantine_move(ctx, root, e->dir, qname, "the store entry ",
+                                         "; remove it with `cudnnctl cache clean`", 0, qpath);
     free(root);
-    free(qdir);
     free(tok);
-    free(dst);
+    free(qname);
     return rc;
 }
 

@@ -51,20 +51,17 @@ static int scan_dir(cudnnctl_ctx *ctx, const char *dir, const char *kind, cc_sto
 
 int cc_store_scan(cudnnctl_ctx *ctx, cc_store_list_cb cb, void *user)
 {
+    static const struct {
+        const char *sub, *kind;
+    } parts[] = {{"v1", "store"}, {"tmp", "store-partial"}, {"quarantine", "store-quarantine"}};
     char *root = cc_store_root(ctx);
-    char *v1 = root ? cc_path_join(root, "v1") : NULL;
-    char *tmp = root ? cc_path_join(root, "tmp") : NULL;
-    char *q = root ? cc_path_join(root, "quarantine") : NULL;
-    int rc = !v1 || !tmp || !q ? -1
-             : scan_dir(ctx, v1, "store", cb, user) ||
-                     scan_dir(ctx, tmp, "store-partial", cb, user) ||
-                     scan_dir(ctx, q, "store-quarantine", cb, user)
-                 ? -1
-                 : 0;
+    int rc = root ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < sizeof(parts) / sizeof(parts[0]); i++) {
+        char *dir = cc_path_join(root, parts[i].sub);
+        rc = !dir || scan_dir(ctx, dir, parts[i].kind, cb, user) ? -1 : 0;
+        free(dir);
+    }
     free(root);
-    free(v1);
-    free(tmp);
-    free(q);
     return rc;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dirops.h"
 #include "grow.h"
 #include "hash.h"
 #include "sys.h"
@@ -294,20 +295,9 @@ static cudnnctl_err walk(walker *w, const char *rel)
 {
     cudnnctl_ctx *ctx = w->ctx;
     char *dir = rel ? cc_path_join(w->f->root_real, rel) : cc_strdup(w->f->root_real);
-    cc_pf_dir *d = dir ? cc_pf_opendir(dir) : NULL;
     cc_strv names = {0};
-    cudnnctl_err rc = CUDNNCTL_E_OK;
-    if (!d) {
-        rc = dir ? CC_ERR_PF(ctx, "cannot list", dir) : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "no memory");
-        free(dir);
-        return rc;
-    }
-    const char *nm;
-    while ((nm = cc_pf_readdir(d)) != NULL)
-        if (cc_strv_push(&names, nm) != 0)
-            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    cc_pf_closedir(d);
-    cc_strv_sort(&names);
+    cudnnctl_err rc = dir ? cc_dir_names_sorted(ctx, dir, &names)
+                          : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "no memory");
     for (size_t i = 0; rc == CUDNNCTL_E_OK && i < names.n; i++) {
         char *r = rel ? cc_asprintf("%s/%s", rel, names.v[i]) : cc_strdup(names.v[i]);
         char *p = cc_path_join(dir, names.v[i]);

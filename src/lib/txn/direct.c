@@ -48,7 +48,7 @@ static cJSON *record_load(cudnnctl_ctx *ctx, const char *state, char **path)
     char *data = NULL;
     size_t len = 0;
     cJSON *o = NULL;
-    if (*path && cc_tx_kind(*path) == CC_OBJ_FILE &&
+    if (*path && cc_txn_kind(*path) == CC_OBJ_FILE &&
         cc_sys_read_file(ctx, *path, RECORD_MAX, &data, &len) == 0)
         o = cJSON_Parse(data);
     free(data);
@@ -106,7 +106,7 @@ cudnnctl_err cc_direct_record(cudnnctl_ctx *ctx, const char *state, const char *
         goto out;
     }
     if (!px->child) { /* nothing left to record: no file */
-        if (cc_tx_kind(path) != CC_OBJ_NONE && cc_sys_unlink(ctx, path) != 0)
+        if (cc_txn_kind(path) != CC_OBJ_NONE && cc_sys_unlink(ctx, path) != 0)
             rc = CC_ERR_PF(ctx, "cannot remove", path);
         goto out;
     }
@@ -322,7 +322,7 @@ void cc_direct_after_undo(cudnnctl_ctx *ctx, const char *state, const cc_receipt
         char *real = o->install_dir ? cc_rooted(ctx, o->install_dir) : NULL;
         if (o != r && live_direct_in(ctx, rs, o, r->target_path) &&
             strcmp(o->install_dir, r->install_dir) != 0 && real &&
-            cc_tx_kind(real) == CC_OBJ_DIR && (!next || o->seq > next->seq))
+            cc_txn_kind(real) == CC_OBJ_DIR && (!next || o->seq > next->seq))
             next = o;
         free(real);
     }

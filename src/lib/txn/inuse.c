@@ -68,8 +68,8 @@ static int in_use_error(cudnnctl_err e)
 
 int cc_inuse_replace(cudnnctl_ctx *ctx, const cc_txn *t, const cc_op *op)
 {
-    if (!cc_host_is_windows(ctx) || op->type != CC_OBJ_FILE || cc_tx_kind(op->dst) != CC_OBJ_FILE ||
-        !in_use_error(cc_pf_last_error()))
+    if (!cc_host_is_windows(ctx) || op->type != CC_OBJ_FILE ||
+        cc_txn_kind(op->dst) != CC_OBJ_FILE || !in_use_error(cc_pf_last_error()))
         return 1;
     char *who = holders(op->dst), *aside = cc_txn_temp_name(t, op->dst, "old");
     char *shown = cc_unrooted(ctx, op->dst);
@@ -105,7 +105,8 @@ static cJSON *load_list(cudnnctl_ctx *ctx, const char *file)
     char *data = NULL;
     size_t len = 0;
     cJSON *doc = NULL;
-    if (cc_tx_kind(file) == CC_OBJ_FILE && cc_sys_read_trusted(ctx, file, 1 << 20, &data, &len) == 0)
+    if (cc_txn_kind(file) == CC_OBJ_FILE &&
+        cc_sys_read_trusted(ctx, file, 1 << 20, &data, &len) == 0)
         doc = cJSON_Parse(data);
     free(data);
     cJSON *files = cJSON_GetObjectItemCaseSensitive(doc, "files");
@@ -123,7 +124,7 @@ static cJSON *load_list(cudnnctl_ctx *ctx, const char *file)
 static int save_list(cudnnctl_ctx *ctx, const char *file, cJSON *doc)
 {
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "files")) == 0)
-        return cc_tx_kind(file) == CC_OBJ_NONE ? 0 : cc_sys_unlink(ctx, file);
+        return cc_txn_kind(file) == CC_OBJ_NONE ? 0 : cc_sys_unlink(ctx, file);
     char *text = cJSON_Print(doc);
     int rc = text ? cc_sys_write_file_atomic(ctx, file, text, strlen(text), 0644) : -1;
     free(text);
@@ -132,14 +133,14 @@ static int save_list(cudnnctl_ctx *ctx, const char *file, cJSON *doc)
 
 int cc_inuse_remove(cudnnctl_ctx *ctx, const char *state_dir, const char *path, const char *orig)
 {
-    if (cc_tx_kind(path) == CC_OBJ_NONE || cc_sys_rm_rf(ctx, path) == 0)
+    if (cc_txn_kind(path) == CC_OBJ_NONE || cc_sys_rm_rf(ctx, path) == 0)
         return 0;
     if (!cc_host_is_windows(ctx) || !in_use_error(cc_pf_last_error()) || !state_dir)
         return -1;
     char *who = holders(path), *shown = cc_unrooted(ctx, path);
     if (!who && orig)
         who = holders(orig);
-    if (!who && cc_tx_kind(path) == CC_OBJ_DIR)
+    if (!who && cc_txn_kind(path) == CC_OBJ_DIR)
         who = dir_holders(path, orig, 0);
     char *file = cc_path_join(state_dir, CLEANUP_FILE);
     cJSON *doc = file ? load_list(ctx, file) : NULL;
@@ -165,7 +166,7 @@ int cc_inuse_remove(cudnnctl_ctx *ctx, const char *state_dir, const char *path, 
 void cc_inuse_sweep(cudnnctl_ctx *ctx, const char *state_dir)
 {
     char *file = cc_path_join(state_dir, CLEANUP_FILE);
-    if (!file || cc_tx_kind(file) == CC_OBJ_NONE) {
+    if (!file || cc_txn_kind(file) == CC_OBJ_NONE) {
         free(file);
         return;
     }
@@ -181,7 +182,7 @@ void cc_inuse_sweep(cudnnctl_ctx *ctx, const char *state_dir)
             cJSON_DeleteItemFromArray(files, i);
             continue;
         }
-        if (!p || cc_tx_kind(p) == CC_OBJ_NONE || cc_sys_rm_rf(ctx, p) == 0) {
+        if (!p || cc_txn_kind(p) == CC_OBJ_NONE || cc_sys_rm_rf(ctx, p) == 0) {
             if (p)
                 cc_log(ctx, CUDNNCTL_LOG_INFO, "deleted %s, left by an earlier run while in use",
                        p);

@@ -160,12 +160,12 @@ static char *to_json(const cc_txn *t)
         if (!j || !cJSON_AddItemToArray(ops, j))
             goto out;
         if (cc_json_str(j, "op", op->kind == CC_OP_PLACE ? "place" : "remove") ||
-            cc_json_str(j, "type", cc_tx_kind_name(op->type)) || cc_json_str(j, "dst", op->dst) ||
+            cc_json_str(j, "type", cc_txn_kind_name(op->type)) || cc_json_str(j, "dst", op->dst) ||
             cc_json_str(j, "tmp", op->tmp) || cc_json_str(j, "src", op->src) ||
             !cJSON_AddBoolToObject(j, "src_clone", op->src_clone) ||
             cc_json_str(j, "link_target", op->link_target) ||
             !cJSON_AddBoolToObject(j, "had_old", op->had_old) ||
-            cc_json_str(j, "old_type", op->had_old ? cc_tx_kind_name(op->old_type) : NULL) ||
+            cc_json_str(j, "old_type", op->had_old ? cc_txn_kind_name(op->old_type) : NULL) ||
             cc_json_str(j, "bak", op->bak) || cc_json_str(j, "keep", op->keep))
             goto out;
     }
@@ -245,14 +245,14 @@ static cudnnctl_err from_json(cudnnctl_ctx *ctx, const char *path, const char *t
         cc_op op = {0};
         const char *k = jstr(j, "op");
         op.kind = k && strcmp(k, "remove") == 0 ? CC_OP_REMOVE : CC_OP_PLACE;
-        op.type = cc_tx_kind_parse(jstr(j, "type"));
+        op.type = cc_txn_kind_parse(jstr(j, "type"));
         op.dst = (char *)jstr(j, "dst");
         op.tmp = (char *)jstr(j, "tmp");
         op.src = (char *)jstr(j, "src");
         op.src_clone = jbool(j, "src_clone");
         op.link_target = (char *)jstr(j, "link_target");
         op.had_old = jbool(j, "had_old");
-        op.old_type = cc_tx_kind_parse(jstr(j, "old_type"));
+        op.old_type = cc_txn_kind_parse(jstr(j, "old_type"));
         op.bak = (char *)jstr(j, "bak");
         op.keep = (char *)jstr(j, "keep");
         if (!op.dst || op.type == CC_OBJ_NONE || (op.kind == CC_OP_PLACE && !op.tmp) ||
@@ -294,7 +294,7 @@ cudnnctl_err cc_txn_load(cudnnctl_ctx *ctx, const char *state_dir, cc_txn **out)
     cudnnctl_err rc = CUDNNCTL_E_OK;
     if (!path)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    if (cc_tx_kind(path) == CC_OBJ_NONE) {
+    if (cc_txn_kind(path) == CC_OBJ_NONE) {
         free(path);
         return CUDNNCTL_E_OK;
     }
@@ -357,7 +357,7 @@ static int link_to_dir(const cc_txn *t, const cc_op *op)
     char *target = cc_pf_is_abs(op->link_target) ? cc_strdup(op->link_target)
                    : dir                          ? cc_path_join(dir, op->link_target)
                                                   : NULL;
-    int yes = target && cc_tx_kind(target) == CC_OBJ_DIR;
+    int yes = target && cc_txn_kind(target) == CC_OBJ_DIR;
     for (size_t i = 0; target && !yes && i < t->n_ops; i++)
         yes = t->ops[i].kind == CC_OP_PLACE && t->ops[i].type == CC_OBJ_DIR &&
               strcmp(t->ops[i].dst, target) == 0;
@@ -381,31 +381,31 @@ static cudnnctl_err prepare(cudnnctl_ctx *ctx, cc_txn *t)
             continue;
         if (op->type == CC_OBJ_DIR) {
             /* a staged dir is its own temp name; a dir restored from a backup moves in */
-            if (op->src && cc_tx_kind(op->tmp) == CC_OBJ_NONE &&
-                (op->src_clone ? cc_tx_clone(ctx, op->src, op->tmp)
-                               : cc_tx_move(ctx, op->src, op->tmp)) != 0)
+            if (op->src && cc_txn_kind(op->tmp) == CC_OBJ_NONE &&
+                (op->src_clone ? cc_txn_clone(ctx, op->src, op->tmp)
+                               : cc_txn_move(ctx, op->src, op->tmp)) != 0)
                 return CC_ERR_PF(ctx, "cannot create", op->tmp);
             /* a staged tree goes live by one rename: its files and dirs first reach the disk
              * (the writer started their writeback while extracting, so little is left) */
-            if (!op->src && cc_tx_fsync_tree(ctx, op->tmp) != 0)
+            if (!op->src && cc_txn_fsync_tree(ctx, op->tmp) != 0)
                 return CC_ERR_PF(ctx, "cannot sync", op->tmp);
             continue;
         }
         int r;
         if (op->src)
-            r = op->src_clone ? cc_tx_clone(ctx, op->src, op->tmp)
-                              : cc_tx_move(ctx, op->src, op->tmp);
+            r = op->src_clone ? cc_txn_clone(ctx, op->src, op->tmp)
+                              : cc_txn_move(ctx, op->src, op->tmp);
         else
             r = link_to_dir(t, op) /* Windows: a junction, which must know it */
                     ? cc_sys_symlink_dir(ctx, op->link_target, op->tmp)
                     : cc_sys_symlink(ctx, op->link_target ? op->link_target : "", op->tmp);
         if (r != 0)
             return CC_ERR_PF(ctx, "cannot create", op->tmp);
-        if (op->type == CC_OBJ_FILE && cc_tx_fsync_file(ctx, op->tmp) != 0)
+        if (op->type == CC_OBJ_FILE && cc_txn_fsync_file(ctx, op->tmp) != 0)
             return CC_ERR_PF(ctx, "cannot sync", op->tmp);
         /* the old object stays reachable under bak until the commit ends: the rename of tmp
          * over dst then replaces it atomically, with no moment where dst is missing */
-        if (op->had_old && op->old_type != CC_OBJ_DIR && cc_tx_clone(ctx, op->dst, op->bak) != 0)
+        if (op->had_old && op->old_type != CC_OBJ_DIR && cc_txn_clone(ctx, op->dst, op->bak) != 0)
             return CC_ERR_PF(ctx, "cannot back up", op->dst);
         cc_progress(ctx, "prepare", i + 1, t->n_ops);
     }
@@ -429,7 +429,7 @@ static cudnnctl_err commit(cudnnctl_ctx *ctx, cc_txn *t)
      * before the commit phase leaves no new empty dir in the tree */
     for (size_t i = 0; i < t->mkdirs.n; i++) {
         const char *d = t->mkdirs.v[i];
-        if (cc_tx_kind(d) != CC_OBJ_DIR && cc_sys_mkdir(ctx, d, 0755) != 0)
+        if (cc_txn_kind(d) != CC_OBJ_DIR && cc_sys_mkdir(ctx, d, 0755) != 0)
             return CC_ERR_PF(ctx, "cannot create directory", d);
     }
     for (size_t i = 0; i < t->n_ops; i++) {
@@ -472,7 +472,7 @@ cudnnctl_err cc_txn_finish(cudnnctl_ctx *ctx, cc_txn *t)
         if (bad)
             return CC_ERR_PF(ctx, "cannot write the receipt", t->receipt_path);
     }
-    if (t->receipt_remove && cc_tx_kind(t->receipt_remove) != CC_OBJ_NONE &&
+    if (t->receipt_remove && cc_txn_kind(t->receipt_remove) != CC_OBJ_NONE &&
         cc_sys_unlink(ctx, t->receipt_remove) != 0)
         return CC_ERR_PF(ctx, "cannot remove the receipt", t->receipt_remove);
     if (t->owners_path && t->owners_line &&
@@ -492,7 +492,7 @@ cudnnctl_err cc_txn_finish(cudnnctl_ctx *ctx, cc_txn *t)
         return rc;
     if (t->staging && cc_sys_rm_rf(ctx, t->staging) != 0)
         return CC_ERR_PF(ctx, "cannot remove the staging dir", t->staging);
-    if (cc_tx_kind(t->path) != CC_OBJ_NONE && cc_sys_unlink(ctx, t->path) != 0)
+    if (cc_txn_kind(t->path) != CC_OBJ_NONE && cc_sys_unlink(ctx, t->path) != 0)
         return CC_ERR_PF(ctx, "cannot remove the journal", t->path);
     return CUDNNCTL_E_OK;
 }
@@ -503,7 +503,7 @@ static char *aside_of(const cc_txn *t, const cc_op *op)
     if (op->kind != CC_OP_PLACE || op->type != CC_OBJ_FILE)
         return NULL;
     char *a = cc_txn_temp_name(t, op->dst, "old");
-    if (a && cc_tx_kind(a) == CC_OBJ_NONE) {
+    if (a && cc_txn_kind(a) == CC_OBJ_NONE) {
         free(a);
         a = NULL;
     }
@@ -521,12 +521,12 @@ static cudnnctl_err finish_files(cudnnctl_ctx *ctx, cc_txn *t, const char *state
         free(aside);
         if (stuck)
             return CC_ERR_PF(ctx, "cannot remove", op->dst);
-        if (!op->bak || cc_tx_kind(op->bak) == CC_OBJ_NONE)
+        if (!op->bak || cc_txn_kind(op->bak) == CC_OBJ_NONE)
             continue; /* never made, or already moved by an earlier attempt */
         if (op->keep) {
             char *dir = cc_path_dir(op->keep);
             int bad = !dir || cc_sys_mkdir_p(ctx, dir, 0755) != 0 ||
-                      cc_sys_rm_rf(ctx, op->keep) != 0 || cc_tx_move(ctx, op->bak, op->keep) != 0;
+                      cc_sys_rm_rf(ctx, op->keep) != 0 || cc_txn_move(ctx, op->bak, op->keep) != 0;
             free(dir);
             if (bad)
                 return CC_ERR_PF(ctx, "cannot keep the backup", op->keep);
@@ -539,7 +539,7 @@ static cudnnctl_err finish_files(cudnnctl_ctx *ctx, cc_txn *t, const char *state
             return CC_ERR_PF(ctx, "cannot remove", t->rm_after.v[i]);
     for (size_t i = 0; i < t->rmdirs.n; i++) {
         const char *d = t->rmdirs.v[i];
-        if (cc_tx_kind(d) == CC_OBJ_DIR && cc_tx_dir_empty(d) && cc_sys_rmdir(ctx, d) != 0)
+        if (cc_txn_kind(d) == CC_OBJ_DIR && cc_txn_dir_empty(d) && cc_sys_rmdir(ctx, d) != 0)
             return CC_ERR_PF(ctx, "cannot remove directory", d);
     }
     return CUDNNCTL_E_OK;
@@ -548,8 +548,8 @@ static cudnnctl_err finish_files(cudnnctl_ctx *ctx, cc_txn *t, const char *state
 /* Put tmp back where it came from (a receipt backup being restored) or delete it. */
 static int dispose_tmp(cudnnctl_ctx *ctx, const cc_op *op)
 {
-    if (op->src && !op->src_clone && cc_tx_kind(op->src) == CC_OBJ_NONE)
-        return cc_tx_move(ctx, op->tmp, op->src);
+    if (op->src && !op->src_clone && cc_txn_kind(op->src) == CC_OBJ_NONE)
+        return cc_txn_move(ctx, op->tmp, op->src);
     return cc_sys_rm_rf(ctx, op->tmp);
 }
 
@@ -561,7 +561,7 @@ static int undo_op(cudnnctl_ctx *ctx, const cc_txn *t, const cc_op *op, const ch
 {
     char *aside = aside_of(t, op);
     int rc = 0;
-    if (aside && cc_tx_kind(op->dst) == CC_OBJ_NONE && cc_sys_rename(ctx, aside, op->dst) != 0)
+    if (aside && cc_txn_kind(op->dst) == CC_OBJ_NONE && cc_sys_rename(ctx, aside, op->dst) != 0)
         rc = -1;
     if (rc == 0)
         rc = undo_op_files(ctx, op);
@@ -573,11 +573,11 @@ static int undo_op(cudnnctl_ctx *ctx, const cc_txn *t, const cc_op *op, const ch
 
 static int undo_op_files(cudnnctl_ctx *ctx, const cc_op *op)
 {
-    int has_bak = op->bak && cc_tx_kind(op->bak) != CC_OBJ_NONE;
+    int has_bak = op->bak && cc_txn_kind(op->bak) != CC_OBJ_NONE;
     if (op->kind == CC_OP_REMOVE)
         return has_bak ? cc_sys_rename(ctx, op->bak, op->dst) : 0;
-    int has_tmp = cc_tx_kind(op->tmp) != CC_OBJ_NONE;
-    int has_dst = cc_tx_kind(op->dst) != CC_OBJ_NONE;
+    int has_tmp = cc_txn_kind(op->tmp) != CC_OBJ_NONE;
+    int has_dst = cc_txn_kind(op->dst) != CC_OBJ_NONE;
     if (op->type == CC_OBJ_DIR) {
         if (!has_tmp && (op->had_old ? has_bak && has_dst : has_dst)) {
             /* renamed into place: take it out again first */
@@ -628,11 +628,11 @@ cudnnctl_err cc_txn_rollback(cudnnctl_ctx *ctx, cc_txn *t)
         return CC_ERR_PF(ctx, "cannot remove the staging dir", t->staging);
     for (size_t i = t->mkdirs.n; i-- > 0;) {
         const char *d = t->mkdirs.v[i];
-        if (cc_tx_kind(d) == CC_OBJ_DIR && cc_tx_dir_empty(d) && cc_sys_rmdir(ctx, d) != 0)
+        if (cc_txn_kind(d) == CC_OBJ_DIR && cc_txn_dir_empty(d) && cc_sys_rmdir(ctx, d) != 0)
             return CC_ERR_PF(ctx, "cannot remove directory", d);
     }
     sync_dirs(ctx, t);
-    if (cc_tx_kind(t->path) != CC_OBJ_NONE && cc_sys_unlink(ctx, t->path) != 0)
+    if (cc_txn_kind(t->path) != CC_OBJ_NONE && cc_sys_unlink(ctx, t->path) != 0)
         return CC_ERR_PF(ctx, "cannot remove the journal", t->path);
     return CUDNNCTL_E_OK;
 }

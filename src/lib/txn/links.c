@@ -30,7 +30,7 @@ static cudnnctl_err ensure_link(cudnnctl_ctx *ctx, const char *dir, const char *
     cudnnctl_err rc = CUDNNCTL_E_OK;
     if (!path)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    cc_obj_type k = cc_tx_kind(path);
+    cc_obj_type k = cc_txn_kind(path);
     if (k == CC_OBJ_LINK) {
         char *cur = cc_pf_readlink(path);
         int same = cur && strcmp(cur, target) == 0;
@@ -98,7 +98,7 @@ static cudnnctl_err group_sublibs(cudnnctl_ctx *ctx, const char *dir, const cc_s
             (ln.kind != CC_LIB_SO_FULL && ln.kind != CC_LIB_SO_MAJOR))
             continue;
         char *path = cc_path_join(dir, names->v[i]);
-        cc_obj_type k = path ? cc_tx_kind(path) : CC_OBJ_NONE;
+        cc_obj_type k = path ? cc_txn_kind(path) : CC_OBJ_NONE;
         free(path);
         if (k != CC_OBJ_FILE)
             continue; /* links are (re)made below from the real files */
@@ -168,7 +168,7 @@ cudnnctl_err cc_links_fix_ex(cudnnctl_ctx *ctx, const char *dir, cc_strv *made, 
     sublib *subs = NULL;
     size_t n = 0;
     cc_strv names = {0};
-    if (cc_tx_kind(dir) != CC_OBJ_DIR)
+    if (cc_txn_kind(dir) != CC_OBJ_DIR)
         return CUDNNCTL_E_OK; /* no lib dir: nothing to link */
     cc_pf_dir *d = cc_pf_opendir(dir);
     if (!d)

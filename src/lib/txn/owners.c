@@ -139,7 +139,7 @@ static int overlaps(const cc_receipt *later, const cc_receipt *r)
             if (strcmp(later->entries[k].path, p) == 0)
                 return 1;
         for (size_t k = 0; k < later->n_replaced; k++)
-            if (strcmp(later->replaced[k].path, p) == 0 || cc_tx_under(later->replaced[k].path, p))
+            if (strcmp(later->replaced[k].path, p) == 0 || cc_txn_under(later->replaced[k].path, p))
                 return 1;
     }
     return 0;

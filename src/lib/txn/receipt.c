@@ -26,12 +26,7 @@ void cc_receipt_free(cc_receipt *r)
     free(r->cudnn_version);
     free(r->cuda_variant);
     free(r->platform);
-    free(r->archive.relative_path);
-    free(r->archive.url);
-    free(r->archive.sha256);
-    free(r->archive.manifest);
-    free(r->archive.manifest_sha256);
-    free(r->archive.manifest_override);
+    cc_archive_ref_clear(&r->archive);
     free(r->target_path);
     free(r->install_dir);
     free(r->lib_dir);
@@ -58,32 +53,39 @@ void cc_receipt_free(cc_receipt *r)
     memset(r, 0, sizeof(*r));
 }
 
+/* Copies of path and link_target (NULL stays NULL) in *p and *lt; -1, with both NULL, when
+ * memory ran out. */
+static int dup_path_link(const char *path, const char *link_target, char **p, char **lt)
+{
+    *p = cc_strdup(path);
+    *lt = link_target ? cc_strdup(link_target) : NULL;
+    if (*p && (!link_target || *lt))
+        return 0;
+    free(*p);
+    free(*lt);
+    *p = *lt = NULL;
+    return -1;
+}
+
 cudnnctl_err cc_receipt_add_entry(cudnnctl_ctx *ctx, cc_receipt *r, const cc_rentry *e)
 {
-    if (cc_grow(&r->entries, &r->cap_entries, r->n_entries + 1, sizeof(*e)) != 0)
-        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     cc_rentry c = *e;
-    c.path = cc_strdup(e->path);
-    c.link_target = e->link_target ? cc_strdup(e->link_target) : NULL;
-    if (!c.path || (e->link_target && !c.link_target)) {
-        free(c.path);
-        free(c.link_target);
+    if (cc_grow(&r->entries, &r->cap_entries, r->n_entries + 1, sizeof(*e)) != 0 ||
+        dup_path_link(e->path, e->link_target, &c.path, &c.link_target) != 0)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    }
     r->entries[r->n_entries++] = c;
     return CUDNNCTL_E_OK;
 }
 
 cudnnctl_err cc_receipt_add_replaced(cudnnctl_ctx *ctx, cc_receipt *r, const cc_rrepl *e)
 {
-    if (cc_grow(&r->replaced, &r->cap_replaced, r->n_replaced + 1, sizeof(*e)) != 0)
-        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     cc_rrepl c = *e;
-    c.path = cc_strdup(e->path);
-    c.link_target = e->link_target ? cc_strdup(e->link_target) : NULL;
+    if (cc_grow(&r->replaced, &r->cap_replaced, r->n_replaced + 1, sizeof(*e)) != 0 ||
+        dup_path_link(e->path, e->link_target, &c.path, &c.link_target) != 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     c.backup = cc_strdup(e->backup);
     c.reason = cc_strdup(e->reason ? e->reason : "overwritten");
-    if (!c.path || !c.backup || !c.reason || (e->link_target && !c.link_target)) {
+    if (!c.backup || !c.reason) {
         free(c.path);
         free(c.link_target);
         free(c.backup);
@@ -142,8 +144,9 @@ static int put_entries(cJSON *o, const cc_receipt *r)
         const cc_rrepl *e = &r->replaced[i];
         cJSON *j = cJSON_CreateObject();
         if (!j || !cJSON_AddItemToArray(rep, j) || cc_json_str(j, "path", e->path) ||
-            cc_json_str(j, "type", cc_tx_kind_name(e->type)) || cc_json_str(j, "reason", e->reason) ||
-            cc_json_str(j, "backup", e->backup) || cc_json_str(j, "target", e->link_target) ||
+            cc_json_str(j, "type", cc_txn_kind_name(e->type)) ||
+            cc_json_str(j, "reason", e->reason) || cc_json_str(j, "backup", e->backup) ||
+            cc_json_str(j, "target", e->link_target) ||
             !cJSON_AddNumberToObject(j, "size", (double)e->size) || put_mode(j, e->mode))
             return -1;
     }
@@ -162,12 +165,7 @@ cudnnctl_err cc_receipt_to_json(cudnnctl_ctx *ctx, const cc_receipt *r, char **j
         cc_json_str(o, "cudnn_version", r->cudnn_version) || cc_json_str(o, "cuda_variant", r->cuda_variant) ||
         cc_json_str(o, "platform", r->platform) || put_selection(o, r))
         goto oom;
-    cJSON *a = cJSON_AddObjectToObject(o, "archive");
-    if (!a || cc_json_str(a, "relative_path", r->archive.relative_path) || cc_json_str(a, "url", r->archive.url) ||
-        cc_json_str(a, "sha256", r->archive.sha256) ||
-        !cJSON_AddNumberToObject(a, "size", (double)r->archive.size) ||
-        !cJSON_AddBoolToObject(a, "verified", r->archive.verified) ||
-        !cJSON_AddBoolToObject(a, "in_catalog", r->archive.in_catalog))
+    if (cc_archive_ref_json(cJSON_AddObjectToObject(o, "archive"), &r->archive) != 0)
         goto oom;
     cJSON *m = cJSON_AddObjectToObject(o, "manifest");
     if (!m || cc_json_str(m, "origin", r->archive.manifest) || cc_json_str(m, "sha256", r->archive.manifest_sha256))
@@ -226,15 +224,6 @@ static double gn(const cJSON *o, const char *k)
     return v >= 0 && v <= 9007199254740992.0 ? v : 0;
 }
 
-static int dup_to(char **dst, const char *s)
-{
-    *dst = NULL;
-    if (!s)
-        return 0;
-    *dst = cc_strdup(s);
-    return *dst ? 0 : -1;
-}
-
 static uint32_t parse_mode(const char *s)
 {
     return s ? (uint32_t)strtoul(s, NULL, 8) & 07777 : 0644;
@@ -258,20 +247,20 @@ static int parse_fields(const cJSON *o, const cJSON *t, cc_receipt *r)
     if (!comp || cudnnctl_components_parse(comp, &r->components) != 0)
         r->components = CUDNNCTL_COMPONENTS_ALL;
     r->direct = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "direct"));
-    if (dup_to(&r->id, gs(o, "id")) || dup_to(&r->installed_at, gs(o, "installed_at")) ||
-        dup_to(&r->tool_version, gs(o, "tool_version")) ||
-        dup_to(&r->cudnn_version, gs(o, "cudnn_version")) ||
-        dup_to(&r->cuda_variant, gs(o, "cuda_variant")) ||
-        dup_to(&r->platform, gs(o, "platform")) ||
-        dup_to(&r->archive.relative_path, gs(a, "relative_path")) ||
-        dup_to(&r->archive.url, gs(a, "url")) || dup_to(&r->archive.sha256, gs(a, "sha256")) ||
-        dup_to(&r->archive.manifest, gs(m, "origin")) ||
-        dup_to(&r->archive.manifest_sha256, gs(m, "sha256")) ||
-        dup_to(&r->archive.manifest_override, gs(m, "override")) ||
-        dup_to(&r->target_path, gs(t, "path")) || dup_to(&r->install_dir, gs(t, "install_dir")) ||
-        dup_to(&r->lib_dir, gs(t, "lib_dir")) || dup_to(&r->include_dir, gs(t, "include_dir")) ||
-        dup_to(&r->bin_dir, gs(t, "bin_dir")) || dup_to(&r->doc_dir, gs(t, "doc_dir")) ||
-        dup_to(&r->current_link, gs(t, "current_link")) || dup_to(&r->target_id, gs(t, "id")))
+    if (cc_dup_opt(&r->id, gs(o, "id")) || cc_dup_opt(&r->installed_at, gs(o, "installed_at")) ||
+        cc_dup_opt(&r->tool_version, gs(o, "tool_version")) ||
+        cc_dup_opt(&r->cudnn_version, gs(o, "cudnn_version")) ||
+        cc_dup_opt(&r->cuda_variant, gs(o, "cuda_variant")) ||
+        cc_dup_opt(&r->platform, gs(o, "platform")) ||
+        cc_dup_opt(&r->archive.relative_path, gs(a, "relative_path")) ||
+        cc_dup_opt(&r->archive.url, gs(a, "url")) || cc_dup_opt(&r->archive.sha256, gs(a, "sha256")) ||
+        cc_dup_opt(&r->archive.manifest, gs(m, "origin")) ||
+        cc_dup_opt(&r->archive.manifest_sha256, gs(m, "sha256")) ||
+        cc_dup_opt(&r->archive.manifest_override, gs(m, "override")) ||
+        cc_dup_opt(&r->target_path, gs(t, "path")) || cc_dup_opt(&r->install_dir, gs(t, "install_dir")) ||
+        cc_dup_opt(&r->lib_dir, gs(t, "lib_dir")) || cc_dup_opt(&r->include_dir, gs(t, "include_dir")) ||
+        cc_dup_opt(&r->bin_dir, gs(t, "bin_dir")) || cc_dup_opt(&r->doc_dir, gs(t, "doc_dir")) ||
+        cc_dup_opt(&r->current_link, gs(t, "current_link")) || cc_dup_opt(&r->target_id, gs(t, "id")))
         return -1;
     return 0;
 }
@@ -319,7 +308,7 @@ static cudnnctl_err parse_replaced(cudnnctl_ctx *ctx, const cJSON *o, const char
     {
         cc_rrepl e = {0};
         e.path = (char *)gs(x, "path");
-        e.type = cc_tx_kind_parse(gs(x, "type"));
+        e.type = cc_txn_kind_parse(gs(x, "type"));
         e.backup = (char *)gs(x, "backup");
         e.reason = (char *)gs(x, "reason");
         e.link_target = (char *)gs(x, "target");

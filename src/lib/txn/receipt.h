@@ -5,6 +5,8 @@
 #ifndef CC_RECEIPT_H
 #define CC_RECEIPT_H
 
+#include <cjson/cJSON.h>
+
 #include "internal.h"
 #include "txfs.h"
 
@@ -35,12 +37,7 @@ typedef struct {
     char *cudnn_version, *cuda_variant, *platform;
     cudnnctl_flavor flavor;         /* "flavor" (receipts before it: full) */
     cudnnctl_components components; /* "components" this receipt placed (before: all) */
-    struct {
-        char *relative_path, *url, *sha256, *manifest, *manifest_sha256;
-        char *manifest_override; /* what --allow-manifest-override accepted, NULL when none */
-        uint64_t size;
-        int verified, in_catalog;
-    } archive;
+    cudnnctl_archive_ref archive; /* the install result's type (archive_ref.c) */
     cudnnctl_target_mode mode;
     char *target_path, *install_dir, *lib_dir, *include_dir, *bin_dir, *doc_dir;
     char *current_link; /* prefix: PREFIX/current, NULL in tree mode and when direct */
@@ -57,6 +54,15 @@ typedef struct {
 } cc_receipt;
 
 void cc_receipt_free(cc_receipt *r); /* frees the members, not r */
+
+/* archive_ref.c: the one clear, copy and JSON of cudnnctl_archive_ref (the install result and
+ * the receipt). copy: a deep copy into a cleared *dst, 0 or -1 (out of memory, *dst cleared);
+ * json: relative_path, url, sha256, size, verified, in_catalog into object a, 0 or -1. */
+void cc_archive_ref_clear(cudnnctl_archive_ref *a);
+int cc_archive_ref_copy(cudnnctl_archive_ref *dst, const cudnnctl_archive_ref *src);
+int cc_archive_ref_json(cJSON *a, const cudnnctl_archive_ref *r);
+/* *dst = a copy of src, or NULL for NULL; 0, or -1 out of memory (receipt.c's reader too). */
+int cc_dup_opt(char **dst, const char *src);
 cudnnctl_err cc_receipt_add_entry(cudnnctl_ctx *ctx, cc_receipt *r, const cc_rentry *e);
 cudnnctl_err cc_receipt_add_replaced(cudnnctl_ctx *ctx, cc_receipt *r, const cc_rrepl *e);
 

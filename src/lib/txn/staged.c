@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "staged.h"
+#include "dirops.h"
 #include "grow.h"
 #include "hash.h"
 
@@ -39,21 +40,9 @@ static cudnnctl_err walk(cudnnctl_ctx *ctx, const char *root, const char *rel,
 {
     char *dir = rel ? cc_path_join(root, rel) : cc_strdup(root);
     cc_strv names = {0};
-    cudnnctl_err rc = CUDNNCTL_E_OK;
     if (!dir)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    cc_pf_dir *d = cc_pf_opendir(dir);
-    if (!d) {
-        rc = CC_ERR_PF(ctx, "cannot list", dir);
-        free(dir);
-        return rc;
-    }
-    const char *nm;
-    while ((nm = cc_pf_readdir(d)) != NULL)
-        if (cc_strv_push(&names, nm) != 0)
-            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-    cc_pf_closedir(d);
-    cc_strv_sort(&names);
+    cudnnctl_err rc = cc_dir_names_sorted(ctx, dir, &names);
     for (size_t i = 0; rc == CUDNNCTL_E_OK && i < names.n; i++) {
         cc_item it = {0};
         it.rel = rel ? cc_path_join(rel, names.v[i]) : cc_strdup(names.v[i]);

@@ -7,7 +7,7 @@
 #include "journal.h" /* cc_txn, for cc_txn_temp_name */
 #include "txfs.h"
 
-cc_obj_type cc_tx_kind(const char *path)
+cc_obj_type cc_txn_kind(const char *path)
 {
     cc_pf_stat_t st;
     if (cc_pf_lstat(path, &st) != 0 || !st.exists)
@@ -23,12 +23,12 @@ cc_obj_type cc_tx_kind(const char *path)
 
 static const char *const kind_names[] = {"none", "file", "link", "dir", "other"};
 
-const char *cc_tx_kind_name(cc_obj_type t)
+const char *cc_txn_kind_name(cc_obj_type t)
 {
     return (unsigned)t < 5 ? kind_names[t] : "other";
 }
 
-cc_obj_type cc_tx_kind_parse(const char *name)
+cc_obj_type cc_txn_kind_parse(const char *name)
 {
     for (int i = 1; i < 5; i++)
         if (name && strcmp(name, kind_names[i]) == 0)
@@ -36,7 +36,7 @@ cc_obj_type cc_tx_kind_parse(const char *name)
     return CC_OBJ_NONE;
 }
 
-int cc_tx_copy_file(cudnnctl_ctx *ctx, const char *src, const char *dst, uint32_t mode)
+int cc_txn_copy_file(cudnnctl_ctx *ctx, const char *src, const char *dst, uint32_t mode)
 {
     int rc = -1;
     char *buf = NULL;
@@ -96,7 +96,7 @@ static int clone_tree(cudnnctl_ctx *ctx, const char *src, const char *dst)
         if (!s || !t)
             rc = -1;
         else
-            rc = cc_tx_clone(ctx, s, t);
+            rc = cc_txn_clone(ctx, s, t);
         free(s);
         free(t);
     }
@@ -104,7 +104,7 @@ static int clone_tree(cudnnctl_ctx *ctx, const char *src, const char *dst)
     return rc;
 }
 
-int cc_tx_clone(cudnnctl_ctx *ctx, const char *src, const char *dst)
+int cc_txn_clone(cudnnctl_ctx *ctx, const char *src, const char *dst)
 {
     cc_pf_stat_t st;
     if (cc_pf_lstat(src, &st) != 0)
@@ -127,23 +127,23 @@ int cc_tx_clone(cudnnctl_ctx *ctx, const char *src, const char *dst)
         cc_pf_set_error(CUDNNCTL_E_UNSUPPORTED, "not a regular file, link or directory");
         return -1;
     }
-    if (cc_tx_same_fs(src, dst) && cc_sys_link(ctx, src, dst) == 0)
+    if (cc_txn_same_fs(src, dst) && cc_sys_link(ctx, src, dst) == 0)
         return 0;
     /* a filesystem without hard links (or a failed link): a real copy */
     cc_pf_unlink(dst);
-    return cc_tx_copy_file(ctx, src, dst, st.mode);
+    return cc_txn_copy_file(ctx, src, dst, st.mode);
 }
 
-int cc_tx_move(cudnnctl_ctx *ctx, const char *src, const char *dst)
+int cc_txn_move(cudnnctl_ctx *ctx, const char *src, const char *dst)
 {
-    if (cc_tx_same_fs(src, dst))
+    if (cc_txn_same_fs(src, dst))
         return cc_sys_rename(ctx, src, dst);
-    if (cc_tx_clone(ctx, src, dst) != 0)
+    if (cc_txn_clone(ctx, src, dst) != 0)
         return -1;
     return cc_sys_rm_rf(ctx, src);
 }
 
-int cc_tx_fsync_file(cudnnctl_ctx *ctx, const char *path)
+int cc_txn_fsync_file(cudnnctl_ctx *ctx, const char *path)
 {
     cc_pf_stat_t st;
     if (cc_pf_lstat(path, &st) != 0)
@@ -158,7 +158,7 @@ int cc_tx_fsync_file(cudnnctl_ctx *ctx, const char *path)
     return rc;
 }
 
-int cc_tx_fsync_tree(cudnnctl_ctx *ctx, const char *dir)
+int cc_txn_fsync_tree(cudnnctl_ctx *ctx, const char *dir)
 {
     cc_pf_dir *d = cc_pf_opendir(dir);
     if (!d)
@@ -176,9 +176,9 @@ int cc_tx_fsync_tree(cudnnctl_ctx *ctx, const char *dir)
         if (!child || cc_pf_lstat(child, &st) != 0)
             rc = -1;
         else if (st.is_dir)
-            rc = cc_tx_fsync_tree(ctx, child);
+            rc = cc_txn_fsync_tree(ctx, child);
         else if (st.is_reg)
-            rc = cc_tx_fsync_file(ctx, child);
+            rc = cc_txn_fsync_file(ctx, child);
         free(child);
     }
     cc_strv_free(&names);
@@ -196,14 +196,14 @@ static uint64_t dev_of_parent(const char *path, int *ok)
     return *ok ? st.dev : 0;
 }
 
-int cc_tx_same_fs(const char *a, const char *b)
+int cc_txn_same_fs(const char *a, const char *b)
 {
     int oka, okb;
     uint64_t da = dev_of_parent(a, &oka), db = dev_of_parent(b, &okb);
     return oka && okb && da == db;
 }
 
-int cc_tx_dir_empty(const char *path)
+int cc_txn_dir_empty(const char *path)
 {
     cc_pf_dir *d = cc_pf_opendir(path);
     if (!d)
@@ -213,7 +213,7 @@ int cc_tx_dir_empty(const char *path)
     return empty;
 }
 
-const char *cc_tx_under(const char *base, const char *path)
+const char *cc_txn_under(const char *base, const char *path)
 {
     size_t n = strlen(base);
     while (n > 1 && base[n - 1] == '/')
@@ -227,7 +227,7 @@ const char *cc_tx_under(const char *base, const char *path)
     return path + n + 1;
 }
 
-char *cc_tx_absolute(const char *path)
+char *cc_txn_absolute(const char *path)
 {
     if (!path)
         return NULL;
@@ -279,7 +279,7 @@ static int follow_link(const char *real, char **todo, char **root, char **done, 
 
 /* Split "/a/b/c" (or "C:/a/b/c" on Windows: '\' separators become '/') into components,
  * resolving ".", ".." and links as seen under the root. */
-char *cc_tx_canonical(const cudnnctl_ctx *ctx, const char *user_path)
+char *cc_txn_canonical(const cudnnctl_ctx *ctx, const char *user_path)
 {
     if (!user_path || !cc_pf_is_abs(user_path))
         return NULL;
@@ -355,7 +355,7 @@ char *cc_txn_temp_name(const cc_txn *t, const char *dst, const char *what)
      * the commit), in the nearest dir that exists, the rest of the path folded into the name
      * with '%', so nothing new is visible in the tree before the commit starts */
     char *dir = cc_path_dir(dst), *rest = cc_strdup(cc_path_base(dst));
-    while (dir && rest && cc_tx_kind(dir) != CC_OBJ_DIR) {
+    while (dir && rest && cc_txn_kind(dir) != CC_OBJ_DIR) {
         char *up = cc_path_dir(dir);
         char *folded = up ? cc_asprintf("%s%%%s", cc_path_base(dir), rest) : NULL;
         int top = up && strcmp(up, dir) == 0;

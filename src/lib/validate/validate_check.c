@@ -1,7 +1,7 @@
 /* validate_check.c: how the validation child reports (the stage's bottom file for the child:
  * validate_child.c and validate_compute.c call down into it, it calls neither): each step, check
  * and fact as one marked JSON line through the emit callback, the names of cuDNN and CUDA
- * runtime errors, and the clock the checks are timed with. */
+ * runtime errors, the skipped handle check, and the clock the checks are timed with. */
 #include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -77,4 +77,26 @@ const char *cc_val_rt_error(cc_val_child *c, int err)
 {
     const char *n = c->rt.cudaGetErrorName ? c->rt.cudaGetErrorName(err) : NULL;
     return n ? n : "cudaError";
+}
+
+void cc_val_skip_handle(cc_val_child *c, const char *why, double t0, int (*create)(void **),
+                        int (*destroy)(void *))
+{
+    char *e = NULL;
+    /* Without a GPU, show that handle creation fails cleanly (a status, not a crash). */
+    if (create) {
+        void *handle = NULL;
+        cc_val_step(c, "cudnnCreate without a GPU (libcudnn_graph)");
+        int st = create(&handle);
+        if (st == 0) {
+            destroy(handle);
+            e = cc_asprintf("%s: cudnnCreate succeeded, compute skipped", why);
+        } else {
+            char *d = cc_val_dnn_error(c, "cudnnCreate", st);
+            e = cc_asprintf("%s: %s", why, d);
+            free(d);
+        }
+    }
+    cc_val_check(c, "handle", 0, 1, cc_val_now() - t0, -1, -1, e ? e : why, NULL);
+    free(e);
 }

@@ -86,7 +86,7 @@ static void check_driver(cc_val_child *c)
         free(e);
         return;
     }
-    const char *miss = cc_vd_load_cuda(&c->cu);
+    const char *miss = cc_val_load_cuda(&c->cu);
     if (miss) {
         char *e = cc_asprintf("libcuda.so.1 lacks %s: a broken or foreign driver library; "
                               "reinstall the NVIDIA driver", miss);
@@ -225,7 +225,7 @@ static int load_cudnn(cc_val_child *c)
         free(e);
         return -1;
     }
-    const char *miss = cc_vd_load_cudnn_versions(&c->dnn);
+    const char *miss = cc_val_load_cudnn_versions(&c->dnn);
     if (miss) {
         char *e = cc_asprintf("%s has no %s: not a cuDNN library", c->cudnn_lib, miss);
         cc_val_check(c, "load_cudnn", 0, 0, cc_val_now() - t0, -1, -1, e, NULL);
@@ -308,7 +308,7 @@ static void check_sublibs(cc_val_child *c)
         }
         int (*fn)(void) = NULL;
         char *sub = cc_ln_name(list[i][2], c->dnn_major);
-        if (!cc_vd_sym(c->dnn.h, list[i][1], &fn, sizeof(fn))) {
+        if (!cc_val_sym(c->dnn.h, list[i][1], &fn, sizeof(fn))) {
             /* 8.x: the set varies by release; 9.x: the shim must have all four */
             char *e = c->dnn_major >= 9
                           ? cc_asprintf("%s has no %s: not a complete cuDNN %d shim",
@@ -393,7 +393,7 @@ static void check_cudart(cc_val_child *c)
     }
     cc_val_step(c, "dlopen %s", path);
     c->rt.h = cc_pf_dlopen(path);
-    const char *miss = c->rt.h ? cc_vd_load_cudart(&c->rt) : NULL;
+    const char *miss = c->rt.h ? cc_val_load_cudart(&c->rt) : NULL;
     if (!c->rt.h || miss) {
         char *e = !c->rt.h ? cc_asprintf("dlopen %s failed: %s", path, cc_pf_dlerror())
                            : cc_asprintf("%s lacks %s: not a CUDA runtime", path, miss);

@@ -311,31 +311,17 @@ static void skip_all(cc_val_child *c, const char *why, int from)
 void cc_val_compute_skip(cc_val_child *c, const char *why)
 {
     double t0 = cc_val_now();
-    char *e = NULL;
-    /* Without a GPU, show that handle creation fails cleanly (a status, not a crash). */
-    if (c->no_gpu && cc_vd_sym(c->dnn.h, "cudnnCreate", &c->dnn.Create, sizeof(c->dnn.Create)) &&
-        cc_vd_sym(c->dnn.h, "cudnnDestroy", &c->dnn.Destroy, sizeof(c->dnn.Destroy))) {
-        void *handle = NULL;
-        cc_val_step(c, "cudnnCreate without a GPU (libcudnn_graph)");
-        int st = c->dnn.Create(&handle);
-        if (st == 0) {
-            c->dnn.Destroy(handle);
-            e = cc_asprintf("%s: cudnnCreate succeeded, compute skipped", why);
-        } else {
-            char *d = cc_val_dnn_error(c, "cudnnCreate", st);
-            e = cc_asprintf("%s: %s", why, d);
-            free(d);
-        }
-    }
-    cc_val_check(c, "handle", 0, 1, cc_val_now() - t0, -1, -1, e ? e : why, NULL);
+    int loaded = c->no_gpu &&
+                 cc_val_sym(c->dnn.h, "cudnnCreate", &c->dnn.Create, sizeof(c->dnn.Create)) &&
+                 cc_val_sym(c->dnn.h, "cudnnDestroy", &c->dnn.Destroy, sizeof(c->dnn.Destroy));
+    cc_val_skip_handle(c, why, t0, loaded ? c->dnn.Create : NULL, c->dnn.Destroy);
     skip_all(c, why, 0);
-    free(e);
 }
 
 void cc_val_compute(cc_val_child *c)
 {
     double t0 = cc_val_now();
-    const char *miss = cc_vd_load_cudnn_compute(&c->dnn);
+    const char *miss = cc_val_load_cudnn_compute(&c->dnn);
     if (miss) {
         char *e = cc_asprintf("%s has no %s: the legacy API is missing", c->cudnn_lib, miss);
         cc_val_check(c, "handle", 0, 0, cc_val_now() - t0, -1, -1, e, NULL);

@@ -3,6 +3,7 @@
  * operation graph), run by an engine whose behaviour notes say runtime compilation (NVRTC, the
  * libcudnn_engines_runtime_compiled library), compared with the CPU reference. Layouts are
  * tried in order (fp32 NCHW, fp32 NHWC, fp16 NHWC) until one has a runtime-compiled engine. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +27,7 @@ enum { UID_X = 'x', UID_W = 'w', UID_Y = 'y' };
 
 typedef struct {
     cc_val_child *c;
-    cc_vd_backend be;
+    cc_val_backend be;
     void *handle;
     void *desc[MAX_DESC];
     int n_desc;
@@ -61,74 +62,76 @@ static void free_descs(graph_run *g)
         g->be.DestroyDescriptor(g->desc[--g->n_desc]);
 }
 
+/* One attribute of a backend descriptor: its name in the error text, id, type, count, value. */
+typedef struct {
+    const char *name;
+    int attr, type;
+    int64_t n;
+    const void *val;
+} attr_row;
+
+/* A descriptor of type (what: its name in the error text) in *out, the n attributes set, then
+ * finalised. NULL, or the error (malloc'd) of the call that failed. */
+static char *make_desc(graph_run *g, int type, const char *what, const attr_row *a, size_t n,
+                       void **out)
+{
+    char call[96];
+    int st = new_desc(g, type, out);
+    snprintf(call, sizeof(call), "cudnnBackendCreateDescriptor(%s)", what);
+    for (size_t i = 0; st == 0 && i < n; i++) {
+        st = g->be.SetAttribute(*out, a[i].attr, a[i].type, a[i].n, a[i].val);
+        if (st != 0)
+            snprintf(call, sizeof(call), "cudnnBackendSetAttribute(%s)", a[i].name);
+    }
+    if (st == 0 && (st = g->be.Finalize(*out)) != 0)
+        snprintf(call, sizeof(call), "cudnnBackendFinalize(%s)", what);
+    return st != 0 ? cc_val_dnn_error(g->c, call, st) : NULL;
+}
+
 /* A tensor of logical dims NCHW (dims[0..3]) in layout NCHW or NHWC. */
 static char *tensor(graph_run *g, const variant *v, int64_t uid, const int64_t dims[4],
                     void **out)
 {
-    char *err = NULL;
     const int64_t c = dims[1], h = dims[2], w = dims[3];
     const int64_t st_nchw[4] = {c * h * w, h * w, w, 1}, st_nhwc[4] = {h * w * c, 1, w * c, c};
     const int dt = v->half ? CC_DNN_DATA_HALF : CC_DNN_DATA_FLOAT;
     const int64_t align = 16;
-    void *t = NULL;
-    BE("cudnnBackendCreateDescriptor(TENSOR)", new_desc(g, CC_BE_TENSOR, &t));
-    BE("cudnnBackendSetAttribute(TENSOR_DATA_TYPE)",
-       g->be.SetAttribute(t, CC_BA_TENSOR_DATA_TYPE, CC_BT_DATA_TYPE, 1, &dt));
-    BE("cudnnBackendSetAttribute(TENSOR_DIMENSIONS)",
-       g->be.SetAttribute(t, CC_BA_TENSOR_DIMS, CC_BT_INT64, 4, dims));
-    BE("cudnnBackendSetAttribute(TENSOR_STRIDES)",
-       g->be.SetAttribute(t, CC_BA_TENSOR_STRIDES, CC_BT_INT64, 4, v->nhwc ? st_nhwc : st_nchw));
-    BE("cudnnBackendSetAttribute(TENSOR_UNIQUE_ID)",
-       g->be.SetAttribute(t, CC_BA_TENSOR_UID, CC_BT_INT64, 1, &uid));
-    BE("cudnnBackendSetAttribute(TENSOR_BYTE_ALIGNMENT)",
-       g->be.SetAttribute(t, CC_BA_TENSOR_ALIGNMENT, CC_BT_INT64, 1, &align));
-    BE("cudnnBackendFinalize(TENSOR)", g->be.Finalize(t));
-    *out = t;
-out:
-    return err;
+    const attr_row a[] = {
+        {"TENSOR_DATA_TYPE", CC_BA_TENSOR_DATA_TYPE, CC_BT_DATA_TYPE, 1, &dt},
+        {"TENSOR_DIMENSIONS", CC_BA_TENSOR_DIMS, CC_BT_INT64, 4, dims},
+        {"TENSOR_STRIDES", CC_BA_TENSOR_STRIDES, CC_BT_INT64, 4, v->nhwc ? st_nhwc : st_nchw},
+        {"TENSOR_UNIQUE_ID", CC_BA_TENSOR_UID, CC_BT_INT64, 1, &uid},
+        {"TENSOR_BYTE_ALIGNMENT", CC_BA_TENSOR_ALIGNMENT, CC_BT_INT64, 1, &align}};
+    return make_desc(g, CC_BE_TENSOR, "TENSOR", a, sizeof(a) / sizeof(a[0]), out);
 }
 
 /* The convolution descriptor and the forward operation on x, w, y. */
 static char *conv_op(graph_run *g, void *x, void *w, void *y, void **op)
 {
-    char *err = NULL;
     void *conv = NULL;
     const int comp = CC_DNN_DATA_FLOAT, mode = CC_DNN_CROSS_CORRELATION;
     const int64_t dims = 2, one[2] = {1, 1}, pad[2] = {PAD, PAD};
     const float alpha = 1.0f, beta = 0.0f;
-    BE("cudnnBackendCreateDescriptor(CONVOLUTION)", new_desc(g, CC_BE_CONVOLUTION, &conv));
-    BE("cudnnBackendSetAttribute(CONVOLUTION_SPATIAL_DIMS)",
-       g->be.SetAttribute(conv, CC_BA_CONV_SPATIAL_DIMS, CC_BT_INT64, 1, &dims));
-    BE("cudnnBackendSetAttribute(CONVOLUTION_COMP_TYPE)",
-       g->be.SetAttribute(conv, CC_BA_CONV_COMP_TYPE, CC_BT_DATA_TYPE, 1, &comp));
-    BE("cudnnBackendSetAttribute(CONVOLUTION_CONV_MODE)",
-       g->be.SetAttribute(conv, CC_BA_CONV_MODE, CC_BT_CONV_MODE, 1, &mode));
-    BE("cudnnBackendSetAttribute(CONVOLUTION_PRE_PADDINGS)",
-       g->be.SetAttribute(conv, CC_BA_CONV_PRE_PADDINGS, CC_BT_INT64, 2, pad));
-    BE("cudnnBackendSetAttribute(CONVOLUTION_POST_PADDINGS)",
-       g->be.SetAttribute(conv, CC_BA_CONV_POST_PADDINGS, CC_BT_INT64, 2, pad));
-    BE("cudnnBackendSetAttribute(CONVOLUTION_DILATIONS)",
-       g->be.SetAttribute(conv, CC_BA_CONV_DILATIONS, CC_BT_INT64, 2, one));
-    BE("cudnnBackendSetAttribute(CONVOLUTION_FILTER_STRIDES)",
-       g->be.SetAttribute(conv, CC_BA_CONV_FILTER_STRIDES, CC_BT_INT64, 2, one));
-    BE("cudnnBackendFinalize(CONVOLUTION)", g->be.Finalize(conv));
-    BE("cudnnBackendCreateDescriptor(OPERATION_CONVOLUTION_FORWARD)",
-       new_desc(g, CC_BE_OP_CONV_FWD, op));
-    BE("cudnnBackendSetAttribute(..._FORWARD_X)",
-       g->be.SetAttribute(*op, CC_BA_CONV_FWD_X, CC_BT_BACKEND_DESCRIPTOR, 1, &x));
-    BE("cudnnBackendSetAttribute(..._FORWARD_W)",
-       g->be.SetAttribute(*op, CC_BA_CONV_FWD_W, CC_BT_BACKEND_DESCRIPTOR, 1, &w));
-    BE("cudnnBackendSetAttribute(..._FORWARD_Y)",
-       g->be.SetAttribute(*op, CC_BA_CONV_FWD_Y, CC_BT_BACKEND_DESCRIPTOR, 1, &y));
-    BE("cudnnBackendSetAttribute(..._FORWARD_CONV_DESC)",
-       g->be.SetAttribute(*op, CC_BA_CONV_FWD_CONV_DESC, CC_BT_BACKEND_DESCRIPTOR, 1, &conv));
-    BE("cudnnBackendSetAttribute(..._FORWARD_ALPHA)",
-       g->be.SetAttribute(*op, CC_BA_CONV_FWD_ALPHA, CC_BT_FLOAT, 1, &alpha));
-    BE("cudnnBackendSetAttribute(..._FORWARD_BETA)",
-       g->be.SetAttribute(*op, CC_BA_CONV_FWD_BETA, CC_BT_FLOAT, 1, &beta));
-    BE("cudnnBackendFinalize(OPERATION_CONVOLUTION_FORWARD)", g->be.Finalize(*op));
-out:
-    return err;
+    const attr_row ca[] = {
+        {"CONVOLUTION_SPATIAL_DIMS", CC_BA_CONV_SPATIAL_DIMS, CC_BT_INT64, 1, &dims},
+        {"CONVOLUTION_COMP_TYPE", CC_BA_CONV_COMP_TYPE, CC_BT_DATA_TYPE, 1, &comp},
+        {"CONVOLUTION_CONV_MODE", CC_BA_CONV_MODE, CC_BT_CONV_MODE, 1, &mode},
+        {"CONVOLUTION_PRE_PADDINGS", CC_BA_CONV_PRE_PADDINGS, CC_BT_INT64, 2, pad},
+        {"CONVOLUTION_POST_PADDINGS", CC_BA_CONV_POST_PADDINGS, CC_BT_INT64, 2, pad},
+        {"CONVOLUTION_DILATIONS", CC_BA_CONV_DILATIONS, CC_BT_INT64, 2, one},
+        {"CONVOLUTION_FILTER_STRIDES", CC_BA_CONV_FILTER_STRIDES, CC_BT_INT64, 2, one}};
+    const attr_row oa[] = {
+        {"..._FORWARD_X", CC_BA_CONV_FWD_X, CC_BT_BACKEND_DESCRIPTOR, 1, &x},
+        {"..._FORWARD_W", CC_BA_CONV_FWD_W, CC_BT_BACKEND_DESCRIPTOR, 1, &w},
+        {"..._FORWARD_Y", CC_BA_CONV_FWD_Y, CC_BT_BACKEND_DESCRIPTOR, 1, &y},
+        {"..._FORWARD_CONV_DESC", CC_BA_CONV_FWD_CONV_DESC, CC_BT_BACKEND_DESCRIPTOR, 1, &conv},
+        {"..._FORWARD_ALPHA", CC_BA_CONV_FWD_ALPHA, CC_BT_FLOAT, 1, &alpha},
+        {"..._FORWARD_BETA", CC_BA_CONV_FWD_BETA, CC_BT_FLOAT, 1, &beta}};
+    char *err =
+        make_desc(g, CC_BE_CONVOLUTION, "CONVOLUTION", ca, sizeof(ca) / sizeof(ca[0]), &conv);
+    return err ? err
+               : make_desc(g, CC_BE_OP_CONV_FWD, "OPERATION_CONVOLUTION_FORWARD", oa,
+                           sizeof(oa) / sizeof(oa[0]), op);
 }
 
 /* The operation graph of one convolution in layout v; *count: the engines cuDNN has for it. */
@@ -140,12 +143,12 @@ static char *build_graph(graph_run *g, const variant *v, void **graph, int64_t *
     if ((err = tensor(g, v, UID_X, dx, &x)) || (err = tensor(g, v, UID_W, dw, &w)) ||
         (err = tensor(g, v, UID_Y, dy, &y)) || (err = conv_op(g, x, w, y, &op)))
         return err;
-    BE("cudnnBackendCreateDescriptor(OPERATIONGRAPH)", new_desc(g, CC_BE_OPERATIONGRAPH, graph));
-    BE("cudnnBackendSetAttribute(OPERATIONGRAPH_OPS)",
-       g->be.SetAttribute(*graph, CC_BA_OPGRAPH_OPS, CC_BT_BACKEND_DESCRIPTOR, 1, &op));
-    BE("cudnnBackendSetAttribute(OPERATIONGRAPH_HANDLE)",
-       g->be.SetAttribute(*graph, CC_BA_OPGRAPH_HANDLE, CC_BT_HANDLE, 1, &g->handle));
-    BE("cudnnBackendFinalize(OPERATIONGRAPH)", g->be.Finalize(*graph));
+    const attr_row a[] = {
+        {"OPERATIONGRAPH_OPS", CC_BA_OPGRAPH_OPS, CC_BT_BACKEND_DESCRIPTOR, 1, &op},
+        {"OPERATIONGRAPH_HANDLE", CC_BA_OPGRAPH_HANDLE, CC_BT_HANDLE, 1, &g->handle}};
+    if ((err = make_desc(g, CC_BE_OPERATIONGRAPH, "OPERATIONGRAPH", a, sizeof(a) / sizeof(a[0]),
+                         graph)))
+        return err;
     *count = 0;
     BE("cudnnBackendGetAttribute(OPERATIONGRAPH_ENGINE_GLOBAL_COUNT)",
        g->be.GetAttribute(*graph, CC_BA_OPGRAPH_ENGINE_COUNT, CC_BT_INT64, 1, NULL, count));
@@ -184,30 +187,22 @@ static int rc_plan(graph_run *g, void *graph, int64_t idx, void **plan)
     return 0;
 }
 
-/* NCHW host data → the device layout (NHWC, fp16) in buf; back for y. */
-static void to_layout(const variant *v, const float *src, void *buf, int n, int c, int hw)
+/* Between NCHW host data (fp32) and the device layout (NHWC, fp16) in buf: host into buf when
+ * to_dev, else buf back into host. */
+static void layout_copy(const variant *v, float *host, void *buf, int to_dev, int n, int c, int hw)
 {
     for (int i = 0; i < n; i++)
         for (int k = 0; k < c; k++)
             for (int p = 0; p < hw; p++) {
-                size_t from = ((size_t)i * c + k) * hw + p;
-                size_t to = v->nhwc ? ((size_t)i * hw + p) * c + k : from;
-                if (v->half)
-                    ((uint16_t *)buf)[to] = cc_val_f2h(src[from]);
+                size_t h = ((size_t)i * c + k) * hw + p;
+                size_t d = v->nhwc ? ((size_t)i * hw + p) * c + k : h;
+                if (to_dev && v->half)
+                    ((uint16_t *)buf)[d] = cc_val_f2h(host[h]);
+                else if (to_dev)
+                    ((float *)buf)[d] = host[h];
                 else
-                    ((float *)buf)[to] = src[from];
-            }
-}
-
-static void from_layout(const variant *v, const void *buf, float *dst, int n, int c, int hw)
-{
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < c; k++)
-            for (int p = 0; p < hw; p++) {
-                size_t to = ((size_t)i * c + k) * hw + p;
-                size_t from = v->nhwc ? ((size_t)i * hw + p) * c + k : to;
-                dst[to] = v->half ? cc_val_h2f(((const uint16_t *)buf)[from])
-                                  : ((const float *)buf)[from];
+                    host[h] =
+                        v->half ? cc_val_h2f(((const uint16_t *)buf)[d]) : ((const float *)buf)[d];
             }
 }
 
@@ -247,8 +242,8 @@ static char *execute(graph_run *g, const variant *v, void *plan, int64_t *ws)
     *ws = 0;
     BE("cudnnBackendGetAttribute(EXECUTION_PLAN_WORKSPACE_SIZE)",
        g->be.GetAttribute(plan, CC_BA_PLAN_WORKSPACE_SIZE, CC_BT_INT64, 1, NULL, ws));
-    to_layout(v, g->x, hx, N, C, H * W);
-    to_layout(v, g->w, hw, K, C, R * S);
+    layout_copy(v, g->x, hx, 1, N, C, H * W);
+    layout_copy(v, g->w, hw, 1, K, C, R * S);
     cc_val_step(g->c, "graph: cudaMalloc / cudaMemcpy (libcudart)");
     RT("cudaMalloc", g->c->rt.cudaMalloc(&g->dev[0], nx * es));
     RT("cudaMalloc", g->c->rt.cudaMalloc(&g->dev[1], nw * es));
@@ -271,7 +266,7 @@ static char *execute(graph_run *g, const variant *v, void *plan, int64_t *ws)
     BE("cudnnBackendExecute", g->be.Execute(g->handle, plan, vp));
     RT("cudaDeviceSynchronize", g->c->rt.cudaDeviceSynchronize());
     RT("cudaMemcpy", g->c->rt.cudaMemcpy(hy, g->dev[2], ny * es, CC_CUDA_MEMCPY_D2H));
-    from_layout(v, hy, g->y, N, K, OH * OW);
+    layout_copy(v, g->y, hy, 0, N, K, OH * OW);
 out:
     free(hx);
     free(hw);
@@ -350,33 +345,18 @@ static void graph_check(graph_run *g)
 void cc_val_graph_skip(cc_val_child *c, const char *why)
 {
     double t0 = cc_val_now();
-    cc_vd_backend be;
-    char *e = NULL;
+    cc_val_backend be;
     memset(&be, 0, sizeof(be));
-    /* Without a GPU, show that handle creation fails cleanly (a status, not a crash). */
-    if (c->no_gpu && !cc_vd_load_backend(c->dnn.h, &be)) {
-        void *handle = NULL;
-        cc_val_step(c, "cudnnCreate without a GPU (libcudnn_graph)");
-        int st = be.Create(&handle);
-        if (st == 0) {
-            be.Destroy(handle);
-            e = cc_asprintf("%s: cudnnCreate succeeded, compute skipped", why);
-        } else {
-            char *d = cc_val_dnn_error(c, "cudnnCreate", st);
-            e = cc_asprintf("%s: %s", why, d);
-            free(d);
-        }
-    }
-    cc_val_check(c, "handle", 0, 1, cc_val_now() - t0, -1, -1, e ? e : why, NULL);
+    int loaded = c->no_gpu && !cc_val_load_backend(c->dnn.h, &be);
+    cc_val_skip_handle(c, why, t0, loaded ? be.Create : NULL, be.Destroy);
     cc_val_check(c, "graph_conv", 0, 1, 0, -1, -1, why, NULL);
-    free(e);
 }
 
 void cc_val_graph_compute(cc_val_child *c)
 {
     double t0 = cc_val_now();
     graph_run *g = calloc(1, sizeof(*g));
-    const char *miss = g ? cc_vd_load_backend(c->dnn.h, &g->be) : "memory";
+    const char *miss = g ? cc_val_load_backend(c->dnn.h, &g->be) : "memory";
     if (miss) {
         char *e = cc_asprintf("%s has no %s: not a cuDNN with the graph API", c->cudnn_lib, miss);
         cc_val_check(c, "handle", 0, 0, cc_val_now() - t0, -1, -1, e, NULL);

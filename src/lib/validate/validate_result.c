@@ -8,6 +8,7 @@
 #include "validate_int.h"
 #include "grow.h"
 #include "json.h"
+#include "json_fields.h"
 
 #define VENDOR_TAIL 4096
 
@@ -295,13 +296,12 @@ cudnnctl_err cudnnctl_validate_result_json(const cudnnctl_validate_result *r, ch
         cJSON_AddNumberToObject(o, "cudnn_version_raw", (double)r->cudnn_version_raw);
     else
         cJSON_AddNullToObject(o, "cudnn_version_raw");
-    cc_json_str(o, "header_version", r->header_version);
-    cc_json_str(o, "include_dir", r->include_dir);
-    cc_json_str(o, "cudnn_cudart_version", r->cudnn_cudart_version);
-    cc_json_str(o, "cudart_version", r->cudart_version);
-    cc_json_str(o, "toolkit_lib_dir", r->toolkit_lib_dir);
-    cc_json_str(o, "driver_version", r->driver_version);
-    cc_json_str(o, "driver_cuda_version", r->driver_cuda_version);
+#define F(m) CC_JSON_FIELD(cudnnctl_validate_result, m)
+    static const cc_json_field versions[] = {
+        F(header_version),  F(include_dir),    F(cudnn_cudart_version), F(cudart_version),
+        F(toolkit_lib_dir), F(driver_version), F(driver_cuda_version)};
+#undef F
+    cc_json_str_fields(o, r, versions, sizeof(versions) / sizeof(versions[0]));
     if (r->compute_capability) {
         cJSON *g = cJSON_AddObjectToObject(o, "gpu");
         cc_json_str(g, "name", r->gpu_name);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "libnames.h"
+#include "strjoin.h"
 #include "validate_int.h"
 
 /* <stem>.so.N or <stem>.so.N.n → N (Windows: <stem>64_N.dll, libnames.c); else -1. */
@@ -218,14 +219,12 @@ static cudnnctl_err find_lib_dir(cudnnctl_ctx *ctx, const char *target, cc_val_t
         }
     }
     {
-        cc_buf looked = {0};
-        for (size_t i = 0; i < cand.n; i++)
-            cc_buf_printf(&looked, "%s%s", i ? ", " : "", cand.v[i]);
+        char *looked = cc_strv_join(&cand, ", ");
         e = CC_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
                    "validate: no libcudnn.so.<M> under %s (looked in %s): give the dir that holds "
                    "libcudnn.so.9, a prefix made by cudnnctl install, or a CUDA tree with cuDNN",
-                   target, looked.data ? looked.data : target);
-        cc_buf_free(&looked);
+                   target, looked ? looked : target);
+        free(looked);
     }
 out:
     cc_strv_free(&cand);

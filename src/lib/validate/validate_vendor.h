@@ -27,68 +27,104 @@ enum {
     CC_DNN_POOLING_MAX = 0
 };
 
+/* Each table's functions, once: X(return type, symbol prefix, name, parameters, required).
+ * The symbol is the prefix followed by the name (the table's member); a required one missing
+ * fails the load, an optional one stays NULL. The tables' members and the loads
+ * (validate_vendor.c) are made from these lists, in their order. */
+
 /* libcuda.so.1 */
-typedef struct {
-    void *h;
-    int (*cuInit)(unsigned);
-    int (*cuDriverGetVersion)(int *);
-    int (*cuDeviceGetCount)(int *);
-    int (*cuDeviceGet)(int *, int);
-    int (*cuDeviceGetName)(char *, int, int);
-    int (*cuDeviceGetAttribute)(int *, int, int);
-    int (*cuGetErrorName)(int, const char **);
-} cc_vd_cuda;
+#define CC_VD_CUDA_FUNCS(X)                                                                        \
+    X(int, "", cuInit, (unsigned), 1)                                                              \
+    X(int, "", cuDriverGetVersion, (int *), 1)                                                     \
+    X(int, "", cuDeviceGetCount, (int *), 1)                                                       \
+    X(int, "", cuDeviceGet, (int *, int), 1)                                                       \
+    X(int, "", cuDeviceGetAttribute, (int *, int, int), 1)                                         \
+    X(int, "", cuDeviceGetName, (char *, int, int), 0)                                             \
+    X(int, "", cuGetErrorName, (int, const char **), 0)
 
 /* libcudart.so.<M> */
-typedef struct {
-    void *h;
-    int (*cudaRuntimeGetVersion)(int *);
-    int (*cudaDriverGetVersion)(int *);
-    int (*cudaGetDeviceCount)(int *);
-    int (*cudaSetDevice)(int);
-    int (*cudaMalloc)(void **, size_t);
-    int (*cudaFree)(void *);
-    int (*cudaMemcpy)(void *, const void *, size_t, int);
-    int (*cudaDeviceSynchronize)(void);
-    const char *(*cudaGetErrorName)(int);
-} cc_vd_cudart;
+#define CC_VD_CUDART_FUNCS(X)                                                                      \
+    X(int, "", cudaRuntimeGetVersion, (int *), 1)                                                  \
+    X(int, "", cudaDriverGetVersion, (int *), 1)                                                   \
+    X(int, "", cudaGetDeviceCount, (int *), 1)                                                     \
+    X(int, "", cudaSetDevice, (int), 1)                                                            \
+    X(int, "", cudaMalloc, (void **, size_t), 1)                                                   \
+    X(int, "", cudaFree, (void *), 1)                                                              \
+    X(int, "", cudaMemcpy, (void *, const void *, size_t, int), 1)                                 \
+    X(int, "", cudaDeviceSynchronize, (void), 1)                                                   \
+    X(const char *, "", cudaGetErrorName, (int), 0)
 
-/* libcudnn.so.<M>: versions and the legacy API the compute checks use. */
+/* libcudnn.so.<M>: versions (GetMaxDeviceVersion and GetLastErrorString are 9.x) ... */
+#define CC_VD_CUDNN_VERSION_FUNCS(X)                                                               \
+    X(size_t, "cudnn", GetVersion, (void), 1)                                                      \
+    X(size_t, "cudnn", GetCudartVersion, (void), 0)                                                \
+    X(size_t, "cudnn", GetMaxDeviceVersion, (void), 0)                                             \
+    X(const char *, "cudnn", GetErrorString, (int), 0)                                             \
+    X(void, "cudnn", GetLastErrorString, (char *, size_t), 0)
+
+/* ... and the legacy API the compute checks use. */
+#define CC_VD_CUDNN_COMPUTE_FUNCS(X)                                                               \
+    X(int, "cudnn", Create, (void **), 1)                                                          \
+    X(int, "cudnn", Destroy, (void *), 1)                                                          \
+    X(int, "cudnn", CreateTensorDescriptor, (void **), 1)                                          \
+    X(int, "cudnn", SetTensor4dDescriptor, (void *, int, int, int, int, int, int), 1)              \
+    X(int, "cudnn", DestroyTensorDescriptor, (void *), 1)                                          \
+    X(int, "cudnn", CreateFilterDescriptor, (void **), 1)                                          \
+    X(int, "cudnn", SetFilter4dDescriptor, (void *, int, int, int, int, int, int), 1)              \
+    X(int, "cudnn", DestroyFilterDescriptor, (void *), 1)                                          \
+    X(int, "cudnn", CreateConvolutionDescriptor, (void **), 1)                                     \
+    X(int, "cudnn", SetConvolution2dDescriptor, (void *, int, int, int, int, int, int, int, int),  \
+      1)                                                                                           \
+    X(int, "cudnn", SetConvolutionMathType, (void *, int), 1)                                      \
+    X(int, "cudnn", GetConvolution2dForwardOutputDim,                                              \
+      (void *, void *, void *, int *, int *, int *, int *), 1)                                     \
+    X(int, "cudnn", GetConvolutionForwardWorkspaceSize,                                            \
+      (void *, void *, void *, void *, void *, int, size_t *), 1)                                  \
+    X(int, "cudnn", ConvolutionForward,                                                            \
+      (void *, const void *, void *, const void *, void *, const void *, void *, int, void *,      \
+       size_t, const void *, void *, void *),                                                      \
+      1)                                                                                           \
+    X(int, "cudnn", DestroyConvolutionDescriptor, (void *), 1)                                     \
+    X(int, "cudnn", CreateActivationDescriptor, (void **), 1)                                      \
+    X(int, "cudnn", SetActivationDescriptor, (void *, int, int, double), 1)                        \
+    X(int, "cudnn", ActivationForward,                                                             \
+      (void *, void *, const void *, void *, const void *, const void *, void *, void *), 1)       \
+    X(int, "cudnn", DestroyActivationDescriptor, (void *), 1)                                      \
+    X(int, "cudnn", CreatePoolingDescriptor, (void **), 1)                                         \
+    X(int, "cudnn", SetPooling2dDescriptor, (void *, int, int, int, int, int, int, int, int), 1)   \
+    X(int, "cudnn", PoolingForward,                                                                \
+      (void *, void *, const void *, void *, const void *, const void *, void *, void *), 1)       \
+    X(int, "cudnn", DestroyPoolingDescriptor, (void *), 1)
+
+/* libcudnn.so.<M>: the graph API (through the shim, served by libcudnn_graph). */
+#define CC_VD_BACKEND_FUNCS(X)                                                                     \
+    X(int, "cudnn", Create, (void **), 1)                                                          \
+    X(int, "cudnn", Destroy, (void *), 1)                                                          \
+    X(int, "cudnnBackend", CreateDescriptor, (int, void **), 1)                                    \
+    X(int, "cudnnBackend", DestroyDescriptor, (void *), 1)                                         \
+    X(int, "cudnnBackend", Finalize, (void *), 1)                                                  \
+    X(int, "cudnnBackend", SetAttribute, (void *, int, int, int64_t, const void *), 1)             \
+    X(int, "cudnnBackend", GetAttribute, (void *, int, int, int64_t, int64_t *, void *), 1)        \
+    X(int, "cudnnBackend", Execute, (void *, void *, void *), 1)
+
+/* A table member: a pointer to the function. */
+#define CC_VD_MEMBER(ret, prefix, name, params, required) ret(*name) params;
+
 typedef struct {
     void *h;
-    size_t (*GetVersion)(void);
-    size_t (*GetCudartVersion)(void);
-    size_t (*GetMaxDeviceVersion)(void); /* 9.x */
-    const char *(*GetErrorString)(int);
-    void (*GetLastErrorString)(char *, size_t); /* 9.x */
-    int (*Create)(void **);
-    int (*Destroy)(void *);
-    int (*CreateTensorDescriptor)(void **);
-    int (*SetTensor4dDescriptor)(void *, int, int, int, int, int, int);
-    int (*DestroyTensorDescriptor)(void *);
-    int (*CreateFilterDescriptor)(void **);
-    int (*SetFilter4dDescriptor)(void *, int, int, int, int, int, int);
-    int (*DestroyFilterDescriptor)(void *);
-    int (*CreateConvolutionDescriptor)(void **);
-    int (*SetConvolution2dDescriptor)(void *, int, int, int, int, int, int, int, int);
-    int (*SetConvolutionMathType)(void *, int);
-    int (*GetConvolution2dForwardOutputDim)(void *, void *, void *, int *, int *, int *, int *);
-    int (*GetConvolutionForwardWorkspaceSize)(void *, void *, void *, void *, void *, int,
-                                              size_t *);
-    int (*ConvolutionForward)(void *, const void *, void *, const void *, void *, const void *,
-                              void *, int, void *, size_t, const void *, void *, void *);
-    int (*DestroyConvolutionDescriptor)(void *);
-    int (*CreateActivationDescriptor)(void **);
-    int (*SetActivationDescriptor)(void *, int, int, double);
-    int (*ActivationForward)(void *, void *, const void *, void *, const void *, const void *,
-                             void *, void *);
-    int (*DestroyActivationDescriptor)(void *);
-    int (*CreatePoolingDescriptor)(void **);
-    int (*SetPooling2dDescriptor)(void *, int, int, int, int, int, int, int, int);
-    int (*PoolingForward)(void *, void *, const void *, void *, const void *, const void *,
-                          void *, void *);
-    int (*DestroyPoolingDescriptor)(void *);
-} cc_vd_cudnn;
+    CC_VD_CUDA_FUNCS(CC_VD_MEMBER)
+} cc_val_cuda;
+
+typedef struct {
+    void *h;
+    CC_VD_CUDART_FUNCS(CC_VD_MEMBER)
+} cc_val_cudart;
+
+typedef struct {
+    void *h;
+    CC_VD_CUDNN_VERSION_FUNCS(CC_VD_MEMBER)
+    CC_VD_CUDNN_COMPUTE_FUNCS(CC_VD_MEMBER)
+} cc_val_cudnn;
 
 /* The graph (backend) API, cudnn_graph.h of 9.x (the same numbers since 8.0's cudnn_backend.h):
  * descriptor types, attribute names and types, and the enum values used. */
@@ -110,30 +146,23 @@ enum {
     CC_BN_RUNTIME_COMPILATION = 0
 };
 
-/* libcudnn.so.<M>: the graph API (through the shim, served by libcudnn_graph). */
 typedef struct {
-    int (*Create)(void **);
-    int (*Destroy)(void *);
-    int (*CreateDescriptor)(int, void **);
-    int (*DestroyDescriptor)(void *);
-    int (*Finalize)(void *);
-    int (*SetAttribute)(void *, int, int, int64_t, const void *);
-    int (*GetAttribute)(void *, int, int, int64_t, int64_t *, void *);
-    int (*Execute)(void *, void *, void *);
-} cc_vd_backend;
+    CC_VD_BACKEND_FUNCS(CC_VD_MEMBER)
+} cc_val_backend;
 
 /* Store dlsym(h, name) into a function-pointer slot (memcpy: ISO C has no object-to-function
  * pointer conversion). Returns 1 when found. */
-int cc_vd_sym(void *h, const char *name, void *slot, size_t slot_size);
-#define CC_VD_SYM(h, tbl, field, name) cc_vd_sym((h), (name), (void *)&(tbl)->field, sizeof((tbl)->field))
+int cc_val_sym(void *h, const char *name, void *slot, size_t slot_size);
+#define CC_VD_SYM(h, tbl, field, name)                                                             \
+    cc_val_sym((h), (name), (void *)&(tbl)->field, sizeof((tbl)->field))
 
 /* Fill the tables; return the name of the first required symbol missing, or NULL. Optional
  * symbols stay NULL. */
-const char *cc_vd_load_cuda(cc_vd_cuda *t);
-const char *cc_vd_load_cudart(cc_vd_cudart *t);
-const char *cc_vd_load_cudnn_versions(cc_vd_cudnn *t); /* GetVersion etc. */
-const char *cc_vd_load_cudnn_compute(cc_vd_cudnn *t);  /* the legacy API */
-const char *cc_vd_load_backend(void *h, cc_vd_backend *t); /* the graph API */
+const char *cc_val_load_cuda(cc_val_cuda *t);
+const char *cc_val_load_cudart(cc_val_cudart *t);
+const char *cc_val_load_cudnn_versions(cc_val_cudnn *t);     /* GetVersion etc. */
+const char *cc_val_load_cudnn_compute(cc_val_cudnn *t);      /* the legacy API */
+const char *cc_val_load_backend(void *h, cc_val_backend *t); /* the graph API */
 
 /* The child's state, shared by validate_child.c and validate_compute.c. */
 #include "validate_int.h"
@@ -148,9 +177,9 @@ struct cc_val_child {
     cc_strv tk_dirs;
     int device;
     /* what was found */
-    cc_vd_cuda cu;
-    cc_vd_cudart rt;
-    cc_vd_cudnn dnn;
+    cc_val_cuda cu;
+    cc_val_cudart rt;
+    cc_val_cudnn dnn;
     int no_gpu;     /* no driver / no device: compute is skipped, not failed */
     int gpu_ready;  /* driver, device and cudart usable */
     int cc_major, cc_minor;
@@ -168,6 +197,10 @@ void cc_val_emit(cc_val_child *c, struct cJSON *obj);
 char *cc_val_dnn_error(cc_val_child *c, const char *call, int status);
 /* Name of a CUDA runtime error (static or cudart-owned). */
 const char *cc_val_rt_error(cc_val_child *c, int err);
+/* The skipped "handle" check (timed from t0): with create (the table's cudnnCreate, loaded
+ * although there is no GPU), its status shows that creation fails cleanly; then destroy. */
+void cc_val_skip_handle(cc_val_child *c, const char *why, double t0, int (*create)(void **),
+                        int (*destroy)(void *));
 /* cudnnCreate, then every compute check (convolutions, ReLU, max pooling). */
 void cc_val_compute(cc_val_child *c);
 /* The same checks reported as skipped, with why. */
