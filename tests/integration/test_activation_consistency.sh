@@ -20,6 +20,7 @@ CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/cudnnctl-test
 M=$CACHE/mirror-local-9.19
 if [ ! -e "$M/redistrib_9.19.0.json" ]; then
     # a private temp name (runs in parallel must not clear each other's), the fast xz preset
+    mkdir -p "$CACHE" # a fresh machine has no cache yet (mktemp does not create parents)
     Mt=$(mktemp -d "$M.tmp.XXXXXX")
     python3 "$SOURCE_DIR/scripts/local-mirror" --lib-dir "$SRC/lib64" --include-dir "$SRC/include" \
         --cuda 13 --xz-preset -0 --xz-threads 2 --out "$Mt" >/dev/null || { rm -rf "$Mt"; echo "local-mirror failed"; exit 1; }
