@@ -1,7 +1,7 @@
 /* extract_tool.c: run cc_extract on one archive (bench/extract_bench.sh builds it against the
  * static library). Usage: extract_tool [--inline] [--stream] [--list] ARCHIVE STAGING_DIR
  *   --stream  feed the bytes through a pull reader (as a download does), else from the file
- *   --inline  write in the decoding thread (no writer thread)
+ *   --inline  write in the decoding thread (no writer thread, for a zip's big entries neither)
  *   --threads N  inflate a zip's entries on N threads (0: one per processor)
  *   --list    print every staged file: mode size sha256 path [-> target]
  * Exit status: cudnnctl's exit code of the result. */

@@ -10,6 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
+#include <signal.h>
+#include <sys/resource.h>
+#endif
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -72,12 +76,17 @@ static char *new_staging(const char *tag)
     return d;
 }
 
-static cudnnctl_err unzip(const char *zip, const char *name, const char *staging, unsigned threads,
+/* threads: as cc_extract_opts; a negative count -N is N threads with every entry written by a
+ * writer thread of its own (writer_thread_from = 1: the path the big entries take) */
+static cudnnctl_err unzip(const char *zip, const char *name, const char *staging, int threads,
                           cc_staging *st)
 {
     cudnnctl_ctx *ctx = NULL;
     assert_int_equal(cudnnctl_ctx_new(&ctx), CUDNNCTL_E_OK);
-    cc_extract_opts o = {.path = zip, .name_hint = name, .threads = threads};
+    cc_extract_opts o = {.path = zip,
+                         .name_hint = name,
+                         .threads = (unsigned)(threads < 0 ? -threads : threads),
+                         .writer_thread_from = threads < 0 ? 1 : 0};
     cudnnctl_err rc = cc_extract_ex(ctx, &o, staging, st);
     if (rc)
         print_message("extract: %s\n", cudnnctl_last_error(ctx)->detail);
@@ -163,6 +172,16 @@ static void windows_zip_parallel_equals_serial(void **state)
     assert_int_equal(unzip(zip, name, d1, 1, &s1), CUDNNCTL_E_OK);
     assert_int_equal(unzip(zip, name, d4, 4, &s4), CUDNNCTL_E_OK);
     assert_int_equal(s1.n_files, sizeof(WIN) / sizeof(WIN[0]));
+    /* every entry through a writer thread of its own: the same files, bytes and records */
+    for (int t = -2; t >= -4; t -= 2) {
+        char *dw = new_staging("sw");
+        cc_staging sw;
+        assert_int_equal(unzip(zip, name, dw, t, &sw), CUDNNCTL_E_OK);
+        check_same(&s1, d1, &sw, dw);
+        cc_staging_free(&sw);
+        pff_rm_rf(dw);
+        free(dw);
+    }
     assert_int_equal(s1.layout, CC_LAYOUT_ZIP_BINX64);
     assert_non_null(cc_staging_find(&s4, "bin/cudnn64_9.dll"));
     assert_non_null(cc_staging_find(&s4, "lib/cudnn.lib"));
@@ -245,8 +264,8 @@ static void damaged_entry_fails_everything(void **state)
 {
     (void)state;
     const char *name = "cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip";
-    unsigned threads[] = {1, 2, 4};
-    for (size_t t = 0; t < 3; t++) {
+    int threads[] = {1, 2, 4, -2, -4}; /* -N: N threads, each entry by a writer thread */
+    for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
         char *zip = write_zip(name, WIN, sizeof(WIN) / sizeof(WIN[0]));
         cc_pf_stat_t st;
         assert_int_equal(cc_pf_stat(zip, &st), 0);
@@ -262,6 +281,39 @@ static void damaged_entry_fails_everything(void **state)
     }
 }
 
+/* A file that cannot be written whole (the file size limit, RLIMIT_FSIZE, is under the 3 MiB
+ * dll: its write fails with EFBIG, even as root): the write fails in a writer thread, after its
+ * worker has moved on; the run still fails with the writer's reason, and nothing is recorded. */
+static void write_failure_in_a_writer_thread(void **state)
+{
+    (void)state;
+#ifdef _WIN32
+    skip();
+#else
+    const char *name = "cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip";
+    char *zip = write_zip(name, WIN, sizeof(WIN) / sizeof(WIN[0]));
+    int threads[] = {1, 2, -2, -4};
+    struct rlimit old, lim;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = 2u << 20;
+    signal(SIGXFSZ, SIG_IGN);
+    for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+        char *d = new_staging("wfail");
+        cc_staging s;
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+        cudnnctl_err rc = unzip(zip, name, d, threads[t], &s);
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+        assert_true(rc == CUDNNCTL_E_IO);
+        assert_int_equal(s.n_files, 0);
+        assert_true(dir_empty(d));
+        free(d);
+    }
+    signal(SIGXFSZ, SIG_DFL);
+    free(zip);
+#endif
+}
+
 int main(void)
 {
     g_root = pff_tmpdir("extract-zip");
@@ -269,6 +321,7 @@ int main(void)
         cmocka_unit_test(windows_zip_parallel_equals_serial),
         cmocka_unit_test(wheel_maps_into_the_archive_layout),
         cmocka_unit_test(damaged_entry_fails_everything),
+        cmocka_unit_test(write_failure_in_a_writer_thread),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     pff_rm_rf(g_root);

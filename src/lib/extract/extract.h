@@ -104,6 +104,10 @@ typedef struct {
                                * the limits, whether it is written or not */
     unsigned threads;         /* a zip's entries are inflated by this many threads at once
                                * (0: one per processor, at most 8; 1: serially) */
+    uint64_t writer_thread_from; /* with 2 threads or more, a zip entry this large or larger is
+                               * hashed and written by a thread of its own while its worker
+                               * inflates (0: half a worker's share of the bytes, at least 16 MiB;
+                               * none with no_writer_thread) */
     /* called (from the writer thread) with the staged path of each regular file once it is
      * written and closed: the unpacked store copies it behind the decoder (store.h) */
     void (*on_file)(void *user, const char *staged_path);

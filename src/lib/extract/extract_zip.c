@@ -2,7 +2,8 @@
  * One pass over libarchive's seekable zip reader judges every entry (extract_check.c, the
  * content policy, the bomb limits) before a byte is written; then worker threads, each with its
  * own libarchive handle reading the one verified file at its own offsets (cc_pf_pread), inflate
- * one entry at a time, the largest first, through their own writer (extract_write.c). Nothing of
+ * one entry at a time, the largest first, through their own writer (extract_write.c); an entry
+ * big enough to outlast the others is hashed and written by a thread of its own. Nothing of
  * the zip format is read here: entries are found by libarchive, by their number. A wheel's names
  * are mapped first (nvidia/cudnn/X -> X, the licence -> LICENSE, lib/libX.so.M -> libX.so.M.m.p as
  * NVIDIA's archives name it; the Python metadata is not installed): docs/archive-layouts.md. */
@@ -53,6 +54,7 @@ struct zrun {
     int wheel, windows;
     char *ver3; /* a wheel's cuDNN version, 3 parts, for the libX.so.M.m.p names */
     cc_syncer *syncer;
+    uint64_t big; /* entries this large or larger go through a threaded writer (0: none) */
     cc_pf_mutex *mu; /* guards the rest */
     size_t next;
     uint64_t bytes;
@@ -404,13 +406,10 @@ static int make_links(zrun *z, cc_xwriter *w)
     return 0;
 }
 
-/* The writer's failure as a message; its errno decides the code (no space, permission). */
-static void writer_failed(zrun *z, cc_xwriter *w)
+/* The writer's failure (err: what its finish said, freed here) as a message; its errno decides
+ * the code (no space, permission). */
+static void writer_error(zrun *z, cc_xwriter *w, char *err)
 {
-    char *err = NULL, *warn = NULL;
-    unsigned nwarn = 0;
-    cc_xwriter_finish(w, &err, &nwarn, &warn);
-    free(warn);
     int e = cc_xwriter_errno(w);
     if (e)
         cc_pf_set_errno(e);
@@ -426,6 +425,15 @@ static void writer_failed(zrun *z, cc_xwriter *w)
     free(err);
 }
 
+static void writer_failed(zrun *z, cc_xwriter *w)
+{
+    char *err = NULL, *warn = NULL;
+    unsigned nwarn = 0;
+    cc_xwriter_finish(w, &err, &nwarn, &warn);
+    free(warn);
+    writer_error(z, w, err);
+}
+
 /* ---- the workers -------------------------------------------------------------------------- */
 typedef struct {
     zrun *z;
@@ -433,7 +441,8 @@ typedef struct {
     struct archive *a;
     struct archive_entry *ae;
     long cur;
-    cc_xwriter *w;
+    cc_xwriter *w;   /* writes in this thread */
+    cc_xwriter *big; /* writes in a thread of its own: for the entries on the critical path */
     int is_main; /* the caller's thread: it alone reports progress and sees a cancel */
     cc_pf_thread *thread;
 } zworker;
@@ -503,13 +512,30 @@ static int add_bytes(zworker *w, size_t len)
     return 0;
 }
 
+/* The writer for entry j. An entry as big as z->big would keep its worker busy long after the
+ * others are done: hashing and writing its bytes go to a thread of their own, so that the worker
+ * only inflates it (a core freed by the small entries takes that thread). */
+static cc_xwriter *writer_for(zworker *w, const zjob *j)
+{
+    zrun *z = w->z;
+    if (!z->big || (uint64_t)j->size < z->big)
+        return w->w;
+    if (!w->big && (w->big = cc_xwriter_new(z->root, 1)) != NULL) {
+        cc_xwriter_share_syncer(w->big, z->syncer);
+        if (z->o->on_file)
+            cc_xwriter_on_file(w->big, z->o->on_file, z->o->on_file_user);
+    }
+    return w->big ? w->big : w->w;
+}
+
 static int write_one(zworker *w, zjob *j)
 {
     zrun *z = w->z;
     if (seek_entry(w, j) != 0)
         return -1;
-    if (cc_xwriter_begin(w->w, &j->e, j->mtime, j->size, j->rec, NULL) != 0) {
-        writer_failed(z, w->w);
+    cc_xwriter *out = writer_for(w, j);
+    if (cc_xwriter_begin(out, &j->e, j->mtime, j->size, j->rec, NULL) != 0) {
+        writer_failed(z, out);
         return -1;
     }
     uint64_t pos = 0;
@@ -535,8 +561,8 @@ static int write_one(zworker *w, zjob *j)
                                     j->stored, (long long)j->size));
             return -1;
         }
-        if (len && cc_xwriter_data(w->w, buf, len) != 0) {
-            writer_failed(z, w->w);
+        if (len && cc_xwriter_data(out, buf, len) != 0) {
+            writer_failed(z, out);
             return -1;
         }
         pos += len;
@@ -551,8 +577,8 @@ static int write_one(zworker *w, zjob *j)
                           j->stored, (unsigned long long)pos, (long long)j->size));
         return -1;
     }
-    if (cc_xwriter_end(w->w) != 0) {
-        writer_failed(z, w->w);
+    if (cc_xwriter_end(out) != 0) {
+        writer_failed(z, out);
         return -1;
     }
     return 0;
@@ -582,6 +608,34 @@ static unsigned thread_count(const zrun *z)
     if (t > z->n_order)
         t = (unsigned)z->n_order;
     return t ? t : 1;
+}
+
+/* Wait for what w still has queued (unless the run already failed), then free it. */
+static void finish_writer(zrun *z, cc_xwriter *w)
+{
+    char *err = NULL, *warn = NULL;
+    unsigned nwarn = 0;
+    if (w && !failed_now(z) && cc_xwriter_finish(w, &err, &nwarn, &warn) != 0)
+        writer_error(z, w, err);
+    else
+        free(err);
+    free(warn);
+    cc_xwriter_free(w);
+}
+
+/* With two workers or more, an entry larger than half a worker's share of the bytes gets a
+ * writer thread (none under 16 MiB: a thread would cost more than it saves). */
+static uint64_t big_entry_size(const zrun *z, unsigned nt)
+{
+    if (nt < 2 || z->o->no_writer_thread)
+        return 0;
+    if (z->o->writer_thread_from)
+        return z->o->writer_thread_from;
+    uint64_t total = 0;
+    for (size_t k = 0; k < z->n_order; k++)
+        total += (uint64_t)z->jobs[z->order[k]].size;
+    uint64_t big = total / (2u * nt);
+    return big < (16u << 20) ? (16u << 20) : big;
 }
 
 /* Start the workers (the caller's thread is one of them), wait for them all, close each
@@ -615,15 +669,8 @@ static void run_workers(zrun *z, zworker *ws, unsigned nt)
         if (ws[i].thread)
             cc_pf_thread_join(ws[i].thread);
     for (unsigned i = 0; i < nt; i++) {
-        char *err = NULL, *warn = NULL;
-        unsigned nwarn = 0;
-        if (ws[i].w && !failed_now(z) && cc_xwriter_finish(ws[i].w, &err, &nwarn, &warn) != 0)
-            zfail(z, CUDNNCTL_E_IO, cc_asprintf("writing into the staging directory %s failed: "
-                                                "%s; check its free space and permissions",
-                                                z->root, err ? err : "?"));
-        free(err);
-        free(warn);
-        cc_xwriter_free(ws[i].w);
+        finish_writer(z, ws[i].big);
+        finish_writer(z, ws[i].w);
         free(ws[i].r.buf);
     }
 }
@@ -681,6 +728,7 @@ static cudnnctl_err write_all(zrun *z)
         writer_failed(z, mw);
     cc_event(z->ctx, CUDNNCTL_EV_STEP, "extract", NULL);
     if (!failed_now(z)) {
+        z->big = big_entry_size(z, nt);
         cc_log(z->ctx, CUDNNCTL_LOG_DEBUG, "extract: %zu files on %u thread(s)", z->n_order, nt);
         run_workers(z, ws, nt);
     }
