@@ -174,20 +174,27 @@ char *cc_pf_passwd_name(void);
 int cc_pf_owner(const char *path, uint32_t *uid, char **name);
 
 /* Run argv[0] (absolute, or looked up on PATH), capture stdout (and stderr when merge_stderr),
- * kill it after timeout_ms. env: NULL = inherit, else a NULL-terminated "K=V" list.
- * *status = exit code, or -1 when killed by the timeout, -2 when killed by a signal. */
+ * stop it (as cc_pf_cancel does) after timeout_ms. env: NULL = inherit, else a NULL-terminated
+ * "K=V" list. *status = exit code, or -1 when stopped by the timeout, -2 when killed by a
+ * signal. */
 int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin_data,
               unsigned timeout_ms, int merge_stderr, char **out, size_t *out_len, int *status);
 /* cc_pf_run in two halves, for a child whose slow start-up (a login shell's start-up files) may
  * overlap the caller's work while what it does last waits for its input: cc_pf_start spawns it
- * now (the same trust rule, session and output capture; its stdin a pipe that stays open),
- * cc_pf_finish writes stdin_data, closes the pipe, reads the output until EOF or timeout_ms (from
- * now) and reaps it; cc_pf_cancel kills its process group and reaps it. Either frees the child.
- * Windows: start keeps the arguments and finish runs it then (cc_pf_run). */
+ * now (the same trust rule, session and output capture; its input a pipe that stays open),
+ * cc_pf_finish writes stdin_data, closes the pipe, reads the output until EOF, the line end_line
+ * (NULL: none) or timeout_ms (from now) and reaps it; cc_pf_cancel stops its session and reaps
+ * it. Either frees the child. A child that is stopped (a timeout, a cancel) gets SIGHUP and
+ * SIGTERM, and SIGKILL only after a grace period: a start-up script's EXIT trap releases what
+ * it holds. Flags: CC_PF_CHILD_MERGE_STDERR; CC_PF_CHILD_FD34: the input on fd 3 and the output
+ * on fd 4, /dev/null on 0-2 (a login shell's start-up files neither read the input nor write
+ * into the output). Windows: start keeps the arguments and finish runs it then (cc_pf_run). */
+#define CC_PF_CHILD_MERGE_STDERR 1u
+#define CC_PF_CHILD_FD34 2u
 typedef struct cc_pf_child cc_pf_child;
-cc_pf_child *cc_pf_start(const char *const *argv, const char *const *env, int merge_stderr);
-int cc_pf_finish(cc_pf_child *c, const char *stdin_data, unsigned timeout_ms, char **out,
-                 size_t *out_len, int *status);
+cc_pf_child *cc_pf_start(const char *const *argv, const char *const *env, unsigned flags);
+int cc_pf_finish(cc_pf_child *c, const char *stdin_data, unsigned timeout_ms,
+                 const char *end_line, char **out, size_t *out_len, int *status);
 void cc_pf_cancel(cc_pf_child *c);
 
 /* ---- dynamic loading ------------------------------------------------------------------------ */

@@ -1,6 +1,7 @@
 /* proc.c (linux): running a child with captured output and a timeout; as root, only a program
  * that passes the trust rule. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -55,22 +56,29 @@ void cc_pf_interrupt_newline(volatile int *pending)
 }
 
 static void child_exec(const char *const *argv, const char *const *env, int in_fd, int out_fd,
-                       int merge_stderr)
+                       unsigned flags)
 {
     /* a new session: no controlling terminal (an interactive `bash -i` child would otherwise
      * take the terminal's job control and stop on SIGTTOU, and nothing it runs can read the
-     * user's keyboard), and its own process group, so a timeout can kill grandchildren too */
+     * user's keyboard), and its own process group, so a timeout can stop grandchildren too */
     setsid();
-    if (in_fd < 0)
-        in_fd = open("/dev/null", O_RDONLY);
-    dup2(in_fd, 0);
-    dup2(out_fd, 1);
-    if (merge_stderr)
-        dup2(out_fd, 2);
-    else {
-        int dn = open("/dev/null", O_WRONLY);
-        if (dn >= 0)
-            dup2(dn, 2);
+    int dn = open("/dev/null", O_RDWR);
+    if (flags & CC_PF_CHILD_FD34) {
+        /* above 4 first (a pipe end may already be 3 or 4, and dup2 onto itself would keep its
+         * close-on-exec), then 3 and 4; what the child's start-up runs sees /dev/null on 0-2 */
+        int a = in_fd >= 0 ? fcntl(in_fd, F_DUPFD, 10) : dup(dn);
+        int b = fcntl(out_fd, F_DUPFD, 10);
+        dup2(dn, 0);
+        dup2(dn, 1);
+        dup2(dn, 2);
+        dup2(a, 3);
+        dup2(b, 4);
+        close(a);
+        close(b);
+    } else {
+        dup2(in_fd >= 0 ? in_fd : dn, 0);
+        dup2(out_fd, 1);
+        dup2((flags & CC_PF_CHILD_MERGE_STDERR) ? out_fd : dn, 2);
     }
     if (env)
         execvpe(argv[0], (char *const *)argv, (char *const *)env);
@@ -82,7 +90,7 @@ static void child_exec(const char *const *argv, const char *const *env, int in_f
 /* Fork the child in its own session with a pipe for its output and, when it gets input, one for
  * that (else its stdin is /dev/null); the parent's ends in *in_w (-1: none) and *out_r. -1 when
  * it cannot. */
-static pid_t spawn_child(const char *const *argv, const char *const *env, int merge_stderr,
+static pid_t spawn_child(const char *const *argv, const char *const *env, unsigned flags,
                          int with_input, int *in_w, int *out_r)
 {
     int op[2], ip[2] = {-1, -1};
@@ -108,7 +116,7 @@ static pid_t spawn_child(const char *const *argv, const char *const *env, int me
         return -1;
     }
     if (pid == 0)
-        child_exec(argv, env, ip[0], op[1], merge_stderr);
+        child_exec(argv, env, ip[0], op[1], flags);
     close(op[1]);
     if (with_input)
         close(ip[0]);
@@ -137,21 +145,32 @@ static void feed_stdin(int fd, const char *stdin_data)
     close(fd);
 }
 
-/* Read the output until EOF or the timeout (0: none); 1 when it timed out. */
-static int read_output(int fd, unsigned timeout_ms, char **bufp, size_t *lenp)
+/* Does the output end with the line end_line ("END\n", at the start or after a newline)? */
+static int ends_with_line(const char *buf, size_t len, const char *end_line)
+{
+    size_t n = strlen(end_line);
+    if (len < n + 1 || buf[len - 1] != '\n' || memcmp(buf + len - 1 - n, end_line, n) != 0)
+        return 0;
+    return len == n + 1 || buf[len - n - 2] == '\n';
+}
+
+/* Read the output until EOF, the line end_line (NULL: none; a child whose start-up left a
+ * background process holding the pipe never gives EOF) or the deadline (0: none); 1 when the
+ * deadline passed first. */
+static int read_output(int fd, uint64_t deadline, const char *end_line, char **bufp,
+                       size_t *lenp)
 {
     char *buf = NULL;
     size_t len = 0, cap = 0;
-    uint64_t deadline = cc_pf_now_ms() + timeout_ms;
     int timed_out = 0;
     for (;;) {
         int64_t left = (int64_t)(deadline - cc_pf_now_ms());
-        if (timeout_ms && left <= 0) {
+        if (deadline && left <= 0) {
             timed_out = 1;
             break;
         }
         struct pollfd p = {fd, POLLIN, 0};
-        int pr = poll(&p, 1, timeout_ms ? (int)left : -1);
+        int pr = poll(&p, 1, deadline ? (int)left : -1);
         if (pr < 0 && errno == EINTR)
             continue;
         if (pr == 0) {
@@ -170,6 +189,8 @@ static int read_output(int fd, unsigned timeout_ms, char **bufp, size_t *lenp)
         if (r <= 0)
             break;
         len += (size_t)r;
+        if (end_line && ends_with_line(buf, len, end_line))
+            break;
     }
     *bufp = buf;
     *lenp = len;
@@ -282,21 +303,105 @@ static void argv_run_free(const char **run)
     free(run);
 }
 
-/* Read to EOF or the timeout, kill on timeout, reap; the output and status as cc_pf_run says. */
-static void collect_child(pid_t pid, int out_r, unsigned timeout_ms, char **out, size_t *out_len,
-                          int *status)
+/* Is a process of session sid still running (not a zombie: one whose parent died waits for
+ * init to reap it, and still counts for kill(-sid, 0))? */
+static int session_running(pid_t sid)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+    int found = 0;
+    while (d && !found && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0)
+            continue;
+        buf[n] = '\0';
+        char *p = strrchr(buf, ')'), state = 0;
+        int ppid = 0, pgrp = 0, session = 0;
+        if (p && sscanf(p + 1, " %c %d %d %d", &state, &ppid, &pgrp, &session) == 4)
+            found = session == sid && state != 'Z' && state != 'X';
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Signal the session and give it until `until` to end; 1 when nothing of it runs any more. */
+static int signal_and_wait(pid_t pid, int sig, uint64_t until, int *reaped, int *ws)
+{
+    kill(-pid, sig);
+    if (!*reaped)
+        kill(pid, sig); /* in case it had not reached setsid() yet */
+    for (;;) {
+        if (!*reaped && waitpid(pid, ws, WNOHANG) == pid)
+            *reaped = 1;
+        if (*reaped && !session_running(pid))
+            return 1;
+        if (cc_pf_now_ms() >= until)
+            return 0;
+        cc_pf_sleep_ms(10);
+    }
+}
+
+/* Stop a child's session as a closed terminal does: SIGHUP alone first (a shell's start-up
+ * scripts run their EXIT traps, so a lock they hold, pyenv's rehash lock for one, is released;
+ * SIGKILL left it behind and every later login shell waited 60 s on it; a second signal during
+ * the trap cut it short), SIGTERM for what ignores that, SIGKILL for what is left after
+ * STOP_GRACE_MS; the child reaped. *ws its wait status. */
+#define STOP_GRACE_MS 2000
+static void stop_session(pid_t pid, int *ws)
+{
+    int reaped = 0;
+    uint64_t t0 = cc_pf_now_ms();
+    if (signal_and_wait(pid, SIGHUP, t0 + STOP_GRACE_MS / 2, &reaped, ws) ||
+        signal_and_wait(pid, SIGTERM, t0 + STOP_GRACE_MS, &reaped, ws))
+        return;
+    kill(-pid, SIGKILL);
+    if (!reaped) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, ws, 0) < 0 && errno == EINTR)
+            ;
+    }
+}
+
+/* Wait for the child until the deadline (0: none); 1 reaped (*ws), 0 not by then. */
+static int wait_until(pid_t pid, uint64_t deadline, int *ws)
+{
+    for (;;) {
+        pid_t r = waitpid(pid, ws, deadline ? WNOHANG : 0);
+        if (r == pid)
+            return 1;
+        if (r < 0 && errno != EINTR)
+            return 1; /* not ours to wait for: nothing to stop */
+        if (deadline && cc_pf_now_ms() >= deadline)
+            return 0;
+        if (deadline)
+            cc_pf_sleep_ms(5);
+    }
+}
+
+/* Read to EOF (or end_line) or the timeout, reap; stopped (stop_session) on timeout; the
+ * output and status as cc_pf_run says. */
+static void collect_child(pid_t pid, int out_r, unsigned timeout_ms, const char *end_line,
+                          char **out, size_t *out_len, int *status)
 {
     char *buf = NULL;
     size_t len = 0;
-    int timed_out = read_output(out_r, timeout_ms, &buf, &len);
+    uint64_t deadline = timeout_ms ? cc_pf_now_ms() + timeout_ms : 0;
+    int timed_out = read_output(out_r, deadline, end_line, &buf, &len);
     close(out_r);
-    if (timed_out) {
-        kill(-pid, SIGKILL); /* its session's group: grandchildren too */
-        kill(pid, SIGKILL);  /* in case it had not reached setsid() yet */
-    }
     int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-        ;
+    if (timed_out || !wait_until(pid, deadline, &ws)) {
+        timed_out = 1;
+        stop_session(pid, &ws);
+    }
     if (timed_out)
         *status = -1;
     else if (WIFEXITED(ws))
@@ -327,13 +432,13 @@ int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin
     const char **run = NULL;
     if (argv_to_run(argv, &run) != 0)
         return -1;
-    pid_t pid = spawn_child(run ? run : argv, env, merge_stderr, stdin_data != NULL, &in_w,
-                            &out_r);
+    pid_t pid = spawn_child(run ? run : argv, env, merge_stderr ? CC_PF_CHILD_MERGE_STDERR : 0,
+                            stdin_data != NULL, &in_w, &out_r);
     argv_run_free(run);
     if (pid < 0)
         return -1;
     feed_stdin(in_w, stdin_data);
-    collect_child(pid, out_r, timeout_ms, out, out_len, status);
+    collect_child(pid, out_r, timeout_ms, NULL, out, out_len, status);
     return 0;
 }
 
@@ -342,7 +447,7 @@ struct cc_pf_child {
     int in_w, out_r;
 };
 
-cc_pf_child *cc_pf_start(const char *const *argv, const char *const *env, int merge_stderr)
+cc_pf_child *cc_pf_start(const char *const *argv, const char *const *env, unsigned flags)
 {
     cc_pf_child *c = calloc(1, sizeof(*c));
     const char **run = NULL;
@@ -354,7 +459,7 @@ cc_pf_child *cc_pf_start(const char *const *argv, const char *const *env, int me
         free(c);
         return NULL;
     }
-    c->pid = spawn_child(run ? run : argv, env, merge_stderr, 1, &c->in_w, &c->out_r);
+    c->pid = spawn_child(run ? run : argv, env, flags, 1, &c->in_w, &c->out_r);
     argv_run_free(run);
     if (c->pid < 0) {
         free(c);
@@ -363,15 +468,15 @@ cc_pf_child *cc_pf_start(const char *const *argv, const char *const *env, int me
     return c;
 }
 
-int cc_pf_finish(cc_pf_child *c, const char *stdin_data, unsigned timeout_ms, char **out,
-                 size_t *out_len, int *status)
+int cc_pf_finish(cc_pf_child *c, const char *stdin_data, unsigned timeout_ms,
+                 const char *end_line, char **out, size_t *out_len, int *status)
 {
     if (out)
         *out = NULL;
     if (out_len)
         *out_len = 0;
     feed_stdin(c->in_w, stdin_data ? stdin_data : "");
-    collect_child(c->pid, c->out_r, timeout_ms, out, out_len, status);
+    collect_child(c->pid, c->out_r, timeout_ms, end_line, out, out_len, status);
     free(c);
     return 0;
 }
@@ -380,11 +485,9 @@ void cc_pf_cancel(cc_pf_child *c)
 {
     if (!c)
         return;
-    kill(-c->pid, SIGKILL);
-    kill(c->pid, SIGKILL);
     close(c->in_w);
     close(c->out_r);
-    while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
-        ;
+    int ws = 0;
+    stop_session(c->pid, &ws);
     free(c);
 }

@@ -402,11 +402,11 @@ static void strv_free(char **v)
     free(v);
 }
 
-cc_pf_child *cc_pf_start(const char *const *argv, const char *const *env, int merge_stderr)
+cc_pf_child *cc_pf_start(const char *const *argv, const char *const *env, unsigned flags)
 {
     cc_pf_child *c = calloc(1, sizeof(*c));
     if (c && (c->argv = strv_dup(argv)) != NULL && (!env || (c->env = strv_dup(env)) != NULL)) {
-        c->merge_stderr = merge_stderr;
+        c->merge_stderr = (flags & CC_PF_CHILD_MERGE_STDERR) != 0; /* CC_PF_CHILD_FD34: not here */
         return c;
     }
     if (c) {
@@ -417,9 +417,10 @@ cc_pf_child *cc_pf_start(const char *const *argv, const char *const *env, int me
     return NULL;
 }
 
-int cc_pf_finish(cc_pf_child *c, const char *stdin_data, unsigned timeout_ms, char **out,
-                 size_t *out_len, int *status)
+int cc_pf_finish(cc_pf_child *c, const char *stdin_data, unsigned timeout_ms,
+                 const char *end_line, char **out, size_t *out_len, int *status)
 {
+    (void)end_line; /* the child ran to its end (cc_pf_run) */
     int rc = cc_pf_run((const char *const *)c->argv, (const char *const *)c->env,
                        stdin_data ? stdin_data : "", timeout_ms, c->merge_stderr, out, out_len,
                        status);

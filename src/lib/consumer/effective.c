@@ -15,6 +15,9 @@
 #define MARK_LLP "cudnnctl-llp: "
 /* as root, not loaded: the loader model's answer instead (probe_guard.c) */
 #define MARK_MODEL "cudnnctl-model: "
+/* the probe's last line: its report is whole (a background process that a login shell's
+ * start-up left holding the pipe never lets it reach EOF) */
+#define MARK_END "cudnnctl-end"
 
 cudnnctl_err cudnnctl_load_probe_child(cudnnctl_ctx *ctx, const char *const *sonames, size_t n,
                                        void (*emit)(void *, const char *), void *user)
@@ -64,6 +67,7 @@ cudnnctl_err cudnnctl_load_probe_child(cudnnctl_ctx *ctx, const char *const *son
             emit(user, line);
         free(line);
     }
+    emit(user, MARK_END);
     (void)ctx;
     return CUDNNCTL_E_OK;
 }
@@ -158,7 +162,7 @@ static cudnnctl_err finish_probe(cudnnctl_ctx *ctx, cc_pf_child *c, const char *
     char *out = NULL, *line = cc_asprintf("%s\n", soname);
     size_t len = 0;
     int status = 0;
-    if (!c || !line || cc_pf_finish(c, line, 60000, &out, &len, &status) != 0 || status == 127) {
+    if (!c || !line || cc_pf_finish(c, line, 60000, MARK_END, &out, &len, &status) != 0 || status == 127) {
         e->error = cc_asprintf("the probe did not start: %s",
                                c && status == 127 ? "exit 127"
                                : start_err        ? start_err
@@ -219,7 +223,9 @@ static char *start_err_text(void)
 
 /* The login scope: `bash -lic` from a clean environment with the effective user's passwd home
  * and name (not $HOME / $USER: under `sudo -E` those are the caller's, whose .bash_profile
- * would run as root), through /usr/bin/env (not one found on the caller's PATH). */
+ * would run as root), through /usr/bin/env (not one found on the caller's PATH). The soname
+ * comes on fd 3 and the report goes to fd 4: the start-up files see /dev/null (one that reads
+ * its stdin would wait for the install, then eat the soname). */
 static void login_start(cudnnctl_effective_probe *p, const char *self)
 {
     char *home = cc_pf_passwd_home();
@@ -242,10 +248,10 @@ static void login_start(cudnnctl_effective_probe *p, const char *self)
                               "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                               "bash",
                               "-lic",
-                              "exec \"$0\" __load-probe -",
+                              "exec \"$0\" __load-probe - <&3 >&4 3<&- 4>&-",
                               self,
                               NULL};
-        if (!(p->login = cc_pf_start(argv, NULL, 0)))
+        if (!(p->login = cc_pf_start(argv, NULL, CC_PF_CHILD_FD34)))
             p->login_err = start_err_text();
         free(h);
         free(u);

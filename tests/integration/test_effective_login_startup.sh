@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# test_effective_login_startup.sh: install's login-shell probe survives the start-up files people
+# really have, and leaves them as it found them. Found in CI: the probe's SIGKILL (an install that
+# failed, or a probe that timed out) stopped pyenv's `rehash` while it held its lock
+# (~/.pyenv/shims/.pyenv-shim); every later login shell waited pyenv's 60 s on the stale lock,
+# so every later install warned "a new login shell loads no libcudnn.so.9 (exit -1)".
+# As an unprivileged user (W) whose ~/.bash_profile
+#  - reads its stdin (with the soname pipe as stdin it waited for the install, then ate it),
+#  - leaves a process behind that holds every fd the shell had (a daemon started at login: with
+#    the report read to EOF the probe waited its whole 60 s),
+#  - takes a lock that an EXIT trap releases, as pyenv rehash does:
+#  1. install: the login scope maps the install, within seconds, the start-up's stdin was empty;
+#  2. an install that fails while the start-up holds the lock: the lock is released (the probe is
+#     stopped with SIGHUP first, its traps run), and the next install's login probe is fast.
+set -euo pipefail
+. "$SOURCE_DIR/tests/integration/install_lib.sh"
+. "$SOURCE_DIR/tests/integration/rootsafe_lib.sh"
+rs_init
+command -v bash >/dev/null || exit 77
+T=$RS_T
+unset LD_LIBRARY_PATH CUDNNCTL_ENV CUDA_HOME CUDA_PATH XDG_CONFIG_HOME
+A=$(make_archive "$T" 9.19.0.99 "libcudnn" tiny)
+chmod -R a+rX "$T/build-9.19.0.99" "$A"
+make_user W
+rs_on_exit "pkill -u '$W' >/dev/null 2>&1 || true"
+cat >"$W_HOME/.bash_profile" <<'EOF'
+cat >"$HOME/stdin.seen"
+sleep 300 &
+if [ -f "$HOME/slow" ]; then
+    bash -c 'trap "rm -f \"\$HOME/lock\"" EXIT; touch "$HOME/lock" "$HOME/lock.taken"; sleep 60'
+fi
+EOF
+chown "$W:$W" "$W_HOME/.bash_profile"
+inst() { # TAG [extra install args]
+    local tag=$1
+    shift
+    as_user "$W" "$CUDNNCTL" --state-dir "$W_HOME/state" --cache-dir "$W_HOME/cache" install \
+        --prefix "$W_HOME/p-$tag" --insecure-skip-verify --no-validate --no-ldconfig --json "$@" \
+        >"$T/$tag.json" 2>"$T/$tag.err"
+}
+
+# 1. the install's login probe: mapped, fast, the start-up read /dev/null
+t0=$(date +%s%N)
+inst one --archive "$A" || fail "install: $(cat "$T/one.err")"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+! grep -q "exit -1" "$T/one.err" || fail "the login probe timed out: $(cat "$T/one.err")"
+# the login scope ran and mapped a file (which one is the machine's: the install is not active)
+json_assert "$T/one.json" '[(x["mapped"], x["error"], x["not_run"]) for x in d["effective_load"] if x["scope"] == "login"][0][0] and [x for x in d["effective_load"] if x["scope"] == "login"][0]["error"] is None'
+[ -f "$W_HOME/stdin.seen" ] && [ ! -s "$W_HOME/stdin.seen" ] ||
+    fail "the start-up's stdin was not empty: $(cat "$W_HOME/stdin.seen" 2>&1)"
+[ "$ms" -lt 30000 ] || fail "the install took $ms ms (the probe waited for the background process?)"
+echo "1. install as $W: the login scope maps $(json_get "$T/one.json" '[x for x in d["effective_load"] if x["scope"] == "login"][0]["mapped"]') ($ms ms; the start-up read nothing)"
+
+# 2. a failing install while the start-up holds its lock: the archive comes from a mirror that
+# drips it over ~3 s, against a wrong --sha256: the install fails after the download, by which
+# time the start-up has long taken its lock (checked: the lock is older than the failure)
+as_user "$W" touch "$W_HOME/slow"
+mkdir -p "$T/www"
+cp "$A" "$T/www/"
+PIDS=()
+rs_on_exit 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done'
+start_httpd "$T/www"
+size=$(stat -c %s "$A")
+rate=$(( size / 3 + 1 ))
+t0=$(date +%s%3N)
+inst two --archive "$U/__fault/drip,arg=$rate/$(basename "$A")" \
+    --sha256 "$(printf '0%.0s' $(seq 64))" && fail "an archive against a wrong --sha256 installed"
+failed_at=$(date +%s%3N)
+grep -qi "sha-256\|sha256\|checksum" "$T/two.err" || fail "the install failed otherwise: $(cat "$T/two.err")"
+for _ in $(seq 100); do [ -f "$W_HOME/lock" ] || break; sleep 0.05; done
+[ ! -f "$W_HOME/lock" ] ||
+    fail "the start-up's lock was left behind by the stopped probe (SIGKILL before its trap ran?)"
+[ -f "$W_HOME/lock.taken" ] || fail "setup: the start-up never took its lock before the install failed"
+taken=$(stat -c %.3Y "$W_HOME/lock.taken" | tr -d .)
+[ $((taken + 500)) -le "$failed_at" ] ||
+    fail "setup: the lock was taken $((taken - t0)) ms into an install that failed at $((failed_at - t0)) ms"
+echo "   the start-up took its lock $((taken - t0)) ms in; the install failed at $((failed_at - t0)) ms"
+echo "2. a failed install stopped the login probe; the start-up's EXIT trap released its lock"
+rm -f "$W_HOME/slow"
+t0=$(date +%s%N)
+inst three --archive "$A" || fail "install after: $(cat "$T/three.err")"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+! grep -q "exit -1" "$T/three.err" || fail "the next login probe timed out: $(cat "$T/three.err")"
+echo "   the next install: $ms ms, the login scope maps $(json_get "$T/three.json" '[x for x in d["effective_load"] if x["scope"] == "login"][0]["mapped"]')"
+echo "ok"
