@@ -26,10 +26,9 @@ mkdir -p "$work"
 if [ ! -f "$work/mirror/done.json" ]; then
   echo "bench: packing the payload once (xz -T1 -6, a few minutes)..." >&2
   rm -rf "$work/mirror"
+  mkdir -p "$work/mirror" # the JSON goes in it before local-mirror has made it
   scripts/local-mirror --lib-dir "$SRC_LIB" --include-dir "$SRC_INC" --cuda 13 --xz-preset "${XZ_PRESET:--6}" \
-    --xz-threads 1 --out "$work/mirror" > "$work/mirror/done.json.tmp" 2>/dev/null || \
-  { mkdir -p "$work/mirror"; scripts/local-mirror --lib-dir "$SRC_LIB" --include-dir "$SRC_INC" --cuda 13 \
-      --xz-preset "${XZ_PRESET:--6}" --xz-threads 1 --out "$work/mirror" > "$work/mirror/done.json.tmp"; }
+    --xz-threads 1 --out "$work/mirror" > "$work/mirror/done.json.tmp"
   mv "$work/mirror/done.json.tmp" "$work/mirror/done.json"
 fi
 read -r manifest archive ver size < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["manifest"], d["archive"], d["cudnn_version"], d["size"])' "$work/mirror/done.json")

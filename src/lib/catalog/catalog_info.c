@@ -23,8 +23,7 @@ static int newer(const char *a, const char *b)
 static char *release_date_of(const char *data, size_t len)
 {
     cJSON *j = cJSON_ParseWithLength(data, len);
-    const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "release_date");
-    char *r = cJSON_IsString(d) ? cc_strdup(d->valuestring) : NULL;
+    char *r = cc_json_dup_str(j, "release_date");
     cJSON_Delete(j);
     return r;
 }

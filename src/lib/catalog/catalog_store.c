@@ -52,12 +52,6 @@ char *cc_store_manifest_path(const char *state, const char *sha256)
     return p;
 }
 
-static char *dup_or_null(const cJSON *o, const char *k)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(x) ? cc_strdup(x->valuestring) : NULL;
-}
-
 int cc_store_add(cc_catalog_store *s, const cc_stored_manifest *m)
 {
     if (cc_grow(&s->v, NULL, s->n + 1, sizeof(*s->v)) != 0)
@@ -117,17 +111,16 @@ cudnnctl_err cc_store_load(cudnnctl_ctx *ctx, const char *state, cc_catalog_stor
         goto out;
     }
     j = cJSON_Parse(text);
-    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(j, "format");
-    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(j, "manifests"), *it;
-    if (!cJSON_IsObject(j) || !cJSON_IsNumber(fmt) || fmt->valueint != 1 || !cJSON_IsArray(ms)) {
+    const cJSON *ms = cc_json_format1_array(j, "manifests"), *it;
+    if (!ms) {
         e = CC_ERR(ctx, CUDNNCTL_E_PARSE,
                    "%s is not a cudnnctl catalog index (format 1): remove it and run `cudnnctl "
                    "update` again",
                    path);
         goto out;
     }
-    out->updated_at = dup_or_null(j, "updated_at");
-    out->source = dup_or_null(j, "source");
+    out->updated_at = cc_json_dup_str(j, "updated_at");
+    out->source = cc_json_dup_str(j, "source");
     cJSON_ArrayForEach(it, ms)
     {
         cc_stored_manifest m;

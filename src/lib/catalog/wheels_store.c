@@ -22,17 +22,11 @@ static char *store_path(const char *state)
     return cc_path_join(state, "catalog/wheels.json");
 }
 
-static const char *str_of(const cJSON *o, const char *k)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(x) ? x->valuestring : NULL;
-}
-
 /* One stored row, or -1 when it is not what update writes. */
 static int parse_row(const cJSON *e, cc_wheel_set *out)
 {
-    const char *pkg = str_of(e, "package"), *file = str_of(e, "filename");
-    const char *sha = str_of(e, "sha256"), *plat = str_of(e, "platform");
+    const char *pkg = cc_json_get_str(e, "package"), *file = cc_json_get_str(e, "filename");
+    const char *sha = cc_json_get_str(e, "sha256"), *plat = cc_json_get_str(e, "platform");
     const cJSON *size = cJSON_GetObjectItemCaseSensitive(e, "size");
     int known = 0;
     for (size_t i = 0; pkg && cc_wheel_projects[i]; i++)
@@ -42,11 +36,11 @@ static int parse_row(const cJSON *e, cc_wheel_set *out)
         !cJSON_IsNumber(size) || size->valuedouble < 1 ||
         cc_wheel_parse_filename(pkg, file, &version, &tag) != 0)
         return -1;
-    cc_wheel_row r = {{pkg, version, file, tag, sha, (uint64_t)size->valuedouble,
-                       str_of(e, "url")},
-                      plat,
-                      pkg + strlen(pkg) - 2,
-                      strstr(pkg, "-jit-") != NULL};
+    cc_wheel_row r = {
+        {pkg, version, file, tag, sha, (uint64_t)size->valuedouble, cc_json_get_str(e, "url")},
+        plat,
+        pkg + strlen(pkg) - 2,
+        strstr(pkg, "-jit-") != NULL};
     int rc = cc_wheel_set_add(out, &r);
     free(version);
     free(tag);
@@ -73,17 +67,16 @@ cudnnctl_err cc_wheels_store_load(cudnnctl_ctx *ctx, const char *state, cc_wheel
         goto out;
     }
     j = cJSON_Parse(text);
-    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(j, "format");
-    const cJSON *ws = cJSON_GetObjectItemCaseSensitive(j, "wheels"), *it;
-    if (!cJSON_IsObject(j) || !cJSON_IsNumber(fmt) || fmt->valueint != 1 || !cJSON_IsArray(ws)) {
+    const cJSON *ws = cc_json_format1_array(j, "wheels"), *it;
+    if (!ws) {
         e = CC_ERR(ctx, CUDNNCTL_E_PARSE,
                    "%s is not a cudnnctl wheel catalog (format 1): remove it and run `cudnnctl "
                    "update` again",
                    path);
         goto out;
     }
-    out->source = str_of(j, "source") ? cc_strdup(str_of(j, "source")) : NULL;
-    out->updated_at = str_of(j, "updated_at") ? cc_strdup(str_of(j, "updated_at")) : NULL;
+    out->source = cc_json_dup_str(j, "source");
+    out->updated_at = cc_json_dup_str(j, "updated_at");
     cJSON_ArrayForEach(it, ws)
     {
         int rc = parse_row(it, out);

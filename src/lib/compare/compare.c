@@ -30,12 +30,6 @@ static char *join_set(cc_strv *sv)
     return b.data ? b.data : cc_strdup(ABSENT);
 }
 
-static const char *str_at(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static char *dup_or_absent(const char *s)
 {
     return cc_strdup(s && *s ? s : ABSENT);
@@ -43,11 +37,28 @@ static char *dup_or_absent(const char *s)
 
 static char *toolkit_version(const cJSON *t)
 {
-    const char *v = str_at(t, "version_full");
-    return dup_or_absent(v ? v : str_at(t, "version"));
+    const char *v = cc_json_get_str(t, "version_full");
+    return dup_or_absent(v ? v : cc_json_get_str(t, "version"));
 }
 
 /* ---- items of one document ------------------------------------------------------------------ */
+
+static char *os_value(const cJSON *os)
+{
+    const char *p = cc_json_get_str(os, "pretty_name");
+    if (p)
+        return cc_strdup(p);
+    const char *id = cc_json_get_str(os, "id"), *v = cc_json_get_str(os, "version_id");
+    return id ? cc_asprintf("%s %s", id, v ? v : "") : dup_or_absent(cc_json_get_str(os, "name"));
+}
+
+/* One install of the list: "<cudnn>/cuda<variant> <dir>". */
+static char *install_value(const cJSON *i)
+{
+    const char *v = cc_json_get_str(i, "cudnn_version"), *cv = cc_json_get_str(i, "cuda_variant");
+    const char *dir = cc_json_get_str(i, "install_dir");
+    return cc_asprintf("%s/cuda%s %s", v ? v : "?", cv ? cv : "?", dir ? dir : "?");
+}
 
 /* The value of an item for one document, malloc'd (ABSENT when it has none). */
 static char *item_value(const cJSON *doc, const char *item)
@@ -59,18 +70,13 @@ static char *item_value(const cJSON *doc, const char *item)
     cc_strv set = {0};
     char *out = NULL;
     if (strcmp(item, "platform") == 0)
-        return dup_or_absent(str_at(doc, "platform"));
-    if (strcmp(item, "os") == 0) {
-        const char *p = str_at(os, "pretty_name");
-        if (p)
-            return cc_strdup(p);
-        const char *id = str_at(os, "id"), *v = str_at(os, "version_id");
-        return id ? cc_asprintf("%s %s", id, v ? v : "") : dup_or_absent(str_at(os, "name"));
-    }
+        return dup_or_absent(cc_json_get_str(doc, "platform"));
+    if (strcmp(item, "os") == 0)
+        return os_value(os);
     if (strcmp(item, "cudnnctl") == 0)
-        return dup_or_absent(str_at(doc, "cudnnctl_version"));
+        return dup_or_absent(cc_json_get_str(doc, "cudnnctl_version"));
     if (strcmp(item, "driver") == 0)
-        return dup_or_absent(str_at(drv, "version"));
+        return dup_or_absent(cc_json_get_str(drv, "version"));
     if (strcmp(item, "driver.cuda") == 0) {
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(drv, "cuda_version");
         int v = cJSON_IsNumber(c) ? c->valueint : 0;
@@ -91,7 +97,7 @@ static char *item_value(const cJSON *doc, const char *item)
         const cJSON *c;
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(det, "cudnn"))
         {
-            const char *o = str_at(c, "origin"), *v = str_at(c, "version");
+            const char *o = cc_json_get_str(c, "origin"), *v = cc_json_get_str(c, "version");
             if (o && v && strcmp(o, origin) == 0)
                 cc_strv_push(&set, v);
         }
@@ -100,19 +106,13 @@ static char *item_value(const cJSON *doc, const char *item)
         const cJSON *arr =
             cJSON_IsArray(ins) ? ins : cJSON_GetObjectItemCaseSensitive(ins, "installs");
         const cJSON *i;
-        cJSON_ArrayForEach(i, arr)
-        {
-            const char *v = str_at(i, "cudnn_version"), *cv = str_at(i, "cuda_variant");
-            const char *dir = str_at(i, "install_dir");
-            cc_strv_push_own(
-                &set, cc_asprintf("%s/cuda%s %s", v ? v : "?", cv ? cv : "?", dir ? dir : "?"));
-        }
+        cJSON_ArrayForEach(i, arr) cc_strv_push_own(&set, install_value(i));
     } else if (strcmp(item, "doctor") == 0) {
         const cJSON *f;
         cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(
                                   cJSON_GetObjectItemCaseSensitive(doc, "doctor"), "findings"))
         {
-            const char *sev = str_at(f, "severity"), *code = str_at(f, "code");
+            const char *sev = cc_json_get_str(f, "severity"), *code = cc_json_get_str(f, "code");
             if (code && sev && strcmp(sev, "info") != 0)
                 cc_strv_push(&set, code);
         }
@@ -123,7 +123,8 @@ static char *item_value(const cJSON *doc, const char *item)
             return cc_strdup("ok");
         }
     } else if (strcmp(item, "validate") == 0) {
-        return dup_or_absent(str_at(cJSON_GetObjectItemCaseSensitive(doc, "validate"), "status"));
+        return dup_or_absent(
+            cc_json_get_str(cJSON_GetObjectItemCaseSensitive(doc, "validate"), "status"));
     }
     out = join_set(&set);
     cc_strv_free(&set);
@@ -164,7 +165,7 @@ static int item_names(cJSON **docs, size_t n, cc_strv *names)
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(
                                   cJSON_GetObjectItemCaseSensitive(docs[d], "detect"), "cudnn"))
         {
-            const char *o = str_at(c, "origin");
+            const char *o = cc_json_get_str(c, "origin");
             if (o && !cc_strv_contains(&origins, o))
                 rc |= cc_strv_push(&origins, o);
         }
@@ -180,7 +181,7 @@ static int item_names(cJSON **docs, size_t n, cc_strv *names)
 
 static char *host_name(const cJSON *doc, const char *label, size_t i, char **seen, size_t nseen)
 {
-    const char *h = str_at(cJSON_GetObjectItemCaseSensitive(doc, "host"), "hostname");
+    const char *h = cc_json_get_str(cJSON_GetObjectItemCaseSensitive(doc, "host"), "hostname");
     char *base = h && *h ? cc_strdup(h)
                  : label ? cc_strdup(cc_path_base(label))
                          : cc_asprintf("#%zu", i + 1);
@@ -219,7 +220,7 @@ cudnnctl_err cudnnctl_compare(cudnnctl_ctx *ctx, const char *const *reports,
         snprintf(label, sizeof(label), "#%zu", i + 1);
         const char *what = names && names[i] ? names[i] : label;
         docs[i] = cJSON_Parse(reports[i]);
-        const char *fmt = docs[i] ? str_at(docs[i], "format") : NULL;
+        const char *fmt = docs[i] ? cc_json_get_str(docs[i], "format") : NULL;
         if (!docs[i] || !fmt || strcmp(fmt, "cudnnctl-report") != 0) {
             e = CC_ERR(ctx, CUDNNCTL_E_PARSE,
                        "%s is not a cudnnctl report (%s): make one with `cudnnctl report > "

@@ -1,6 +1,7 @@
 /* json.c: the small cJSON helpers the library's JSON writers share, and cudnnctl_json_attach
  * (a key added to a JSON document, for front ends that merge the library's documents). */
 #include "json.h"
+#include "internal.h"
 
 int cc_json_str(cJSON *o, const char *k, const char *v)
 {
@@ -62,4 +63,25 @@ cudnnctl_err cudnnctl_json_attach(const char *doc, const char *key, const char *
     *out = cJSON_PrintUnformatted(d);
     cJSON_Delete(d);
     return *out ? CUDNNCTL_E_OK : CUDNNCTL_E_NOMEM;
+}
+
+const char *cc_json_get_str(const cJSON *o, const char *k)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+char *cc_json_dup_str(const cJSON *o, const char *k)
+{
+    const char *v = cc_json_get_str(o, k);
+    return v ? cc_strdup(v) : NULL;
+}
+
+const cJSON *cc_json_format1_array(const cJSON *j, const char *key)
+{
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(j, "format");
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, key);
+    return cJSON_IsObject(j) && cJSON_IsNumber(fmt) && fmt->valueint == 1 && cJSON_IsArray(a)
+               ? a
+               : NULL;
 }

@@ -175,12 +175,6 @@ out:
     return text;
 }
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(x) ? x->valuestring : NULL;
-}
-
 static int jbool(const cJSON *o, const char *k)
 {
     return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
@@ -209,29 +203,32 @@ static cudnnctl_err from_json(cudnnctl_ctx *ctx, const char *path, const char *t
         goto out;
     }
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(o, "format");
-    if (!cJSON_IsNumber(fmt) || fmt->valueint != 1 || !jstr(o, "id") || !jstr(o, "kind") ||
-        phase_parse(jstr(o, "phase"), &t->phase) != 0) {
+    if (!cJSON_IsNumber(fmt) || fmt->valueint != 1 || !cc_json_get_str(o, "id") ||
+        !cc_json_get_str(o, "kind") || phase_parse(cc_json_get_str(o, "phase"), &t->phase) != 0) {
         rc = CC_ERR(ctx, CUDNNCTL_E_JOURNAL,
                     "%s: unknown journal format (written by another cudnnctl version?)", path);
         goto out;
     }
-    if (!(t->id = cc_strdup(jstr(o, "id"))) || !(t->kind = cc_strdup(jstr(o, "kind"))))
+    if (!(t->id = cc_strdup(cc_json_get_str(o, "id"))) ||
+        !(t->kind = cc_strdup(cc_json_get_str(o, "kind"))))
         goto oom;
-    if (jstr(o, "target") && !(t->target = cc_strdup(jstr(o, "target"))))
+    if (cc_json_get_str(o, "target") && !(t->target = cc_strdup(cc_json_get_str(o, "target"))))
         goto oom;
-    if (jstr(o, "staging") && !(t->staging = cc_strdup(jstr(o, "staging"))))
+    if (cc_json_get_str(o, "staging") && !(t->staging = cc_strdup(cc_json_get_str(o, "staging"))))
         goto oom;
     if (read_strv(o, "mkdirs", &t->mkdirs) || read_strv(o, "rmdirs", &t->rmdirs) ||
         read_strv(o, "rm_after", &t->rm_after))
         goto oom;
-    if (jstr(o, "receipt_path") && !(t->receipt_path = cc_strdup(jstr(o, "receipt_path"))))
+    if (cc_json_get_str(o, "receipt_path") &&
+        !(t->receipt_path = cc_strdup(cc_json_get_str(o, "receipt_path"))))
         goto oom;
-    if (jstr(o, "receipt_remove") && !(t->receipt_remove = cc_strdup(jstr(o, "receipt_remove"))))
+    if (cc_json_get_str(o, "receipt_remove") &&
+        !(t->receipt_remove = cc_strdup(cc_json_get_str(o, "receipt_remove"))))
         goto oom;
     const cJSON *ow = cJSON_GetObjectItemCaseSensitive(o, "owners");
-    if (jstr(ow, "ledger") && jstr(ow, "line")) {
-        t->owners_path = cc_strdup(jstr(ow, "ledger"));
-        t->owners_line = cc_strdup(jstr(ow, "line"));
+    if (cc_json_get_str(ow, "ledger") && cc_json_get_str(ow, "line")) {
+        t->owners_path = cc_strdup(cc_json_get_str(ow, "ledger"));
+        t->owners_line = cc_strdup(cc_json_get_str(ow, "line"));
         t->owners_add = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ow, "add"));
         if (!t->owners_path || !t->owners_line)
             goto oom;
@@ -243,18 +240,18 @@ static cudnnctl_err from_json(cudnnctl_ctx *ctx, const char *path, const char *t
     cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(o, "ops"))
     {
         cc_op op = {0};
-        const char *k = jstr(j, "op");
+        const char *k = cc_json_get_str(j, "op");
         op.kind = k && strcmp(k, "remove") == 0 ? CC_OP_REMOVE : CC_OP_PLACE;
-        op.type = cc_txn_kind_parse(jstr(j, "type"));
-        op.dst = (char *)jstr(j, "dst");
-        op.tmp = (char *)jstr(j, "tmp");
-        op.src = (char *)jstr(j, "src");
+        op.type = cc_txn_kind_parse(cc_json_get_str(j, "type"));
+        op.dst = (char *)cc_json_get_str(j, "dst");
+        op.tmp = (char *)cc_json_get_str(j, "tmp");
+        op.src = (char *)cc_json_get_str(j, "src");
         op.src_clone = jbool(j, "src_clone");
-        op.link_target = (char *)jstr(j, "link_target");
+        op.link_target = (char *)cc_json_get_str(j, "link_target");
         op.had_old = jbool(j, "had_old");
-        op.old_type = cc_txn_kind_parse(jstr(j, "old_type"));
-        op.bak = (char *)jstr(j, "bak");
-        op.keep = (char *)jstr(j, "keep");
+        op.old_type = cc_txn_kind_parse(cc_json_get_str(j, "old_type"));
+        op.bak = (char *)cc_json_get_str(j, "bak");
+        op.keep = (char *)cc_json_get_str(j, "keep");
         if (!op.dst || op.type == CC_OBJ_NONE || (op.kind == CC_OP_PLACE && !op.tmp) ||
             ((op.had_old || op.kind == CC_OP_REMOVE) && !op.bak)) {
             rc = CC_ERR(ctx, CUDNNCTL_E_JOURNAL, "%s: malformed op %zu", path, t->n_ops);

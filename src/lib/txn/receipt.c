@@ -208,12 +208,6 @@ oom:
 
 /* ---- from JSON ------------------------------------------------------------------------------- */
 
-static const char *gs(const cJSON *o, const char *k)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(x) ? x->valuestring : NULL;
-}
-
 /* Receipt numbers are counts, sizes and sequence numbers: a value outside 0..2^53 (or NaN) reads
  * as 0 instead of being converted out of range (fuzz_receipt: a size of 4.8e75 was undefined
  * behaviour in the uint64_t cast). */
@@ -235,32 +229,38 @@ static int parse_fields(const cJSON *o, const cJSON *t, cc_receipt *r)
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "archive");
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "manifest");
     r->seq = (long)gn(o, "seq");
-    r->mode =
-        strcmp(gs(t, "mode"), "prefix") == 0 ? CUDNNCTL_TARGET_PREFIX : CUDNNCTL_TARGET_CUDA_TREE;
+    r->mode = strcmp(cc_json_get_str(t, "mode"), "prefix") == 0 ? CUDNNCTL_TARGET_PREFIX
+                                                                : CUDNNCTL_TARGET_CUDA_TREE;
     r->archive.size = (uint64_t)gn(a, "size");
     r->archive.verified = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "verified"));
     r->archive.in_catalog = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "in_catalog"));
     /* receipts from before flavours and components: the full library, everything */
-    const char *fl = gs(o, "flavor"), *comp = gs(o, "components");
+    const char *fl = cc_json_get_str(o, "flavor"), *comp = cc_json_get_str(o, "components");
     if (!fl || cudnnctl_flavor_parse(fl, &r->flavor) != 0)
         r->flavor = CUDNNCTL_FLAVOR_FULL;
     if (!comp || cudnnctl_components_parse(comp, &r->components) != 0)
         r->components = CUDNNCTL_COMPONENTS_ALL;
     r->direct = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "direct"));
-    if (cc_dup_opt(&r->id, gs(o, "id")) || cc_dup_opt(&r->installed_at, gs(o, "installed_at")) ||
-        cc_dup_opt(&r->tool_version, gs(o, "tool_version")) ||
-        cc_dup_opt(&r->cudnn_version, gs(o, "cudnn_version")) ||
-        cc_dup_opt(&r->cuda_variant, gs(o, "cuda_variant")) ||
-        cc_dup_opt(&r->platform, gs(o, "platform")) ||
-        cc_dup_opt(&r->archive.relative_path, gs(a, "relative_path")) ||
-        cc_dup_opt(&r->archive.url, gs(a, "url")) || cc_dup_opt(&r->archive.sha256, gs(a, "sha256")) ||
-        cc_dup_opt(&r->archive.manifest, gs(m, "origin")) ||
-        cc_dup_opt(&r->archive.manifest_sha256, gs(m, "sha256")) ||
-        cc_dup_opt(&r->archive.manifest_override, gs(m, "override")) ||
-        cc_dup_opt(&r->target_path, gs(t, "path")) || cc_dup_opt(&r->install_dir, gs(t, "install_dir")) ||
-        cc_dup_opt(&r->lib_dir, gs(t, "lib_dir")) || cc_dup_opt(&r->include_dir, gs(t, "include_dir")) ||
-        cc_dup_opt(&r->bin_dir, gs(t, "bin_dir")) || cc_dup_opt(&r->doc_dir, gs(t, "doc_dir")) ||
-        cc_dup_opt(&r->current_link, gs(t, "current_link")) || cc_dup_opt(&r->target_id, gs(t, "id")))
+    if (cc_dup_opt(&r->id, cc_json_get_str(o, "id")) ||
+        cc_dup_opt(&r->installed_at, cc_json_get_str(o, "installed_at")) ||
+        cc_dup_opt(&r->tool_version, cc_json_get_str(o, "tool_version")) ||
+        cc_dup_opt(&r->cudnn_version, cc_json_get_str(o, "cudnn_version")) ||
+        cc_dup_opt(&r->cuda_variant, cc_json_get_str(o, "cuda_variant")) ||
+        cc_dup_opt(&r->platform, cc_json_get_str(o, "platform")) ||
+        cc_dup_opt(&r->archive.relative_path, cc_json_get_str(a, "relative_path")) ||
+        cc_dup_opt(&r->archive.url, cc_json_get_str(a, "url")) ||
+        cc_dup_opt(&r->archive.sha256, cc_json_get_str(a, "sha256")) ||
+        cc_dup_opt(&r->archive.manifest, cc_json_get_str(m, "origin")) ||
+        cc_dup_opt(&r->archive.manifest_sha256, cc_json_get_str(m, "sha256")) ||
+        cc_dup_opt(&r->archive.manifest_override, cc_json_get_str(m, "override")) ||
+        cc_dup_opt(&r->target_path, cc_json_get_str(t, "path")) ||
+        cc_dup_opt(&r->install_dir, cc_json_get_str(t, "install_dir")) ||
+        cc_dup_opt(&r->lib_dir, cc_json_get_str(t, "lib_dir")) ||
+        cc_dup_opt(&r->include_dir, cc_json_get_str(t, "include_dir")) ||
+        cc_dup_opt(&r->bin_dir, cc_json_get_str(t, "bin_dir")) ||
+        cc_dup_opt(&r->doc_dir, cc_json_get_str(t, "doc_dir")) ||
+        cc_dup_opt(&r->current_link, cc_json_get_str(t, "current_link")) ||
+        cc_dup_opt(&r->target_id, cc_json_get_str(t, "id")))
         return -1;
     return 0;
 }
@@ -275,13 +275,13 @@ static cudnnctl_err parse_entries(cudnnctl_ctx *ctx, const cJSON *o, const char 
     {
         cc_rentry e = {0};
         e.type = CC_OBJ_FILE;
-        e.path = (char *)gs(x, "path");
-        const char *h = gs(x, "sha256");
+        e.path = (char *)cc_json_get_str(x, "path");
+        const char *h = cc_json_get_str(x, "sha256");
         if (!e.path || !h || strlen(h) != 64)
             CC_RET_ERR(ctx, CUDNNCTL_E_PARSE, "%s: a file entry lacks path or sha256", origin);
         memcpy(e.sha256, h, 65);
         e.size = (uint64_t)gn(x, "size");
-        e.mode = parse_mode(gs(x, "mode"));
+        e.mode = parse_mode(cc_json_get_str(x, "mode"));
         if ((rc = cc_receipt_add_entry(ctx, r, &e)) != CUDNNCTL_E_OK)
             return rc;
     }
@@ -289,8 +289,8 @@ static cudnnctl_err parse_entries(cudnnctl_ctx *ctx, const cJSON *o, const char 
     {
         cc_rentry e = {0};
         e.type = CC_OBJ_LINK;
-        e.path = (char *)gs(x, "path");
-        e.link_target = (char *)gs(x, "target");
+        e.path = (char *)cc_json_get_str(x, "path");
+        e.link_target = (char *)cc_json_get_str(x, "target");
         if (!e.path || !e.link_target)
             CC_RET_ERR(ctx, CUDNNCTL_E_PARSE, "%s: a link entry lacks path or target", origin);
         if ((rc = cc_receipt_add_entry(ctx, r, &e)) != CUDNNCTL_E_OK)
@@ -307,13 +307,13 @@ static cudnnctl_err parse_replaced(cudnnctl_ctx *ctx, const cJSON *o, const char
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(o, "replaced"))
     {
         cc_rrepl e = {0};
-        e.path = (char *)gs(x, "path");
-        e.type = cc_txn_kind_parse(gs(x, "type"));
-        e.backup = (char *)gs(x, "backup");
-        e.reason = (char *)gs(x, "reason");
-        e.link_target = (char *)gs(x, "target");
+        e.path = (char *)cc_json_get_str(x, "path");
+        e.type = cc_txn_kind_parse(cc_json_get_str(x, "type"));
+        e.backup = (char *)cc_json_get_str(x, "backup");
+        e.reason = (char *)cc_json_get_str(x, "reason");
+        e.link_target = (char *)cc_json_get_str(x, "target");
         e.size = (uint64_t)gn(x, "size");
-        e.mode = parse_mode(gs(x, "mode"));
+        e.mode = parse_mode(cc_json_get_str(x, "mode"));
         if (!e.path || !e.backup || e.type == CC_OBJ_NONE)
             CC_RET_ERR(ctx, CUDNNCTL_E_PARSE, "%s: a replaced entry lacks path, type or backup",
                        origin);
@@ -331,10 +331,10 @@ cudnnctl_err cc_receipt_parse(cudnnctl_ctx *ctx, const char *json, const char *o
     cudnnctl_err rc = CUDNNCTL_E_OK;
     cJSON *o = cJSON_Parse(json);
     const cJSON *t, *x;
-    if (!o || !cJSON_IsObject(o) || gn(o, "format") != 1 || !gs(o, "id") ||
-        !gs(o, "cudnn_version") ||
-        !cJSON_IsObject(t = cJSON_GetObjectItemCaseSensitive(o, "target")) || !gs(t, "mode") ||
-        !gs(t, "path")) {
+    if (!o || !cJSON_IsObject(o) || gn(o, "format") != 1 || !cc_json_get_str(o, "id") ||
+        !cc_json_get_str(o, "cudnn_version") ||
+        !cJSON_IsObject(t = cJSON_GetObjectItemCaseSensitive(o, "target")) ||
+        !cc_json_get_str(t, "mode") || !cc_json_get_str(t, "path")) {
         rc = CC_ERR(ctx, CUDNNCTL_E_PARSE, "%s is not a cudnnctl receipt (format 1)", origin);
         goto out;
     }

@@ -50,12 +50,6 @@ void cc_val_result_finish(cudnnctl_validate_result *r, int gpu_skipped)
                        : (gpu_skipped ? CUDNNCTL_VALIDATE_NO_GPU : CUDNNCTL_VALIDATE_OK);
 }
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static double jnum(const cJSON *o, const char *key, double def)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -74,7 +68,7 @@ static int add_modules(cudnnctl_ctx *ctx, const cJSON *arr, cudnnctl_validate_mo
     const cJSON *it;
     cJSON_ArrayForEach(it, arr)
     {
-        const char *p = jstr(it, "path"), *rp = jstr(it, "realpath");
+        const char *p = cc_json_get_str(it, "path"), *rp = cc_json_get_str(it, "realpath");
         if (!p)
             continue;
         if (cc_grow(list, NULL, *n + 1, sizeof(**list)) != 0)
@@ -150,12 +144,11 @@ static void handle_line(cudnnctl_ctx *ctx, const char *json, cudnnctl_validate_r
     } else if ((v = cJSON_GetObjectItemCaseSensitive(j, "check")) && cJSON_IsObject(v)) {
         const cJSON *mx = cJSON_GetObjectItemCaseSensitive(v, "max_abs_err");
         const cJSON *tl = cJSON_GetObjectItemCaseSensitive(v, "tolerance");
-        cc_val_result_add_check(r, jstr(v, "name"),
-                                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "ok")),
-                                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "skipped")),
-                                jnum(v, "seconds", 0), cJSON_IsNumber(mx) ? mx->valuedouble : -1,
-                                cJSON_IsNumber(tl) ? tl->valuedouble : -1, jstr(v, "error"),
-                                jstr(v, "detail"));
+        cc_val_result_add_check(
+            r, cc_json_get_str(v, "name"), cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "ok")),
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "skipped")), jnum(v, "seconds", 0),
+            cJSON_IsNumber(mx) ? mx->valuedouble : -1, cJSON_IsNumber(tl) ? tl->valuedouble : -1,
+            cc_json_get_str(v, "error"), cc_json_get_str(v, "detail"));
         ps->step_open = 0;
     } else if ((v = cJSON_GetObjectItemCaseSensitive(j, "facts")) && cJSON_IsObject(v)) {
         apply_facts(ctx, v, r, ps);
