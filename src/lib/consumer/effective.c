@@ -18,6 +18,8 @@
 /* the probe's last line: its report is whole (a background process that a login shell's
  * start-up left holding the pipe never lets it reach EOF) */
 #define MARK_END "cudnnctl-end"
+/* how long a probe may take once it has its soname (a login shell: its start-up files too) */
+#define PROBE_TIMEOUT_MS 60000
 
 cudnnctl_err cudnnctl_load_probe_child(cudnnctl_ctx *ctx, const char *const *sonames, size_t n,
                                        void (*emit)(void *, const char *), void *user)
@@ -162,7 +164,9 @@ static cudnnctl_err finish_probe(cudnnctl_ctx *ctx, cc_pf_child *c, const char *
     char *out = NULL, *line = cc_asprintf("%s\n", soname);
     size_t len = 0;
     int status = 0;
-    if (!c || !line || cc_pf_finish(c, line, 60000, MARK_END, &out, &len, &status) != 0 || status == 127) {
+    if (!c || !line ||
+        cc_pf_finish(c, line, PROBE_TIMEOUT_MS, MARK_END, &out, &len, &status) != 0 ||
+        status == 127) {
         e->error = cc_asprintf("the probe did not start: %s",
                                c && status == 127 ? "exit 127"
                                : start_err        ? start_err
@@ -172,7 +176,15 @@ static cudnnctl_err finish_probe(cudnnctl_ctx *ctx, cc_pf_child *c, const char *
             cc_pf_cancel(c);
     } else {
         parse_probe(out ? out : "", soname, e);
-        if (!e->mapped && !e->error)
+        if (!e->mapped && !e->error && status == -1)
+            /* its first line comes before the loading: without it, the probe never ran */
+            e->error = cc_asprintf("the probe reported nothing within %d s (exit -1)%s",
+                                   PROBE_TIMEOUT_MS / 1000,
+                                   out && strstr(out, MARK_LLP) ? ": the loading did not finish"
+                                   : strcmp(scope, "login") == 0
+                                       ? ": the login shell's start-up files had not finished"
+                                       : "");
+        else if (!e->mapped && !e->error)
             e->error = cc_asprintf("the probe reported nothing (exit %d)", status);
     }
     free(line);
