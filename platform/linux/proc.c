@@ -324,8 +324,8 @@ static int session_running(pid_t sid)
             continue;
         buf[n] = '\0';
         char *p = strrchr(buf, ')'), state = 0;
-        int ppid = 0, pgrp = 0, session = 0;
-        if (p && sscanf(p + 1, " %c %d %d %d", &state, &ppid, &pgrp, &session) == 4)
+        int session = 0; /* after the name: state, ppid, pgrp, session */
+        if (p && sscanf(p + 1, " %c %*d %*d %d", &state, &session) == 2)
             found = session == sid && state != 'Z' && state != 'X';
     }
     if (d)
@@ -371,10 +371,12 @@ static void stop_session(pid_t pid, int *ws)
     }
 }
 
-/* Wait for the child until the deadline (0: none); 1 reaped (*ws), 0 not by then. */
+/* Wait for the child until the deadline (0: none); 1 reaped (*ws), 0 not by then. A child
+ * that closed its output exits at once, as a rule: the polls start at 1 ms, so a run does not
+ * pay a fixed sleep for it. */
 static int wait_until(pid_t pid, uint64_t deadline, int *ws)
 {
-    for (;;) {
+    for (unsigned nap = 1;; nap = nap < 8 ? nap * 2 : nap) {
         pid_t r = waitpid(pid, ws, deadline ? WNOHANG : 0);
         if (r == pid)
             return 1;
@@ -383,7 +385,7 @@ static int wait_until(pid_t pid, uint64_t deadline, int *ws)
         if (deadline && cc_pf_now_ms() >= deadline)
             return 0;
         if (deadline)
-            cc_pf_sleep_ms(5);
+            cc_pf_sleep_ms(nap);
     }
 }
 
