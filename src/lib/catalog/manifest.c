@@ -8,6 +8,7 @@
 
 #include "catalog_model.h"
 #include "hash.h"
+#include "json.h"
 
 /* Component keys that are not platforms (NVIDIA may add more scalar keys; any non-object member
  * is skipped anyway). */
@@ -280,8 +281,7 @@ cudnnctl_err cc_manifest_parse(cudnnctl_ctx *ctx, const char *json, size_t len, 
                    cJSON_IsString(prod) ? "\")" : "");
         goto out;
     }
-    const cJSON *date = cJSON_GetObjectItemCaseSensitive(root, "release_date");
-    const char *rdate = cJSON_IsString(date) ? date->valuestring : NULL;
+    const char *rdate = cc_json_get_str(root, "release_date");
     if ((e = parse_component(ctx, comp, "cudnn", CUDNNCTL_FLAVOR_FULL, origin, manifest_sha256,
                              rdate, out)) != CUDNNCTL_E_OK)
         goto out;
