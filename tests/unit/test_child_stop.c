@@ -9,6 +9,7 @@
  *    hold up finish until the timeout. */
 #define _GNU_SOURCE
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -117,9 +118,9 @@ static void fd34_and_end_line(void **state)
     (void)state;
     char *s = NULL;
     assert_true(asprintf(&s,
-                         "cat > %s/stdin.seen; sleep 30 & "
+                         "cat > %s/stdin.seen; sleep 30 & echo $! > %s/bg.pid; "
                          "read -r x <&3; echo \"got $x\" >&4; echo END >&4; exec 3<&- 4>&-",
-                         dir) > 0);
+                         dir, dir) > 0);
     const char *argv[] = {"/bin/bash", "-c", s, NULL};
     cc_pf_child *c = cc_pf_start(argv, NULL, CC_PF_CHILD_FD34);
     assert_non_null(c);
@@ -139,7 +140,15 @@ static void fd34_and_end_line(void **state)
     assert_int_equal(st.st_size, 0);
     free(out);
     free(s);
-    assert_int_equal(system("pkill -f '^sleep 30$' || true"), 0);
+    /* the background sleep by its pid (a pattern could hit another test's sleep) */
+    snprintf(p, sizeof(p), "%s/bg.pid", dir);
+    FILE *f = fopen(p, "r");
+    int bg = 0;
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%d", &bg), 1);
+    fclose(f);
+    assert_true(bg > 0);
+    kill(bg, SIGTERM);
 }
 
 /* Without the end line, the same child's finish waits for EOF: the timeout (what the login probe
