@@ -9,6 +9,8 @@
 #                  ~/.cache/cudnnctl-test/wheels)
 #   --rounds N     rounds (default 3)
 #   --cores LIST   taskset CPU list for every timed command (default: all; e.g. 0,1 for 2 cores)
+#   --ab CLI       also url-ab: url-src with another cudnnctl binary (an A/B of the install path)
+#   --no-pip       leave out pip-src (pip's own download dominates it)
 #
 # Each round, each with a new target, cache and state (cold):
 #   uv        uv pip install --target T --no-deps --index-url LOOPBACK nvidia-cudnn-cuM==V
@@ -23,7 +25,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 wheel=${XDG_CACHE_HOME:-$HOME/.cache}/cudnnctl-test/wheels/nvidia_cudnn_cu13-9.19.0.56-py3-none-manylinux_2_27_x86_64.whl
-rounds=3 work="" build="$here/build" cores=""
+rounds=3 work="" build="$here/build" cores="" ab="" nopip=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --wheel) wheel=$2; shift 2 ;;
@@ -31,6 +33,8 @@ while [ $# -gt 0 ]; do
     --work) work=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --cores) cores=$2; shift 2 ;;
+    --ab) ab=$2; shift 2 ;;
+    --no-pip) nopip=1; shift ;;
     *) echo "wheel_bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -107,9 +111,13 @@ for r in $(seq "$rounds"); do
   D=$work/run-uv-$r
   run uv "$r" bash -c "'$uv' pip install -q --no-deps --target '$D/t' --cache-dir '$D/c' --index-url '$index' '$pkg==$ver'"
   D=$work/run-pip-src-$r
-  run pip-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' >/dev/null"
+  [ -n "$nopip" ] || run pip-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' >/dev/null"
   D=$work/run-url-src-$r
   run url-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --archive '$index/$pkg/$wname' --prefix '$D/p' >/dev/null"
+  if [ -n "$ab" ]; then
+    D=$work/run-url-ab-$r
+    run url-ab "$r" bash -c "'$ab' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --archive '$index/$pkg/$wname' --prefix '$D/p' >/dev/null"
+  fi
   D=$work/run-unzip-$r
   run unzip "$r" bash -c "unzip -q '$wheel' -d '$D/t'"
   D=$work/run-zip-1t-$r
@@ -128,7 +136,7 @@ med = {n: (st.median(w for w, _ in v), max(r for _, r in v)) for n, v in rows.it
 for n, (w, r) in med.items():
     print(f"  {n:8s} {w:7.2f} s   peak RSS {r/1024:6.1f} MiB")
 if "uv" in med:
-    for n in ("pip-src", "url-src"):
+    for n in ("pip-src", "url-src", "url-ab"):
         if n in med:
             print(f"  {n} / uv cold: {med[n][0] / med['uv'][0]:.2f}x")
 if "zip-1t" in med and "zip-all" in med:

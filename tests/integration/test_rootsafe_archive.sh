@@ -8,8 +8,9 @@
 #   - a zip that is hers, in a directory of root's: she rewrites its bytes in place.
 # Either way cudnnctl read a private copy (made before anything was hashed), so what lands in the
 # prefix is the genuine archive, byte for byte, the receipt's SHA-256 is the genuine one, and the
-# copy is gone afterwards. A zip downloaded over http is unpacked from the descriptor it was
-# verified through: renaming another file over its cache blob during the pause changes nothing;
+# copy is gone afterwards. A zip downloaded over http is unpacked as it lands from the very file
+# the download writes (one renamed over it is refused), or from the descriptor it was verified
+# through: renaming another file over its cache blob during the pause changes nothing;
 # a user whose cache others can write (mode 0777) gets the blob hashed again from that descriptor.
 set -euo pipefail
 . "$SOURCE_DIR/tests/integration/install_lib.sh"
@@ -119,19 +120,34 @@ grep -q GENUINE "$DLL" && ! grep -q ATTACKER "$DLL" || fail "in place: the attac
 [ "$(receipt_sha "$(json_get "$T/3.json" 'd["receipt"]["path"]')")" = "$ZSHA" ] || fail "in place: receipt SHA-256"
 no_copies
 
-# ---- 4. a zip over http: unpacked through the descriptor it was verified by ---------------------
+# ---- 4. a zip over http, unpacked as it downloads: the workers read the download's own file. A
+#         file renamed over it during the pause is noticed (not the file the download writes):
+#         refused, nothing installed, nothing committed to the cache under the genuine hash
 mkdir -p "$T/www"
 cp "$T/src/good.zip" "$T/www/$ZIP"
 start_httpd "$T/www"
 P4=$T/p4
 install_bg "$T/4.json" --archive "$U/$ZIP" --sha256 "$ZSHA" --platform windows-x86_64 --cuda 13 \
   --prefix "$P4"
+case $HELD in "$T/cache/"*.part) ;; *) fail "streamed: paused on $HELD, not on the download's part" ;; esac
+cp "$T/src/evil.zip" "$HELD.x" && mv -f "$HELD.x" "$HELD"
+set +e; wait $BG; rc=$?; set -e
+[ $rc -eq 9 ] && grep -q "was replaced" "$T/4.json.err" || { cat "$T/4.json.err" >&2; fail "streamed: a part replaced during the install: exit $rc, want 9"; }
+[ ! -e "$P4/cudnn-9.99.0.1-cuda13" ] || fail "streamed: a replaced part installed something"
+[ ! -e "$T/cache/blobs/sha256/$ZSHA" ] || fail "streamed: the replaced part went into the cache as the genuine blob"
+rm -rf "$T/cache"
+
+# ---- 4b. the same unpacked from the verified blob (the unpacked store copies files as they are
+#          written, so this install takes the verified-file way): renaming another file over the
+#          blob during the pause changes nothing, the descriptor it was verified by is read
+install_bg "$T/4b.json" --archive "$U/$ZIP" --sha256 "$ZSHA" --platform windows-x86_64 --cuda 13 \
+  --prefix "$P4" --link-mode copy
 [ "$HELD" = "$T/cache/blobs/sha256/$ZSHA" ] || fail "paused on $HELD, not on the cache blob"
 cp "$T/src/evil.zip" "$HELD.x" && mv -f "$HELD.x" "$HELD"
-finish_bg "$T/4.json"
+finish_bg "$T/4b.json"
 DLL=$P4/cudnn-9.99.0.1-cuda13/bin/cudnn64_9.dll
 grep -q GENUINE "$DLL" && ! grep -q ATTACKER "$DLL" || fail "download: the swapped blob was unpacked"
-[ "$(receipt_sha "$(json_get "$T/4.json" 'd["receipt"]["path"]')")" = "$ZSHA" ] || fail "download: receipt SHA-256"
+[ "$(receipt_sha "$(json_get "$T/4b.json" 'd["receipt"]["path"]')")" = "$ZSHA" ] || fail "download: receipt SHA-256"
 
 # ---- 5. eve's own install with a cache anyone can write: refused (the cache is not believed),
 #         the printed fix (chmod go-w) run, then it installs ------------------------------------

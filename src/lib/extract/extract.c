@@ -17,6 +17,7 @@
 #include "extract_limits.h"
 #include "extract_write.h"
 #include "extract_zip.h"
+#include "zip_int.h"
 #include "xfile.h"
 #include "internal.h"
 #include "layout.h"
@@ -490,7 +491,7 @@ static cudnnctl_err check_staging(cudnnctl_ctx *ctx, const char *dir, char **rea
 }
 
 /* Leave staging_dir empty again after a failure. */
-static void empty_staging(cudnnctl_ctx *ctx, const char *root)
+void cc_extract_empty_staging(cudnnctl_ctx *ctx, const char *root)
 {
     cc_pf_dir *d = cc_pf_opendir(root);
     if (!d)
@@ -623,12 +624,40 @@ out:
         cc_staging_free(out);
         if (root) {
             /* keep the recorded error: cleanup must not overwrite it */
-            empty_staging(ctx, root);
+            cc_extract_empty_staging(ctx, root);
         }
     }
     if (!o->has_fd && p.rd.file.fd >= 0)
         cc_pf_close(p.rd.file.fd);
     free(p.rd.file.buf);
+    free(expected);
+    free(root);
+    return rc;
+}
+
+cudnnctl_err cc_extract_zip_download(cudnnctl_ctx *ctx, const cc_extract_opts *o, cc_source *src,
+                                     const char *staging_dir, cc_staging *out)
+{
+    memset(out, 0, sizeof(*out));
+    const char *part = cc_source_part(src);
+    if (!o || o->read_fn || o->path || o->has_fd || o->on_file || !part)
+        return CC_ERR(ctx, CUDNNCTL_E_USAGE,
+                      "extract: a zip is unpacked as it downloads only from a download still "
+                      "arriving, with no reader, path, file or file hook of its own");
+    char *root = NULL;
+    cudnnctl_err rc = check_staging(ctx, staging_dir, &root);
+    if (rc)
+        return rc;
+    char *expected =
+        o->expected_top ? cc_strdup(o->expected_top) : cc_layout_expected_top(o->name_hint);
+    if (o->expected_top && !expected)
+        rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    else
+        rc = cc_extract_zip_stream(ctx, o, src, part, root, expected, out);
+    if (rc) {
+        cc_staging_free(out);
+        cc_extract_empty_staging(ctx, root);
+    }
     free(expected);
     free(root);
     return rc;

@@ -114,6 +114,20 @@ typedef struct {
     void *on_file_user;
 } cc_extract_opts;
 
+/* A zip still downloading (src: a download opened with keep_file; cc_source_part names the
+ * part it lands in), unpacked as its bytes land: each entry is judged from its local header as
+ * it arrives (the same checks, policy, limits and selection as cc_extract_file) and inflated on
+ * every core from the part, never past what the stream has delivered; then src is finished (its
+ * SHA-256 and size checked: a mismatch fails the whole, staging emptied) and the verified file's
+ * central directory is held against the entries unpacked. A zip that cannot be read as a stream
+ * (entry sizes after the data, links, bytes before the first entry, a directory that disagrees,
+ * a wheel whose file name is not a wheel's) or whose part another user could write is unpacked
+ * from the verified file as cc_extract_file does instead: the same result, later. o: name_hint
+ * and the limits, selection, content and threads of cc_extract_opts (no reader, path, fd or
+ * on_file). */
+cudnnctl_err cc_extract_zip_download(cudnnctl_ctx *ctx, const cc_extract_opts *o, cc_source *src,
+                                     const char *staging_dir, cc_staging *out);
+
 cudnnctl_err cc_extract_ex(cudnnctl_ctx *ctx, const cc_extract_opts *opts, const char *staging_dir,
                            cc_staging *out);
 

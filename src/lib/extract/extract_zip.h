@@ -14,4 +14,7 @@
 cudnnctl_err cc_extract_zip(cudnnctl_ctx *ctx, const cc_extract_opts *o, cc_pf_fd fd,
                             const char *root, const char *expected, cc_staging *out);
 
+/* Leave the staging dir root empty again (after a failure, before a second try). */
+void cc_extract_empty_staging(cudnnctl_ctx *ctx, const char *root);
+
 #endif

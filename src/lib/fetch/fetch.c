@@ -236,6 +236,8 @@ static cudnnctl_err open_part(dl *d, uint64_t *reuse, char **why)
                            s->path, cc_pf_last_error_text());
         return cc_pf_last_error();
     }
+    if (cc_source_note_part(s, d->fd, why) != 0)
+        return CUDNNCTL_E_UNTRUSTED;
     return CUDNNCTL_E_OK;
 }
 
@@ -348,7 +350,8 @@ void cc_fetch_thread(void *arg)
             why = cc_asprintf("cannot write the download to %s: %s", s->path,
                               cc_pf_last_error_text());
             rc = cc_pf_last_error();
-        }
+        } else if (cc_source_note_part(s, d.fd, &why) != 0)
+            rc = CUDNNCTL_E_UNTRUSTED;
     } else {
         rc = open_part(&d, &reuse, &why);
     }

@@ -597,6 +597,11 @@ cudnnctl_err cc_fetch_ranges(cc_source *s, uint64_t *have, int *fallback, char *
                          s->path, cc_pf_last_error_text()));
         goto out;
     }
+    char *replaced = NULL;
+    if (cc_source_note_part(s, r.wfd, &replaced) != 0) {
+        fail(&r, CUDNNCTL_E_UNTRUSTED, replaced);
+        goto out;
+    }
     if (have_side && have_part) {
         resume(&r, part_st.size);
     } else {

@@ -262,6 +262,22 @@ cudnnctl_err cc_source_status(const cc_source *s)
     return s->failed ? (s->perr ? s->perr : CUDNNCTL_E_GENERIC) : CUDNNCTL_E_OK;
 }
 
+const char *cc_source_part(const cc_source *s)
+{
+    return s->kind == CC_SRC_DOWNLOAD && !s->finished && !s->failed ? s->path : NULL;
+}
+
+int cc_source_part_is(cc_source *s, cc_pf_fd fd)
+{
+    cc_pf_stat_t st;
+    if (s->kind != CC_SRC_DOWNLOAD || cc_pf_fstat(fd, &st) != 0)
+        return 0;
+    cc_pf_mutex_lock(s->mu);
+    int same = s->part_known && s->part_dev == st.dev && s->part_ino == st.ino;
+    cc_pf_mutex_unlock(s->mu);
+    return same;
+}
+
 const char *cc_source_path(const cc_source *s)
 {
     return s->finished ? s->final_path : NULL;

@@ -65,6 +65,13 @@ const char *cc_source_path(const cc_source *src);
 /* The file the bytes are read from (the local file as given, the cache blob, the download's
  * part), from cc_source_open on: what a test swaps (cudnnctl_test.h). */
 const char *cc_source_file(const cc_source *src);
+/* A download still arriving: the cache part its bytes land in. Every byte cc_source_read has
+ * returned is in it already, at its offset in the stream (the download writes each byte there
+ * before it hands it over). NULL for a local file or a cache blob, and once finished or failed. */
+const char *cc_source_part(const cc_source *src);
+/* 1 when fd is the very file the download writes (the same file, not one renamed over its path
+ * since): what a reader of the part checks before it believes the bytes there are the stream's. */
+int cc_source_part_is(cc_source *src, cc_pf_fd fd);
 /* With opts.keep_file, after a successful cc_source_finish: the open file holding exactly the
  * verified bytes, at offset 0 — the descriptor they were hashed from (a download: hashed again
  * from it) — now the caller's to close. -1 (ctx error) otherwise. A local archive another user

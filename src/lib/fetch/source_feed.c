@@ -57,6 +57,30 @@ void cc_source_received(cc_source *s, uint64_t total)
     }
 }
 
+int cc_source_note_part(cc_source *s, cc_pf_fd fd, char **why)
+{
+    cc_pf_stat_t st;
+    if (cc_pf_fstat(fd, &st) != 0) {
+        *why =
+            cc_asprintf("cannot read the download's file %s: %s", s->path, cc_pf_last_error_text());
+        return -1;
+    }
+    cc_pf_mutex_lock(s->mu);
+    int same = !s->part_known || (s->part_dev == st.dev && s->part_ino == st.ino);
+    if (!s->part_known) {
+        s->part_known = 1;
+        s->part_dev = st.dev;
+        s->part_ino = st.ino;
+    }
+    cc_pf_mutex_unlock(s->mu);
+    if (!same)
+        *why = cc_asprintf("the download's file %s was replaced by another while it downloaded; "
+                           "someone else writes the cache dir: nothing was installed. Fix: use "
+                           "a cache dir only you can write (--cache-dir DIR)",
+                           s->path);
+    return same ? 0 : -1;
+}
+
 int cc_source_deliver(cc_source *s, const void *data, size_t len)
 {
     if (cc_cancel_requested(s->ctx))

@@ -56,6 +56,8 @@ struct cc_source {
     uint64_t received; /* bytes of the download on disk, in any order (ranges arrive out of
                           order): what the progress shows, not only the in-order part */
     uint64_t received_wake_ms; /* producer-owned: when the consumer was last woken for it */
+    int part_known;            /* the file the download writes: set by cc_source_note_part */
+    uint64_t part_dev, part_ino;
 
     /* consumer side */
     uint64_t consumed;
@@ -82,6 +84,10 @@ void cc_source_push_event(cc_source *s, cudnnctl_event_kind kind, char *text_own
 /* The download now holds `total` bytes on disk (any order); wakes a consumer blocked on the
  * in-order part at most every 100 ms so that it reports the progress. */
 void cc_source_received(cc_source *s, uint64_t total);
+/* The producer opened fd to write the download's part: the first such file is the part (its
+ * identity kept for cc_source_part_is); 0, or -1 with *why when fd is another file than the first
+ * (the part was replaced while it downloaded) or cannot be read. */
+int cc_source_note_part(cc_source *s, cc_pf_fd fd, char **why);
 /* Hash, count and hand bytes to the consumer; -1 when the consumer has gone. */
 int cc_source_deliver(cc_source *s, const void *data, size_t len);
 

@@ -28,11 +28,22 @@ static void archive_held(cudnnctl_ctx *ctx, const cc_source *src)
 
 /* A zip needs its central directory: verified first (hashed as it is read or lands), then
  * unpacked from the very file that was hashed — by descriptor, never by path again (a swap of
- * the path in between changes nothing; docs/security.md, "Running as root"). */
+ * the path in between changes nothing; docs/security.md, "Running as root"). A download is
+ * unpacked as it lands instead (its entries from the part the bytes were hashed into, the
+ * directory checked at the end: cc_extract_zip_download), unless the unpacked store copies the
+ * files as they are written. */
 static cudnnctl_err extract_zip(cudnnctl_ctx *ctx, cc_source *src, cc_extract_opts *xo,
                                 const char *staging, cc_staging *st, char digest[65],
                                 uint64_t *size)
 {
+    if (!xo->on_file && cc_source_part(src)) {
+        archive_held(ctx, src);
+        cudnnctl_err rc = cc_extract_zip_download(ctx, xo, src, staging, st);
+        if (rc == CUDNNCTL_E_OK)
+            rc = cc_source_finish(src, digest, size); /* done already: the digest */
+        cc_source_close(src);
+        return rc;
+    }
     cudnnctl_err rc = cc_source_finish(src, digest, size);
     cc_pf_fd fd = rc == CUDNNCTL_E_OK ? cc_source_take_file(src) : -1;
     if (rc == CUDNNCTL_E_OK && fd < 0)
