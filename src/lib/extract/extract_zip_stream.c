@@ -20,11 +20,16 @@
 #include "source.h"
 #include "zip_int.h"
 
+/* A worker ahead of the download waits for this many bytes more before it reads again: one
+ * wake-up per batch, not one per network read. */
+#define VIEW_BATCH (512u * 1024u)
+
 typedef struct {
     cc_zrun z;
     cc_source *src;
     cc_pf_cond *moved; /* mark, eof, the queue or a failure changed (under z.mu) */
     uint64_t mark;     /* bytes of the stream read: [0, mark) lie in the part, hashed */
+    uint64_t want;     /* the least mark a waiting worker waits for (UINT64_MAX: none) */
     int eof;           /* the stream is read to its end */
     cc_zjob **queue;   /* files to write, in the order they arrive */
     size_t qn, qcap, qnext;
@@ -35,12 +40,16 @@ typedef struct {
 } zstream;
 
 /* ---- the stream, read by the caller's thread ------------------------------------------------ */
+/* The stream moved on by n bytes: a worker is woken only once what it waits for is there. */
 static void publish(zstream *s, uint64_t n, int eof)
 {
     cc_pf_mutex_lock(s->z.mu);
     s->mark += n;
     s->eof |= eof;
-    cc_pf_cond_broadcast(s->moved);
+    if (s->eof || s->z.failed || s->mark >= s->want) {
+        s->want = UINT64_MAX; /* the woken ones say again what they wait for */
+        cc_pf_cond_broadcast(s->moved);
+    }
     cc_pf_mutex_unlock(s->z.mu);
 }
 
@@ -58,12 +67,27 @@ static la_ssize_t scan_read(struct archive *a, void *user, const void **out)
     return (la_ssize_t)n;
 }
 
+/* Entry data the scan does not need: gone past without reading it back from the part. */
+static la_int64_t scan_skip(struct archive *a, void *user, la_int64_t request)
+{
+    zstream *s = user;
+    size_t ask = request < (la_int64_t)CC_XFILE_BLOCK ? (size_t)request : CC_XFILE_BLOCK;
+    long long n = request > 0 ? cc_source_skip(s->src, s->buf, ask) : 0;
+    if (n < 0) {
+        s->src_failed = 1;
+        archive_set_error(a, EIO, "the download failed");
+        return ARCHIVE_FATAL;
+    }
+    publish(s, (uint64_t)n, n == 0 && request > 0);
+    return n;
+}
+
 /* The rest of the stream (after the last entry: the central directory), for the workers' view
  * to reach its end. */
 static void drain(zstream *s)
 {
     long long n;
-    while (!s->eof && (n = cc_source_read(s->src, s->buf, CC_XFILE_BLOCK)) >= 0)
+    while (!s->eof && (n = cc_source_skip(s->src, s->buf, CC_XFILE_BLOCK)) >= 0)
         publish(s, (uint64_t)n, n == 0);
     if (!s->eof)
         s->src_failed = 1;
@@ -136,6 +160,7 @@ static void scan(zstream *s, cc_xcheck *x, cc_xlimits *lim, cc_xwriter *mw)
     } else {
         archive_read_support_format_zip_streamable(a);
         archive_read_set_read_callback(a, scan_read);
+        archive_read_set_skip_callback(a, scan_skip);
         archive_read_set_callback_data(a, s);
         if (archive_read_open1(a) != ARCHIVE_OK && !s->src_failed) {
             s->not_stream = "it does not start with an entry";
@@ -179,10 +204,13 @@ static la_ssize_t view_read(struct archive *a, void *user, const void **out)
 {
     zworker *w = user;
     zstream *s = w->s;
-    uint64_t at = w->base + w->pos;
+    uint64_t at = w->base + w->pos, enough = at + VIEW_BATCH;
     cc_pf_mutex_lock(s->z.mu);
-    while (s->mark <= at && !s->eof && !s->z.failed)
+    while (s->mark < enough && !s->eof && !s->z.failed) {
+        if (enough < s->want)
+            s->want = enough;
         cc_pf_cond_wait(s->moved, s->z.mu, 0);
+    }
     uint64_t avail = s->mark > at ? s->mark - at : 0;
     int failed = s->z.failed;
     cc_pf_mutex_unlock(s->z.mu);
@@ -217,6 +245,10 @@ static int write_streamed(zworker *w, cc_zjob *j)
     w->pos = 0;
     w->out.a = a;
     archive_read_support_format_zip_streamable(a);
+    /* the whole download is checked against its SHA-256 before anything goes live: each
+     * entry's CRC-32 would check the same bytes a second time */
+    if (cc_source_has_sha256(w->s->src))
+        (void)archive_read_set_options(a, "zip:ignorecrc32");
     archive_read_set_read_callback(a, view_read);
     archive_read_set_callback_data(a, w);
     int h = archive_read_open1(a) == ARCHIVE_OK ? archive_read_next_header(a, &ae) : ARCHIVE_FATAL;
@@ -454,7 +486,8 @@ cudnnctl_err cc_extract_zip_stream(cudnnctl_ctx *ctx, const cc_extract_opts *o, 
                                    cc_staging *out)
 {
     zstream s = {.z = {.ctx = ctx, .o = o, .root = root, .expected = expected, .fd = -1},
-                 .src = src};
+                 .src = src,
+                 .want = UINT64_MAX};
     cc_zrun *z = &s.z;
     const char *hint = o->name_hint ? o->name_hint : "";
     cc_pf_fd fd = -1;

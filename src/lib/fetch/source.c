@@ -235,8 +235,9 @@ static long long source_read(cc_source *s, void *buf, size_t len, int discard)
             continue;
         }
         if (n == CC_RING_IN_FILE && discard) {
-            cc_ring_read_from_file(s->ring, avail);
-            n = avail > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)avail;
+            uint64_t k = avail < len ? avail : len;
+            cc_ring_read_from_file(s->ring, k);
+            n = k > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)k;
         } else if (n == CC_RING_IN_FILE && (n = read_spilled(s, buf, len, off, avail)) < 0) {
             return -1;
         }
@@ -255,6 +256,16 @@ static long long source_read(cc_source *s, void *buf, size_t len, int discard)
 long long cc_source_read(cc_source *s, void *buf, size_t len)
 {
     return source_read(s, buf, len, 0);
+}
+
+long long cc_source_skip(cc_source *s, void *scratch, size_t len)
+{
+    return source_read(s, scratch, len, 1);
+}
+
+int cc_source_has_sha256(const cc_source *s)
+{
+    return s->have_expected;
 }
 
 cudnnctl_err cc_source_status(const cc_source *s)
@@ -458,6 +469,13 @@ cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_sourc
     /* every downloaded byte lands in the part before it is handed over: the network never
      * waits for the decoder (a local file or cache blob keeps the blocking ring, so that the
      * bytes decoded are the very bytes hashed) */
+    if (o->read_from_part) { /* a ring of one byte: every write spills */
+        cc_ring_free(s->ring);
+        if (!(s->ring = cc_ring_new(1))) {
+            rc = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+            goto out;
+        }
+    }
     cc_ring_enable_spill(s->ring);
     /* without the cache a download still lands in the cache dir (zip extraction needs the file)
      * but under a private name, and it is removed again at close */

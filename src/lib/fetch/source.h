@@ -40,6 +40,10 @@ typedef struct {
     /* Hold the verified file open after cc_source_finish, for cc_source_take_file (a zip: its
      * extraction seeks, so it reads the file, which must be the one that was hashed). */
     int keep_file;
+    /* A download hands its bytes over through its part alone, the ring holding none: for a
+     * consumer that reads the part itself (a zip unpacked as it downloads), so that no byte is
+     * copied into the ring and out again. A local file or cache blob is read as always. */
+    int read_from_part;
     /* NULL, or the Accept header's media types (a PEP 691 package index page) */
     const char *accept;
 } cc_source_opts;
@@ -55,6 +59,11 @@ typedef struct {
 cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *opts, cc_source **out);
 /* Read up to len bytes; 0 at end of stream; -1 on error (ctx has the error). */
 long long cc_source_read(cc_source *src, void *buf, size_t len);
+/* Go past up to len bytes of the stream without needing them: those only in the download's part
+ * are not read back; those in the ring land in scratch (len bytes). As cc_source_read returns. */
+long long cc_source_skip(cc_source *src, void *scratch, size_t len);
+/* 1 when the bytes are checked against a SHA-256 at the end (opts.expected_sha256). */
+int cc_source_has_sha256(const cc_source *src);
 /* Drain to the end (if the consumer stopped early), then check size and SHA-256.
  * HASH_MISMATCH / SIZE_MISMATCH move the bad bytes to the quarantine dir and name both hashes
  * (a local file given by the user is left where it is).

@@ -193,6 +193,7 @@ static cudnnctl_err decode(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
     so.sha256_from_user = o->sha256 != NULL;
     /* NVIDIA's Windows archives and its wheels (a zip too) */
     so.keep_file = cc_str_iends(c->file_name, ".zip") || cc_str_iends(c->file_name, ".whl");
+    so.read_from_part = so.keep_file && !fill; /* a zip download: unpacked as it lands */
     /* into a CUDA tree only cuDNN's own files; bombs refused on their headers (extract.h) */
     cc_extract_opts xo = {.name_hint = c->file_name, .archive_size = c->size,
                           .max_unpacked = o->max_unpacked, .components = c->components,
