@@ -11,6 +11,8 @@
 #   --cores LIST   taskset CPU list for every timed command (default: all; e.g. 0,1 for 2 cores)
 #   --ab CLI       also url-ab: url-src with another cudnnctl binary (an A/B of the install path)
 #   --no-pip       leave out pip-src (pip's own download dominates it)
+#   --link-rate B  serve through tests/tools/httpd.py as one link of B bytes/s (default: python3
+#                  -m http.server, unpaced)
 #
 # Each round, each with a new target, cache and state (cold):
 #   uv        uv pip install --target T --no-deps --index-url LOOPBACK nvidia-cudnn-cuM==V
@@ -25,7 +27,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 wheel=${XDG_CACHE_HOME:-$HOME/.cache}/cudnnctl-test/wheels/nvidia_cudnn_cu13-9.19.0.56-py3-none-manylinux_2_27_x86_64.whl
-rounds=3 work="" build="$here/build" cores="" ab="" nopip=""
+rounds=3 work="" build="$here/build" cores="" ab="" nopip="" rate=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --wheel) wheel=$2; shift 2 ;;
@@ -35,6 +37,7 @@ while [ $# -gt 0 ]; do
     --cores) cores=$2; shift 2 ;;
     --ab) ab=$2; shift 2 ;;
     --no-pip) nopip=1; shift ;;
+    --link-rate) rate=$2; shift 2 ;;
     *) echo "wheel_bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -56,12 +59,26 @@ fi
 uv=$work/venv/bin/uv
 echo "uv: $($uv --version)"
 
-# the loopback index
+# the loopback index: python3 -m http.server, or with --link-rate tests/tools/httpd.py pacing
+# every connection together as one link of that rate (a project page as index.html; the wheel
+# copied in: it serves no links out of its root)
 mkdir -p "$work/idx/simple/$pkg"
-ln -sf "$wheel" "$work/idx/simple/$pkg/$wname"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-(cd "$work/idx" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
-srv=$!
+if [ -n "$rate" ]; then
+  rm -f "$work/idx/simple/$pkg/$wname" "$work/port"
+  cp -l "$wheel" "$work/idx/simple/$pkg/$wname" 2>/dev/null || cp "$wheel" "$work/idx/simple/$pkg/$wname"
+  printf '<!DOCTYPE html><html><body><a href="%s">%s</a></body></html>\n' "$wname" "$wname" \
+    >"$work/idx/simple/$pkg/index.html"
+  python3 "$here/tests/tools/httpd.py" --root "$work/idx" --port-file "$work/port" \
+    --link-rate "$rate" --max-lifetime 7200 >/dev/null 2>&1 &
+  srv=$!
+  for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
+  port=$(cat "$work/port")
+else
+  ln -sf "$wheel" "$work/idx/simple/$pkg/$wname"
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  (cd "$work/idx" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
+  srv=$!
+fi
 trap 'kill $srv 2>/dev/null || true' EXIT
 sleep 1
 index=http://127.0.0.1:$port/simple

@@ -168,6 +168,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "plainhttp":
             return self.status(302, [("Location", f"http://127.0.0.1:{opts.get('arg', 80)}{path}")])
         full = os.path.realpath(os.path.join(self.server.root, path.lstrip("/")))
+        if os.path.isdir(full) and os.path.isfile(os.path.join(full, "index.html")):
+            full = os.path.join(full, "index.html")  # a simple package index's project page
         if not full.startswith(self.server.root + os.sep) or not os.path.isfile(full):
             return self.status(404, body=b"not found\n")
         size = os.path.getsize(full)
@@ -194,7 +196,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 start = min(size - 1, start + shift)
                 end = min(size, end + shift)
         length = end - start
-        headers = [("Content-Type", "application/octet-stream"), ("Accept-Ranges", "bytes")]
+        ctype = "text/html" if full.endswith(".html") else "application/octet-stream"
+        headers = [("Content-Type", ctype), ("Accept-Ranges", "bytes")]
         announced = length
         if mode == "badlen":
             announced = max(0, length + opts.get("arg", 1000))
