@@ -236,16 +236,7 @@ static cudnnctl_err write_all(zfile *f)
         cc_log(z->ctx, CUDNNCTL_LOG_DEBUG, "extract: %zu files on %u thread(s)", f->n_order, nt);
         run_workers(f, ws, nt);
     }
-    if (!cc_zip_failed(z) && cc_zip_make_links(z, mw) != 0)
-        cc_zip_writer_failed(z, mw);
-    if (mw)
-        cc_zip_finish_writer(z, mw);
-    char *err = NULL;
-    if (z->syncer && !cc_zip_failed(z) && cc_syncer_finish(z->syncer, &err) != 0)
-        cc_zip_fail(z, CUDNNCTL_E_IO,
-                    cc_asprintf("flushing the staged files to disk failed: %s; check the disk",
-                                err ? err : "?"));
-    free(err);
+    cc_zip_end_writing(z, mw);
     cc_syncer_free(z->syncer);
     z->syncer = NULL;
     free(ws);

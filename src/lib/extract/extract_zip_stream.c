@@ -428,16 +428,8 @@ static cudnnctl_err finish_stream(zstream *s, cc_xcheck *x, cc_xwriter **mw, cc_
         s->not_stream = held > 0 ? "its central directory does not list what it streamed" : NULL;
         return held > 0 ? CUDNNCTL_E_UNSUPPORTED : cudnnctl_last_error(z->ctx)->code;
     }
-    if (cc_zip_make_links(z, *mw) != 0)
-        cc_zip_writer_failed(z, *mw);
-    cc_zip_finish_writer(z, *mw);
+    cc_zip_end_writing(z, *mw);
     *mw = NULL;
-    char *err = NULL;
-    if (z->syncer && !cc_zip_failed(z) && cc_syncer_finish(z->syncer, &err) != 0)
-        cc_zip_fail(z, CUDNNCTL_E_IO,
-                    cc_asprintf("flushing the staged files to disk failed: %s; check the disk",
-                                err ? err : "?"));
-    free(err);
     cc_layout layout = CC_LAYOUT_UNKNOWN;
     char *detail = NULL;
     if ((rc = cc_zip_result(z)) == CUDNNCTL_E_OK &&

@@ -89,6 +89,9 @@ cudnnctl_err cc_zip_bad(cc_zrun *z, struct archive *a, const char *where);
 /* The dirs job j lives in (outer first; j itself when a dir), each once (made: those so far). */
 int cc_zip_make_dirs_of(cc_zrun *z, cc_xwriter *w, cc_strv *made, const cc_zjob *j);
 int cc_zip_make_links(cc_zrun *z, cc_xwriter *w);
+/* After the files: the links (through mw, then finished and freed), every staged file flushed
+ * (the syncer's finish); a failure becomes the run's. */
+void cc_zip_end_writing(cc_zrun *z, cc_xwriter *mw);
 /* A writer's failure as the run's. */
 void cc_zip_writer_failed(cc_zrun *z, cc_xwriter *w);
 /* Wait for what w still has queued (unless the run already failed), then free it. */

@@ -156,6 +156,20 @@ int cc_zip_make_links(cc_zrun *z, cc_xwriter *w)
     return 0;
 }
 
+void cc_zip_end_writing(cc_zrun *z, cc_xwriter *mw)
+{
+    if (mw && !cc_zip_failed(z) && cc_zip_make_links(z, mw) != 0)
+        cc_zip_writer_failed(z, mw);
+    if (mw)
+        cc_zip_finish_writer(z, mw);
+    char *err = NULL;
+    if (z->syncer && !cc_zip_failed(z) && cc_syncer_finish(z->syncer, &err) != 0)
+        cc_zip_fail(z, CUDNNCTL_E_IO,
+                    cc_asprintf("flushing the staged files to disk failed: %s; check the disk",
+                                err ? err : "?"));
+    free(err);
+}
+
 /* ---- one entry's data --------------------------------------------------------------------- */
 static int add_bytes(cc_zwriters *w, size_t len)
 {
