@@ -69,7 +69,7 @@ if [ -n "$rate" ]; then
   printf '<!DOCTYPE html><html><body><a href="%s">%s</a></body></html>\n' "$wname" "$wname" \
     >"$work/idx/simple/$pkg/index.html"
   python3 "$here/tests/tools/httpd.py" --root "$work/idx" --port-file "$work/port" \
-    --link-rate "$rate" --max-lifetime 7200 >/dev/null 2>&1 &
+    --link-rate "$rate" --dir-index --max-lifetime 7200 >/dev/null 2>&1 &
   srv=$!
   for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
   port=$(cat "$work/port")

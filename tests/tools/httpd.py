@@ -4,7 +4,7 @@ a request log, and fault modes, for cudnnctl's fetch and install tests and bench
 
 Start:  httpd.py --root DIR --port-file FILE [--log FILE] [--tls-cert C --tls-key K]
                  [--throttle BYTES_PER_S] [--link-rate BYTES_PER_S] [--max-lifetime S]
-                 [--parent PID | --watch PID]
+                 [--parent PID | --watch PID] [--dir-index]
 --throttle paces every response (connection) on its own; --link-rate paces all of them together,
 as one shared link (both paced: time a slow reader leaves unused is lost).
 The port (picked by the OS) is written to --port-file once the server listens. The server exits
@@ -64,6 +64,7 @@ class Server(http.server.ThreadingHTTPServer):
         super().__init__(addr, handler)
         self.args = args
         self.root = os.path.realpath(args.root)
+        self.dir_index = args.dir_index
         self.ssl_ctx = None
         if args.tls_cert:
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -168,7 +169,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "plainhttp":
             return self.status(302, [("Location", f"http://127.0.0.1:{opts.get('arg', 80)}{path}")])
         full = os.path.realpath(os.path.join(self.server.root, path.lstrip("/")))
-        if os.path.isdir(full) and os.path.isfile(os.path.join(full, "index.html")):
+        if self.server.dir_index and os.path.isdir(full) and \
+                os.path.isfile(os.path.join(full, "index.html")):
             full = os.path.join(full, "index.html")  # a simple package index's project page
         if not full.startswith(self.server.root + os.sep) or not os.path.isfile(full):
             return self.status(404, body=b"not found\n")
@@ -341,6 +343,8 @@ def main():
     ap.add_argument("--link-rate", type=int, default=0,
                     help="bytes/s for all responses together (a shared link)")
     ap.add_argument("--max-lifetime", type=float, default=900)
+    ap.add_argument("--dir-index", action="store_true",
+                    help="a directory answers with its index.html (a simple package index)")
     ap.add_argument("--parent", type=int, default=0,
                     help="exit when this process ends (default: the parent process)")
     ap.add_argument("--watch", type=int, default=0,
