@@ -354,12 +354,14 @@ static void run_stream(zstream *s, const char *part, cc_xcheck *x, cc_xlimits *l
     cc_zrun *z = &s->z;
     unsigned nt = worker_count(z->o);
     zworker *ws = calloc(nt, sizeof(*ws));
+    unsigned n_set = 0; /* ws[0..n_set) set up (fd opened or -1); calloc's zeros after them */
     z->big = cc_zip_big_entry_size(z, nt, z->o->archive_size);
     for (unsigned i = 0; ws && i < nt; i++) {
         ws[i] = (zworker){.out = {.z = z, .w = cc_zip_writer_new(z)},
                           .s = s,
                           .fd = cc_pf_open(part, CC_PF_O_RDONLY, 0),
                           .buf = malloc(CC_XFILE_BLOCK)};
+        n_set = i + 1;
         if (ws[i].fd >= 0 && !cc_source_part_is(s->src, ws[i].fd)) {
             cc_zip_fail(z, CUDNNCTL_E_UNTRUSTED, replaced(part));
             break;
@@ -380,7 +382,7 @@ static void run_stream(zstream *s, const char *part, cc_xcheck *x, cc_xlimits *l
     if (cc_zip_failed(z))
         close_queue(s);
     scan(s, x, lim, mw);
-    for (unsigned i = 0; ws && i < nt; i++) {
+    for (unsigned i = 0; i < n_set; i++) {
         if (ws[i].thread)
             cc_pf_thread_join(ws[i].thread);
         cc_zip_finish_writer(z, ws[i].out.big);
