@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "str.h"
 
 /* "libcudnn_ops.so", "libcudnn.so.9", "libcudnn_cnn.so.9.19.0", "libcudnn_ops_static_v9.a" */
@@ -111,4 +112,20 @@ const char *cc_content_allowlist_text(int is_zip)
                     "(lib/x64) and LICENSE"
                   : "include/cudnn*.h, lib/libcudnn*.so* and lib/libcudnn*.a (lib64/ or "
                     "targets/<arch>/lib/ under cuda/ in <= 8.2) and LICENSE";
+}
+
+cudnnctl_err cc_content_check(cudnnctl_ctx *ctx, int mode, const char *name, const cc_xentry *e,
+                              int is_zip)
+{
+    const char *why = NULL;
+    if (mode != CC_CONTENT_CUDA_TREE || !e->mapped ||
+        cc_content_allowed(e->mapped, e->type, e->type == CC_XE_SYMLINK ? e->link_text : NULL,
+                           is_zip, &why) == 0)
+        return CUDNNCTL_E_OK;
+    CC_RET_ERR(ctx, CUDNNCTL_E_UNSAFE_ARCHIVE,
+               "refused archive entry '%s' (it would land as %s in the CUDA tree): %s. Into a "
+               "CUDA tree a cuDNN archive may only bring %s; nothing was installed. An archive "
+               "with other files is not NVIDIA's cuDNN archive: use NVIDIA's, or install it "
+               "into a prefix of its own with --prefix DIR",
+               name, e->mapped, why, cc_content_allowlist_text(is_zip));
 }

@@ -1,6 +1,6 @@
 /* content_policy.h: what a cuDNN archive may put into a CUDA toolkit tree (docs/security.md,
  * "Content policy"). Applied to every entry, after the path checks and the layout mapping, when
- * the target is a CUDA tree; a prefix keeps the archive's own tree. Pure, no I/O. */
+ * the target is a CUDA tree; a prefix keeps the archive's own tree. No I/O. */
 #ifndef CC_CONTENT_POLICY_H
 #define CC_CONTENT_POLICY_H
 
@@ -24,5 +24,11 @@ int cc_content_allowed(const char *staged, cc_xentry_type type, const char *link
 
 /* The allowlist in words, for error messages. */
 const char *cc_content_allowlist_text(int is_zip);
+
+/* The policy for entry e (name: as the archive stores it) under mode (cc_content_mode): OK, or
+ * CUDNNCTL_E_UNSAFE_ARCHIVE recorded on ctx naming the entry, where it would land, the rule, the
+ * allowlist and the fix. The only function here that touches a ctx. */
+cudnnctl_err cc_content_check(cudnnctl_ctx *ctx, int mode, const char *name, const cc_xentry *e,
+                              int is_zip);
 
 #endif

@@ -382,16 +382,9 @@ static cudnnctl_err open_archive(pass *p, struct archive **out)
  * is written. */
 static cudnnctl_err entry_policy(pass *p, struct archive_entry *ae, const cc_xentry *e)
 {
-    const char *why = NULL;
-    if (p->o->content == CC_CONTENT_CUDA_TREE && e->mapped &&
-        cc_content_allowed(e->mapped, e->type, e->type == CC_XE_SYMLINK ? e->link_text : NULL,
-                           p->is_zip, &why) != 0)
-        CC_RET_ERR(p->ctx, CUDNNCTL_E_UNSAFE_ARCHIVE,
-                   "refused archive entry '%s' (it would land as %s in the CUDA tree): %s. Into a "
-                   "CUDA tree a cuDNN archive may only bring %s; nothing was installed. An "
-                   "archive with other files is not NVIDIA's cuDNN archive: use NVIDIA's, or "
-                   "install it into a prefix of its own with --prefix DIR",
-                   e->name, e->mapped, why, cc_content_allowlist_text(p->is_zip));
+    cudnnctl_err rc = cc_content_check(p->ctx, p->o->content, e->name, e, p->is_zip);
+    if (rc)
+        return rc;
     if (e->type != CC_XE_FILE)
         return CUDNNCTL_E_OK;
     int64_t declared = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : -1;

@@ -170,16 +170,6 @@ static void worker_main(void *arg)
     w->out.a = NULL;
 }
 
-static unsigned thread_count(const zfile *f)
-{
-    unsigned t = f->z.o->threads ? f->z.o->threads : cc_pf_ncpu();
-    if (t > CC_ZIP_MAX_THREADS)
-        t = CC_ZIP_MAX_THREADS;
-    if (t > f->n_order)
-        t = (unsigned)f->n_order;
-    return t ? t : 1;
-}
-
 /* Start the workers (the caller's thread is one of them), wait for them all, close each
  * writer. A worker that cannot be started leaves its share to the others. */
 static void run_workers(zfile *f, zworker *ws, unsigned nt)
@@ -218,7 +208,7 @@ static cudnnctl_err write_all(zfile *f)
     cc_zrun *z = &f->z;
     z->syncer = cc_syncer_new(); /* NULL: the commit syncs everything itself */
     cc_xwriter *mw = cc_xwriter_new(z->root, 0);
-    unsigned nt = thread_count(f);
+    unsigned nt = cc_zip_threads(z->o, f->n_order);
     zworker *ws = calloc(nt, sizeof(*ws));
     cc_strv made = {0};
     if (!mw || !ws)

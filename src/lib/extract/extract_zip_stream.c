@@ -342,17 +342,26 @@ static char *replaced(const char *what)
                        what);
 }
 
-static unsigned worker_count(const cc_extract_opts *o)
+/* The source finished (its SHA-256 and size checked) and its verified file in *fd (kept when
+ * already taken), which must be the very file the download wrote. */
+static cudnnctl_err take_verified(cudnnctl_ctx *ctx, cc_source *src, cc_pf_fd *fd)
 {
-    unsigned t = o->threads ? o->threads : cc_pf_ncpu();
-    return t > CC_ZIP_MAX_THREADS ? CC_ZIP_MAX_THREADS : t ? t : 1;
+    cudnnctl_err rc = cc_source_finish(src, NULL, NULL);
+    if (rc == CUDNNCTL_E_OK && *fd < 0 && (*fd = cc_source_take_file(src)) < 0)
+        rc = cudnnctl_last_error(ctx)->code;
+    if (rc == CUDNNCTL_E_OK && !cc_source_part_is(src, *fd)) {
+        char *m = replaced(cc_source_path(src));
+        rc = CC_ERR(ctx, CUDNNCTL_E_UNTRUSTED, "%s", m ? m : "out of memory");
+        free(m);
+    }
+    return rc;
 }
 
 /* Start the workers, scan the stream in this thread, wait for them, close their writers. */
 static void run_stream(zstream *s, const char *part, cc_xcheck *x, cc_xlimits *lim, cc_xwriter *mw)
 {
     cc_zrun *z = &s->z;
-    unsigned nt = worker_count(z->o);
+    unsigned nt = cc_zip_threads(z->o, SIZE_MAX);
     zworker *ws = calloc(nt, sizeof(*ws));
     unsigned n_set = 0; /* ws[0..n_set) set up (fd opened or -1); calloc's zeros after them */
     z->big = cc_zip_big_entry_size(z, nt, z->o->archive_size);
@@ -416,15 +425,8 @@ static cudnnctl_err finish_stream(zstream *s, cc_xcheck *x, cc_xwriter **mw, cc_
         cc_err_restore(z->ctx, &saved, NULL);
         return rc;
     }
-    if ((rc = cc_source_finish(s->src, NULL, NULL)) != CUDNNCTL_E_OK ||
-        (*fd = cc_source_take_file(s->src)) < 0)
-        return rc ? rc : cudnnctl_last_error(z->ctx)->code;
-    if (!cc_source_part_is(s->src, *fd)) {
-        char *m = replaced(cc_source_path(s->src));
-        rc = CC_ERR(z->ctx, CUDNNCTL_E_UNTRUSTED, "%s", m ? m : "out of memory");
-        free(m);
+    if ((rc = take_verified(z->ctx, s->src, fd)) != CUDNNCTL_E_OK)
         return rc;
-    }
     int held = hold_directory(s, *fd);
     if (held != 0) {
         s->not_stream = held > 0 ? "its central directory does not list what it streamed" : NULL;
@@ -506,14 +508,7 @@ cudnnctl_err cc_extract_zip_stream(cudnnctl_ctx *ctx, const cc_extract_opts *o, 
                s.not_stream);
         cc_staging_free(out);
         cc_extract_empty_staging(ctx, root);
-        rc = cc_source_finish(src, NULL, NULL);
-        if (rc == CUDNNCTL_E_OK && fd < 0 && (fd = cc_source_take_file(src)) < 0)
-            rc = cudnnctl_last_error(ctx)->code;
-        if (rc == CUDNNCTL_E_OK && !cc_source_part_is(src, fd)) {
-            char *m = replaced(cc_source_path(src));
-            rc = CC_ERR(ctx, CUDNNCTL_E_UNTRUSTED, "%s", m ? m : "out of memory");
-            free(m);
-        }
+        rc = take_verified(ctx, src, &fd);
         if (rc == CUDNNCTL_E_OK)
             rc = cc_extract_zip(ctx, o, fd, root, expected, out);
     }

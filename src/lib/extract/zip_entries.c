@@ -174,16 +174,8 @@ cudnnctl_err cc_zip_judge(cc_zrun *z, cc_xcheck *x, cc_xlimits *lim, cc_zjob *j)
         free(detail);
         return c;
     }
-    const char *why = NULL;
-    if (z->o->content == CC_CONTENT_CUDA_TREE && j->e.mapped &&
-        cc_content_allowed(j->e.mapped, j->type, j->type == CC_XE_SYMLINK ? j->e.link_text : NULL,
-                           z->windows, &why) != 0)
-        CC_RET_ERR(z->ctx, CUDNNCTL_E_UNSAFE_ARCHIVE,
-                   "refused archive entry '%s' (it would land as %s in the CUDA tree): %s. Into a "
-                   "CUDA tree a cuDNN archive may only bring %s; nothing was installed. An "
-                   "archive with other files is not NVIDIA's cuDNN archive: use NVIDIA's, or "
-                   "install it into a prefix of its own with --prefix DIR",
-                   j->stored, j->e.mapped, why, cc_content_allowlist_text(z->windows));
+    if ((c = cc_content_check(z->ctx, z->o->content, j->stored, &j->e, z->windows)) != 0)
+        return c;
     if (j->type == CC_XE_HARDLINK)
         CC_RET_ERR(z->ctx, CUDNNCTL_E_UNSUPPORTED,
                    "the zip archive hard-links '%s': NVIDIA's zips carry none; use NVIDIA's "

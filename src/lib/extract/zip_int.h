@@ -100,6 +100,9 @@ void cc_zip_finish_writer(cc_zrun *z, cc_xwriter *w);
 cc_xwriter *cc_zip_writer_new(cc_zrun *z);
 /* Write entry j from w->a, positioned on its header: its data, checked against its size. */
 int cc_zip_copy_entry(cc_zwriters *w, cc_zjob *j);
+/* The workers for `files` files: o->threads (0: one per processor), at most CC_ZIP_MAX_THREADS
+ * and no more than the files, at least 1. */
+unsigned cc_zip_threads(const cc_extract_opts *o, size_t files);
 /* With two workers or more, the size from which an entry gets a writer thread: half a worker's
  * share of total bytes, at least 16 MiB (0: none). */
 uint64_t cc_zip_big_entry_size(const cc_zrun *z, unsigned nt, uint64_t total);

@@ -265,6 +265,16 @@ int cc_zip_copy_entry(cc_zwriters *w, cc_zjob *j)
     return 0;
 }
 
+unsigned cc_zip_threads(const cc_extract_opts *o, size_t files)
+{
+    unsigned t = o->threads ? o->threads : cc_pf_ncpu();
+    if (t > CC_ZIP_MAX_THREADS)
+        t = CC_ZIP_MAX_THREADS;
+    if (t > files)
+        t = (unsigned)files;
+    return t ? t : 1;
+}
+
 uint64_t cc_zip_big_entry_size(const cc_zrun *z, unsigned nt, uint64_t total)
 {
     if (nt < 2 || z->o->no_writer_thread)
