@@ -17,7 +17,6 @@
 #include "extract_limits.h"
 #include "extract_write.h"
 #include "extract_zip.h"
-#include "zip_int.h"
 #include "xfile.h"
 #include "internal.h"
 #include "layout.h"

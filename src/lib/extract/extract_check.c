@@ -473,9 +473,8 @@ cudnnctl_err cc_xcheck_entry(cc_xcheck *x, cc_xentry *e, char **detail)
     }
     /* permissions: never setuid/setgid/sticky, never group/other-writable; owner can read and
      * write (the commit step renames, fsyncs and may remove what we stage) */
-    uint32_t want = e->type == CC_XE_DIR ? 0755u : ((e->mode & 0755u) | 0600u);
     e->dropped = e->mode & 07022u;
-    e->out_mode = want;
+    e->out_mode = cc_xcheck_out_mode(e->type, e->mode);
     if ((r = check_parents(x, e, detail)) != CUDNNCTL_E_OK)
         return r;
     if (e->type == CC_XE_SYMLINK && (r = check_symlink(x, e, detail)) != CUDNNCTL_E_OK)
@@ -490,6 +489,11 @@ cudnnctl_err cc_xcheck_entry(cc_xcheck *x, cc_xentry *e, char **detail)
         return r;
     }
     return claim(x, e, detail);
+}
+
+uint32_t cc_xcheck_out_mode(cc_xentry_type type, uint32_t mode)
+{
+    return type == CC_XE_DIR ? 0755u : ((mode & 0755u) | 0600u);
 }
 
 cudnnctl_err cc_xcheck_finish(cc_xcheck *x, int is_zip, cc_layout *layout, char **detail)

@@ -53,6 +53,8 @@ void cc_xcheck_free(cc_xcheck *x);
  * the entry, the reason and what to do. Fills the out fields (freed by cc_xentry_clear). */
 cudnnctl_err cc_xcheck_entry(cc_xcheck *x, cc_xentry *e, char **detail);
 void cc_xentry_clear(cc_xentry *e);
+/* The permission bits an entry of this type and archive mode is staged with (out_mode). */
+uint32_t cc_xcheck_out_mode(cc_xentry_type type, uint32_t mode);
 
 /* After the last entry: the layout found (is_zip: the archive was a zip); BAD_LAYOUT (with
  * *detail) when nothing landed in include/, lib/ or bin/ or the archive was empty. */

@@ -311,7 +311,7 @@ static int hold_directory(zstream *s, cc_pf_fd fd)
     }
     for (size_t i = 0; same && i < z->n; i++) {
         cc_zjob *a = z->jobs[i];
-        uint32_t want = (cd.jobs[i]->mode & 0755u) | 0600u; /* extract_check.c's rule */
+        uint32_t want = cc_xcheck_out_mode(a->type, cd.jobs[i]->mode);
         if (a->type != CC_XE_FILE || !a->e.mapped || want == a->e.out_mode)
             continue;
         char *p = a->write ? cc_path_join(z->root, a->e.mapped) : NULL;

@@ -50,9 +50,7 @@ cc_zjob *cc_zip_add_job(cc_zrun *z, struct archive_entry *ae)
         CC_ERR(z->ctx, CUDNNCTL_E_NOMEM, "out of memory");
         return NULL;
     }
-    if (!name)
-        j->stored[0] = '\0'; /* not representable: the check refuses it */
-    return j;
+    return j; /* a name not representable is "": the check refuses it */
 }
 
 /* ---- a wheel's names ---------------------------------------------------------------------- */

@@ -116,10 +116,4 @@ cudnnctl_err cc_zip_read_directory(cc_zrun *z, cc_pf_fd fd, uint64_t size);
 /* z->wheel, z->ver3 and z->windows from the entries read. */
 void cc_zip_set_kind(cc_zrun *z);
 
-/* extract_zip_stream.c: the download src still arriving into `part` (extract.h,
- * cc_extract_zip_download). */
-cudnnctl_err cc_extract_zip_stream(cudnnctl_ctx *ctx, const cc_extract_opts *o, cc_source *src,
-                                   const char *part, const char *root, const char *expected,
-                                   cc_staging *out);
-
 #endif
