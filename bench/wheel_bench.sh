@@ -11,14 +11,16 @@
 #   --cores LIST   taskset CPU list for every timed command (default: all; e.g. 0,1 for 2 cores)
 #   --ab CLI       also url-ab: url-src with another cudnnctl binary (an A/B of the install path)
 #   --no-pip       leave out pip-src (pip's own download dominates it)
-#   --link-rate B  serve through tests/tools/httpd.py as one link of B bytes/s (default: python3
-#                  -m http.server, unpaced)
+#   --link-rate B  tests/tools/httpd.py paces every connection together as one link of B bytes/s
+#                  (default: unpaced)
 #
 # Each round, each with a new target, cache and state (cold):
-#   uv        uv pip install --target T --no-deps --index-url LOOPBACK nvidia-cudnn-cuM==V
+#   uv        uv pip install --target T --no-deps --index-url LOOPBACK/simple nvidia-cudnn-cuM==V
 #             (uv installed into a venv here with pip, its cache new each run)
-#   pip-src   cudnnctl install --source wheel --index-url LOOPBACK (pip download, then verify +
-#             parallel unzip + commit)
+#   idx-src   cudnnctl install --source wheel --index-url LOOPBACK/simple (the index's PEP 691
+#             page read by cudnnctl, the wheel downloaded and unpacked as it lands; no pip)
+#   pip-src   cudnnctl install --source wheel --index-url LOOPBACK/html (an index of HTML only:
+#             pip download, then verify + parallel unzip + commit)
 #   url-src   cudnnctl install --archive LOOPBACK/<the wheel> (cudnnctl's own download, the wheel
 #             catalog's SHA-256)
 #   unzip     unzip -q (the floor)
@@ -59,29 +61,29 @@ fi
 uv=$work/venv/bin/uv
 echo "uv: $($uv --version)"
 
-# the loopback index: python3 -m http.server, or with --link-rate tests/tools/httpd.py pacing
-# every connection together as one link of that rate (a project page as index.html; the wheel
-# copied in: it serves no links out of its root)
-mkdir -p "$work/idx/simple/$pkg"
-if [ -n "$rate" ]; then
-  rm -f "$work/idx/simple/$pkg/$wname" "$work/port"
-  cp -l "$wheel" "$work/idx/simple/$pkg/$wname" 2>/dev/null || cp "$wheel" "$work/idx/simple/$pkg/$wname"
-  printf '<!DOCTYPE html><html><body><a href="%s">%s</a></body></html>\n' "$wname" "$wname" \
-    >"$work/idx/simple/$pkg/index.html"
-  python3 "$here/tests/tools/httpd.py" --root "$work/idx" --port-file "$work/port" \
-    --link-rate "$rate" --dir-index --max-lifetime 7200 >/dev/null 2>&1 &
-  srv=$!
-  for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
-  port=$(cat "$work/port")
-else
-  ln -sf "$wheel" "$work/idx/simple/$pkg/$wname"
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  (cd "$work/idx" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
-  srv=$!
-fi
+# the loopback index: tests/tools/httpd.py (with --link-rate pacing every connection together as
+# one link of that rate). simple/: a project page as PEP 691 JSON (index.json, to a client asking
+# for it: uv, cudnnctl) and as HTML (index.html); html/: the HTML page only (an index of PEP 503,
+# which cudnnctl leaves to pip). The wheel is copied in: httpd.py serves no links out of its root.
+mkdir -p "$work/idx/simple/$pkg" "$work/idx/html/$pkg"
+rm -f "$work/idx/simple/$pkg/$wname" "$work/port"
+cp -l "$wheel" "$work/idx/simple/$pkg/$wname" 2>/dev/null || cp "$wheel" "$work/idx/simple/$pkg/$wname"
+sha=$(sha256sum "$wheel" | cut -c1-64)
+printf '<!DOCTYPE html><html><body><a href="%s#sha256=%s">%s</a></body></html>\n' "../../simple/$pkg/$wname" "$sha" "$wname" \
+  >"$work/idx/html/$pkg/index.html"
+printf '<!DOCTYPE html><html><body><a href="%s#sha256=%s">%s</a></body></html>\n' "$wname" "$sha" "$wname" \
+  >"$work/idx/simple/$pkg/index.html"
+printf '{"meta": {"api-version": "1.1"}, "name": "%s", "files": [{"filename": "%s", "url": "%s", "hashes": {"sha256": "%s"}, "size": %s}]}\n' \
+  "$pkg" "$wname" "$wname" "$sha" "$(stat -c %s "$wheel")" >"$work/idx/simple/$pkg/index.json"
+python3 "$here/tests/tools/httpd.py" --root "$work/idx" --port-file "$work/port" \
+  ${rate:+--link-rate "$rate"} --dir-index --max-lifetime 7200 >/dev/null 2>&1 &
+srv=$!
+for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
+port=$(cat "$work/port")
 trap 'kill $srv 2>/dev/null || true' EXIT
 sleep 1
 index=http://127.0.0.1:$port/simple
+html_index=http://127.0.0.1:$port/html
 
 # the Windows-layout zip and the extract tool
 zip=$work/cudnn-windows-x86_64-${ver}_cuda${major}-local-repack-archive.zip
@@ -127,8 +129,10 @@ for r in $(seq "$rounds"); do
   echo "round $r"
   D=$work/run-uv-$r
   run uv "$r" bash -c "'$uv' pip install -q --no-deps --target '$D/t' --cache-dir '$D/c' --index-url '$index' '$pkg==$ver'"
+  D=$work/run-idx-src-$r
+  run idx-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' >/dev/null"
   D=$work/run-pip-src-$r
-  [ -n "$nopip" ] || run pip-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' >/dev/null"
+  [ -n "$nopip" ] || run pip-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$html_index' --prefix '$D/p' >/dev/null"
   D=$work/run-url-src-$r
   run url-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --archive '$index/$pkg/$wname' --prefix '$D/p' >/dev/null"
   if [ -n "$ab" ]; then
@@ -153,7 +157,7 @@ med = {n: (st.median(w for w, _ in v), max(r for _, r in v)) for n, v in rows.it
 for n, (w, r) in med.items():
     print(f"  {n:8s} {w:7.2f} s   peak RSS {r/1024:6.1f} MiB")
 if "uv" in med:
-    for n in ("pip-src", "url-src", "url-ab"):
+    for n in ("idx-src", "pip-src", "url-src", "url-ab"):
         if n in med:
             print(f"  {n} / uv cold: {med[n][0] / med['uv'][0]:.2f}x")
 if "zip-1t" in med and "zip-all" in med:

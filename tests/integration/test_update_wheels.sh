@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # test_update_wheels.sh: `cudnnctl update --index-url` refreshes the wheel catalog from a package
-# index's PEP 691 JSON pages (a local index server written here, serving NVIDIA's project names;
-# it answers pip too):
+# index's PEP 691 JSON pages (tests/tools/pep691_index.py, serving NVIDIA's project names; it
+# answers pip too):
 #  - a manifest of a release newer than every embedded one (9.28.0.4) and its wheel on the index:
 #    update stores the wheel (file name, SHA-256, size, absolute URL); a yanked file, a file
 #    without a size, an sdist and a file of an unknown platform are passed over; the embedded
 #    9.19 wheel listed with its real digest is "known"
 #  - with the index stopped: plan --source wheel picks the stored wheel; install --source wheel
-#    through pip (the index up again) installs it, its libraries in the prefix
+#    --index-url (the index up again) installs it from the URL the index's PEP 691 page gives,
+#    with no pip (--python names one that would say so), its libraries in the prefix
 #  - the same file name republished with another digest: exit 3 naming both digests, nothing
 #    stored (wheels.json and index.json byte-identical); an embedded wheel's name with another
 #    digest: exit 3, "embedded in cudnnctl"
@@ -91,38 +92,9 @@ PY
 }
 listing "$SHA13" "$E_SHA"
 
-cat >"$T/index.py" <<'PY'
-# A PEP 691 package index: /simple/<project>/ as JSON (also the HTML of PEP 503 for a client
-# that does not ask for JSON), /files/<name> the bytes; what it lists is files.json.
-import http.server, json, os, sys
-root = sys.argv[1]
-class H(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a): pass
-    def do_GET(self):
-        parts = [p for p in self.path.split("?")[0].split("/") if p]
-        if len(parts) == 2 and parts[0] == "files" and os.path.isfile(os.path.join(root, "files", parts[1])):
-            b = open(os.path.join(root, "files", parts[1]), "rb").read()
-            return self.reply(200, "application/octet-stream", b)
-        listed = json.load(open(os.path.join(root, "files.json")))
-        if len(parts) != 2 or parts[0] != "simple" or parts[1] not in listed:
-            return self.reply(404, "text/plain", b"not found")
-        files = listed[parts[1]]
-        if "application/vnd.pypi.simple.v1+json" in self.headers.get("Accept", ""):
-            doc = {"meta": {"api-version": "1.1"}, "name": parts[1], "files": files}
-            return self.reply(200, "application/vnd.pypi.simple.v1+json", json.dumps(doc).encode())
-        links = "".join('<a href="%s#sha256=%s">%s</a>\n' % (f["url"], f["hashes"]["sha256"], f["filename"]) for f in files)
-        return self.reply(200, "text/html", ("<html><body>%s</body></html>" % links).encode())
-    def reply(self, code, ctype, body):
-        self.send_response(code)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[2])), H).serve_forever()
-PY
 start_index() { # sets $port; the server is stopped by stop_index or the trap
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  python3 "$T/index.py" "$T" "$port" &
+  python3 "${SOURCE_DIR:?}/tests/tools/pep691_index.py" "$T" "$port" &
   ipid=$!
   pids+=($ipid)
   for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/simple/x/" && break; sleep 0.05; done
@@ -148,15 +120,19 @@ ctl plan --cudnn 9.28 --cuda 13 --platform linux-x86_64 --source wheel --compone
   --prefix "$T/p" --json >"$T/plan.json" || fail "plan --source wheel of 9.28 failed: $(head -c 600 "$T/plan.json")"
 json_assert "$T/plan.json" 'd["source"] == "wheel" and d["wheel"]["filename"] == "'"$W13"'" and d["wheel"]["sha256"] == "'"$SHA13"'"'
 
-# ---- install --source wheel through pip from the index (up again on the same port) ----
-python3 "$T/index.py" "$T" "$port" &
+# ---- install --source wheel from the index (up again on the same port): its PEP 691 page names
+# the file, cudnnctl downloads it itself (no pip: --python names none) ----
+python3 "${SOURCE_DIR:?}/tests/tools/pep691_index.py" "$T" "$port" &
 ipid=$!
 pids+=($ipid)
 for _ in $(seq 100); do curl -s -o /dev/null "$IDX" && break; sleep 0.05; done
+printf '#!/bin/sh\ntouch "%s/pip-ran"; exit 1\n' "$T" >"$T/no-pip"; chmod 755 "$T/no-pip"
 ctl install --cudnn 9.28 --cuda 13 --platform linux-x86_64 --source wheel --components runtime,dev \
-  --index-url "$IDX" --prefix "$T/p" --no-validate --json >"$T/i.json" 2>"$T/i.err" ||
+  --index-url "$IDX" --python "$T/no-pip" --prefix "$T/p" --no-validate --json >"$T/i.json" 2>"$T/i.err" ||
   fail "install --source wheel of the stored wheel failed: $(cat "$T/i.err") $(head -c 600 "$T/i.json")"
 json_assert "$T/i.json" 'd["result"] == "installed" and d["source"] == "wheel"'
+[ ! -e "$T/pip-ran" ] || fail "pip was run for an index of PEP 691"
+json_assert "$T/i.json" 'd["archive"]["url"] == "http://127.0.0.1:'"$port"'/files/'"$W13"'"'
 cmp "$T/p/cudnn-$V-cuda13/lib/libcudnn_ops.so.9.28.0" "$T/wb/nvidia/cudnn/lib/libcudnn_ops.so.9" ||
   fail "the installed libcudnn_ops is not the wheel's"
 

@@ -8,6 +8,8 @@
 #    the wheel kept in the cache; a second install into another prefix runs no pip (dead index)
 #  - the tree equals an archive install of the same release (a tar.xz in NVIDIA's layout packed
 #    from the wheel's own files): same paths, types, modes, link targets, bytes
+#  - an index of PEP 691 JSON given with --index-url: read by cudnnctl, the wheel downloaded and
+#    unpacked as it lands (no pip runs), the same tree as pip's route; a forged file there: exit 3
 #  - an index serving other bytes under the wheel's name: exit 3, nothing installed, no receipt;
 #    the same for --archive of such a file
 #  - uninstall removes exactly what was installed
@@ -124,6 +126,54 @@ tree "$T/pa/cudnn-9.19.0.56-cuda13" "$T/pa" >"$T/tree-archive"
 tree "$d" "$T/pw" >"$T/tree-wheel"
 diff "$T/tree-archive" "$T/tree-wheel" >&2 || fail "the wheel install differs from the archive install (above)"
 [ "$(wc -l <"$T/tree-wheel")" -ge 40 ] || fail "the compared tree is too small: $(wc -l <"$T/tree-wheel") entries"
+
+# ---- an index of PEP 691 JSON (--index-url): cudnnctl reads the project page and downloads the
+# wheel itself, unpacked as it lands (a new cache: one holding the wheel needs no index); no pip
+# runs; the same tree as pip's route
+idx691() { # idx691 DIR FILE: DIR/files.json lists FILE (its real SHA-256 and size) at ../../files/
+  python3 - "$1" "$2" "$WHEEL" <<'PY'
+import hashlib, json, os, sys
+d, f, name = sys.argv[1:]
+h = hashlib.sha256(open(f, "rb").read()).hexdigest()
+os.makedirs(os.path.join(d, "files"), exist_ok=True)
+os.symlink(os.path.abspath(f), os.path.join(d, "files", name))
+json.dump({"nvidia-cudnn-cu13": [{"filename": name, "url": "../../files/" + name,
+          "hashes": {"sha256": h}, "size": os.path.getsize(f)}]}, open(os.path.join(d, "files.json"), "w"))
+PY
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  python3 "${SOURCE_DIR:?}/tests/tools/pep691_index.py" "$1" "$port" &
+  pids+=($!)
+  for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/simple/x/" && break; sleep 0.05; done
+}
+printf '#!/bin/sh\ntouch "%s/pip-ran"; exit 1\n' "$T" >"$T/no-pip"; chmod 755 "$T/no-pip"
+idx691 "$T/j" "$w"
+"$CUDNNCTL" --state-dir "$T/state5" --cache-dir "$T/cache5" -v --json install "${sel[@]}" \
+  --source wheel --components runtime,dev --python "$T/no-pip" \
+  --index-url "http://127.0.0.1:$port/simple/" --prefix "$T/pj" --no-validate >"$T/ij.json" 2>"$T/ij.err" ||
+  fail "install from a PEP 691 index failed: $(tail -5 "$T/ij.err") $(head -c 400 "$T/ij.json")"
+[ ! -e "$T/pip-ran" ] || fail "pip was run for an index of PEP 691"
+[ "$(jget "$T/ij.json" 'd["source"]')" = wheel ] || fail "the PEP 691 install's source is not wheel"
+[ "$(jget "$T/ij.json" 'd["archive"]["url"]')" = "http://127.0.0.1:$port/files/$WHEEL" ] ||
+  fail "the PEP 691 install's url is not the page's: $(jget "$T/ij.json" 'd["archive"]["url"]')"
+grep -q '(streamed)' "$T/ij.err" || fail "the wheel was not unpacked as it downloaded: $(grep extract "$T/ij.err")"
+tree "$T/pj/cudnn-9.19.0.56-cuda13" "$T/pj" >"$T/tree-691"
+diff "$T/tree-wheel" "$T/tree-691" >&2 || fail "the PEP 691 install differs from pip's (above)"
+[ -f "$T/cache5/blobs/sha256/$(sha256sum "$w" | cut -c1-64)" ] || fail "the wheel is not in the cache"
+# the wheel with one byte changed in an entry's data (same size: unpacked as it lands until the
+# digest says no) on a PEP 691 index: exit 3 naming the SHA-256, nothing installed, no receipt
+cp "$w" "$T/forged.whl"
+printf 'X' | dd of="$T/forged.whl" bs=1 seek=200000000 conv=notrunc status=none
+idx691 "$T/j2" "$T/forged.whl"
+set +e
+"$CUDNNCTL" --state-dir "$T/state4" --cache-dir "$T/cache4" install "${sel[@]}" --source wheel --python "$T/no-pip" \
+  --components runtime,dev --index-url "http://127.0.0.1:$port/simple/" --prefix "$T/pj2" --no-validate >"$T/j2.log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 3 ] || fail "a PEP 691 index serving other bytes: exit $rc, want 3: $(tail -5 "$T/j2.log")"
+grep -q "SHA-256" "$T/j2.log" || fail "the refusal does not name the SHA-256: $(tail -3 "$T/j2.log")"
+[ ! -e "$T/pj2/cudnn-9.19.0.56-cuda13" ] && [ -z "$(ls "$T/state4/receipts" 2>/dev/null || true)" ] ||
+  fail "a forged wheel from a PEP 691 index installed something"
+[ ! -e "$T/pip-ran" ] || fail "pip was run for an index of PEP 691"
 
 # ---- other bytes under the wheel's name: refused, nothing installed
 mkdir -p "$T/bad/simple/nvidia-cudnn-cu13"

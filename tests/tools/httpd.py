@@ -169,9 +169,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "plainhttp":
             return self.status(302, [("Location", f"http://127.0.0.1:{opts.get('arg', 80)}{path}")])
         full = os.path.realpath(os.path.join(self.server.root, path.lstrip("/")))
-        if self.server.dir_index and os.path.isdir(full) and \
-                os.path.isfile(os.path.join(full, "index.html")):
-            full = os.path.join(full, "index.html")  # a simple package index's project page
+        pep691 = "application/vnd.pypi.simple.v1+json"
+        if self.server.dir_index and os.path.isdir(full):
+            # a simple package index's project page: PEP 691 JSON to a client asking for it
+            if pep691 in self.headers.get("Accept", "") and \
+                    os.path.isfile(os.path.join(full, "index.json")):
+                full = os.path.join(full, "index.json")
+            elif os.path.isfile(os.path.join(full, "index.html")):
+                full = os.path.join(full, "index.html")
         if not full.startswith(self.server.root + os.sep) or not os.path.isfile(full):
             return self.status(404, body=b"not found\n")
         size = os.path.getsize(full)
@@ -198,7 +203,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 start = min(size - 1, start + shift)
                 end = min(size, end + shift)
         length = end - start
-        ctype = "text/html" if full.endswith(".html") else "application/octet-stream"
+        ctype = "text/html" if full.endswith(".html") else \
+            pep691 if self.server.dir_index and full.endswith("/index.json") else "application/octet-stream"
         headers = [("Content-Type", ctype), ("Accept-Ranges", "bytes")]
         announced = length
         if mode == "badlen":
@@ -344,7 +350,8 @@ def main():
                     help="bytes/s for all responses together (a shared link)")
     ap.add_argument("--max-lifetime", type=float, default=900)
     ap.add_argument("--dir-index", action="store_true",
-                    help="a directory answers with its index.html (a simple package index)")
+                    help="a directory answers with its index.html, or its index.json to a client that asks for "
+                         "PEP 691 JSON (a simple package index)")
     ap.add_argument("--parent", type=int, default=0,
                     help="exit when this process ends (default: the parent process)")
     ap.add_argument("--watch", type=int, default=0,

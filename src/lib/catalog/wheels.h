@@ -52,6 +52,11 @@ int cc_wheel_parse_filename(const char *project, const char *file, char **versio
  * for each of cc_wheel_projects). NETWORK / HTTP_STATUS / PARSE / NOT_FOUND with the fix. */
 cudnnctl_err cc_wheels_index_read(cudnnctl_ctx *ctx, const char *index, const char *cacert,
                                   cc_wheel_set *out);
+/* The URL (absolute, malloc'd) at which the index's PEP 691 page of project lists the wheel
+ * filename. PARSE when the page is no PEP 691 JSON (an index of PEP 503 HTML only), NOT_FOUND
+ * when it does not list the file, NETWORK / HTTP_STATUS as the download says. */
+cudnnctl_err cc_wheels_index_locate(cudnnctl_ctx *ctx, const char *index, const char *cacert,
+                                    const char *project, const char *filename, char **url_out);
 /* STATE/catalog/wheels.json (absent: empty, OK), read as a believed file (CC_PF_O_TRUSTED). */
 cudnnctl_err cc_wheels_store_load(cudnnctl_ctx *ctx, const char *state, cc_wheel_set *out);
 cudnnctl_err cc_wheels_store_save(cudnnctl_ctx *ctx, const char *state, const cc_wheel_set *s);

@@ -238,12 +238,63 @@ static cudnnctl_err download_page(cudnnctl_ctx *ctx, const char *url, const char
                            NULL);
 }
 
+/* A page's rows; PARSE (with the fix) when it is no PEP 691 JSON page. */
+static cudnnctl_err rows_of(cudnnctl_ctx *ctx, const char *project, const char *url,
+                            const cc_buf *b, cc_wheel_set *out)
+{
+    cJSON *j = cJSON_ParseWithLength(b->data ? b->data : "", b->len);
+    int rc = j ? page_rows(project, url, j, out) : 1;
+    cJSON_Delete(j);
+    if (rc < 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (rc > 0)
+        CC_RET_ERR(ctx, CUDNNCTL_E_PARSE,
+                   "%s is not a PEP 691 JSON project page (asked with Accept: %s): give "
+                   "--index-url the index's simple API (https://pypi.org/simple/ or your "
+                   "mirror's), or leave the wheel catalog as it is",
+                   url, PEP691);
+    return CUDNNCTL_E_OK;
+}
+
+static char *index_base(const char *index)
+{
+    size_t n = strlen(index);
+    return cc_asprintf("%s%s", index, n && index[n - 1] == '/' ? "" : "/");
+}
+
+cudnnctl_err cc_wheels_index_locate(cudnnctl_ctx *ctx, const char *index, const char *cacert,
+                                    const char *project, const char *filename, char **url_out)
+{
+    *url_out = NULL;
+    char *base = index_base(index);
+    char *url = base ? cc_asprintf("%s%s/", base, project) : NULL;
+    cc_buf b = {0};
+    cc_wheel_set set = {0};
+    cudnnctl_err e =
+        url ? download_page(ctx, url, cacert, &b) : CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (e == CUDNNCTL_E_OK)
+        e = rows_of(ctx, project, url, &b, &set);
+    for (size_t i = 0; e == CUDNNCTL_E_OK && i < set.n && !*url_out; i++)
+        if (strcmp(set.v[i].pub.filename, filename) == 0 &&
+            !(*url_out = cc_strdup(set.v[i].pub.url)))
+            e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
+    if (e == CUDNNCTL_E_OK && !*url_out)
+        e = CC_ERR(ctx, CUDNNCTL_E_NOT_FOUND,
+                   "%s lists no %s (or not as a wheel with its SHA-256 "
+                   "and size)",
+                   url, filename);
+    cc_wheel_set_free(&set);
+    cc_buf_free(&b);
+    free(base);
+    free(url);
+    return e;
+}
+
 cudnnctl_err cc_wheels_index_read(cudnnctl_ctx *ctx, const char *index, const char *cacert,
                                   cc_wheel_set *out)
 {
     memset(out, 0, sizeof(*out));
-    size_t n = strlen(index);
-    out->source = cc_asprintf("%s%s", index, n && index[n - 1] == '/' ? "" : "/");
+    out->source = index_base(index);
     if (!out->source)
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     int pages = 0;
@@ -259,18 +310,8 @@ cudnnctl_err cc_wheels_index_read(cudnnctl_ctx *ctx, const char *index, const ch
             cc_clear_error(ctx); /* the index has no such project: nothing of it to know */
             e = CUDNNCTL_E_OK;
         } else if (e == CUDNNCTL_E_OK) {
-            cJSON *j = cJSON_ParseWithLength(b.data ? b.data : "", b.len);
-            int rc = j ? page_rows(cc_wheel_projects[i], url, j, out) : 1;
-            cJSON_Delete(j);
+            e = rows_of(ctx, cc_wheel_projects[i], url, &b, out);
             pages++;
-            if (rc < 0)
-                e = CC_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
-            else if (rc > 0)
-                e = CC_ERR(ctx, CUDNNCTL_E_PARSE,
-                           "%s is not a PEP 691 JSON project page (asked with Accept: %s): give "
-                           "--index-url the index's simple API (https://pypi.org/simple/ or your "
-                           "mirror's), or leave the wheel catalog as it is",
-                           url, PEP691);
         }
         free(url);
         cc_buf_free(&b);

@@ -120,7 +120,7 @@ static cudnnctl_err on_head(void *user, const cc_transport_head *h, char **why)
     d->skip = d->have - start;
     int64_t full = h->status == 206 ? h->total_size : h->content_length;
     if (s->expected_size && full >= 0 && (uint64_t)full != s->expected_size) {
-        *why = cc_source_size_refused(h->final_url, full, s->expected_size);
+        *why = cc_source_size_refused(s, h->final_url, full);
         d->discard = 1;
         return CUDNNCTL_E_SIZE_MISMATCH;
     }

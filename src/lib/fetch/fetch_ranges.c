@@ -289,7 +289,7 @@ static cudnnctl_err on_head(void *user, const cc_transport_head *h, char **why)
     piece *p = &r->p[q->i];
     uint64_t asked = p->start + p->got;
     if (h->status == 206 && h->total_size >= 0 && (uint64_t)h->total_size != r->size) {
-        *why = cc_source_size_refused(h->final_url, h->total_size, r->size);
+        *why = cc_source_size_refused(r->s, h->final_url, h->total_size);
         return CUDNNCTL_E_SIZE_MISMATCH;
     }
     if (h->status != 206 || (uint64_t)h->range_start != asked) {

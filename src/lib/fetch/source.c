@@ -420,6 +420,7 @@ static int source_init(cc_source *s, cudnnctl_ctx *ctx, const cc_source_opts *o)
     s->accept = o->accept;
     s->via_mirror = o->via_mirror;
     s->sha256_from_user = o->sha256_from_user;
+    s->wheel = o->wheel;
     s->ring = cc_ring_new(o->ring_bytes ? o->ring_bytes : RING_BYTES);
     s->sha = cc_sha256_new();
     s->mu = cc_pf_mutex_new();
@@ -521,6 +522,10 @@ static cudnnctl_err mismatch(cc_source *s, int hash_bad)
         own ? own
         : s->kind == CC_SRC_CACHE
             ? "The cached copy was corrupt: run again to download a fresh one."
+        : s->wheel
+            ? "Nothing was installed. The index serves other bytes under the name of NVIDIA's "
+              "wheel: check the index (--index-url, or pip's: python3 -m pip config list), "
+              "refresh the wheel catalog (cudnnctl update), or use --source archive."
             : "Nothing was installed. Refresh the manifest and fetch again, check that the "
               "mirror serves the same file as NVIDIA, or, if you know this file is the right "
               "one, pass --sha256 with the hash it has.";

@@ -34,9 +34,10 @@ typedef struct {
     uint64_t piece_bytes; /* bytes a ranged request; 0 = 8 MiB. Tests shrink it */
     /* For messages whose fix depends on it: what the bytes are (NULL: an archive,
      * "manifest"); the URL is under the user's --mirror; expected_sha256 is the user's own
-     * --sha256 (a mismatch then says the value given is not this file's). */
+     * --sha256 (a mismatch then says the value given is not this file's); the bytes are a
+     * wheel the wheel catalog pins (the fixes name the index and the catalog). */
     const char *what;
-    int via_mirror, sha256_from_user;
+    int via_mirror, sha256_from_user, wheel;
     /* Hold the verified file open after cc_source_finish, for cc_source_take_file (a zip: its
      * extraction seeks, so it reads the file, which must be the one that was hashed). */
     int keep_file;

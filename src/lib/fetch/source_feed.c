@@ -103,8 +103,16 @@ unsigned cc_source_backoff_ms(const cc_source *s, unsigned failures)
     return ms > 30000 ? 30000 : (unsigned)ms;
 }
 
-char *cc_source_size_refused(const char *url, int64_t server_size, uint64_t manifest_size)
+char *cc_source_size_refused(const cc_source *s, const char *url, int64_t server_size)
 {
+    uint64_t manifest_size = s->expected_size;
+    if (s->wheel)
+        return cc_asprintf("%s is %lld bytes according to the server, but the wheel catalog "
+                           "says %llu for this wheel; not downloading it. The index serves "
+                           "another file under the name of NVIDIA's wheel: check the index "
+                           "(--index-url), refresh the wheel catalog (cudnnctl update), or use "
+                           "--source archive",
+                           url, (long long)server_size, (unsigned long long)manifest_size);
     return cc_asprintf("%s is %lld bytes according to the server, but the manifest says %llu; "
                        "not downloading it. The mirror may hold a different build: check it, or "
                        "refresh the manifest (--manifest URL)",

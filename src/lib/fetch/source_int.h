@@ -34,7 +34,7 @@ struct cc_source {
     uint64_t piece_bytes; /* ranged downloads: bytes a request; 0 = 8 MiB */
     const char *what;     /* for messages: NULL (an archive) or "manifest" (a static string) */
     const char *accept;   /* cc_source_opts.accept (the caller's string, valid while open) */
-    int via_mirror, sha256_from_user; /* cc_source_opts: the fixes messages name */
+    int via_mirror, sha256_from_user, wheel; /* cc_source_opts: the fixes messages name */
     cc_cache_entry cache;
 
     /* producer thread */
@@ -95,7 +95,7 @@ int cc_source_deliver(cc_source *s, const void *data, size_t len);
  * doubled per consecutive failure, capped at 30 s. */
 unsigned cc_source_backoff_ms(const cc_source *s, unsigned failures);
 /* Why a download whose announced size is not the manifest's is refused (malloc'd). */
-char *cc_source_size_refused(const char *url, int64_t server_size, uint64_t manifest_size);
+char *cc_source_size_refused(const cc_source *s, const char *url, int64_t server_size);
 
 /* source_keep.c: copy s->path (a local archive another user could change: why_untrusted) into a
  * private file of the cache, s->copy, open in s->file_fd at offset 0 for the file thread. */

@@ -191,6 +191,7 @@ static cudnnctl_err decode(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
     so.connections = o->connections;
     so.via_mirror = c->via_mirror;
     so.sha256_from_user = o->sha256 != NULL;
+    so.wheel = c->wheel != NULL && !o->sha256;
     /* NVIDIA's Windows archives and its wheels (a zip too) */
     so.keep_file = cc_str_iends(c->file_name, ".zip") || cc_str_iends(c->file_name, ".whl");
     so.read_from_part = so.keep_file && !fill; /* a zip download: unpacked as it lands */

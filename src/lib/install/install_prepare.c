@@ -9,6 +9,7 @@
 #include "direct.h"
 #include "freeall.h"
 #include "install_internal.h"
+#include "install_wheel.h"
 #include "wheels.h"
 #include "journal.h"
 #include "links.h"
@@ -231,6 +232,7 @@ static cudnnctl_err prep_plan(cudnnctl_ctx *ctx, cudnnctl_catalog *cat,
     cudnnctl_err rc = cc_install_choose(ctx, cat, det, &h->opts, ch, &h->warnings);
     if (rc != CUDNNCTL_E_OK)
         return rc;
+    cc_wheel_direct(ctx, &h->opts, ch); /* an --index-url of PEP 691: no pip needed */
     const cudnnctl_plan *p = ch->plan;
     res->cudnn_version = cc_strdup(ch->cudnn_version);
     res->cuda_variant = cc_strdup(ch->cuda_variant);

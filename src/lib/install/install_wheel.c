@@ -4,7 +4,9 @@
  * "package==version --hash=sha256:<the wheel catalog's>", into a private dir of the cache. The
  * bytes are verified again by the source (cc_source) as every archive is. As root the interpreter
  * must pass the exec trust rule (cc_pf_run) and runs isolated (-I) in a scrubbed environment:
- * docs/security.md, "The wheel source as root". */
+ * docs/security.md, "The wheel source as root". An index given with --index-url that serves PEP
+ * 691 JSON is read by cudnnctl itself instead (cc_wheel_direct): the wheel's URL from its
+ * project page, downloaded and unpacked as it lands, as any archive URL. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,6 +179,26 @@ out:
     free(req);
     free(line);
     return rc;
+}
+
+int cc_wheel_direct(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o, cc_source_choice *ch)
+{
+    if (!ch->via_pip || !o->index_url || (!o->no_cache && cc_cache_has(ctx, ch->sha256, ch->size)))
+        return 0;
+    char *url = NULL;
+    if (cc_wheels_index_locate(ctx, o->index_url, o->cacert, ch->wheel->pub.package,
+                               ch->wheel->pub.filename, &url) != CUDNNCTL_E_OK) {
+        cc_log(ctx, CUDNNCTL_LOG_INFO, "wheel: %s; pip downloads it",
+               cudnnctl_last_error(ctx)->detail);
+        cc_clear_error(ctx);
+        return 0;
+    }
+    cc_log(ctx, CUDNNCTL_LOG_INFO, "wheel: %s lists %s at %s: downloaded and unpacked by cudnnctl",
+           o->index_url, ch->wheel->pub.filename, url);
+    free(ch->url);
+    ch->url = url;
+    ch->via_pip = 0;
+    return 1;
 }
 
 void cc_wheel_fetch_done(cudnnctl_ctx *ctx, const cc_wheel_row *w, const char *dir,

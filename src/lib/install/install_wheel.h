@@ -12,6 +12,12 @@ struct cc_wheel_row_s;
  * Python that has pip, UNTRUSTED as root for an interpreter another user could change. */
 cudnnctl_err cc_wheel_fetch(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
                             const struct cc_wheel_row_s *w, char **dir_out, char **file_out);
+/* --index-url given and the wheel not cached: when the index's PEP 691 page of the wheel's
+ * project lists its file, ch is pointed at that URL (via_pip 0: cudnnctl's own download, unpacked
+ * as it lands, verified against the catalog's SHA-256 as every archive) and 1 is returned; else
+ * (a PEP 503 HTML index, the file not listed, the page unreadable: logged) 0, and pip fetches it.
+ */
+int cc_wheel_direct(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o, cc_source_choice *ch);
 /* After the install used it: keep (1: it was verified and unpacked) the file as the cache's blob
  * of its SHA-256, then remove the private dir. */
 void cc_wheel_fetch_done(cudnnctl_ctx *ctx, const struct cc_wheel_row_s *w, const char *dir,
