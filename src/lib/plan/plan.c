@@ -341,9 +341,11 @@ static int download_step(inputs *in, const cudnnctl_plan *p, int mirror_dir, con
     int rc;
     if (p->source == CUDNNCTL_SOURCE_WHEEL)
         rc = add_step(names, steps, "download",
-                      cc_asprintf("fetch NVIDIA's wheel %s (%s) with pip download from the "
-                                  "Python package index its configuration names (or "
-                                  "--index-url), --require-hashes sha256 %s; verify it again",
+                      cc_asprintf("fetch NVIDIA's wheel %s (%s): from the file an --index-url's "
+                                  "PEP 691 page names (cudnnctl's own download, unpacked as it "
+                                  "lands), else with pip download from the Python package index "
+                                  "its configuration names (--require-hashes sha256 %s); verify "
+                                  "it again (a copy already in the cache needs no download)",
                                   p->wheel->filename, sz, p->wheel->sha256));
     else if (cached)
         rc = add_step(names, steps, "download",
