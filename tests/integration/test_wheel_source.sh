@@ -10,6 +10,8 @@
 #    from the wheel's own files): same paths, types, modes, link targets, bytes
 #  - an index of PEP 691 JSON given with --index-url: read by cudnnctl, the wheel downloaded and
 #    unpacked as it lands (no pip runs), the same tree as pip's route; a forged file there: exit 3
+#  - the receipts' SHA-256 (taken from the pinned wheel's RECORD, not hashed again) are the
+#    installed files' own, on both routes
 #  - an index serving other bytes under the wheel's name: exit 3, nothing installed, no receipt;
 #    the same for --archive of such a file
 #  - uninstall removes exactly what was installed
@@ -147,7 +149,7 @@ PY
 }
 printf '#!/bin/sh\ntouch "%s/pip-ran"; exit 1\n' "$T" >"$T/no-pip"; chmod 755 "$T/no-pip"
 idx691 "$T/j" "$w"
-"$CUDNNCTL" --state-dir "$T/state5" --cache-dir "$T/cache5" -v --json install "${sel[@]}" \
+"$CUDNNCTL" --state-dir "$T/state5" --cache-dir "$T/cache5" -vv --json install "${sel[@]}" \
   --source wheel --components runtime,dev --python "$T/no-pip" \
   --index-url "http://127.0.0.1:$port/simple/" --prefix "$T/pj" --no-validate >"$T/ij.json" 2>"$T/ij.err" ||
   fail "install from a PEP 691 index failed: $(tail -5 "$T/ij.err") $(head -c 400 "$T/ij.json")"
@@ -156,6 +158,23 @@ idx691 "$T/j" "$w"
 [ "$(jget "$T/ij.json" 'd["archive"]["url"]')" = "http://127.0.0.1:$port/files/$WHEEL" ] ||
   fail "the PEP 691 install's url is not the page's: $(jget "$T/ij.json" 'd["archive"]["url"]')"
 grep -q '(streamed)' "$T/ij.err" || fail "the wheel was not unpacked as it downloaded: $(grep extract "$T/ij.err")"
+# the receipts' SHA-256 (from the wheel's RECORD: the wheel is the catalog's) are the files' own
+receipt_hashes() { # receipt_hashes STATE: every file of every receipt hashes to what it says
+  python3 - "$1" <<'PY'
+import glob, hashlib, json, sys
+n = 0
+for r in glob.glob(sys.argv[1] + "/receipts/*.json"):
+    for f in json.load(open(r))["files"]:
+        h = hashlib.sha256(open(f["path"], "rb").read()).hexdigest()
+        assert h == f["sha256"], "%s: receipt %s, file %s" % (f["path"], f["sha256"], h)
+        n += 1
+assert n >= 30, "only %d files in the receipts" % n
+PY
+}
+receipt_hashes "$T/state5" || fail "a receipt's SHA-256 is not its file's (PEP 691 route)"
+receipt_hashes "$T/state" || fail "a receipt's SHA-256 is not its file's (pip route)"
+grep -q "extract: 23 files' SHA-256 from the wheel's RECORD (its digest the wheel catalog's), 0 hashed" "$T/ij.err" ||
+  fail "the digests did not come from the wheel's RECORD: $(grep RECORD "$T/ij.err")"
 tree "$T/pj/cudnn-9.19.0.56-cuda13" "$T/pj" >"$T/tree-691"
 diff "$T/tree-wheel" "$T/tree-691" >&2 || fail "the PEP 691 install differs from pip's (above)"
 [ -f "$T/cache5/blobs/sha256/$(sha256sum "$w" | cut -c1-64)" ] || fail "the wheel is not in the cache"

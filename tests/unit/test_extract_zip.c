@@ -2,7 +2,9 @@
  * zip writer (deflate): a Windows-style archive and a wheel-style one. Extracted on 1 thread and
  * on 4, the staged trees and records are identical (paths, sizes, SHA-256, the bytes); a wheel maps
  * into the archive layout; a damaged entry (its deflate data changed) fails the whole extraction
- * and leaves the staging dir empty, whichever thread meets it. */
+ * and leaves the staging dir empty, whichever thread meets it; a wheel pinned by the wheel catalog
+ * (wheel_record) takes its files' SHA-256 from its RECORD where a line lists the file plainly with
+ * its size, and hashes the others from staging. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +22,7 @@
 #include <cmocka.h>
 
 #include "extract.h"
+#include "hash.h"
 #include "internal.h"
 #include "pf_fixture.h"
 
@@ -28,7 +31,8 @@ static char *g_root;
 typedef struct {
     const char *name;
     size_t size;
-    unsigned seed; /* 0: text-like (compresses), else pseudo-random bytes */
+    unsigned seed;    /* 0: text-like (compresses), else pseudo-random bytes */
+    const char *text; /* non-NULL: the entry's bytes (size and seed unused) */
 } zent;
 
 static unsigned char *payload(size_t n, unsigned seed)
@@ -55,11 +59,13 @@ static char *write_zip(const char *file, const zent *e, size_t n)
         archive_entry_set_pathname(ae, e[i].name);
         archive_entry_set_filetype(ae, AE_IFREG);
         archive_entry_set_perm(ae, 0644);
-        archive_entry_set_size(ae, (la_int64_t)e[i].size);
+        size_t size = e[i].text ? strlen(e[i].text) : e[i].size;
+        archive_entry_set_size(ae, (la_int64_t)size);
         archive_entry_set_mtime(ae, 1700000000, 0);
         assert_int_equal(archive_write_header(a, ae), ARCHIVE_OK);
-        unsigned char *b = payload(e[i].size, e[i].seed);
-        assert_int_equal(archive_write_data(a, b, e[i].size), (la_ssize_t)e[i].size);
+        unsigned char *b =
+            e[i].text ? (unsigned char *)cc_strdup(e[i].text) : payload(size, e[i].seed);
+        assert_int_equal(archive_write_data(a, b, size), (la_ssize_t)size);
         free(b);
         archive_entry_free(ae);
     }
@@ -78,20 +84,27 @@ static char *new_staging(const char *tag)
 
 /* threads: as cc_extract_opts; a negative count -N is N threads with every entry written by a
  * writer thread of its own (writer_thread_from = 1: the path the big entries take) */
-static cudnnctl_err unzip(const char *zip, const char *name, const char *staging, int threads,
-                          cc_staging *st)
+static cudnnctl_err unzip_ex(const char *zip, const char *name, const char *staging, int threads,
+                             int wheel_record, cc_staging *st)
 {
     cudnnctl_ctx *ctx = NULL;
     assert_int_equal(cudnnctl_ctx_new(&ctx), CUDNNCTL_E_OK);
     cc_extract_opts o = {.path = zip,
                          .name_hint = name,
                          .threads = (unsigned)(threads < 0 ? -threads : threads),
-                         .writer_thread_from = threads < 0 ? 1 : 0};
+                         .writer_thread_from = threads < 0 ? 1 : 0,
+                         .wheel_record = wheel_record};
     cudnnctl_err rc = cc_extract_ex(ctx, &o, staging, st);
     if (rc)
         print_message("extract: %s\n", cudnnctl_last_error(ctx)->detail);
     cudnnctl_ctx_free(ctx);
     return rc;
+}
+
+static cudnnctl_err unzip(const char *zip, const char *name, const char *staging, int threads,
+                          cc_staging *st)
+{
+    return unzip_ex(zip, name, staging, threads, 0, st);
 }
 
 static int dir_empty(const char *dir)
@@ -151,15 +164,15 @@ static void check_same(const cc_staging *s1, const char *d1, const cc_staging *s
 
 #define TOP "cudnn-windows-x86_64-9.19.0.56_cuda13-archive/"
 static const zent WIN[] = {
-    {TOP "LICENSE", 3000, 0},
-    {TOP "include/cudnn.h", 20000, 0},
-    {TOP "include/cudnn_version.h", 3000, 0},
-    {TOP "bin/x64/cudnn64_9.dll", 3u << 20, 7},
-    {TOP "bin/x64/cudnn_ops64_9.dll", 1u << 20, 8},
-    {TOP "bin/x64/cudnn_adv64_9.dll", 2u << 20, 9},
-    {TOP "bin/x64/cudnn_graph64_9.dll", 700000, 10},
-    {TOP "lib/x64/cudnn.lib", 90000, 11},
-    {TOP "lib/x64/cudnn64_9.lib", 0, 0},
+    {TOP "LICENSE", 3000, 0, NULL},
+    {TOP "include/cudnn.h", 20000, 0, NULL},
+    {TOP "include/cudnn_version.h", 3000, 0, NULL},
+    {TOP "bin/x64/cudnn64_9.dll", 3u << 20, 7, NULL},
+    {TOP "bin/x64/cudnn_ops64_9.dll", 1u << 20, 8, NULL},
+    {TOP "bin/x64/cudnn_adv64_9.dll", 2u << 20, 9, NULL},
+    {TOP "bin/x64/cudnn_graph64_9.dll", 700000, 10, NULL},
+    {TOP "lib/x64/cudnn.lib", 90000, 11, NULL},
+    {TOP "lib/x64/cudnn64_9.lib", 0, 0, NULL},
 };
 
 static void windows_zip_parallel_equals_serial(void **state)
@@ -205,17 +218,17 @@ static void windows_zip_parallel_equals_serial(void **state)
 }
 
 static const zent WHEEL[] = {
-    {"nvidia/__init__.py", 0, 0},
-    {"nvidia/cudnn/__init__.py", 0, 0},
-    {"nvidia/cudnn/include/cudnn.h", 20000, 0},
-    {"nvidia/cudnn/include/cudnn_version.h", 3000, 0},
-    {"nvidia/cudnn/lib/libcudnn.so.9", 500000, 3},
-    {"nvidia/cudnn/lib/libcudnn_ops.so.9", 2u << 20, 4},
-    {"nvidia/cudnn/lib/libcudnn_graph.so.9", 1u << 20, 5},
-    {"nvidia_cudnn_cu13-9.19.0.56.dist-info/licenses/License.txt", 4000, 0},
-    {"nvidia_cudnn_cu13-9.19.0.56.dist-info/METADATA", 500, 0},
-    {"nvidia_cudnn_cu13-9.19.0.56.dist-info/WHEEL", 100, 0},
-    {"nvidia_cudnn_cu13-9.19.0.56.dist-info/RECORD", 900, 0},
+    {"nvidia/__init__.py", 0, 0, NULL},
+    {"nvidia/cudnn/__init__.py", 0, 0, NULL},
+    {"nvidia/cudnn/include/cudnn.h", 20000, 0, NULL},
+    {"nvidia/cudnn/include/cudnn_version.h", 3000, 0, NULL},
+    {"nvidia/cudnn/lib/libcudnn.so.9", 500000, 3, NULL},
+    {"nvidia/cudnn/lib/libcudnn_ops.so.9", 2u << 20, 4, NULL},
+    {"nvidia/cudnn/lib/libcudnn_graph.so.9", 1u << 20, 5, NULL},
+    {"nvidia_cudnn_cu13-9.19.0.56.dist-info/licenses/License.txt", 4000, 0, NULL},
+    {"nvidia_cudnn_cu13-9.19.0.56.dist-info/METADATA", 500, 0, NULL},
+    {"nvidia_cudnn_cu13-9.19.0.56.dist-info/WHEEL", 100, 0, NULL},
+    {"nvidia_cudnn_cu13-9.19.0.56.dist-info/RECORD", 900, 0, NULL},
 };
 
 static void wheel_maps_into_the_archive_layout(void **state)
@@ -314,6 +327,93 @@ static void write_failure_in_a_writer_thread(void **state)
 #endif
 }
 
+/* RECORD's form of a digest: urlsafe base64 of the 32 bytes, no padding (43 chars) */
+static void b64url(const char *hex, char out[44])
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    unsigned char d[33] = {0};
+    for (size_t i = 0; i < 32; i++) {
+        unsigned v;
+        assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
+        d[i] = (unsigned char)v;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < 33; i += 3) {
+        uint32_t v = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8 | d[i + 2];
+        for (int k = 3; k >= 0 && o < 43; k--)
+            out[o++] = abc[(v >> (6 * k)) & 63];
+    }
+    out[43] = '\0';
+}
+
+static void digest_of(const zent *e, char hex[65])
+{
+    cc_sha256 *h = cc_sha256_new();
+    unsigned char *b = payload(e->size, e->seed);
+    assert_int_equal(cc_sha256_update(h, b, e->size), 0);
+    assert_int_equal(cc_sha256_final_hex(h, hex), 0);
+    cc_sha256_free(h);
+    free(b);
+}
+
+static void pinned_wheel_digests_from_its_record(void **state)
+{
+    (void)state;
+    const char *name = "nvidia_cudnn_cu13-9.19.0.56-py3-none-manylinux_2_27_x86_64.whl";
+    char real[4][65], fake[65], b[4][44], bfake[44];
+    for (int i = 0; i < 4; i++) { /* cudnn.h, cudnn_version.h, libcudnn.so.9, libcudnn_ops.so.9 */
+        digest_of(&WHEEL[2 + i], real[i]);
+        b64url(real[i], b[i]);
+    }
+    cc_sha256 *h = cc_sha256_new();
+    assert_int_equal(cc_sha256_update(h, "not these bytes", 15), 0);
+    assert_int_equal(cc_sha256_final_hex(h, fake), 0);
+    cc_sha256_free(h);
+    b64url(fake, bfake);
+    /* libcudnn.so.9: another valid digest (believed: the RECORD is the pinned wheel's word); the
+     * same digest for libcudnn_ops.so.9 with another size and for cudnn_version.h on a quoted
+     * path (not believed); libcudnn_graph.so.9 and the licence not listed: those four hashed */
+    char *record = cc_asprintf("nvidia/cudnn/include/cudnn.h,sha256=%s,20000\r\n"
+                               "\"nvidia/cudnn/include/cudnn_version.h\",sha256=%s,3000\n"
+                               "nvidia/cudnn/lib/libcudnn.so.9,sha256=%s,500000\n"
+                               "nvidia/cudnn/lib/libcudnn_ops.so.9,sha256=%s,12\n"
+                               "nvidia_cudnn_cu13-9.19.0.56.dist-info/RECORD,,\n",
+                               b[0], bfake, bfake, bfake);
+    zent w[sizeof(WHEEL) / sizeof(WHEEL[0])];
+    memcpy(w, WHEEL, sizeof(w));
+    w[sizeof(w) / sizeof(w[0]) - 1].text = record;
+    char *zip = write_zip(name, w, sizeof(w) / sizeof(w[0]));
+    cudnnctl_ctx *ctx = NULL;
+    assert_int_equal(cudnnctl_ctx_new(&ctx), CUDNNCTL_E_OK);
+    for (int pinned = 0; pinned <= 1; pinned++)
+        for (int threads = 1; threads <= 2; threads++) {
+            char *d = new_staging("wr");
+            cc_staging s;
+            assert_int_equal(unzip_ex(zip, name, d, threads, pinned, &s), CUDNNCTL_E_OK);
+            assert_int_equal(s.n_files, 6);
+            for (size_t i = 0; i < s.n_files; i++) {
+                const cc_staged_file *f = &s.files[i];
+                char *p = pff_join(d, f->path), on_disk[65];
+                uint64_t size = 0;
+                assert_int_equal(cc_sha256_file(ctx, p, on_disk, &size), 0);
+                assert_true(size == f->size);
+                if (pinned && strcmp(f->path, "lib/libcudnn.so.9.19.0") == 0)
+                    assert_string_equal(f->sha256, fake);
+                else
+                    assert_string_equal(f->sha256, on_disk);
+                free(p);
+            }
+            assert_string_equal(cc_staging_find(&s, "include/cudnn.h")->sha256, real[0]);
+            assert_string_equal(cc_staging_find(&s, "lib/libcudnn_ops.so.9.19.0")->sha256, real[3]);
+            cc_staging_free(&s);
+            pff_rm_rf(d);
+            free(d);
+        }
+    cudnnctl_ctx_free(ctx);
+    free(record);
+    free(zip);
+}
+
 int main(void)
 {
     g_root = pff_tmpdir("extract-zip");
@@ -322,6 +422,7 @@ int main(void)
         cmocka_unit_test(wheel_maps_into_the_archive_layout),
         cmocka_unit_test(damaged_entry_fails_everything),
         cmocka_unit_test(write_failure_in_a_writer_thread),
+        cmocka_unit_test(pinned_wheel_digests_from_its_record),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     pff_rm_rf(g_root);

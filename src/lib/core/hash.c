@@ -112,3 +112,28 @@ int cc_sha256_is_hex(const char *s)
             return 0;
     return 1;
 }
+
+int cc_sha256_hex_of_b64url(const char *b64, size_t n, char hex[65])
+{
+    unsigned char in[45], out[36];
+    if (n != 43)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        char c = b64[i];
+        if (c == '+' || c == '/' || c == '=')
+            return -1; /* the urlsafe alphabet only */
+        in[i] = c == '-' ? '+' : c == '_' ? '/' : (unsigned char)c;
+    }
+    in[43] = '=';
+    in[44] = '\0';
+    /* 44 chars decode to 33 bytes (the padding counted as a zero byte) */
+    if (EVP_DecodeBlock(out, in, 44) != 33)
+        return -1;
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < 32; i++) {
+        hex[2 * i] = digits[out[i] >> 4];
+        hex[2 * i + 1] = digits[out[i] & 15];
+    }
+    hex[64] = '\0';
+    return 0;
+}

@@ -19,6 +19,9 @@ void cc_sha256_free(cc_sha256 *h);
 struct cudnnctl_ctx;
 /* Hash a whole file through the sys_ops layer; *size gets its length. */
 int cc_sha256_file(struct cudnnctl_ctx *ctx, const char *path, char hex[65], uint64_t *size);
+/* A SHA-256 written as a wheel's RECORD writes it (PEP 376: urlsafe base64 of the 32 bytes, no
+ * padding: 43 chars, b64 of them) as 64 lowercase hex chars + NUL; -1 when it is not one. */
+int cc_sha256_hex_of_b64url(const char *b64, size_t n, char hex[65]);
 /* 1 when s is 64 hex digits (either case). */
 int cc_sha256_is_hex(const char *s);
 

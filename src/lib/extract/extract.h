@@ -36,7 +36,7 @@ typedef struct {
     char *link_target; /* for links: the target as written, relative ("libcudnn.so.9") */
     uint32_t mode;     /* permission bits as staged (setuid/setgid/sticky, g+w, o+w dropped) */
     uint64_t size;
-    char sha256[65]; /* of regular files, computed while writing */
+    char sha256[65]; /* of regular files, computed while writing (or a pinned wheel's RECORD) */
     int skipped;     /* extraction only: an entry of a component left out (never staged) */
 } cc_staged_file;
 
@@ -112,6 +112,10 @@ typedef struct {
      * written and closed: the unpacked store copies it behind the decoder (store.h) */
     void (*on_file)(void *user, const char *staged_path);
     void *on_file_user;
+    /* a wheel whose SHA-256 is the wheel catalog's (NVIDIA's, from the index: install.c): its own
+     * RECORD gives the SHA-256 of the files it unpacks, which are then not hashed again as they
+     * are written (zip_record.c); a file it does not list with that size is hashed from staging */
+    int wheel_record;
 } cc_extract_opts;
 
 /* A zip still downloading (src: a download opened with keep_file; cc_source_part names the

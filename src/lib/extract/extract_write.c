@@ -46,6 +46,7 @@ struct cc_xwriter {
     cc_staged_file *cur_rec;
     const cc_staged_file *cur_src;
     int cur_is_file;
+    int no_hash; /* cc_xwriter_no_hashing */
     uint64_t cur_size;
     char *cur_path;    /* staging path of the file being written, for early writeback */
     cc_syncer *syncer; /* fsyncs each finished file in the background (threaded mode) */
@@ -109,7 +110,7 @@ static void process(cc_xwriter *w, msg *m)
         w->cur_size = 0;
         free(w->cur_path);
         w->cur_path = m->is_file ? cc_strdup(archive_entry_pathname(m->entry)) : NULL;
-        if (m->is_file && cc_sha256_reset(w->sha) != 0) {
+        if (m->is_file && !w->no_hash && cc_sha256_reset(w->sha) != 0) {
             fail(w, "SHA-256", "cannot reset the digest");
             break;
         }
@@ -120,7 +121,7 @@ static void process(cc_xwriter *w, msg *m)
             warn(w, archive_error_string(w->disk));
         break;
     case M_DATA:
-        if (w->cur_is_file && cc_sha256_update(w->sha, m->buf, m->len) != 0) {
+        if (w->cur_is_file && !w->no_hash && cc_sha256_update(w->sha, m->buf, m->len) != 0) {
             fail(w, "SHA-256", "digest update failed");
             break;
         }
@@ -145,7 +146,9 @@ static void process(cc_xwriter *w, msg *m)
         if (r == ARCHIVE_WARN)
             warn(w, archive_error_string(w->disk));
         if (w->cur_is_file && w->cur_rec) {
-            if (cc_sha256_final_hex(w->sha, w->cur_rec->sha256) != 0) {
+            if (w->no_hash)
+                w->cur_rec->sha256[0] = '\0';
+            else if (cc_sha256_final_hex(w->sha, w->cur_rec->sha256) != 0) {
                 fail(w, "SHA-256", "cannot finish the digest");
                 break;
             }
@@ -421,6 +424,11 @@ int cc_xwriter_finish(cc_xwriter *w, char **err, unsigned *warnings, char **warn
         return -1;
     }
     return 0;
+}
+
+void cc_xwriter_no_hashing(cc_xwriter *w)
+{
+    w->no_hash = 1;
 }
 
 void cc_xwriter_share_syncer(cc_xwriter *w, cc_syncer *s)

@@ -40,6 +40,9 @@ int cc_xwriter_finish(cc_xwriter *w, char **err, unsigned *warnings, char **warn
  * fsync'd in the background; the caller finishes and frees s after every writer is done. */
 struct cc_syncer;
 void cc_xwriter_share_syncer(cc_xwriter *w, struct cc_syncer *s);
+/* Write files without hashing them: rec->sha256 is left "" for the caller to fill (a pinned
+ * wheel's RECORD: zip_record.c); the size is recorded as always. */
+void cc_xwriter_no_hashing(cc_xwriter *w);
 
 /* The OS error number (errno) behind the first failure, 0 when none is known: what a message
  * says besides libarchive's "Write failed" (no space left, permission). */

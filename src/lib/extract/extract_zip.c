@@ -21,7 +21,7 @@ typedef struct {
 } zfile;
 
 /* ---- reading one open file from several threads (each its own cc_xfile at_pos) ------------ */
-static struct archive *zr_open(cc_xfile *r)
+struct archive *cc_zip_open_seekable(cc_xfile *r)
 {
     struct archive *a = archive_read_new();
     if (!a)
@@ -40,7 +40,7 @@ static struct archive *zr_open(cc_xfile *r)
 static cudnnctl_err read_headers(cc_zrun *z, cc_xfile *r)
 {
     struct archive_entry *ae;
-    struct archive *a = zr_open(r);
+    struct archive *a = cc_zip_open_seekable(r);
     cudnnctl_err rc = CUDNNCTL_E_OK;
     int h;
     if (!a)
@@ -122,7 +122,7 @@ static int seek_entry(zworker *w, const cc_zjob *j)
         if (w->out.a)
             archive_read_free(w->out.a);
         w->cur = -1;
-        if (!(w->out.a = zr_open(&w->r))) {
+        if (!(w->out.a = cc_zip_open_seekable(&w->r))) {
             cc_zip_fail(z, CUDNNCTL_E_NOMEM, cc_strdup("out of memory opening the archive"));
             return -1;
         }
@@ -266,7 +266,8 @@ cudnnctl_err cc_extract_zip(cudnnctl_ctx *ctx, const cc_extract_opts *o, cc_pf_f
     if ((rc = cc_zip_read_directory(z, fd, z->fsize)) != CUDNNCTL_E_OK)
         goto out;
     cc_zip_set_kind(z);
-    if ((rc = judge_all(&f, &layout)) != CUDNNCTL_E_OK || (rc = write_all(&f)) != CUDNNCTL_E_OK)
+    if ((rc = judge_all(&f, &layout)) != CUDNNCTL_E_OK || (rc = write_all(&f)) != CUDNNCTL_E_OK ||
+        (rc = cc_zip_record_hashes(z, fd)) != CUDNNCTL_E_OK)
         goto out;
     rc = cc_zip_fill_out(z, layout, out);
     if (rc == CUDNNCTL_E_OK) {

@@ -441,6 +441,8 @@ static cudnnctl_err finish_stream(zstream *s, cc_xcheck *x, cc_xwriter **mw, cc_
         CC_ERR(z->ctx, rc, "%s", detail ? detail : "out of memory");
     free(detail);
     if (rc == CUDNNCTL_E_OK)
+        rc = cc_zip_record_hashes(z, *fd);
+    if (rc == CUDNNCTL_E_OK)
         rc = cc_zip_fill_out(z, z->wheel ? CC_LAYOUT_WHEEL : layout, out);
     if (rc == CUDNNCTL_E_OK)
         cc_log(z->ctx, CUDNNCTL_LOG_INFO, "extract: %zu entries, %llu bytes, layout %s (streamed)",

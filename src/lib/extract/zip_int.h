@@ -113,7 +113,17 @@ cudnnctl_err cc_zip_result(cc_zrun *z);
 /* Every entry of the zip open in fd (size bytes), as the central directory lists them, appended
  * to z's jobs through libarchive's seekable reader. */
 cudnnctl_err cc_zip_read_directory(cc_zrun *z, cc_pf_fd fd, uint64_t size);
+/* libarchive's seekable zip reader over r (r->pos reset), opened; NULL only without memory (an
+ * open that failed is the caller's to read: archive_error_string, then archive_read_free). */
+struct archive *cc_zip_open_seekable(cc_xfile *r);
 /* z->wheel, z->ver3 and z->windows from the entries read. */
 void cc_zip_set_kind(cc_zrun *z);
+
+/* ---- zip_record.c ---- */
+/* 1: the files of this run are not hashed as written; cc_zip_record_hashes fills them in. */
+int cc_zip_record_wanted(const cc_zrun *z);
+/* After the files are written, from the verified zip open in fd: each written file's SHA-256
+ * from the wheel's RECORD when it lists the file with that size, else hashed from staging. */
+cudnnctl_err cc_zip_record_hashes(cc_zrun *z, cc_pf_fd fd);
 
 #endif

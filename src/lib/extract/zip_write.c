@@ -93,6 +93,8 @@ static cc_xwriter *writer_new(cc_zrun *z, int threaded)
     if (!w)
         return NULL;
     cc_xwriter_share_syncer(w, z->syncer);
+    if (cc_zip_record_wanted(z)) /* the wheel's RECORD gives the digests (zip_record.c) */
+        cc_xwriter_no_hashing(w);
     if (z->o->on_file) /* the unpacked store copies each file as it is closed */
         cc_xwriter_on_file(w, z->o->on_file, z->o->on_file_user);
     return w;

@@ -196,11 +196,17 @@ static cudnnctl_err decode(cudnnctl_ctx *ctx, const cudnnctl_install_opts *o,
     so.keep_file = cc_str_iends(c->file_name, ".zip") || cc_str_iends(c->file_name, ".whl");
     so.read_from_part = so.keep_file && !fill; /* a zip download: unpacked as it lands */
     /* into a CUDA tree only cuDNN's own files; bombs refused on their headers (extract.h) */
-    cc_extract_opts xo = {.name_hint = c->file_name, .archive_size = c->size,
-                          .max_unpacked = o->max_unpacked, .components = c->components,
+    cc_extract_opts xo = {.name_hint = c->file_name,
+                          .archive_size = c->size,
+                          .max_unpacked = o->max_unpacked,
+                          .components = c->components,
                           .content = c->plan->mode == CUDNNCTL_TARGET_CUDA_TREE
-                                         ? CC_CONTENT_CUDA_TREE : CC_CONTENT_ANY,
-                          .on_file = fill ? cc_store_fill_file : NULL, .on_file_user = fill};
+                                         ? CC_CONTENT_CUDA_TREE
+                                         : CC_CONTENT_ANY,
+                          .on_file = fill ? cc_store_fill_file : NULL,
+                          .on_file_user = fill,
+                          /* NVIDIA's wheel as the catalog pins it: its RECORD is covered */
+                          .wheel_record = c->wheel && c->sha256 && !o->sha256};
     cc_pf_stat_t ast; /* a local archive the catalog does not size: its size on disk */
     if (!xo.archive_size && !strstr(url, "://") && cc_pf_stat(url, &ast) == 0 && ast.is_reg)
         xo.archive_size = ast.size;
