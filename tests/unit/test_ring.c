@@ -271,6 +271,54 @@ static void spill_and_ring_alternate_with_a_racing_consumer(void **state)
         run_spill(caps[c], 6u * 1024u * 1024u + 11, 5 + (unsigned)c, 0);
 }
 
+/* A batched reader (a zip scanner ahead of the download) is woken once a batch is there, not per
+ * chunk: every read before the end sees at least the batch, the last one the rest; all bytes in
+ * order, once. */
+static void spill_batch_wakes_a_reader_once_per_batch(void **state)
+{
+    (void)state;
+    char path[64];
+    FILE *wf, *rf;
+    spill_file(path, &wf, &rf);
+    cc_ring *r = cc_ring_new(1);
+    cc_ring_enable_spill(r);
+    const uint64_t batch = 64u << 10, total = (1u << 20) + 4321;
+    cc_ring_set_batch(r, batch);
+    producer p = {r, total, 0, 0, 77, wf, 0};
+    cc_pf_thread *t = NULL;
+    assert_int_equal(cc_pf_thread_start(&t, produce, &p), 0);
+    static unsigned char buf[1 << 20];
+    uint64_t off = 0;
+    int reads = 0;
+    for (;;) {
+        uint64_t foff = 0, avail = 0;
+        long long n = cc_ring_read_ex(r, buf, sizeof(buf), &foff, &avail);
+        if (n == 0)
+            break;
+        assert_int_equal(n, CC_RING_IN_FILE);
+        assert_int_equal(foff, off);
+        if (avail < batch) /* only the tail, once the producer closed */
+            assert_true(__atomic_load_n(&p.done, __ATOMIC_SEQ_CST) && off + avail == total);
+        size_t k = avail < sizeof(buf) ? (size_t)avail : sizeof(buf);
+        assert_int_equal(fseek(rf, (long)foff, SEEK_SET), 0);
+        assert_int_equal(fread(buf, 1, k, rf), k);
+        for (size_t i = 0; i < k; i++)
+            if (buf[i] != pattern(off + i))
+                fail_msg("byte %llu wrong", (unsigned long long)(off + i));
+        cc_ring_read_from_file(r, k);
+        off += k;
+        reads++;
+    }
+    assert_int_equal(off, total);
+    assert_true(reads <= (int)(total / batch) + 1);
+    cc_pf_thread_join(t);
+    assert_int_equal(p.write_rc, 0);
+    cc_ring_free(r);
+    fclose(wf);
+    fclose(rf);
+    remove(path);
+}
+
 static void spill_failure_and_cancel(void **state)
 {
     (void)state;
@@ -313,6 +361,7 @@ int main(void)
         cmocka_unit_test(cond_wait_times_out),
         cmocka_unit_test(spill_producer_never_waits_for_a_slow_consumer),
         cmocka_unit_test(spill_and_ring_alternate_with_a_racing_consumer),
+        cmocka_unit_test(spill_batch_wakes_a_reader_once_per_batch),
         cmocka_unit_test(spill_failure_and_cancel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,8 @@ struct cc_ring {
      * spilled, when it is empty and [consumed, produced) is only in the producer's file. */
     int spill, spilled;
     uint64_t produced, consumed;
+    uint64_t batch; /* cc_ring_set_batch: a waiting reader wants this many bytes (0: any) */
+    uint64_t want;  /* what the waiting reader waits for (1 unless batched) */
     cc_pf_mutex *mu;
     cc_pf_cond *can_read;
     cc_pf_cond *can_write;
@@ -52,6 +54,13 @@ void cc_ring_free(cc_ring *r)
     free(r);
 }
 
+void cc_ring_set_batch(cc_ring *r, uint64_t bytes)
+{
+    cc_pf_mutex_lock(r->mu);
+    r->batch = bytes;
+    cc_pf_mutex_unlock(r->mu);
+}
+
 void cc_ring_enable_spill(cc_ring *r)
 {
     cc_pf_mutex_lock(r->mu);
@@ -82,7 +91,7 @@ static int offer(cc_ring *r, const unsigned char *p, size_t len)
         r->spilled = 1;
         r->produced += len;
     }
-    if (r->reader_waiting)
+    if (r->reader_waiting && r->produced - r->consumed >= r->want)
         cc_pf_cond_signal(r->can_read);
     return 0;
 }
@@ -110,7 +119,7 @@ int cc_ring_write(cc_ring *r, const void *data, size_t len)
         put(r, p, n);
         p += n;
         len -= n;
-        if (r->reader_waiting)
+        if (r->reader_waiting && r->produced - r->consumed >= r->want)
             cc_pf_cond_signal(r->can_read);
     }
     cc_pf_mutex_unlock(r->mu);
@@ -152,7 +161,12 @@ long long cc_ring_read_ex(cc_ring *r, void *buf, size_t len, uint64_t *file_off,
     unsigned char *p = buf;
     long long got = 0;
     cc_pf_mutex_lock(r->mu);
-    while (r->len == 0 && r->consumed == r->produced && !r->closed && !r->woken) {
+    /* batched (spill mode only: a producer that never waits): wake once that many are there */
+    uint64_t need = 1;
+    if (r->batch && r->spill && len > 1)
+        need = len < r->batch ? len : r->batch;
+    while (r->produced - r->consumed < need && !r->closed && !r->woken) {
+        r->want = need;
         r->reader_waiting = 1;
         cc_pf_cond_wait(r->can_read, r->mu, 0);
         r->reader_waiting = 0;

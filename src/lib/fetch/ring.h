@@ -21,6 +21,12 @@ int cc_ring_write(cc_ring *r, const void *data, size_t len);
  * then never stalls the network. Call before the producer starts. */
 void cc_ring_enable_spill(cc_ring *r);
 
+/* Spill mode: a reader that finds too little waits until `bytes` more are there (or as many as
+ * it asked for, when fewer; the end, a failure or a wake-up as always), so that a consumer
+ * faster than the download (a zip scanner going past entry data) is woken once per batch, not
+ * once per network chunk. 0: as soon as one byte is there. */
+void cc_ring_set_batch(cc_ring *r, uint64_t bytes);
+
 /* Producer: no more bytes will come; failed != 0 says the stream broke. */
 void cc_ring_close(cc_ring *r, int failed);
 
