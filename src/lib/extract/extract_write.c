@@ -203,7 +203,10 @@ static void writer_main(void *arg)
         cc_pf_mutex_lock(w->mu);
         w->head = (w->head + 1) % NSLOT;
         w->count--;
-        cc_pf_cond_signal(w->not_full);
+        /* a producer waits only on a full queue: woken once half of it is free again, not per
+         * slot (one wake-up per MiB, not per chunk) */
+        if (w->count <= NSLOT / 2)
+            cc_pf_cond_signal(w->not_full);
         cc_pf_mutex_unlock(w->mu);
     }
 }
@@ -221,11 +224,14 @@ static msg *reserve(cc_xwriter *w)
     return m;
 }
 
-static void commit(cc_xwriter *w)
+/* The writer is woken for an entry's start and end at once, for its data once half the queue
+ * is full: the data waits a little, the writer wakes a quarter as often. */
+static void commit(cc_xwriter *w, int kind)
 {
     cc_pf_mutex_lock(w->mu);
     w->count++;
-    cc_pf_cond_signal(w->not_empty);
+    if (kind != M_DATA || w->count >= NSLOT / 2)
+        cc_pf_cond_signal(w->not_empty);
     cc_pf_mutex_unlock(w->mu);
 }
 
@@ -233,7 +239,7 @@ static int flush_filling(cc_xwriter *w)
 {
     if (w->filling) {
         w->filling = NULL;
-        commit(w);
+        commit(w, M_DATA);
     }
     return 0;
 }
@@ -254,7 +260,7 @@ static int push(cc_xwriter *w, msg *tmpl)
     unsigned char *buf = m->buf;
     *m = *tmpl;
     m->buf = buf;
-    commit(w);
+    commit(w, m->kind);
     return 0;
 }
 

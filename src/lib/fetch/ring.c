@@ -80,8 +80,8 @@ static void put(cc_ring *r, const unsigned char *p, size_t n)
 }
 
 /* Spill mode: into the ring when all of it fits and nothing is waiting in the file, else leave
- * it to the file. Never waits. */
-static int offer(cc_ring *r, const unsigned char *p, size_t len)
+ * it to the file. Never waits. *wake: the waiting reader has what it waits for. */
+static int offer(cc_ring *r, const unsigned char *p, size_t len, int *wake)
 {
     if (r->cancelled)
         return -1;
@@ -91,8 +91,7 @@ static int offer(cc_ring *r, const unsigned char *p, size_t len)
         r->spilled = 1;
         r->produced += len;
     }
-    if (r->reader_waiting && r->produced - r->consumed >= r->want)
-        cc_pf_cond_signal(r->can_read);
+    *wake = r->reader_waiting && r->produced - r->consumed >= r->want;
     return 0;
 }
 
@@ -101,8 +100,10 @@ int cc_ring_write(cc_ring *r, const void *data, size_t len)
     const unsigned char *p = data;
     cc_pf_mutex_lock(r->mu);
     if (r->spill) {
-        int rc = offer(r, p, len);
+        int wake = 0, rc = offer(r, p, len, &wake);
         cc_pf_mutex_unlock(r->mu);
+        if (wake) /* after the unlock: the reader woken does not block on the mutex at once */
+            cc_pf_cond_signal(r->can_read);
         return rc;
     }
     while (len > 0) {

@@ -478,8 +478,8 @@ cudnnctl_err cc_source_open(cudnnctl_ctx *ctx, const cc_source_opts *o, cc_sourc
         }
     }
     cc_ring_enable_spill(s->ring);
-    if (o->read_from_part) /* the zip scanner runs ahead of the bytes: woken per 256 KiB */
-        cc_ring_set_batch(s->ring, 256u << 10);
+    if (o->read_from_part) /* the zip scanner runs ahead of the bytes: woken per MiB */
+        cc_ring_set_batch(s->ring, 1u << 20);
     /* without the cache a download still lands in the cache dir (zip extraction needs the file)
      * but under a private name, and it is removed again at close */
     rc = cc_cache_entry_open(ctx, o->use_cache && s->have_expected ? s->expected : NULL, &s->cache);
