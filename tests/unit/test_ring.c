@@ -192,6 +192,17 @@ static void spill_file(char path[64], FILE **wf, FILE **rf)
     assert_non_null(*rf);
 }
 
+/* The producer joined (it handed everything over), the ring and the scratch file gone. */
+static void spill_done(cc_pf_thread *t, producer *p, FILE *wf, FILE *rf, const char *path)
+{
+    cc_pf_thread_join(t);
+    assert_int_equal(p->write_rc, 0);
+    cc_ring_free(p->r);
+    fclose(wf);
+    fclose(rf);
+    remove(path);
+}
+
 /* Read the whole stream through ring + file; returns the bytes seen (checked against pattern). */
 static uint64_t spill_consume(cc_ring *r, FILE *rf, unsigned seed, int *file_reads)
 {
@@ -245,12 +256,7 @@ static int run_spill(size_t cap, uint64_t total, unsigned seed, int consumer_wai
     }
     int file_reads = 0;
     assert_int_equal(spill_consume(r, rf, seed * 3, &file_reads), total);
-    cc_pf_thread_join(t);
-    assert_int_equal(p.write_rc, 0);
-    cc_ring_free(r);
-    fclose(wf);
-    fclose(rf);
-    remove(path);
+    spill_done(t, &p, wf, rf, path);
     return file_reads;
 }
 
@@ -311,12 +317,7 @@ static void spill_batch_wakes_a_reader_once_per_batch(void **state)
     }
     assert_int_equal(off, total);
     assert_true(reads <= (int)(total / batch) + 1);
-    cc_pf_thread_join(t);
-    assert_int_equal(p.write_rc, 0);
-    cc_ring_free(r);
-    fclose(wf);
-    fclose(rf);
-    remove(path);
+    spill_done(t, &p, wf, rf, path);
 }
 
 static void spill_failure_and_cancel(void **state)

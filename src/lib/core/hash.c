@@ -31,18 +31,24 @@ int cc_sha256_update(cc_sha256 *h, const void *data, size_t len)
     return EVP_DigestUpdate(h->md, data, len) == 1 ? 0 : -1;
 }
 
-int cc_sha256_final_hex(cc_sha256 *h, char hex[65])
+/* 32 digest bytes as 64 lowercase hex chars + NUL */
+static void to_hex(const unsigned char d[32], char hex[65])
 {
-    unsigned char d[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    if (EVP_DigestFinal_ex(h->md, d, &n) != 1 || n != 32)
-        return -1;
     static const char digits[] = "0123456789abcdef";
     for (unsigned i = 0; i < 32; i++) {
         hex[2 * i] = digits[d[i] >> 4];
         hex[2 * i + 1] = digits[d[i] & 15];
     }
     hex[64] = '\0';
+}
+
+int cc_sha256_final_hex(cc_sha256 *h, char hex[65])
+{
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    if (EVP_DigestFinal_ex(h->md, d, &n) != 1 || n != 32)
+        return -1;
+    to_hex(d, hex);
     return 0;
 }
 
@@ -129,11 +135,6 @@ int cc_sha256_hex_of_b64url(const char *b64, size_t n, char hex[65])
     /* 44 chars decode to 33 bytes (the padding counted as a zero byte) */
     if (EVP_DecodeBlock(out, in, 44) != 33)
         return -1;
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < 32; i++) {
-        hex[2 * i] = digits[out[i] >> 4];
-        hex[2 * i + 1] = digits[out[i] & 15];
-    }
-    hex[64] = '\0';
+    to_hex(out, hex);
     return 0;
 }
