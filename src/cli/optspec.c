@@ -210,7 +210,7 @@ const cli_optspec cli_optspecs[] = {
     {"archive", 0, "FILE|URL", "install", CLI_COMP_FILE, STR(archive), "a cuDNN archive already at hand"},
     {"sha256", 0, "HEX", "install", CLI_COMP_NONE, STR(sha256), "expected SHA-256 of --archive"},
     {"source", 0, "archive|wheel|auto", "plan install", CLI_COMP_NONE, CALL(ENUM, source, parse_source), "where the bytes come from: archive (NVIDIA's redist archive, default), wheel (NVIDIA's wheel, fetched by pip download through your Python packaging configuration), auto (the wheel when it carries the components: runtime, dev)"},
-    {"index-url", 0, "URL", "plan install update", CLI_COMP_NONE, STR(index_url), "plan/install: the package index pip downloads the wheel from (implies --source wheel; default: pip's own); update: the index (PEP 691) whose cuDNN wheels refresh the wheel catalog (default: PyPI unless --mirror)"},
+    {"index-url", 0, "URL", "plan install update", CLI_COMP_NONE, STR(index_url), "plan/install: the package index the wheel comes from (implies --source wheel; default: pip's own): one that serves PEP 691 JSON is read by cudnnctl, which downloads the wheel itself and unpacks it as it lands; one of PEP 503 HTML only is left to pip download; update: the index (PEP 691) whose cuDNN wheels refresh the wheel catalog (default: PyPI unless --mirror)"},
     {"python", 0, "EXE", "install", CLI_COMP_FILE, STR(python), "the interpreter whose pip fetches the wheel (default: python3 on PATH)"},
     {"insecure-skip-verify", 0, NULL, "install", CLI_COMP_NONE, FLAG(insecure_skip_verify), "install an --archive whose SHA-256 is unknown"},
     {"manifest", 0, "FILE|URL", SEL, CLI_COMP_FILE, CALL(LIST, manifests, parse_manifest), "add a redistrib JSON to the catalog (repeatable)"},
