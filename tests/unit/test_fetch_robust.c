@@ -1,9 +1,91 @@
 /* test_fetch_robust.c: cc_source when things go wrong around the download rather than on the
  * wire: a second download of the same blob (the lock), closing during a slow download (prompt),
  * a stalled consumer (the ring spills into the part and the bytes are read back, still verified),
- * and every sys call failed in turn (no bad blob is ever left). Linux and, cross-built, wine
+ * the transport's hand-over (batches, and every byte of a broken transfer), and every sys call
+ * failed in turn (no bad blob is ever left). Linux and, cross-built, wine
  * (fetch_fixture.h). */
 #include "fetch_fixture.h"
+#include "transport.h"
+
+/* ---- the transport's hand-over: libcurl's 16 KiB pieces gathered into batches ---------------- */
+typedef struct {
+    unsigned char *got;
+    size_t n, cap, calls, largest;
+} body_rec;
+
+static cudnnctl_err rec_data(void *user, const void *data, size_t len, char **why)
+{
+    (void)why;
+    body_rec *b = user;
+    if (b->n + len > b->cap) {
+        b->cap = (b->n + len) * 2;
+        b->got = realloc(b->got, b->cap);
+        assert_non_null(b->got);
+    }
+    memcpy(b->got + b->n, data, len);
+    b->n += len;
+    b->calls++;
+    if (len > b->largest)
+        b->largest = len;
+    return CUDNNCTL_E_OK;
+}
+
+static void get_body(const char *path, body_rec *b, cc_transport_res *res)
+{
+    char url[200];
+    url_of(url, sizeof(url), path);
+    memset(b, 0, sizeof(*b));
+    cc_transport_req req;
+    memset(&req, 0, sizeof(req));
+    req.url = url;
+    req.max_redirects = 2;
+    req.connect_timeout_secs = 10;
+    req.on_data = rec_data;
+    req.user = b;
+    const cc_transport_ops *ops = cc_transport_curl();
+    cc_transport *t = ops->open();
+    assert_non_null(t);
+    ops->get(t, &req, res);
+    ops->close(t);
+}
+
+static void the_body_is_handed_over_in_batches_not_per_network_piece(void **state)
+{
+    (void)state;
+    body_rec b;
+    cc_transport_res res;
+    get_body("/big.bin?t=batch", &b, &res);
+    assert_int_equal(res.code, CUDNNCTL_E_OK);
+    assert_int_equal(b.n, BIG);
+    assert_int_equal(res.body_bytes, BIG);
+    assert_memory_equal(b.got, big_data, BIG);
+    /* 3 MiB: 199 pieces of libcurl's 16 KiB; gathered into 256 KiB, 13 calls (the last short) */
+    assert_true(b.largest > 16384);
+    assert_true(b.calls <= BIG / (256u * 1024u) + 2);
+    free(b.got);
+}
+
+static void a_broken_transfer_still_hands_over_every_byte_that_arrived(void **state)
+{
+    (void)state;
+    body_rec b;
+    cc_transport_res res;
+    /* reset after 100000 bytes: less than one batch, all of it gathered when the reset came */
+    get_body("/__fault/reset,arg=100000/big.bin", &b, &res);
+    assert_int_not_equal(res.code, CUDNNCTL_E_OK);
+    assert_true(res.retryable);
+    assert_int_equal(b.n, 100000);
+    assert_int_equal(res.body_bytes, 100000);
+    assert_memory_equal(b.got, big_data, 100000);
+    free(res.detail);
+    free(b.got);
+    get_body("/__fault/cut,arg=300000/big.bin", &b, &res); /* a batch, then 37856 bytes more */
+    assert_int_not_equal(res.code, CUDNNCTL_E_OK);
+    assert_int_equal(b.n, 300000);
+    assert_memory_equal(b.got, big_data, 300000);
+    free(res.detail);
+    free(b.got);
+}
 
 static void concurrent_download_of_one_blob_is_locked(void **state)
 {
@@ -136,6 +218,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(concurrent_download_of_one_blob_is_locked),
+        cmocka_unit_test(the_body_is_handed_over_in_batches_not_per_network_piece),
+        cmocka_unit_test(a_broken_transfer_still_hands_over_every_byte_that_arrived),
         cmocka_unit_test(close_during_a_slow_download_is_prompt),
         cmocka_unit_test(sys_call_faults_never_leave_a_bad_blob),
         cmocka_unit_test(a_stalled_consumer_does_not_stall_the_download),
