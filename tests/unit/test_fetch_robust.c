@@ -65,26 +65,28 @@ static void the_body_is_handed_over_in_batches_not_per_network_piece(void **stat
     free(b.got);
 }
 
+/* A transfer from path that breaks after n bytes: it fails retryably, with exactly those bytes
+ * handed over. */
+static void expect_broken_after(const char *path, size_t n)
+{
+    body_rec b;
+    cc_transport_res res;
+    get_body(path, &b, &res);
+    assert_int_not_equal(res.code, CUDNNCTL_E_OK);
+    assert_true(res.retryable);
+    assert_int_equal(b.n, n);
+    assert_int_equal(res.body_bytes, n);
+    assert_memory_equal(b.got, big_data, n);
+    free(res.detail);
+    free(b.got);
+}
+
 static void a_broken_transfer_still_hands_over_every_byte_that_arrived(void **state)
 {
     (void)state;
-    body_rec b;
-    cc_transport_res res;
     /* reset after 100000 bytes: less than one batch, all of it gathered when the reset came */
-    get_body("/__fault/reset,arg=100000/big.bin", &b, &res);
-    assert_int_not_equal(res.code, CUDNNCTL_E_OK);
-    assert_true(res.retryable);
-    assert_int_equal(b.n, 100000);
-    assert_int_equal(res.body_bytes, 100000);
-    assert_memory_equal(b.got, big_data, 100000);
-    free(res.detail);
-    free(b.got);
-    get_body("/__fault/cut,arg=300000/big.bin", &b, &res); /* a batch, then 37856 bytes more */
-    assert_int_not_equal(res.code, CUDNNCTL_E_OK);
-    assert_int_equal(b.n, 300000);
-    assert_memory_equal(b.got, big_data, 300000);
-    free(res.detail);
-    free(b.got);
+    expect_broken_after("/__fault/reset,arg=100000/big.bin", 100000);
+    expect_broken_after("/__fault/cut,arg=300000/big.bin", 300000); /* a batch, then 37856 */
 }
 
 static void concurrent_download_of_one_blob_is_locked(void **state)

@@ -117,20 +117,26 @@ static cudnnctl_err do_head(xfer *x)
     return x->req->on_head(x->req->user, &h, &x->abort_why);
 }
 
-/* Hand the gathered bytes to on_data; 0, or -1 (x->abort_code set) when it stops the transfer. */
-static int flush_body(xfer *x)
+/* Hand n body bytes to on_data; 0, or -1 (x->abort_code set) when it stops the transfer. */
+static int hand_over(xfer *x, const void *data, size_t n)
 {
-    if (x->acc_n == 0 || x->abort_code != CUDNNCTL_E_OK)
-        return x->abort_code != CUDNNCTL_E_OK ? -1 : 0;
-    size_t n = x->acc_n;
-    x->acc_n = 0;
-    cudnnctl_err e = x->req->on_data(x->req->user, x->acc, n, &x->abort_why);
+    cudnnctl_err e = x->req->on_data(x->req->user, data, n, &x->abort_why);
     if (e != CUDNNCTL_E_OK) {
         x->abort_code = e;
         return -1;
     }
     x->res->body_bytes += n;
     return 0;
+}
+
+/* Hand the gathered bytes over (none after the transfer was stopped). */
+static int flush_body(xfer *x)
+{
+    if (x->abort_code != CUDNNCTL_E_OK)
+        return -1;
+    size_t n = x->acc_n;
+    x->acc_n = 0;
+    return n ? hand_over(x, x->acc, n) : 0;
 }
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
@@ -153,16 +159,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
     }
     if (x->acc_n + n > BODY_BATCH && flush_body(x) != 0)
         return 0;
-    if (n >= BODY_BATCH) { /* a piece as large as the batch goes straight on */
-        x->acc_n = 0;
-        cudnnctl_err e = x->req->on_data(x->req->user, data, n, &x->abort_why);
-        if (e != CUDNNCTL_E_OK) {
-            x->abort_code = e;
-            return 0;
-        }
-        x->res->body_bytes += n;
-        return n;
-    }
+    if (n >= BODY_BATCH) /* a piece as large as the batch goes straight on */
+        return hand_over(x, data, n) == 0 ? n : 0;
     memcpy(x->acc + x->acc_n, data, n);
     x->acc_n += n;
     if (x->acc_n == BODY_BATCH && flush_body(x) != 0)
