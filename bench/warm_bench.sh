@@ -13,6 +13,8 @@
 #   U1  uv pip install --target NEW --link-mode copy      U2  ... --link-mode hardlink
 #   C1  cudnnctl install --prefix NEW --link-mode auto (reflink where the filesystem can, else copy)
 #   C2  cudnnctl install --prefix NEW --link-mode hardlink
+#   C4  the same with --no-login-check (the after-install check without a login shell, whose
+#       start-up files are the user's: root's pyenv and Lmod inits here)
 #   C3  cudnnctl install --cuda-home NEW_TREE (copy)
 # Every cudnnctl run is the whole install: plan, locks, store checks, staging, links, build
 # metadata, the journaled commit with its fsyncs, the receipt. Prints medians and the ratios the
@@ -87,18 +89,20 @@ uinstall "$tmp/u0" --link-mode copy
 "$BIN" --cache-dir "$cache" cache list >&2
 bytes=$(du -sb "$tmp/p0/cudnn-$ver-cuda13" | cut -f1)
 
-: > "$tmp/u1"; : > "$tmp/u2"; : > "$tmp/c1"; : > "$tmp/c2"; : > "$tmp/c3"
+: > "$tmp/u1"; : > "$tmp/u2"; : > "$tmp/c1"; : > "$tmp/c2"; : > "$tmp/c3"; : > "$tmp/c4"
 for i in $(seq "$ROUNDS"); do
   sync
   timed uinstall "$tmp/u1-$i" --link-mode copy >> "$tmp/u1"
   cinstall "$tmp/s1-$i" --prefix "$tmp/p1-$i" --link-mode auto >> "$tmp/c1"
   timed uinstall "$tmp/u2-$i" --link-mode hardlink >> "$tmp/u2"
   cinstall "$tmp/s2-$i" --prefix "$tmp/p2-$i" --link-mode hardlink >> "$tmp/c2"
+  cinstall "$tmp/s4-$i" --prefix "$tmp/p4-$i" --link-mode hardlink --no-login-check >> "$tmp/c4"
   mk_tree "$tmp/t-$i"; cinstall "$tmp/s3-$i" --cuda-home "$tmp/t-$i" --link-mode copy >> "$tmp/c3"
   echo "round $i: uv copy $(tail -1 "$tmp/u1") s, cudnnctl prefix $(tail -1 "$tmp/c1") s, uv hardlink $(tail -1 "$tmp/u2") s," \
-       "cudnnctl hardlink $(tail -1 "$tmp/c2") s, cudnnctl CUDA tree $(tail -1 "$tmp/c3") s" >&2
-  rm -rf "$tmp/u1-$i" "$tmp/p1-$i" "$tmp/u2-$i" "$tmp/p2-$i" "$tmp/t-$i" "$tmp"/s?-"$i"
-  for k in 1 2 3; do cat "$tmp/lib.$k-$i" >> "$tmp/l$k"; done
+       "cudnnctl hardlink $(tail -1 "$tmp/c2") s (--no-login-check $(tail -1 "$tmp/c4") s)," \
+       "cudnnctl CUDA tree $(tail -1 "$tmp/c3") s" >&2
+  rm -rf "$tmp/u1-$i" "$tmp/p1-$i" "$tmp/u2-$i" "$tmp/p2-$i" "$tmp/p4-$i" "$tmp/t-$i" "$tmp"/s?-"$i"
+  for k in 1 2 3 4; do cat "$tmp/lib.$k-$i" >> "$tmp/l$k"; done
 done
 cmp "$tmp/p0/cudnn-$ver-cuda13/lib/libcudnn_adv.so.9.19.0" "$tmp/u0/nvidia/cudnn/lib/libcudnn_adv.so.9" 2>/dev/null ||
   cmp "$tmp/p0/cudnn-$ver-cuda13/lib/libcudnn_adv.so.9" "$tmp/u0/nvidia/cudnn/lib/libcudnn_adv.so.9" ||
@@ -106,7 +110,7 @@ cmp "$tmp/p0/cudnn-$ver-cuda13/lib/libcudnn_adv.so.9.19.0" "$tmp/u0/nvidia/cudnn
 python3 - "$tmp" "$ROUNDS" "$bytes" "$(stat -f -c %T "$tmp")" <<'PY'
 import statistics, sys
 tmp, rounds, nbytes, fs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-m = {k: statistics.median(float(x) for x in open(f"{tmp}/{k}").read().split()) for k in ("u1", "u2", "c1", "c2", "c3", "l1", "l2", "l3")}
+m = {k: statistics.median(float(x) for x in open(f"{tmp}/{k}").read().split()) for k in ("u1", "u2", "c1", "c2", "c3", "c4", "l1", "l2", "l3", "l4")}
 print(f"payload: {nbytes/1e6:.0f} MB installed, {rounds} rounds (medians), filesystem {fs}")
 print(f"(process: the whole command, wall; install: the library's install itself, its JSON 'seconds' —")
 print(f" the process adds the CLI's effective-load checks after the install, child processes)")
@@ -114,6 +118,7 @@ print(f"uv pip install --target --link-mode copy       {m['u1']:7.3f} s")
 print(f"cudnnctl install --prefix (auto: reflink/copy) {m['c1']:7.3f} s process, {m['l1']:6.3f} s install   {m['c1']/m['u1']:.2f}x / {m['l1']/m['u1']:.2f}x uv copy (target <= 2x)")
 print(f"uv pip install --target --link-mode hardlink   {m['u2']:7.3f} s")
 print(f"cudnnctl install --prefix --link-mode hardlink {m['c2']:7.3f} s process, {m['l2']:6.3f} s install   (target <= 0.1 s)")
+print(f"  the same, --no-login-check                 {m['c4']:7.3f} s process, {m['l4']:6.3f} s install   (target <= 0.1 s)")
 print(f"cudnnctl install --cuda-home (copy)            {m['c3']:7.3f} s process, {m['l3']:6.3f} s install   (target <= 1.0 s)")
 PY
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

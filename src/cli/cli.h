@@ -36,6 +36,7 @@ typedef struct {
     int dry_run, no_validate, force, no_ldconfig, all, ld_library_path, remove, system_wide;
     int persist; /* env --persist */
     int no_ld_library_path; /* env --no-ld-library-path */
+    int no_login_check;     /* install/use/env: the effective check without a login shell */
     const char *env_of, *python; /* which --env-of FILE, which/doctor --python EXE */
     const char *dll;             /* which --dll NAME */
     const char *modulefiles;     /* env --persist/--remove --modulefiles DIR */

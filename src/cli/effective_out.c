@@ -9,10 +9,16 @@
 #include "cli.h"
 #include "effective_out.h"
 
+/* --no-login-check: this environment only (a login shell runs the user's start-up files) */
+static unsigned effective_flags(const cli_opts *o)
+{
+    return o->no_login_check ? CUDNNCTL_EFFECTIVE_CURRENT_ONLY : 0u;
+}
+
 cudnnctl_effective_probe *cli_effective_early(cli_opts *o, cudnnctl_ctx *ctx)
 {
     cudnnctl_effective_probe *p = NULL;
-    if (o->root || cudnnctl_effective_start(ctx, NULL, 0, &p) != CUDNNCTL_E_OK)
+    if (o->root || cudnnctl_effective_start(ctx, NULL, effective_flags(o), &p) != CUDNNCTL_E_OK)
         return NULL;
     return p;
 }
@@ -42,7 +48,7 @@ char *cli_effective_with(cli_opts *o, cudnnctl_ctx *ctx, cudnnctl_effective_prob
     cudnnctl_err ce = pre ? cudnnctl_effective_finish(ctx, pre, soname, expect_dir, fix_current,
                                                       fix_login, &v, &n)
                           : cudnnctl_effective_check(ctx, NULL, soname, expect_dir, fix_current,
-                                                     fix_login, 0, &v, &n);
+                                                     fix_login, effective_flags(o), &v, &n);
     if (ce != CUDNNCTL_E_OK) {
         cli_warn(o, "effective check could not run: %s", cudnnctl_last_error(ctx)->detail);
         return NULL;

@@ -229,6 +229,7 @@ const cli_optspec cli_optspecs[] = {
     {"force", 0, NULL, "install", CLI_COMP_NONE, FLAG(force), "install again even when the same build is there"},
     {"no-ldconfig", 0, NULL, "install uninstall rollback use env", CLI_COMP_NONE, FLAG(no_ldconfig), "do not run ldconfig"},
     {"system", 0, NULL, "install use env", CLI_COMP_NONE, FLAG(system_wide), "wire the environment for every user"},
+    {"no-login-check", 0, NULL, "install use env", CLI_COMP_NONE, FLAG(no_login_check), "end without asking a new login shell what it loads (its start-up files are not run)"},
     /* uninstall / mirror */
     {"version", 0, "V", "uninstall", CLI_COMP_INSTALLED, STR(version), "the installed cuDNN version to remove"},
     {"all", 0, NULL, "uninstall", CLI_COMP_NONE, FLAG(all), "remove every install on the target"},

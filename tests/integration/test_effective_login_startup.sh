@@ -11,7 +11,9 @@
 #  - takes a lock that an EXIT trap releases, as pyenv rehash does:
 #  1. install: the login scope maps the install, within seconds, the start-up's stdin was empty;
 #  2. an install that fails while the start-up holds the lock: the lock is released (the probe is
-#     stopped with SIGHUP first, its traps run), and the next install's login probe is fast.
+#     stopped with SIGHUP first, its traps run), and the next install's login probe is fast;
+#  3. install --no-login-check runs none of the start-up (no file it writes appears, no process
+#     of it is left) and its effective_load holds this environment's entry alone.
 set -euo pipefail
 . "$SOURCE_DIR/tests/integration/install_lib.sh"
 . "$SOURCE_DIR/tests/integration/rootsafe_lib.sh"
@@ -82,4 +84,14 @@ inst three --archive "$A" || fail "install after: $(cat "$T/three.err")"
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 ! grep -q "exit -1" "$T/three.err" || fail "the next login probe timed out: $(cat "$T/three.err")"
 echo "   the next install: $ms ms, the login scope maps $(json_get "$T/three.json" '[x for x in d["effective_load"] if x["scope"] == "login"][0]["mapped"]')"
+
+# 3. --no-login-check: the start-up files do not run (stdin.seen is what they write first)
+rm -f "$W_HOME/stdin.seen"
+pkill -u "$W" >/dev/null 2>&1 || true
+for _ in $(seq 100); do pgrep -u "$W" >/dev/null || break; sleep 0.05; done
+inst four --archive "$A" --no-login-check || fail "install --no-login-check: $(cat "$T/four.err")"
+[ ! -e "$W_HOME/stdin.seen" ] || fail "--no-login-check: the login start-up ran"
+! pgrep -u "$W" sleep >/dev/null || fail "--no-login-check: a process of the start-up is running"
+json_assert "$T/four.json" '[x["scope"] for x in d["effective_load"]] == ["current"] and d["effective_load"][0]["mapped"]'
+echo "3. --no-login-check: no start-up file ran; effective_load: this environment only"
 echo "ok"
