@@ -188,9 +188,13 @@ int cc_pf_run(const char *const *argv, const char *const *env, const char *stdin
  * SIGTERM, and SIGKILL only after a grace period: a start-up script's EXIT trap releases what
  * it holds. Flags: CC_PF_CHILD_MERGE_STDERR; CC_PF_CHILD_FD34: the input on fd 3 and the output
  * on fd 4, /dev/null on 0-2 (a login shell's start-up files neither read the input nor write
- * into the output). Windows: start keeps the arguments and finish runs it then (cc_pf_run). */
+ * into the output); CC_PF_CHILD_BACKGROUND: the child and what it starts run 10 nice levels
+ * below the caller (its session's scheduler group too, where the kernel groups sessions), so a
+ * check started beside the work takes only the CPU the work leaves. Windows: start keeps the
+ * arguments and finish runs it then (cc_pf_run). */
 #define CC_PF_CHILD_MERGE_STDERR 1u
 #define CC_PF_CHILD_FD34 2u
+#define CC_PF_CHILD_BACKGROUND 4u
 typedef struct cc_pf_child cc_pf_child;
 cc_pf_child *cc_pf_start(const char *const *argv, const char *const *env, unsigned flags);
 int cc_pf_finish(cc_pf_child *c, const char *stdin_data, unsigned timeout_ms,

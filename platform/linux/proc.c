@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -55,6 +56,23 @@ void cc_pf_interrupt_newline(volatile int *pending)
     sigaction(SIGHUP, &sa, NULL);
 }
 
+/* CC_PF_CHILD_BACKGROUND, in the child after setsid: 10 nice levels down, and its new session's
+ * autogroup too (CONFIG_SCHED_AUTOGROUP: a session of its own would otherwise weigh as much as
+ * the caller's whole session). Raising niceness needs no privilege; where it fails the child runs
+ * as before. */
+static void lower_priority(void)
+{
+    errno = 0;
+    int cur = getpriority(PRIO_PROCESS, 0);
+    if (errno == 0)
+        (void)setpriority(PRIO_PROCESS, 0, cur + 10 > 19 ? 19 : cur + 10);
+    int fd = open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)!write(fd, "10", 2);
+        close(fd);
+    }
+}
+
 static void child_exec(const char *const *argv, const char *const *env, int in_fd, int out_fd,
                        unsigned flags)
 {
@@ -62,6 +80,8 @@ static void child_exec(const char *const *argv, const char *const *env, int in_f
      * take the terminal's job control and stop on SIGTTOU, and nothing it runs can read the
      * user's keyboard), and its own process group, so a timeout can stop grandchildren too */
     setsid();
+    if (flags & CC_PF_CHILD_BACKGROUND)
+        lower_priority();
     int dn = open("/dev/null", O_RDWR);
     if (flags & CC_PF_CHILD_FD34) {
         /* above 4 first (a pipe end may already be 3 or 4, and dup2 onto itself would keep its

@@ -8,6 +8,7 @@
  *  - the end line: a background process the start-up left holding the output pipe does not
  *    hold up finish until the timeout. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -168,6 +170,42 @@ static void without_end_line_eof_waits(void **state)
     free(out);
 }
 
+/* CC_PF_CHILD_BACKGROUND: the child and what it starts run 10 nice levels below the caller (the
+ * 19th field of /proc/PID/stat), and its session's autogroup is 10 too where the kernel has them;
+ * without the flag the child's niceness is the caller's. */
+static int child_nice(unsigned flags, char autogroup[128])
+{
+    const char *argv[] = {"/bin/sh", "-c",
+                          "sh -c 'cut -d\" \" -f19 /proc/$$/stat'; "
+                          "cat /proc/self/autogroup 2>/dev/null || echo none",
+                          NULL};
+    cc_pf_child *c = cc_pf_start(argv, NULL, flags);
+    assert_non_null(c);
+    char *out = NULL;
+    size_t len = 0;
+    int status = -5;
+    assert_int_equal(cc_pf_finish(c, "", 10000, NULL, &out, &len, &status), 0);
+    assert_int_equal(status, 0);
+    int nice = -100;
+    assert_int_equal(sscanf(out, "%d\n%127[^\n]", &nice, autogroup), 2);
+    free(out);
+    return nice;
+}
+
+static void background_child_runs_nicer(void **state)
+{
+    (void)state;
+    errno = 0;
+    int mine = getpriority(PRIO_PROCESS, 0);
+    assert_int_equal(errno, 0);
+    char ag[128] = "";
+    assert_int_equal(child_nice(0, ag), mine);
+    int want = mine + 10 > 19 ? 19 : mine + 10;
+    assert_int_equal(child_nice(CC_PF_CHILD_BACKGROUND, ag), want);
+    if (strcmp(ag, "none") != 0) /* "/autogroup-N nice 10" */
+        assert_non_null(strstr(ag, "nice 10"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +214,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(stubborn_child_is_killed, setup, teardown),
         cmocka_unit_test_setup_teardown(fd34_and_end_line, setup, teardown),
         cmocka_unit_test_setup_teardown(without_end_line_eof_waits, setup, teardown),
+        cmocka_unit_test_setup_teardown(background_child_runs_nicer, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

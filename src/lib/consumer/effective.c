@@ -263,7 +263,7 @@ static void login_start(cudnnctl_effective_probe *p, const char *self)
                               "exec \"$0\" __load-probe - <&3 >&4 3<&- 4>&-",
                               self,
                               NULL};
-        if (!(p->login = cc_pf_start(argv, NULL, CC_PF_CHILD_FD34)))
+        if (!(p->login = cc_pf_start(argv, NULL, CC_PF_CHILD_FD34 | CC_PF_CHILD_BACKGROUND)))
             p->login_err = start_err_text();
         free(h);
         free(u);
@@ -287,7 +287,7 @@ cudnnctl_err cudnnctl_effective_start(cudnnctl_ctx *ctx, const char *self_exe, u
         CC_RET_ERR(ctx, CUDNNCTL_E_NOMEM, "out of memory");
     }
     const char *cur[] = {self, "__load-probe", "-", NULL};
-    if (!(p->cur = cc_pf_start(cur, NULL, 0)))
+    if (!(p->cur = cc_pf_start(cur, NULL, CC_PF_CHILD_BACKGROUND)))
         p->cur_err = start_err_text();
     p->login_scope = !ctx->root && !(flags & CUDNNCTL_EFFECTIVE_CURRENT_ONLY);
     if (p->login_scope)
