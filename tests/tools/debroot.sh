@@ -14,7 +14,7 @@ DEST=${1:?usage: debroot.sh DEST}
 # what the tests run inside: a compiler, pkg-config and cmake for the consumers, man-db and
 # bash-completion for the man page and completion checks, python3(-apt) for Ansible's modules,
 # libcjson1 (the one Depends of the .deb that cmake does not pull in already)
-BASE_PKGS=gcc,libc6-dev,pkgconf,cmake,make,man-db,bash-completion,python3,python3-apt,ca-certificates,libcjson1,libinih1
+BASE_PKGS=gcc,libc6-dev,pkgconf,cmake,make,man-db,bash-completion,python3,python3-apt,ca-certificates,libcjson1,libinih1,libisal2
 MIRROR=${CUDNNCTL_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SEC_MIRROR=${CUDNNCTL_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 say() { echo "debroot: $*" >&2; }

@@ -37,6 +37,7 @@ typedef struct {
     unsigned char *buf;     /* the caller's read buffer */
     int src_failed;         /* the download failed: its error is on ctx */
     const char *not_stream; /* why this zip is unpacked from the verified file instead */
+    size_t n_isal;          /* entries inflated by ISA-L (zip_inflate.c; under z.mu) */
 } zstream;
 
 /* ---- the stream, read by the caller's thread ------------------------------------------------ */
@@ -195,16 +196,20 @@ typedef struct {
     cc_zwriters out;
     zstream *s;
     cc_pf_fd fd;        /* the part, read-only */
-    uint64_t base, pos; /* the entry's local header; bytes read from there */
+    uint64_t base, pos; /* the entry's local header (its data: inflated by zin); bytes read */
     unsigned char *buf; /* CC_XFILE_BLOCK */
+    cc_zinflate *zin;   /* NULL: libarchive inflates every entry (built without ISA-L) */
     cc_pf_thread *thread;
 } zworker;
 
-static la_ssize_t view_read(struct archive *a, void *user, const void **out)
+/* The next bytes of the part from w->base + w->pos, once the stream has delivered enough of them
+ * (or all there will be): > 0 bytes in w->buf, 0 none left, -1 failed (*err: why; NULL when the
+ * unpacking failed elsewhere). */
+static long long view_fill(zworker *w, char **err)
 {
-    zworker *w = user;
     zstream *s = w->s;
     uint64_t at = w->base + w->pos, enough = at + VIEW_BATCH;
+    *err = NULL;
     cc_pf_mutex_lock(s->z.mu);
     while (s->mark < enough && !s->eof && !s->z.failed) {
         if (enough < s->want)
@@ -214,22 +219,66 @@ static la_ssize_t view_read(struct archive *a, void *user, const void **out)
     uint64_t avail = s->mark > at ? s->mark - at : 0;
     int failed = s->z.failed;
     cc_pf_mutex_unlock(s->z.mu);
-    if (failed) {
-        archive_set_error(a, ECANCELED, "stopped: the unpacking failed elsewhere");
+    if (failed)
         return -1;
-    }
     if (!avail)
         return 0;
     long long n = cc_pf_pread(w->fd, w->buf, avail < CC_XFILE_BLOCK ? avail : CC_XFILE_BLOCK, at);
     if (n <= 0) {
-        archive_set_error(a, EIO, "cannot read the download back at byte %llu: %s",
-                          (unsigned long long)at,
-                          n < 0 ? cc_pf_last_error_text() : "it is shorter than what was written");
+        *err = cc_asprintf("cannot read the download back at byte %llu: %s", (unsigned long long)at,
+                           n < 0 ? cc_pf_last_error_text() : "it is shorter than what was written");
         return -1;
     }
     w->pos += (uint64_t)n;
+    return n;
+}
+
+static la_ssize_t view_read(struct archive *a, void *user, const void **out)
+{
+    zworker *w = user;
+    char *err = NULL;
+    long long n = view_fill(w, &err);
+    if (n < 0) {
+        if (err)
+            archive_set_error(a, EIO, "%s", err);
+        else
+            archive_set_error(a, ECANCELED, "stopped: the unpacking failed elsewhere");
+        free(err);
+        return -1;
+    }
     *out = w->buf;
     return (la_ssize_t)n;
+}
+
+/* The inflater's reader (zip_inflate.c): the same view, its failure made the run's. */
+static long long view_raw(void *user, const unsigned char **out)
+{
+    zworker *w = user;
+    char *err = NULL;
+    long long n = view_fill(w, &err);
+    if (n < 0 && err)
+        cc_zip_fail(&w->s->z, CUDNNCTL_E_IO, err);
+    *out = w->buf;
+    return n;
+}
+
+/* A deflated, unencrypted entry of a pinned download goes to the inflater from where libarchive
+ * says its data starts (the bytes it consumed of the view: the local header, name and extra
+ * fields); everything else is libarchive's to inflate. */
+static void take_inflater(zworker *w, struct archive *a, struct archive_entry *ae)
+{
+    const char *fmt = archive_format_name(a);
+    la_int64_t data = archive_filter_bytes(a, 0);
+    if (!w->zin || !cc_source_has_sha256(w->s->src) || !fmt || !strstr(fmt, "(deflation)") ||
+        archive_entry_is_encrypted(ae) || data <= 0 || (uint64_t)data > w->pos)
+        return;
+    w->base += (uint64_t)data;
+    w->pos = 0;
+    cc_zinflate_begin(w->zin, view_raw, w);
+    w->out.inflate = w->zin;
+    cc_pf_mutex_lock(w->s->z.mu);
+    w->s->n_isal++;
+    cc_pf_mutex_unlock(w->s->z.mu);
 }
 
 static int write_streamed(zworker *w, cc_zjob *j)
@@ -265,10 +314,12 @@ static int write_streamed(zworker *w, cc_zjob *j)
                                 j->stored, (unsigned long long)j->offset,
                                 e ? e : "its header reads differently the second time"));
     } else {
+        take_inflater(w, a, ae);
         r = cc_zip_copy_entry(&w->out, j);
     }
     archive_read_free(a);
     w->out.a = NULL;
+    w->out.inflate = NULL;
     return r;
 }
 
@@ -369,7 +420,8 @@ static void run_stream(zstream *s, const char *part, cc_xcheck *x, cc_xlimits *l
         ws[i] = (zworker){.out = {.z = z, .w = cc_zip_writer_new(z)},
                           .s = s,
                           .fd = cc_pf_open(part, CC_PF_O_RDONLY, 0),
-                          .buf = malloc(CC_XFILE_BLOCK)};
+                          .buf = malloc(CC_XFILE_BLOCK),
+                          .zin = cc_zinflate_new()};
         n_set = i + 1;
         if (ws[i].fd >= 0 && !cc_source_part_is(s->src, ws[i].fd)) {
             cc_zip_fail(z, CUDNNCTL_E_UNTRUSTED, replaced(part));
@@ -399,8 +451,11 @@ static void run_stream(zstream *s, const char *part, cc_xcheck *x, cc_xlimits *l
         if (ws[i].fd >= 0)
             cc_pf_close(ws[i].fd);
         free(ws[i].buf);
+        cc_zinflate_free(ws[i].zin);
     }
     free(ws);
+    cc_log(z->ctx, CUDNNCTL_LOG_DEBUG, "extract: %zu of %zu entries inflated by ISA-L", s->n_isal,
+           z->n);
 }
 
 /* After the workers: the digest, the directory, the links, the layout, the records. */

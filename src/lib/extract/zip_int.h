@@ -56,9 +56,24 @@ typedef struct {
     char *msg; /* NULL with failed: the error is already on ctx (cancel) */
 } cc_zrun;
 
+/* ---- zip_inflate.c ---- */
+/* The compressed bytes of one entry, in order: > 0 bytes in *buf, 0 no more, -1 failed (the
+ * reader recorded why on the run). */
+typedef long long (*cc_zin_read)(void *user, const unsigned char **buf);
+typedef struct cc_zinflate cc_zinflate;
+/* An inflater (ISA-L); NULL when built without it (or out of memory): libarchive inflates. */
+cc_zinflate *cc_zinflate_new(void);
+void cc_zinflate_free(cc_zinflate *f);
+/* The next entry: its raw deflate data from rd(user). */
+void cc_zinflate_begin(cc_zinflate *f, cc_zin_read rd, void *user);
+/* The next piece of inflated data: 1 (*buf, *len), 0 the deflate stream's end, -1 failed: *why
+ * says how the data is malformed, NULL when the reader failed. */
+int cc_zinflate_next(cc_zinflate *f, const void **buf, size_t *len, const char **why);
+
 typedef struct {
     cc_zrun *z;
     struct archive *a;
+    cc_zinflate *inflate; /* non-NULL: the entry's data comes from it, not from a */
     cc_xwriter *w;   /* writes in this thread */
     cc_xwriter *big; /* writes in a thread of its own: for the entries on the critical path */
     int is_main;     /* the caller's thread: it alone reports progress and sees a cancel */
@@ -98,7 +113,8 @@ void cc_zip_writer_failed(cc_zrun *z, cc_xwriter *w);
 void cc_zip_finish_writer(cc_zrun *z, cc_xwriter *w);
 /* A new in-thread writer with the run's syncer and file hook. */
 cc_xwriter *cc_zip_writer_new(cc_zrun *z);
-/* Write entry j from w->a, positioned on its header: its data, checked against its size. */
+/* Write entry j from w->a, positioned on its header (or w->inflate, begun on its data): its
+ * data, checked against its size. */
 int cc_zip_copy_entry(cc_zwriters *w, cc_zjob *j);
 /* The workers for `files` files: o->threads (0: one per processor), at most CC_ZIP_MAX_THREADS
  * and no more than the files, at least 1. */

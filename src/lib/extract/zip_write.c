@@ -224,6 +224,25 @@ static void data_error(cc_zwriters *w, const cc_zjob *j, int r)
                                   j->stored, (long long)j->size));
 }
 
+/* The next piece of j's data, as archive_read_data_block answers (the inflater's error made
+ * the run's here: data_error reads libarchive's). */
+static int next_piece(cc_zwriters *w, const cc_zjob *j, uint64_t pos, const void **buf, size_t *len,
+                      la_int64_t *off)
+{
+    if (!w->inflate)
+        return archive_read_data_block(w->a, buf, len, off);
+    const char *why = NULL;
+    int r = cc_zinflate_next(w->inflate, buf, len, &why);
+    *off = (la_int64_t)pos;
+    if (r < 0 && why)
+        cc_zip_fail(w->z, CUDNNCTL_E_BAD_ARCHIVE,
+                    cc_asprintf("malformed archive in the data of '%s': %s; the file is "
+                                "truncated or corrupt: delete it (or the cached copy) and "
+                                "download it again",
+                                j->stored, why));
+    return r > 0 ? ARCHIVE_OK : r == 0 ? ARCHIVE_EOF : ARCHIVE_FATAL;
+}
+
 int cc_zip_copy_entry(cc_zwriters *w, cc_zjob *j)
 {
     cc_zrun *z = w->z;
@@ -237,9 +256,11 @@ int cc_zip_copy_entry(cc_zwriters *w, cc_zjob *j)
         const void *buf;
         size_t len;
         la_int64_t off;
-        int r = archive_read_data_block(w->a, &buf, &len, &off);
+        int r = next_piece(w, j, pos, &buf, &len, &off);
         if (r == ARCHIVE_EOF)
             break;
+        if (r != ARCHIVE_OK && w->inflate)
+            return -1; /* recorded (next_piece, or the reader) */
         if (r != ARCHIVE_OK || (uint64_t)off != pos || pos + len > (uint64_t)j->size) {
             data_error(w, j, r);
             return -1;
