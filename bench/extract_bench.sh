@@ -38,7 +38,7 @@ if [ -z "$tool" ]; then
   tool="$build/bench/extract_tool"
   cc -O2 -Wall -Wextra -I"$here/include" $(for d in "$here"/src/lib/*/; do printf -- "-I%s " "$d"; done) -I"$here/platform" \
      "$here/bench/extract_tool.c" "$build/libcudnnctl.a" -Wl,--as-needed \
-     $(pkg-config --libs libarchive libcurl libcrypto libcjson 2>/dev/null || echo "-larchive -lcurl -lcrypto -lcjson") \
+     $(pkg-config --libs libarchive libcurl libcrypto libcjson libisal 2>/dev/null || echo "-larchive -lcurl -lcrypto -lcjson -lisal") \
      -lpthread -ldl -o "$tool"
 fi
 

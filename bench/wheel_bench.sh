@@ -107,7 +107,7 @@ fi
 tool=$work/extract_tool
 cc -O2 -I"$here/include" $(for d in "$here"/src/lib/*/; do printf -- "-I%s " "$d"; done) -I"$here/platform" \
    "$here/bench/extract_tool.c" "$build/libcudnnctl.a" -Wl,--as-needed \
-   $(pkg-config --libs libarchive libcurl libcrypto libcjson 2>/dev/null || echo "-larchive -lcurl -lcrypto -lcjson") \
+   $(pkg-config --libs libarchive libcurl libcrypto libcjson libisal 2>/dev/null || echo "-larchive -lcurl -lcrypto -lcjson -lisal") \
    -lpthread -ldl -o "$tool"
 
 run() { # run NAME ROUND CMD...: wall seconds and peak RSS KiB appended to $work/times

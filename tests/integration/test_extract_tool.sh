@@ -16,7 +16,7 @@ cflags=$(sed -n 's/^CMAKE_C_FLAGS:STRING=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev
 # shellcheck disable=SC2086
 cc -O1 $cflags -I"$SOURCE_DIR/include" $(for d in "$SOURCE_DIR"/src/lib/*/; do printf -- "-I%s " "$d"; done) -I"$SOURCE_DIR/platform" \
    "$SOURCE_DIR/bench/extract_tool.c" "$BUILD_DIR/libcudnnctl.a" \
-   $(pkg-config --libs libarchive libcurl libcrypto libcjson) -lpthread -ldl -o "$tool" \
+   $(pkg-config --libs libarchive libcurl libcrypto libcjson libisal) -lpthread -ldl -o "$tool" \
    || fail "cannot build the extract tool"
 
 python3 "$SOURCE_DIR/tests/fixtures/make_archive.py" eras "$tmp/eras"
