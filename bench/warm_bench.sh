@@ -15,6 +15,9 @@
 #   C2  cudnnctl install --prefix NEW --link-mode hardlink
 #   C4  the same with --no-login-check (the after-install check without a login shell, whose
 #       start-up files are the user's: root's pyenv and Lmod inits here)
+#   C5  C2 (the login check on) for a user whose start-up files are Debian's stock ones
+#       (bench/stock_home.sh: root's passwd home swapped for such a home in a mount namespace
+#       of the run's own; the machine's /etc is not touched). Only where unshare -m works.
 #   C3  cudnnctl install --cuda-home NEW_TREE (copy)
 # Every cudnnctl run is the whole install: plan, locks, store checks, staging, links, build
 # metadata, the journaled commit with its fsyncs, the receipt. Prints medians and the ratios the
@@ -69,14 +72,22 @@ trap 'rm -rf "$tmp"' EXIT
 cache=$tmp/cache; uvc=$tmp/uvcache
 now() { date +%s.%N; }
 mk_tree() { mkdir -p "$1/include" "$1/lib" "$1/bin"; printf '{"cuda": {"name": "CUDA SDK", "version": "13.0.88"}}\n' > "$1/version.json"; printf '/* cuda.h */\n' > "$1/include/cuda.h"; }
+RUN=
 cinstall() { # $1 = state dir, rest = target and options. Prints the process's wall seconds; the
   local st=$1 t0 t1; shift # install's own (its JSON "seconds") goes to $tmp/lib.<state dir's suffix>
   t0=$(now)
-  "$BIN" --cache-dir "$cache" --state-dir "$st" -q --json install --manifest "$manifest" --mirror "$work/mirror" \
+  $RUN "$BIN" --cache-dir "$cache" --state-dir "$st" -q --json install --manifest "$manifest" --mirror "$work/mirror" \
     --cudnn "$ver" --cuda 13 --platform linux-x86_64 --no-validate --no-ldconfig "$@" > "$st.json"
   t1=$(now)
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["store"]["result"] in ("hit","filled"), d["store"]; print(d["seconds"])' "$st.json" >> "$tmp/lib.${st##*/s}"
   echo "$t1 - $t0" | bc
+}
+. bench/stock_home.sh
+ns=$(stock_home_runner "$(realpath "$work")/stock-home" "$tmp")
+c5=1; [ -n "$ns" ] || c5=0
+cinstall5() { # C2 in the namespace; asserts that the login scope really ran there
+  RUN=$ns cinstall "$@"
+  stock_home_ran "$1.json"
 }
 uinstall() { UV_CACHE_DIR=$uvc "$UV" -q pip install --python "$BC/venv/bin/python" --offline --no-deps --target "$@" "$whl"; }
 timed() { local t0; t0=$(now); "$@"; echo "$(now) - $t0" | bc; }
@@ -89,7 +100,7 @@ uinstall "$tmp/u0" --link-mode copy
 "$BIN" --cache-dir "$cache" cache list >&2
 bytes=$(du -sb "$tmp/p0/cudnn-$ver-cuda13" | cut -f1)
 
-: > "$tmp/u1"; : > "$tmp/u2"; : > "$tmp/c1"; : > "$tmp/c2"; : > "$tmp/c3"; : > "$tmp/c4"
+: > "$tmp/u1"; : > "$tmp/u2"; : > "$tmp/c1"; : > "$tmp/c2"; : > "$tmp/c3"; : > "$tmp/c4"; : > "$tmp/c5"; : > "$tmp/l5"
 for i in $(seq "$ROUNDS"); do
   sync
   timed uinstall "$tmp/u1-$i" --link-mode copy >> "$tmp/u1"
@@ -97,12 +108,13 @@ for i in $(seq "$ROUNDS"); do
   timed uinstall "$tmp/u2-$i" --link-mode hardlink >> "$tmp/u2"
   cinstall "$tmp/s2-$i" --prefix "$tmp/p2-$i" --link-mode hardlink >> "$tmp/c2"
   cinstall "$tmp/s4-$i" --prefix "$tmp/p4-$i" --link-mode hardlink --no-login-check >> "$tmp/c4"
+  [ "$c5" = 0 ] || cinstall5 "$tmp/s5-$i" --prefix "$tmp/p5-$i" --link-mode hardlink >> "$tmp/c5"
   mk_tree "$tmp/t-$i"; cinstall "$tmp/s3-$i" --cuda-home "$tmp/t-$i" --link-mode copy >> "$tmp/c3"
   echo "round $i: uv copy $(tail -1 "$tmp/u1") s, cudnnctl prefix $(tail -1 "$tmp/c1") s, uv hardlink $(tail -1 "$tmp/u2") s," \
-       "cudnnctl hardlink $(tail -1 "$tmp/c2") s (--no-login-check $(tail -1 "$tmp/c4") s)," \
+       "cudnnctl hardlink $(tail -1 "$tmp/c2") s (--no-login-check $(tail -1 "$tmp/c4") s, stock home $(tail -1 "$tmp/c5") s)," \
        "cudnnctl CUDA tree $(tail -1 "$tmp/c3") s" >&2
-  rm -rf "$tmp/u1-$i" "$tmp/p1-$i" "$tmp/u2-$i" "$tmp/p2-$i" "$tmp/p4-$i" "$tmp/t-$i" "$tmp"/s?-"$i"
-  for k in 1 2 3 4; do cat "$tmp/lib.$k-$i" >> "$tmp/l$k"; done
+  rm -rf "$tmp/u1-$i" "$tmp/p1-$i" "$tmp/u2-$i" "$tmp/p2-$i" "$tmp/p4-$i" "$tmp/p5-$i" "$tmp/t-$i" "$tmp"/s?-"$i"
+  for k in 1 2 3 4 5; do [ ! -f "$tmp/lib.$k-$i" ] || cat "$tmp/lib.$k-$i" >> "$tmp/l$k"; done
 done
 cmp "$tmp/p0/cudnn-$ver-cuda13/lib/libcudnn_adv.so.9.19.0" "$tmp/u0/nvidia/cudnn/lib/libcudnn_adv.so.9" 2>/dev/null ||
   cmp "$tmp/p0/cudnn-$ver-cuda13/lib/libcudnn_adv.so.9" "$tmp/u0/nvidia/cudnn/lib/libcudnn_adv.so.9" ||
@@ -110,7 +122,8 @@ cmp "$tmp/p0/cudnn-$ver-cuda13/lib/libcudnn_adv.so.9.19.0" "$tmp/u0/nvidia/cudnn
 python3 - "$tmp" "$ROUNDS" "$bytes" "$(stat -f -c %T "$tmp")" <<'PY'
 import statistics, sys
 tmp, rounds, nbytes, fs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-m = {k: statistics.median(float(x) for x in open(f"{tmp}/{k}").read().split()) for k in ("u1", "u2", "c1", "c2", "c3", "c4", "l1", "l2", "l3", "l4")}
+med = lambda k: (lambda v: statistics.median(v) if v else float("nan"))([float(x) for x in open(f"{tmp}/{k}").read().split()])
+m = {k: med(k) for k in ("u1", "u2", "c1", "c2", "c3", "c4", "c5", "l1", "l2", "l3", "l4", "l5")}
 print(f"payload: {nbytes/1e6:.0f} MB installed, {rounds} rounds (medians), filesystem {fs}")
 print(f"(process: the whole command, wall; install: the library's install itself, its JSON 'seconds' —")
 print(f" the process adds the CLI's effective-load checks after the install, child processes)")
@@ -119,6 +132,7 @@ print(f"cudnnctl install --prefix (auto: reflink/copy) {m['c1']:7.3f} s process,
 print(f"uv pip install --target --link-mode hardlink   {m['u2']:7.3f} s")
 print(f"cudnnctl install --prefix --link-mode hardlink {m['c2']:7.3f} s process, {m['l2']:6.3f} s install   (target <= 0.1 s)")
 print(f"  the same, --no-login-check                 {m['c4']:7.3f} s process, {m['l4']:6.3f} s install   (target <= 0.1 s)")
+print(f"  the same, a stock home (/etc/skel)         {m['c5']:7.3f} s process, {m['l5']:6.3f} s install   (target <= 0.1 s; nan: unshare -m did not work here)")
 print(f"cudnnctl install --cuda-home (copy)            {m['c3']:7.3f} s process, {m['l3']:6.3f} s install   (target <= 1.0 s)")
 PY
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -19,6 +19,10 @@
 #             (uv installed into a venv here with pip, its cache new each run)
 #   idx-src   cudnnctl install --source wheel --index-url LOOPBACK/simple (the index's PEP 691
 #             page read by cudnnctl, the wheel downloaded and unpacked as it lands; no pip)
+#   idx-stock idx-src for a user whose login start-up files are Debian's stock ones (the check
+#             after the install runs the user's login shell: bench/stock_home.sh; root's here run
+#             pyenv init); only where unshare -m works
+#   idx-nlc   idx-src with --no-login-check (that check without a login shell)
 #   pip-src   cudnnctl install --source wheel --index-url LOOPBACK/html (an index of HTML only:
 #             pip download, then verify + parallel unzip + commit)
 #   url-src   cudnnctl install --archive LOOPBACK/<the wheel> (cudnnctl's own download, the wheel
@@ -124,6 +128,9 @@ run() { # run NAME ROUND CMD...: wall seconds and peak RSS KiB appended to $work
   rm -rf "$d"
 }
 : >"$work/times"
+. "$here/bench/stock_home.sh"
+stock=$(stock_home_runner "$here/build/bench/stock-home" "$work")
+[ -n "$stock" ] || echo "bench: unshare -m does not work here: no idx-stock rows" >&2
 sel=(--cudnn "$ver" --cuda "$major" --platform linux-x86_64 --components runtime,dev --no-validate)
 for r in $(seq "$rounds"); do
   echo "round $r"
@@ -131,6 +138,13 @@ for r in $(seq "$rounds"); do
   run uv "$r" bash -c "'$uv' pip install -q --no-deps --target '$D/t' --cache-dir '$D/c' --index-url '$index' '$pkg==$ver'"
   D=$work/run-idx-src-$r
   run idx-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' >/dev/null"
+  if [ -n "$stock" ]; then
+    D=$work/run-idx-stock-$r
+    run idx-stock "$r" bash -c "'$stock' '$cli' --json --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' >'$work/stock.json'"
+    stock_home_ran "$work/stock.json"
+  fi
+  D=$work/run-idx-nlc-$r
+  run idx-nlc "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' --no-login-check >/dev/null"
   D=$work/run-pip-src-$r
   [ -n "$nopip" ] || run pip-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$html_index' --prefix '$D/p' >/dev/null"
   D=$work/run-url-src-$r
@@ -157,7 +171,7 @@ med = {n: (st.median(w for w, _ in v), max(r for _, r in v)) for n, v in rows.it
 for n, (w, r) in med.items():
     print(f"  {n:8s} {w:7.2f} s   peak RSS {r/1024:6.1f} MiB")
 if "uv" in med:
-    for n in ("idx-src", "pip-src", "url-src", "url-ab"):
+    for n in ("idx-src", "idx-stock", "idx-nlc", "pip-src", "url-src", "url-ab"):
         if n in med:
             print(f"  {n} / uv cold: {med[n][0] / med['uv'][0]:.2f}x")
 if "zip-1t" in med and "zip-all" in med:
