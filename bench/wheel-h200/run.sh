@@ -5,7 +5,8 @@
 # include} as NVIDIA's wheel lays them out, deflate, a dist-info), named as NVIDIA's wheel of that
 # release; cudnnctl takes it with --archive LOOPBACK_URL --sha256 (its digest is not the
 # catalog's), uv with --index-url from the same loopback server (tests/tools/httpd.py, a PEP 691
-# project page). Output: $OUT/summary.txt.
+# project page). Then one more install of it (its zip entries inflated by ISA-L: pinned) and
+# `validate` of that prefix on the GPU. Output: $OUT/summary.txt, $OUT/validate.json.
 set -u
 B=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -99,6 +100,13 @@ for cores in ("", "0,1"):
         print("  %-9s %6.3f s  peak RSS %6.1f MiB  cpu %.2f s" % (t, wl, rss / 1024, cpu))
     print("  cudnnctl / uv cold: %.2fx" % (med["cudnnctl"][0] / med["uv"][0]))
 PY
+echo "===== the pinned wheel's entries through ISA-L, then validate on the GPU"
+P=$W/val
+"$W/bin/cudnnctl" --state-dir "$P/s" --cache-dir "$P/c" --no-progress --debug install --cudnn "$VER" \
+  --cuda "$MAJOR" --platform linux-x86_64 --components runtime,dev --no-validate \
+  --archive "$IDX/$PKG/$NAME" --sha256 "$SHA" --prefix "$P/p" 2>&1 | grep -E "ISA-L|error" ; echo "[install] exit ${PIPESTATUS[0]}"
+"$W/bin/cudnnctl" --state-dir "$P/s" validate --prefix "$P/p" --timeout 120 --json >"$O/validate.json"; echo "[validate json] exit $?"
+"$W/bin/cudnnctl" --state-dir "$P/s" validate --prefix "$P/p" --timeout 120; echo "[validate human] exit $?"
 kill $srv 2>/dev/null
 } 2>&1 | tee "$O/summary.txt"
 rm -rf "$W"
