@@ -86,7 +86,8 @@ grep -q "ok (matches its name)" "$T/v.txt" || fail "verify: $(cat "$T/v.txt")"
 B=$T/cache/blobs/sha256/$SHA
 head -c 100 /dev/zero >"$T/cache/blobs/sha256/$(printf '%064d' 7).part"
 mkdir -p "$T/cache/quarantine" && echo junk >"$T/cache/quarantine/$(printf '%064d' 9)-x.tar.xz"
-printf 'X' | dd of="$B" bs=1 seek=100 conv=notrunc 2>/dev/null
+# (every bit of byte 100 flipped: writing a fixed byte leaves a blob whose byte was that one intact)
+"$PY" -c 'import sys; f = open(sys.argv[1], "r+b"); f.seek(100); c = f.read(1)[0]; f.seek(100); f.write(bytes([c ^ 0xFF]))' "$B"
 rc=0; "${C[@]}" cache verify >"$T/v2.txt" 2>"$T/v2.err" || rc=$?
 [ $rc = 3 ] && grep -q MISMATCH "$T/v2.txt" || fail "verify of a corrupted blob: rc=$rc $(cat "$T/v2.txt" "$T/v2.err")"
 "${C[@]}" cache list >"$T/l.txt"
