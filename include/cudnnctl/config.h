@@ -26,7 +26,9 @@ typedef enum {
 } cudnnctl_config_origin;
 
 /** One setting. Keys: "mirror", "manifest-base-url", "cacert", "cache-dir", "state-dir",
- *  "proxy", "prefix" (the default target); variables: CUDNNCTL_MIRROR, ... (upper case, '_'). */
+ *  "proxy", "prefix" (the default target), "login-check" ("yes" / "no": whether install, use
+ *  and env ask a new login shell what it loads); variables: CUDNNCTL_MIRROR, ... (upper case,
+ *  '_'). */
 typedef struct {
     const char *key;
     const char *env;   /**< its environment variable */

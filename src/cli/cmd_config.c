@@ -23,6 +23,44 @@ static int one(const char *key, const char **opt, const char *flag, int applies)
     return 0;
 }
 
+static int is_one_of(const char *v, const char *const *set)
+{
+    for (; *set; set++)
+        if (strcmp(v, *set) == 0)
+            return 1;
+    return 0;
+}
+
+/* login-check = yes|no: whether install, use and env ask a new login shell what it loads
+ * (--no-login-check is the flag). Another value is warned about, and the check runs. */
+static int login_check(cli_opts *o, const cli_command *cmd)
+{
+    static const char *const no[] = {"no", "false", "off", "0", NULL};
+    static const char *const yes[] = {"yes", "true", "on", "1", NULL};
+    if (o->no_login_check)
+        return cudnnctl_config_set_flag(g_cfg, "login-check", "no", "--no-login-check") ==
+                       CUDNNCTL_E_OK
+                   ? 0
+                   : -1;
+    const char *v = cudnnctl_config_get(g_cfg, "login-check");
+    if (!v || !takes(cmd, "no-login-check") || is_one_of(v, yes))
+        return 0;
+    if (is_one_of(v, no)) {
+        o->no_login_check = 1;
+        return 0;
+    }
+    const char *where = "?";
+    for (size_t i = 0; i < g_cfg->n_items; i++)
+        if (strcmp(g_cfg->items[i].key, "login-check") == 0 && g_cfg->items[i].where)
+            where = g_cfg->items[i].where;
+    cli_warn(o,
+             "configuration: login-check = '%s' (%s) is neither yes nor no: the login check "
+             "runs; fix: make it 'login-check = no' (or yes) there; for this shell alone: export "
+             "CUDNNCTL_LOGIN_CHECK=no",
+             v, where);
+    return 0;
+}
+
 int cli_config_apply(cli_opts *o, const cli_command *cmd, cudnnctl_ctx *ctx)
 {
     cudnnctl_err e = cudnnctl_config_load(ctx, &g_cfg);
@@ -42,6 +80,7 @@ int cli_config_apply(cli_opts *o, const cli_command *cmd, cudnnctl_ctx *ctx)
                CUDNNCTL_E_OK;
     else
         bad |= one("prefix", &o->prefix, "--prefix", install);
+    bad |= login_check(o, cmd);
     if (bad)
         return cli_fail(o, ctx, CUDNNCTL_E_NOMEM);
     const char *proxy = cudnnctl_config_get(g_cfg, "proxy");

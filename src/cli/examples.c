@@ -97,6 +97,7 @@ const cli_envvar cli_envvars[] = {
     {"CUDNNCTL_STATE_DIR", "*", "default of --state-dir"},
     {"CUDNNCTL_PROXY", "install mirror config", "HTTP(S) proxy for every download (else libcurl's variables below)"},
     {"CUDNNCTL_PREFIX", "plan install config", "default target of plan and install (--cuda-home overrides it)"},
+    {"CUDNNCTL_LOGIN_CHECK", "install use env config", "no: as --no-login-check (the config key login-check; yes, the default: a new login shell is asked what it loads)"},
     {"XDG_CACHE_HOME", "*", "the cache is $XDG_CACHE_HOME/cudnnctl (default ~/.cache/cudnnctl)"},
     {"XDG_STATE_HOME", "*", "the state dir is $XDG_STATE_HOME/cudnnctl (default ~/.local/state/cudnnctl; as root /var/lib/cudnnctl)"},
     {"XDG_CONFIG_HOME", "*", "the user's configuration is $XDG_CONFIG_HOME/cudnnctl/config (default ~/.config/cudnnctl/config)"},

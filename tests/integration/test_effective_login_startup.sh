@@ -14,6 +14,9 @@
 #     stopped with SIGHUP first, its traps run), and the next install's login probe is fast;
 #  3. install --no-login-check runs none of the start-up (no file it writes appears, no process
 #     of it is left) and its effective_load holds this environment's entry alone.
+#  4. the same from the user's configuration file (login-check = no; `config` says where from);
+#     CUDNNCTL_LOGIN_CHECK=yes wins over the file (the start-up runs again); a value that is
+#     neither yes nor no is warned about and the check runs, and the fix it prints works.
 set -euo pipefail
 . "$SOURCE_DIR/tests/integration/install_lib.sh"
 . "$SOURCE_DIR/tests/integration/rootsafe_lib.sh"
@@ -94,4 +97,37 @@ inst four --archive "$A" --no-login-check || fail "install --no-login-check: $(c
 ! pgrep -u "$W" sleep >/dev/null || fail "--no-login-check: a process of the start-up is running"
 json_assert "$T/four.json" '[x["scope"] for x in d["effective_load"]] == ["current"] and d["effective_load"][0]["mapped"]'
 echo "3. --no-login-check: no start-up file ran; effective_load: this environment only"
+
+# 4. login-check in the user's configuration file, the variable over it, a bad value
+no_startup_ran() { # TAG: the start-up files did not run and the JSON holds 'current' alone
+    [ ! -e "$W_HOME/stdin.seen" ] || fail "$1: the login start-up ran"
+    json_assert "$T/$1.json" '[x["scope"] for x in d["effective_load"]] == ["current"]'
+}
+as_user "$W" mkdir -p "$W_HOME/.config/cudnnctl"
+as_user "$W" sh -c 'printf "login-check = no\n" >"$HOME/.config/cudnnctl/config"'
+rm -f "$W_HOME/stdin.seen"
+inst five --archive "$A" || fail "install, login-check = no: $(cat "$T/five.err")"
+no_startup_ran five
+as_user "$W" "$CUDNNCTL" --json config >"$T/cfg.json"
+json_assert "$T/cfg.json" 'd["values"]["login-check"]["value"] == "no" and d["values"]["login-check"]["origin"] == "user" and d["values"]["login-check"]["where"].endswith("/.config/cudnnctl/config")'
+as_user "$W" env CUDNNCTL_LOGIN_CHECK=yes "$CUDNNCTL" --state-dir "$W_HOME/state" --cache-dir "$W_HOME/cache" \
+    install --prefix "$W_HOME/p-seven" --archive "$A" --insecure-skip-verify --no-validate --no-ldconfig --json \
+    >"$T/seven.json" 2>"$T/seven.err" || fail "install, CUDNNCTL_LOGIN_CHECK=yes: $(cat "$T/seven.err")"
+[ -e "$W_HOME/stdin.seen" ] || fail "CUDNNCTL_LOGIN_CHECK=yes over the file: the login start-up did not run"
+json_assert "$T/seven.json" '[x["scope"] for x in d["effective_load"]] == ["current", "login"]'
+as_user "$W" sh -c 'printf "login-check = maybe\n" >"$HOME/.config/cudnnctl/config"'
+rm -f "$W_HOME/stdin.seen"
+inst eight --archive "$A" || fail "install, login-check = maybe: $(cat "$T/eight.err")"
+grep -q "login-check = 'maybe' ($W_HOME/.config/cudnnctl/config) is neither yes nor no" "$T/eight.err" ||
+    fail "a bad login-check value is not warned about: $(cat "$T/eight.err")"
+json_assert "$T/eight.json" '[x["scope"] for x in d["effective_load"]] == ["current", "login"]'
+fix=$(sed -n 's/.*for this shell alone: //p' "$T/eight.err")
+[ "$fix" = "export CUDNNCTL_LOGIN_CHECK=no" ] || fail "the fix printed: '$fix'"
+rm -f "$W_HOME/stdin.seen"
+as_user "$W" bash -c "$fix && exec \"\$0\" \"\$@\"" "$CUDNNCTL" --state-dir "$W_HOME/state" --cache-dir "$W_HOME/cache" \
+    install --prefix "$W_HOME/p-nine" --archive "$A" --insecure-skip-verify --no-validate --no-ldconfig --json \
+    >"$T/nine.json" 2>"$T/nine.err" || fail "install after the printed fix: $(cat "$T/nine.err")"
+! grep -q "login-check" "$T/nine.err" || fail "the fix did not quiet the warning: $(cat "$T/nine.err")"
+no_startup_ran nine
+echo "4. login-check = no from the user's file, CUDNNCTL_LOGIN_CHECK=yes over it, a bad value warned about (its fix run)"
 echo "ok"

@@ -22,7 +22,7 @@ static const char *const keys[][2] = {
     {"mirror", "CUDNNCTL_MIRROR"},     {"manifest-base-url", "CUDNNCTL_MANIFEST_BASE_URL"},
     {"cacert", "CUDNNCTL_CACERT"},     {"cache-dir", "CUDNNCTL_CACHE_DIR"},
     {"state-dir", "CUDNNCTL_STATE_DIR"}, {"proxy", "CUDNNCTL_PROXY"},
-    {"prefix", "CUDNNCTL_PREFIX"},
+    {"prefix", "CUDNNCTL_PREFIX"},     {"login-check", "CUDNNCTL_LOGIN_CHECK"},
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -118,7 +118,7 @@ static int on_ini(void *user, const char *section, const char *name, const char 
     else if (!it)
         f->failed |= problem(f->cfg, cc_asprintf("%s:%d: unknown key '%s'%s%s%s (known: mirror, "
                                                  "manifest-base-url, cacert, cache-dir, "
-                                                 "state-dir, proxy, prefix)",
+                                                 "state-dir, proxy, prefix, login-check)",
                                                  f->path, f->line, name,
                                                  near ? "; did you mean '" : "",
                                                  near ? near : "", near ? "'?" : ""));
@@ -273,6 +273,8 @@ static char *default_of(const cudnnctl_ctx *ctx, const char *key)
         return cc_strdup("(none: the system's CA certificates)");
     if (strcmp(key, "proxy") == 0)
         return cc_strdup("(none: libcurl's http_proxy / https_proxy / no_proxy)");
+    if (strcmp(key, "login-check") == 0)
+        return cc_strdup("yes (install, use, env ask a new login shell what it loads)");
     return cc_strdup("(none: the active CUDA toolkit, --cuda-home or --prefix)");
 }
 
