@@ -57,6 +57,18 @@ void cc_pf_thread_join(cc_pf_thread *t)
     free(t);
 }
 
+static pthread_mutex_t umask_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void cc_pf_umask_lock(void)
+{
+    pthread_mutex_lock(&umask_mu);
+}
+
+void cc_pf_umask_unlock(void)
+{
+    pthread_mutex_unlock(&umask_mu);
+}
+
 cc_pf_mutex *cc_pf_mutex_new(void)
 {
     cc_pf_mutex *m = calloc(1, sizeof(*m));

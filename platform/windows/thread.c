@@ -54,6 +54,18 @@ void cc_pf_thread_join(cc_pf_thread *t)
     free(t);
 }
 
+static SRWLOCK umask_mu = SRWLOCK_INIT;
+
+void cc_pf_umask_lock(void)
+{
+    AcquireSRWLockExclusive(&umask_mu);
+}
+
+void cc_pf_umask_unlock(void)
+{
+    ReleaseSRWLockExclusive(&umask_mu);
+}
+
 cc_pf_mutex *cc_pf_mutex_new(void)
 {
     cc_pf_mutex *m = calloc(1, sizeof(*m));

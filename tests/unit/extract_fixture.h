@@ -169,8 +169,13 @@ static inline int group_setup(void **state)
     (void)state;
     int win = strcmp(cc_pf_os(), "windows") == 0;
     const char *tmp = cc_pf_getenv(win ? "TEMP" : "TMPDIR");
-    g_root = cc_asprintf("%s/cc-test-extract-%lu", tmp && *tmp ? tmp : win ? "." : "/tmp",
-                         (unsigned long)cc_pf_now_ms());
+    /* the pid too: test_extract and test_extract_contract share this fixture, and ctest -j
+     * starts them in the same millisecond at times (one then removed the other's root) */
+    g_root = cc_asprintf("%s/cc-test-extract-%lu-%ld",
+                         tmp && *tmp ? tmp
+                         : win       ? "."
+                                     : "/tmp",
+                         (unsigned long)cc_pf_now_ms(), cc_pf_getpid());
     rm_rf(g_root);
     if (cc_pf_mkdir(g_root, 0755) != 0)
         return -1;

@@ -330,6 +330,108 @@ static void second_line_dotdot(void **state)
     second_line(1);
 }
 
+/* libarchive's archive_write_disk_new reads the umask by setting it to 0 and back. Writers made
+ * in several threads at once (the zip's workers each make their own) could each read another's
+ * 0, believe a 0644 file needs no chmod after its umasked open, and leave it 0600 (seen in
+ * test_extract_tool under umask 077), or read another's 0 and restore that: the process's umask
+ * then stays 0 for good, and every file made later (as root: the state dir's too) gets exactly
+ * the mode it asks for, 0666 where it relies on the umask. Under umask 077, 2 threads write 300
+ * files each, a writer of their own per file, while 2 more make and free writers as fast as
+ * they can: the umask must still be 077 after, and every file 0644. */
+#ifndef _WIN32
+#include <sys/stat.h>
+#define UMASK_THREADS 2
+#define UMASK_CHURN 2
+#define UMASK_FILES 300
+typedef struct {
+    char *dir;
+    int failed;
+} umask_job;
+static volatile int g_umask_done;
+
+static void umask_churn(void *arg)
+{
+    (void)arg;
+    while (!g_umask_done)
+        cc_xwriter_free(cc_xwriter_new("/", 0));
+}
+
+static void umask_worker(void *arg)
+{
+    umask_job *j = arg;
+    for (int k = 0; k < UMASK_FILES && !j->failed; k++) {
+        char name[32];
+        snprintf(name, sizeof(name), "f%d", k);
+        cc_xwriter *w = cc_xwriter_new(j->dir, 0);
+        cc_xentry e = {.type = CC_XE_FILE, .out_mode = 0644, .mapped = name};
+        cc_staged_file rec = {0};
+        char *err = NULL, *warn = NULL;
+        unsigned nw = 0;
+        int ok = w && cc_xwriter_begin(w, &e, 0, 1, &rec, NULL) == 0 &&
+                 cc_xwriter_data(w, "x", 1) == 0 && cc_xwriter_end(w) == 0;
+        if (w && cc_xwriter_finish(w, &err, &nw, &warn) != 0)
+            ok = 0;
+        free(err);
+        free(warn);
+        cc_xwriter_free(w);
+        j->failed |= !ok;
+    }
+}
+#endif
+
+static void writers_made_in_threads_keep_modes(void **state)
+{
+    (void)state;
+#ifdef _WIN32
+    skip(); /* no umask, no POSIX modes */
+#else
+    char *box = mkdir_fresh(g_root, "umask-threads");
+    umask_job jobs[UMASK_THREADS];
+    cc_pf_thread *t[UMASK_THREADS], *churn[UMASK_CHURN];
+    mode_t old = umask(077);
+    g_umask_done = 0;
+    for (int i = 0; i < UMASK_CHURN; i++)
+        assert_int_equal(cc_pf_thread_start(&churn[i], umask_churn, NULL), 0);
+    for (int i = 0; i < UMASK_THREADS; i++) {
+        char sub[16];
+        snprintf(sub, sizeof(sub), "t%d", i);
+        char *d = mkdir_fresh(box, sub);
+        jobs[i].dir = cc_pf_realpath(d);
+        jobs[i].failed = 0;
+        free(d);
+        assert_int_equal(cc_pf_thread_start(&t[i], umask_worker, &jobs[i]), 0);
+    }
+    for (int i = 0; i < UMASK_THREADS; i++)
+        cc_pf_thread_join(t[i]);
+    g_umask_done = 1;
+    for (int i = 0; i < UMASK_CHURN; i++)
+        cc_pf_thread_join(churn[i]);
+    mode_t left = umask(old); /* every thread is done: no one else reads or sets it now */
+    if (left != 077)
+        fail_msg("the writers left the process umask %03o, not 077: one's umask(0) read "
+                 "another's 0 and restored that (files made later get no umask at all)",
+                 (unsigned)left);
+    int wrong = 0;
+    for (int i = 0; i < UMASK_THREADS; i++) {
+        assert_false(jobs[i].failed);
+        for (int k = 0; k < UMASK_FILES; k++) {
+            char name[32];
+            snprintf(name, sizeof(name), "f%d", k);
+            char *p = cc_path_join(jobs[i].dir, name);
+            struct stat st;
+            assert_int_equal(stat(p, &st), 0);
+            if ((st.st_mode & 07777) != 0644 && wrong++ == 0)
+                print_message("%s: mode %o, want 644\n", p, (unsigned)(st.st_mode & 07777));
+            free(p);
+        }
+        free(jobs[i].dir);
+    }
+    assert_int_equal(wrong, 0);
+    rm_rf(box);
+    free(box);
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -342,6 +444,7 @@ int main(void)
         cmocka_unit_test(fault_loop),
         cmocka_unit_test(through_cc_source),
         cmocka_unit_test(truncated_through_cc_source),
+        cmocka_unit_test(writers_made_in_threads_keep_modes),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -114,7 +114,9 @@ static void process(cc_xwriter *w, msg *m)
             fail(w, "SHA-256", "cannot reset the digest");
             break;
         }
+        cc_pf_umask_lock(); /* it reads the umask again, the same way (platform.h) */
         r = archive_write_header(w->disk, m->entry);
+        cc_pf_umask_unlock();
         if (r < ARCHIVE_WARN)
             fail(w, archive_entry_pathname(m->entry), archive_error_string(w->disk));
         else if (r == ARCHIVE_WARN)
@@ -271,7 +273,9 @@ cc_xwriter *cc_xwriter_new(const char *root, int threaded)
         return NULL;
     w->threaded = threaded;
     w->root = cc_strdup(root);
+    cc_pf_umask_lock(); /* it reads the umask by setting it: one thread at a time (platform.h) */
     w->disk = archive_write_disk_new();
+    cc_pf_umask_unlock();
     w->sha = cc_sha256_new();
     if (!w->root || !w->disk || !w->sha || archive_write_disk_set_options(w->disk, DISK_FLAGS))
         goto bad;
