@@ -263,10 +263,9 @@ void cc_pf_cond_signal(cc_pf_cond *c);
 void cc_pf_cond_broadcast(cc_pf_cond *c);
 /* The process-wide lock around code that reads the umask by changing it: libarchive's
  * archive_write_disk_new and archive_write_header (of a disk writer) do umask(0) then put the
- * old value back. Two threads doing that at
- * once can each read the other's 0: one then skips the chmod a file needs (a 0644 file left at
- * its umasked 0600), or puts 0 back for good (every later file made without a umask). Static:
- * nothing to create, cannot fail. */
+ * old value back. Two threads doing that at once can each read the other's 0: one then skips
+ * the chmod a file needs (a 0644 file left at its umasked 0600), or puts 0 back for good (every
+ * later file made without a umask). Static: nothing to create, cannot fail. */
 void cc_pf_umask_lock(void);
 void cc_pf_umask_unlock(void);
 /* Atomically add 1 to *p and return the new value (sys_ops call counting from two threads). */

@@ -36,10 +36,11 @@ if [ -f "$HOME/slow" ]; then
 fi
 EOF
 chown "$W:$W" "$W_HOME/.bash_profile"
+INST_WRAP=() # what runs "$CUDNNCTL" ARGS... as the user: env VAR=..., a shell running a fix first
 inst() { # TAG [extra install args]
     local tag=$1
     shift
-    as_user "$W" "$CUDNNCTL" --state-dir "$W_HOME/state" --cache-dir "$W_HOME/cache" install \
+    as_user "$W" "${INST_WRAP[@]}" "$CUDNNCTL" --state-dir "$W_HOME/state" --cache-dir "$W_HOME/cache" install \
         --prefix "$W_HOME/p-$tag" --insecure-skip-verify --no-validate --no-ldconfig --json "$@" \
         >"$T/$tag.json" 2>"$T/$tag.err"
 }
@@ -110,9 +111,9 @@ inst five --archive "$A" || fail "install, login-check = no: $(cat "$T/five.err"
 no_startup_ran five
 as_user "$W" "$CUDNNCTL" --json config >"$T/cfg.json"
 json_assert "$T/cfg.json" 'd["values"]["login-check"]["value"] == "no" and d["values"]["login-check"]["origin"] == "user" and d["values"]["login-check"]["where"].endswith("/.config/cudnnctl/config")'
-as_user "$W" env CUDNNCTL_LOGIN_CHECK=yes "$CUDNNCTL" --state-dir "$W_HOME/state" --cache-dir "$W_HOME/cache" \
-    install --prefix "$W_HOME/p-seven" --archive "$A" --insecure-skip-verify --no-validate --no-ldconfig --json \
-    >"$T/seven.json" 2>"$T/seven.err" || fail "install, CUDNNCTL_LOGIN_CHECK=yes: $(cat "$T/seven.err")"
+INST_WRAP=(env CUDNNCTL_LOGIN_CHECK=yes)
+inst seven --archive "$A" || fail "install, CUDNNCTL_LOGIN_CHECK=yes: $(cat "$T/seven.err")"
+INST_WRAP=()
 [ -e "$W_HOME/stdin.seen" ] || fail "CUDNNCTL_LOGIN_CHECK=yes over the file: the login start-up did not run"
 json_assert "$T/seven.json" '[x["scope"] for x in d["effective_load"]] == ["current", "login"]'
 as_user "$W" sh -c 'printf "login-check = maybe\n" >"$HOME/.config/cudnnctl/config"'
@@ -124,9 +125,9 @@ json_assert "$T/eight.json" '[x["scope"] for x in d["effective_load"]] == ["curr
 fix=$(sed -n 's/.*for this shell alone: //p' "$T/eight.err")
 [ "$fix" = "export CUDNNCTL_LOGIN_CHECK=no" ] || fail "the fix printed: '$fix'"
 rm -f "$W_HOME/stdin.seen"
-as_user "$W" bash -c "$fix && exec \"\$0\" \"\$@\"" "$CUDNNCTL" --state-dir "$W_HOME/state" --cache-dir "$W_HOME/cache" \
-    install --prefix "$W_HOME/p-nine" --archive "$A" --insecure-skip-verify --no-validate --no-ldconfig --json \
-    >"$T/nine.json" 2>"$T/nine.err" || fail "install after the printed fix: $(cat "$T/nine.err")"
+INST_WRAP=(bash -c "$fix && exec \"\$0\" \"\$@\"")
+inst nine --archive "$A" || fail "install after the printed fix: $(cat "$T/nine.err")"
+INST_WRAP=()
 ! grep -q "login-check" "$T/nine.err" || fail "the fix did not quiet the warning: $(cat "$T/nine.err")"
 no_startup_ran nine
 echo "4. login-check = no from the user's file, CUDNNCTL_LOGIN_CHECK=yes over it, a bad value warned about (its fix run)"

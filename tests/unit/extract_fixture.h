@@ -171,11 +171,9 @@ static inline int group_setup(void **state)
     const char *tmp = cc_pf_getenv(win ? "TEMP" : "TMPDIR");
     /* the pid too: test_extract and test_extract_contract share this fixture, and ctest -j
      * starts them in the same millisecond at times (one then removed the other's root) */
-    g_root = cc_asprintf("%s/cc-test-extract-%lu-%ld",
-                         tmp && *tmp ? tmp
-                         : win       ? "."
-                                     : "/tmp",
-                         (unsigned long)cc_pf_now_ms(), cc_pf_getpid());
+    const char *base = tmp && *tmp ? tmp : win ? "." : "/tmp";
+    g_root = cc_asprintf("%s/cc-test-extract-%lu-%ld", base, (unsigned long)cc_pf_now_ms(),
+                         cc_pf_getpid());
     rm_rf(g_root);
     if (cc_pf_mkdir(g_root, 0755) != 0)
         return -1;
