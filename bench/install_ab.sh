@@ -11,6 +11,8 @@ ROUNDS=${ROUNDS:-3}
 T=$(mktemp -d /tmp/cudnnctl-ab.XXXXXX)
 trap '[ -z "${HP:-}" ] || kill "$HP" 2>/dev/null; rm -rf "$T"' EXIT
 . tests/integration/cli_lib.sh
+. bench/page_warm.sh
+page_warm_state >&2
 V=9.97.0.42
 cli_make_root "$T/r"
 cli_make_archive "$T/www" $V "$MIB"
@@ -22,6 +24,8 @@ U="http://127.0.0.1:$(cat "$T/port")/"
 one() { # BIN CONNS TAG -> seconds
     rm -rf "$T/c" "$T/s" "$T/r/opt/p"
     local t0 t1
+    sync
+    page_warm "$T"
     t0=$(date +%s%N)
     "$1" --root "$T/r" --cache-dir "$T/c" --state-dir "$T/s" install --manifest /m.json --cudnn $V \
         --mirror "$U" --prefix /opt/p --connections "$2" --no-validate --no-ldconfig >/dev/null 2>"$T/err" ||

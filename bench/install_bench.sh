@@ -48,9 +48,11 @@ start_server 0; port=$(cat "$tmp/port.0")
 start_server "$THROTTLE"; tport=$(cat "$tmp/port.$THROTTLE")
 
 now() { date +%s.%N; }
-run_tar() { rm -rf "$tmp/t"; mkdir "$tmp/t"; sync; local t0; t0=$(now); tar -xJf "$archive" -C "$tmp/t"; echo "$(now) - $t0" | bc; }
+. bench/page_warm.sh
+page_warm_state >&2
+run_tar() { rm -rf "$tmp/t"; mkdir "$tmp/t"; sync; page_warm "$tmp"; local t0; t0=$(now); tar -xJf "$archive" -C "$tmp/t"; echo "$(now) - $t0" | bc; }
 run_install() { # $1 = port
-  rm -rf "$tmp/p" "$tmp/cache" "$tmp/state"; mkdir -p "$tmp/p"; sync
+  rm -rf "$tmp/p" "$tmp/cache" "$tmp/state"; mkdir -p "$tmp/p"; sync; page_warm "$tmp"
   local t0; t0=$(now)
   /usr/bin/time -v -o "$tmp/time.txt" "$BIN" --cache-dir "$tmp/cache" --state-dir "$tmp/state" -q \
     install --manifest "$manifest" --mirror "http://127.0.0.1:$1/" --cudnn "$ver" --cuda 13 \

@@ -14,7 +14,7 @@
 #   --link-rate B  tests/tools/httpd.py paces every connection together as one link of B bytes/s
 #                  (default: unpaced)
 #
-# Each round, each with a new target, cache and state (cold):
+# Each round, each with a new target, cache and state (cold), in an order rotated by one each round:
 #   uv        uv pip install --target T --no-deps --index-url LOOPBACK/simple nvidia-cudnn-cuM==V
 #             (uv installed into a venv here with pip, its cache new each run)
 #   idx-src   cudnnctl install --source wheel --index-url LOOPBACK/simple (the index's PEP 691
@@ -64,6 +64,8 @@ if [ ! -x "$work/venv/bin/uv" ]; then
 fi
 uv=$work/venv/bin/uv
 echo "uv: $($uv --version)"
+. "$here/bench/page_warm.sh"
+page_warm_state
 
 # the loopback index: tests/tools/httpd.py (with --link-rate pacing every connection together as
 # one link of that rate). simple/: a project page as PEP 691 JSON (index.json, to a client asking
@@ -119,6 +121,7 @@ run() { # run NAME ROUND CMD...: wall seconds and peak RSS KiB appended to $work
   local d=$work/run-$name-$r
   rm -rf "$d"; mkdir -p "$d"
   sync
+  page_warm "$work"
   /usr/bin/time -v -o "$d/time" "${tset[@]}" "$@" >"$d/out" 2>&1 || { echo "$name failed:"; tail -5 "$d/out"; }
   local wall rss
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$d/time")
@@ -132,33 +135,38 @@ run() { # run NAME ROUND CMD...: wall seconds and peak RSS KiB appended to $work
 stock=$(stock_home_runner "$here/build/bench/stock-home" "$work")
 [ -n "$stock" ] || echo "bench: unshare -m does not work here: no idx-stock rows" >&2
 sel=(--cudnn "$ver" --cuda "$major" --platform linux-x86_64 --components runtime,dev --no-validate)
+row() { # row NAME ROUND: one row of the table (each into its own new target, cache and state)
+  local r=$2 D=$work/run-$1-$2
+  case $1 in
+    uv) run uv "$r" bash -c "'$uv' pip install -q --no-deps --target '$D/t' --cache-dir '$D/c' --index-url '$index' '$pkg==$ver'" ;;
+    idx-src) run idx-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' >/dev/null" ;;
+    idx-stock)
+      run idx-stock "$r" bash -c "'$stock' '$cli' --json --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' >'$work/stock.json'"
+      stock_home_ran "$work/stock.json" ;;
+    idx-nlc) run idx-nlc "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' --no-login-check >/dev/null" ;;
+    pip-src) run pip-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$html_index' --prefix '$D/p' >/dev/null" ;;
+    url-src) run url-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --archive '$index/$pkg/$wname' --prefix '$D/p' >/dev/null" ;;
+    url-ab) run url-ab "$r" bash -c "'$ab' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --archive '$index/$pkg/$wname' --prefix '$D/p' >/dev/null" ;;
+    unzip) run unzip "$r" bash -c "unzip -q '$wheel' -d '$D/t'" ;;
+    zip-1t) run zip-1t "$r" bash -c "mkdir -p '$D/s' && '$tool' --threads 1 '$zip' '$D/s' >/dev/null" ;;
+    zip-all) run zip-all "$r" bash -c "mkdir -p '$D/s' && '$tool' '$zip' '$D/s' >/dev/null" ;;
+  esac
+}
+rows=(uv idx-src)
+[ -z "$stock" ] || rows+=(idx-stock)
+rows+=(idx-nlc)
+[ -n "$nopip" ] || rows+=(pip-src)
+rows+=(url-src)
+[ -z "$ab" ] || rows+=(url-ab)
+rows+=(unzip zip-1t zip-all)
+# each round starts one row further on (round 2: idx-src ... zip-all uv), so no row always
+# follows the same one
 for r in $(seq "$rounds"); do
   echo "round $r"
-  D=$work/run-uv-$r
-  run uv "$r" bash -c "'$uv' pip install -q --no-deps --target '$D/t' --cache-dir '$D/c' --index-url '$index' '$pkg==$ver'"
-  D=$work/run-idx-src-$r
-  run idx-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' >/dev/null"
-  if [ -n "$stock" ]; then
-    D=$work/run-idx-stock-$r
-    run idx-stock "$r" bash -c "'$stock' '$cli' --json --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' >'$work/stock.json'"
-    stock_home_ran "$work/stock.json"
-  fi
-  D=$work/run-idx-nlc-$r
-  run idx-nlc "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' --no-login-check >/dev/null"
-  D=$work/run-pip-src-$r
-  [ -n "$nopip" ] || run pip-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$html_index' --prefix '$D/p' >/dev/null"
-  D=$work/run-url-src-$r
-  run url-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --archive '$index/$pkg/$wname' --prefix '$D/p' >/dev/null"
-  if [ -n "$ab" ]; then
-    D=$work/run-url-ab-$r
-    run url-ab "$r" bash -c "'$ab' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --archive '$index/$pkg/$wname' --prefix '$D/p' >/dev/null"
-  fi
-  D=$work/run-unzip-$r
-  run unzip "$r" bash -c "unzip -q '$wheel' -d '$D/t'"
-  D=$work/run-zip-1t-$r
-  run zip-1t "$r" bash -c "mkdir -p '$D/s' && '$tool' --threads 1 '$zip' '$D/s' >/dev/null"
-  D=$work/run-zip-all-$r
-  run zip-all "$r" bash -c "mkdir -p '$D/s' && '$tool' '$zip' '$D/s' >/dev/null"
+  n=${#rows[@]}
+  for k in $(seq 0 $((n - 1))); do
+    row "${rows[$(((k + r - 1) % n))]}" "$r"
+  done
 done
 echo
 echo "medians over $rounds rounds (cores: ${cores:-all of $(nproc)}; $wname, $(stat -c %s "$wheel") bytes):"
