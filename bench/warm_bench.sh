@@ -110,7 +110,7 @@ uinstall "$tmp/u0" --link-mode copy
 "$BIN" --cache-dir "$cache" cache list >&2
 bytes=$(du -sb "$tmp/p0/cudnn-$ver-cuda13" | cut -f1)
 
-: > "$tmp/u1"; : > "$tmp/u2"; : > "$tmp/c1"; : > "$tmp/c2"; : > "$tmp/c3"; : > "$tmp/c4"; : > "$tmp/c5"; : > "$tmp/l5"; : > "$tmp/l0"
+: > "$tmp/u1"; : > "$tmp/u2"; : > "$tmp/c1"; : > "$tmp/c2"; : > "$tmp/c3"; : > "$tmp/c4"; : > "$tmp/c5"; : > "$tmp/l5"; : > "$tmp/la"
 for i in $(seq "$ROUNDS"); do
   sync
   timed uinstall "$tmp/u1-$i" --link-mode copy >> "$tmp/u1"
@@ -119,10 +119,10 @@ for i in $(seq "$ROUNDS"); do
   cinstall "$tmp/s2-$i" --prefix "$tmp/p2-$i" --link-mode hardlink >> "$tmp/c2"
   cinstall "$tmp/s4-$i" --prefix "$tmp/p4-$i" --link-mode hardlink --no-login-check >> "$tmp/c4"
   [ "$c5" = 0 ] || cinstall5 "$tmp/s5-$i" --prefix "$tmp/p5-$i" --link-mode hardlink >> "$tmp/c5"
-  timed login_alone >> "$tmp/l0"
+  timed login_alone >> "$tmp/la"
   mk_tree "$tmp/t-$i"; cinstall "$tmp/s3-$i" --cuda-home "$tmp/t-$i" --link-mode copy >> "$tmp/c3"
   echo "round $i: uv copy $(tail -1 "$tmp/u1") s, cudnnctl prefix $(tail -1 "$tmp/c1") s, uv hardlink $(tail -1 "$tmp/u2") s," \
-       "cudnnctl hardlink $(tail -1 "$tmp/c2") s (--no-login-check $(tail -1 "$tmp/c4") s, stock home $(tail -1 "$tmp/c5") s; the login shell alone $(tail -1 "$tmp/l0") s)," \
+       "cudnnctl hardlink $(tail -1 "$tmp/c2") s (--no-login-check $(tail -1 "$tmp/c4") s, stock home $(tail -1 "$tmp/c5") s; the login shell alone $(tail -1 "$tmp/la") s)," \
        "cudnnctl CUDA tree $(tail -1 "$tmp/c3") s" >&2
   rm -rf "$tmp/u1-$i" "$tmp/p1-$i" "$tmp/u2-$i" "$tmp/p2-$i" "$tmp/p4-$i" "$tmp/p5-$i" "$tmp/t-$i" "$tmp"/s?-"$i"
   for k in 1 2 3 4 5; do [ ! -f "$tmp/lib.$k-$i" ] || cat "$tmp/lib.$k-$i" >> "$tmp/l$k"; done
@@ -134,7 +134,7 @@ python3 - "$tmp" "$ROUNDS" "$bytes" "$(stat -f -c %T "$tmp")" <<'PY'
 import statistics, sys
 tmp, rounds, nbytes, fs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 med = lambda k: (lambda v: statistics.median(v) if v else float("nan"))([float(x) for x in open(f"{tmp}/{k}").read().split()])
-m = {k: med(k) for k in ("u1", "u2", "c1", "c2", "c3", "c4", "c5", "l0", "l1", "l2", "l3", "l4", "l5")}
+m = {k: med(k) for k in ("u1", "u2", "c1", "c2", "c3", "c4", "c5", "la", "l1", "l2", "l3", "l4", "l5")}
 print(f"payload: {nbytes/1e6:.0f} MB installed, {rounds} rounds (medians), filesystem {fs}")
 print(f"(process: the whole command, wall; install: the library's install itself, its JSON 'seconds' —")
 print(f" the process adds the CLI's effective-load checks after the install, child processes)")
@@ -142,7 +142,7 @@ print(f"uv pip install --target --link-mode copy       {m['u1']:7.3f} s")
 print(f"cudnnctl install --prefix (auto: reflink/copy) {m['c1']:7.3f} s process, {m['l1']:6.3f} s install   {m['c1']/m['u1']:.2f}x / {m['l1']/m['u1']:.2f}x uv copy (target <= 2x)")
 print(f"uv pip install --target --link-mode hardlink   {m['u2']:7.3f} s")
 print(f"cudnnctl install --prefix --link-mode hardlink {m['c2']:7.3f} s process, {m['l2']:6.3f} s install   (target <= 0.1 s)")
-print(f"  this user's login shell alone (bash -lic true, as the check starts it) {m['l0']:6.3f} s: C2's floor here")
+print(f"  this user's login shell alone (bash -lic true, as the check starts it) {m['la']:6.3f} s: C2's floor here")
 print(f"  the same, --no-login-check                 {m['c4']:7.3f} s process, {m['l4']:6.3f} s install   (target <= 0.1 s)")
 print(f"  the same, a stock home (/etc/skel)         {m['c5']:7.3f} s process, {m['l5']:6.3f} s install   (target <= 0.1 s; nan: unshare -m did not work here)")
 print(f"cudnnctl install --cuda-home (copy)            {m['c3']:7.3f} s process, {m['l3']:6.3f} s install   (target <= 1.0 s)")
