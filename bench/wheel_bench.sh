@@ -136,21 +136,22 @@ stock=$(stock_home_runner "$here/build/bench/stock-home" "$work")
 [ -n "$stock" ] || echo "bench: unshare -m does not work here: no idx-stock rows" >&2
 sel=(--cudnn "$ver" --cuda "$major" --platform linux-x86_64 --components runtime,dev --no-validate)
 row() { # row NAME ROUND: one row of the table (each into its own new target, cache and state)
-  local r=$2 D=$work/run-$1-$2
+  local D=$work/run-$1-$2 c
+  local i="install ${sel[*]} --prefix '$D/p'" st="--state-dir '$D/s' --cache-dir '$D/c'"
   case $1 in
-    uv) run uv "$r" bash -c "'$uv' pip install -q --no-deps --target '$D/t' --cache-dir '$D/c' --index-url '$index' '$pkg==$ver'" ;;
-    idx-src) run idx-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' >/dev/null" ;;
-    idx-stock)
-      run idx-stock "$r" bash -c "'$stock' '$cli' --json --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' >'$work/stock.json'"
-      stock_home_ran "$work/stock.json" ;;
-    idx-nlc) run idx-nlc "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$index' --prefix '$D/p' --no-login-check >/dev/null" ;;
-    pip-src) run pip-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --source wheel --index-url '$html_index' --prefix '$D/p' >/dev/null" ;;
-    url-src) run url-src "$r" bash -c "'$cli' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --archive '$index/$pkg/$wname' --prefix '$D/p' >/dev/null" ;;
-    url-ab) run url-ab "$r" bash -c "'$ab' --state-dir '$D/s' --cache-dir '$D/c' install ${sel[*]} --archive '$index/$pkg/$wname' --prefix '$D/p' >/dev/null" ;;
-    unzip) run unzip "$r" bash -c "unzip -q '$wheel' -d '$D/t'" ;;
-    zip-1t) run zip-1t "$r" bash -c "mkdir -p '$D/s' && '$tool' --threads 1 '$zip' '$D/s' >/dev/null" ;;
-    zip-all) run zip-all "$r" bash -c "mkdir -p '$D/s' && '$tool' '$zip' '$D/s' >/dev/null" ;;
+    uv) c="'$uv' pip install -q --no-deps --target '$D/t' --cache-dir '$D/c' --index-url '$index' '$pkg==$ver'" ;;
+    idx-src) c="'$cli' $st $i --source wheel --index-url '$index' >/dev/null" ;;
+    idx-stock) c="'$stock' '$cli' --json $st $i --source wheel --index-url '$index' >'$work/stock.json'" ;;
+    idx-nlc) c="'$cli' $st $i --source wheel --index-url '$index' --no-login-check >/dev/null" ;;
+    pip-src) c="'$cli' $st $i --source wheel --index-url '$html_index' >/dev/null" ;;
+    url-src) c="'$cli' $st $i --archive '$index/$pkg/$wname' >/dev/null" ;;
+    url-ab) c="'$ab' $st $i --archive '$index/$pkg/$wname' >/dev/null" ;;
+    unzip) c="unzip -q '$wheel' -d '$D/t'" ;;
+    zip-1t) c="mkdir -p '$D/s' && '$tool' --threads 1 '$zip' '$D/s' >/dev/null" ;;
+    zip-all) c="mkdir -p '$D/s' && '$tool' '$zip' '$D/s' >/dev/null" ;;
   esac
+  run "$1" "$2" bash -c "$c"
+  [ "$1" != idx-stock ] || stock_home_ran "$work/stock.json"
 }
 rows=(uv idx-src)
 [ -z "$stock" ] || rows+=(idx-stock)
